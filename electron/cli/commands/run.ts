@@ -1,0 +1,79 @@
+// `tuning-bench run`: one command or workload in a pty, its output streamed here and recorded.
+import type { Core } from '../../core/createCore.js';
+import { DEFAULT_TERMINAL } from '../../core/runner/runManager.js';
+import type { Run } from '../../shared/api.js';
+import { formatRunDetails } from '../format.js';
+import { UsageError } from '../errors.js';
+
+export interface RunCommandOptions {
+  workload?: string;
+  cwd: string;
+  set: string[];
+  timeout?: number;
+  commandArgs: string[];
+  json: boolean;
+}
+
+export function parseAssignments(assignments: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const assignment of assignments) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/su.exec(assignment);
+    if (!match) throw new UsageError(`--set takes VAR=VALUE, got "${assignment}"`);
+    values[match[1]!] = match[2]!;
+  }
+  return values;
+}
+
+export async function runCommand(core: Core, options: RunCommandOptions): Promise<void> {
+  const values = parseAssignments(options.set);
+  const terminal = {
+    cols: process.stdout.isTTY ? Math.max(20, process.stdout.columns) : DEFAULT_TERMINAL.cols,
+    rows: process.stdout.isTTY ? Math.max(5, process.stdout.rows) : DEFAULT_TERMINAL.rows,
+  };
+
+  let run: Run;
+  if (options.workload !== undefined) {
+    if (options.commandArgs.length > 0) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
+    const workload = core.store.workloads.getByName(options.workload);
+    if (!workload) {
+      const names = core.store.workloads.list().map((w) => w.name).join(', ');
+      throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
+    }
+    run = core.runner.start({ workload, values, ...terminal });
+  } else {
+    if (options.commandArgs.length === 0) {
+      throw new UsageError('nothing to run: give --workload NAME, or a command after --, e.g. `tuning-bench run -- python train.py`');
+    }
+    if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
+    run = core.startCommand({ adHoc: { command: options.commandArgs, cwd: options.cwd }, ...terminal });
+  }
+
+  // With --json, stdout carries only the final object; the live output goes to stderr.
+  const live = options.json ? process.stderr : process.stdout;
+  const unsubscribe = core.subscribe((event, payload) => {
+    if (event === 'runs.onOutput' && (payload as { runId: number }).runId === run.id) live.write((payload as { data: string }).data);
+  });
+  const onSignal = () => {
+    if (core.runner.isActive(run.id)) core.runner.stop(run.id);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const timer = options.timeout === undefined ? undefined : setTimeout(() => onTimeout(core, run.id), options.timeout * 1000);
+
+  try {
+    const finished = await core.runner.waitForExit(run.id);
+    if (!options.json && finished.outputBytes > 0) live.write('\n');
+    process.stdout.write(options.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatRunDetails(finished)}\n`);
+    // The command never started: that is not "the command ran", whatever it would have returned.
+    if (finished.exitClass === 'not_found') process.exitCode = 1;
+  } finally {
+    if (timer) clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unsubscribe();
+  }
+}
+
+function onTimeout(core: Core, id: number): void {
+  if (core.runner.isActive(id)) core.runner.stop(id, { timedOut: true });
+}

@@ -1,0 +1,72 @@
+// Human-readable text for the CLI: one run, a list of runs, byte counts and durations.
+import type { Run } from '../shared/api.js';
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${Math.round(seconds % 60)}s`;
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** Quotes an argv for display the way a POSIX shell would need it. */
+export function shellQuote(argv: readonly string[]): string {
+  return argv.map((arg) => (/^[\w@%+=:,./-]+$/u.test(arg) ? arg : `'${arg.replace(/'/gu, `'\\''`)}'`)).join(' ');
+}
+
+function runDuration(run: Run): string {
+  if (!run.endedAt) return 'running';
+  return formatDuration(Date.parse(run.endedAt) - Date.parse(run.startedAt));
+}
+
+export function formatRunDetails(run: Run): string {
+  const lines = [
+    `run ${run.id}${run.workloadName ? ` (${run.workloadName})` : ''}: ${run.status}`,
+    `  command   ${shellQuote(run.command)}`,
+    `  cwd       ${run.cwd}`,
+  ];
+  const config = Object.entries(run.config);
+  if (config.length > 0) lines.push(`  config    ${config.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  lines.push(
+    `  started   ${run.startedAt}`,
+    `  duration  ${runDuration(run)}`,
+    `  exit      ${run.exitCode ?? '-'}${run.signal ? ` (${run.signal})` : ''}  class ${run.exitClass ?? '-'}`,
+  );
+  if (run.exitReason) lines.push(`  reason    ${run.exitReason}`);
+  lines.push(`  output    ${formatBytes(run.outputBytes)} (${run.outputBytes} bytes)`);
+  const { summary } = run;
+  if (summary.throughput.median !== null) {
+    lines.push(`  speed     ${summary.throughput.median.toFixed(1)} ${summary.throughput.unit ?? ''} (median)`);
+  }
+  if (summary.finalLoss !== null) lines.push(`  loss      ${summary.finalLoss}`);
+  return lines.join('\n');
+}
+
+export function formatRunTable(runs: readonly Run[]): string {
+  if (runs.length === 0) return 'no runs yet: start one with `tuning-bench run --workload synthetic`';
+  const header = ['ID', 'STATUS', 'CLASS', 'WORKLOAD', 'STARTED', 'DURATION', 'OUTPUT'];
+  const rows = runs.map((run) => [
+    String(run.id),
+    run.status,
+    run.exitClass ?? '-',
+    run.workloadName ?? shellQuote(run.command).slice(0, 40),
+    run.startedAt.replace('T', ' ').slice(0, 19),
+    runDuration(run),
+    formatBytes(run.outputBytes),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// tuning-bench: the engine on the command line, for headless boxes and scripts (contract in DESIGN.md).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createCore, type Core } from '../core/createCore.js';
+import { defaultRendererDir } from '../core/paths.js';
+import { toPlainText } from '../core/runner/ansi.js';
+import { startServer } from '../server/server.js';
+import { ApiFailure, type Run } from '../shared/api.js';
+import { formatRunDetails, formatRunTable } from './format.js';
+import { runCommand } from './commands/run.js';
+import { UsageError } from './errors.js';
+
+/** Exit status for bad arguments (the contract); 1 is for a failure of the tool itself. */
+export const EXIT_BAD_ARGUMENTS = 2;
+
+interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+}
+
+function openCore(options: GlobalOptions): Core {
+  return createCore({ face: 'headless', ...(options.db ? { dbPath: options.db } : {}) });
+}
+
+async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T): Promise<T> {
+  const core = openCore(options);
+  try {
+    return await work(core);
+  } finally {
+    await core.close();
+  }
+}
+
+export function parseRunId(value: string): number {
+  if (!/^\d+$/u.test(value) || Number(value) < 1) throw new InvalidArgumentError('a run id is a positive whole number');
+  return Number(value);
+}
+
+function requireRun(core: Core, id: number): Run {
+  const run = core.store.runs.get(id);
+  if (!run) throw new UsageError(`no run ${id} in ${core.dbPath} (list them with \`tuning-bench runs\`)`);
+  return run;
+}
+
+function print(json: boolean | undefined, value: unknown, text: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('tuning-bench')
+    .description('Measure ML training changes on one GPU workstation: run, record, compare.')
+    .addOption(new Option('--db <file>', 'SQLite file (default: $TUNING_BENCH_DB, else ~/.local/share/tuning-bench/runs.db)'))
+    .addOption(new Option('--json', 'machine-readable output'))
+    .showHelpAfterError()
+    .exitOverride();
+
+  const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+
+  program
+    .command('run')
+    .description('run a command (or a workload) in a pseudo-terminal and record it')
+    .option('--workload <name>', 'a registered workload (see `tuning-bench workloads`)')
+    .option('--cwd <dir>', 'working directory of an ad-hoc COMMAND', process.cwd())
+    .option('--set <var=value>', 'a workload variable (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--timeout <seconds>', 'stop the run after this many seconds', (value: string) => {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('give a positive number of seconds');
+      return seconds;
+    })
+    .option('--json', 'print the finished run as JSON')
+    .argument('[command...]', 'the command after --, when no --workload is given')
+    .action(async (commandArgs: string[], options: { workload?: string; cwd: string; set: string[]; timeout?: number }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => runCommand(core, { ...options, commandArgs, json: global.json === true }));
+    });
+
+  program
+    .command('show')
+    .description('one run with its summary')
+    .argument('<run-id>', 'the run', parseRunId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: number, _options: unknown, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => {
+        const run = requireRun(core, id);
+        print(global.json, run, () => formatRunDetails(run));
+      });
+    });
+
+  program
+    .command('runs')
+    .description('list runs, newest first')
+    .option('--limit <n>', 'at most this many', (value: string) => parseRunId(value), 100)
+    .option('--json', 'machine-readable output')
+    .action(async (options: { limit: number }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => {
+        const runs = core.store.runs.list(options.limit);
+        print(global.json, runs, () => formatRunTable(runs));
+      });
+    });
+
+  program
+    .command('log')
+    .description("a run's stored terminal output (ANSI stripped unless --raw)")
+    .argument('<run-id>', 'the run', parseRunId)
+    .option('--raw', 'the exact bytes the program wrote')
+    .action(async (id: number, options: { raw?: boolean }, command: Command) => {
+      await withCore(globals(command), async (core) => {
+        requireRun(core, id);
+        const chunks = core.store.runs.outputAfter(id, -1);
+        const bytes = Buffer.concat(chunks.map((chunk) => chunk.data));
+        const out = options.raw ? bytes : Buffer.from(toPlainText(new TextDecoder().decode(bytes)));
+        await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+      });
+    });
+
+  program
+    .command('workloads')
+    .description('registered workloads (`synthetic` is always there)')
+    .option('--json', 'machine-readable output')
+    .action(async (_options: unknown, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => {
+        const workloads = core.store.workloads.list();
+        print(global.json, workloads, () =>
+          workloads
+            .map((w) => {
+              const vars = w.variables.map((v) => `${v.name}=${v.default}`).join(' ');
+              return `${w.name}${w.builtin ? ' (built-in)' : ''}\n  ${w.command.join(' ')}\n  variables: ${vars || 'none'}`;
+            })
+            .join('\n'),
+        );
+      });
+    });
+
+  program
+    .command('serve')
+    .description('headless UI on 127.0.0.1; prints its URL with the token')
+    .option('--port <n>', 'port (default: a free one)', (value: string) => {
+      const port = Number(value);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('a port is 0-65535');
+      return port;
+    })
+    .action(async (options: { port?: number }, command: Command) => {
+      const core = openCore(globals(command));
+      let server;
+      try {
+        server = await startServer({ core, rendererDir: defaultRendererDir(), ...(options.port !== undefined ? { port: options.port } : {}) });
+      } catch (error) {
+        await core.close();
+        throw error;
+      }
+      process.stdout.write(`Tuning Bench is serving ${core.dbPath}\nOpen ${server.url}\n(Ctrl-C stops it)\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+      await core.close();
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" to commander; they exit 0.
+      return error.exitCode === 0 ? 0 : EXIT_BAD_ARGUMENTS;
+    }
+    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
+      process.stderr.write(`tuning-bench: ${error.message}\n`);
+      return EXIT_BAD_ARGUMENTS;
+    }
+    process.stderr.write(`tuning-bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+

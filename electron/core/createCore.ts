@@ -1,0 +1,137 @@
+// The composition root: builds the engine's services once; the Electron main, the server and the CLI each call it.
+import fs from 'node:fs';
+import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js';
+import { ApiFailure } from '../shared/api.js';
+import { EventHub } from './events.js';
+import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
+import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
+import { RunManager, type StartRequest } from './runner/runManager.js';
+import { Store } from './store/store.js';
+import { WorkloadNameTakenError } from './store/workloadStore.js';
+import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
+
+export interface CoreOptions {
+  dbPath?: string;
+  resourcesDir?: string;
+  face: 'electron' | 'headless';
+  version?: string;
+  /** A Node binary for `{node}`; under Electron, Electron itself with `nodeEnv` ELECTRON_RUN_AS_NODE=1. */
+  nodePath?: string;
+  nodeEnv?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  now?: () => Date;
+}
+
+export interface Core {
+  readonly handlers: ApiHandlers;
+  readonly store: Store;
+  readonly runner: RunManager;
+  readonly recovery: RecoveryReport;
+  readonly dbPath: string;
+  subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void): () => void;
+  /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
+  startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
+  close(): Promise<void>;
+}
+
+export function createCore(options: CoreOptions): Core {
+  const env = options.env ?? process.env;
+  const now = options.now ?? (() => new Date());
+  const dbPath = options.dbPath ?? defaultDatabasePath(env);
+  const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
+  const version = options.version ?? readPackageVersion(resourcesDir);
+
+  const store = new Store(dbPath);
+  for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
+  const recovery = recoverInterruptedRuns(store.runs, now());
+
+  const events = new EventHub();
+  const runner = new RunManager(store.runs, events, {
+    builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
+    nodeEnv: options.nodeEnv ?? {},
+    baseEnv: stringEnv(env),
+    now,
+  });
+
+  const requireWorkload = (id: number) => {
+    const workload = store.workloads.get(id);
+    if (!workload) throw new ApiFailure('not_found', `no workload ${id}`);
+    return workload;
+  };
+  const requireRun = (id: number) => {
+    const run = store.runs.get(id);
+    if (!run) throw new ApiFailure('not_found', `no run ${id}`);
+    return run;
+  };
+
+  const handlers: ApiHandlers = {
+    'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
+    'workloads.list': () => store.workloads.list(),
+    'workloads.create': (input) => {
+      try {
+        return store.workloads.create(input);
+      } catch (error) {
+        if (error instanceof WorkloadNameTakenError) throw new ApiFailure('conflict', error.message);
+        throw error;
+      }
+    },
+    'workloads.preview': ({ workloadId, values }) => {
+      const { command, cwd, env: runEnv } = runner.preview(requireWorkload(workloadId), values);
+      return { command, cwd, env: runEnv };
+    },
+    'runs.list': ({ limit }) => store.runs.list(limit),
+    'runs.get': ({ id }) => requireRun(id),
+    'runs.start': ({ workloadId, values, cols, rows }) =>
+      runner.start({ workload: requireWorkload(workloadId), values, cols, rows }),
+    'runs.stop': ({ id }) => {
+      runner.stop(id);
+      return { ok: true as const };
+    },
+    'runs.write': ({ id, data }) => {
+      runner.write(id, data);
+      return { ok: true as const };
+    },
+    'runs.resize': ({ id, cols, rows }) => {
+      runner.resize(id, cols, rows);
+      return { ok: true as const };
+    },
+    'runs.output': ({ id, afterSeq }) => {
+      requireRun(id);
+      // Flush first so a reader sees everything the run has written so far.
+      store.writer.flush();
+      return { chunks: store.runs.outputChunksAsText(id, afterSeq), complete: !runner.isActive(id) };
+    },
+  };
+
+  let closed = false;
+  return {
+    handlers,
+    store,
+    runner,
+    recovery,
+    dbPath,
+    subscribe: (listener) => events.subscribe(listener),
+    startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await runner.close();
+      store.close();
+    },
+  };
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
+  return result;
+}
+
+function readPackageVersion(resourcesDir: string): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(`${resourcesDir}/../package.json`, 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,81 @@
+// Decides why a run ended (exitClass in the CLI contract) from its exit and the last lines it printed.
+import type { ExitClass, RunStatus } from '../../shared/api.js';
+import { stripAnsi } from './ansi.js';
+
+export interface ExitFacts {
+  exitCode: number | null;
+  signal: string | null;
+  stoppedByUser: boolean;
+  timedOut: boolean;
+  /** The end of the run's output (a few tens of kilobytes is plenty). */
+  outputTail: string;
+}
+
+export interface ExitVerdict {
+  status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  exitClass: ExitClass;
+  /** The line that decided it, or the engine's own explanation. */
+  reason: string | null;
+}
+
+interface TextRule {
+  exitClass: ExitClass;
+  pattern: RegExp;
+}
+
+// Order matters: an out-of-memory traceback also says "CUDA", and must win over the generic CUDA rule.
+const TEXT_RULES: readonly TextRule[] = [
+  { exitClass: 'cuda_oom', pattern: /CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|out of memory on device/iu },
+  {
+    exitClass: 'cuda_error',
+    pattern: /CUDA error|cudaError\w*|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|NCCL error|device-side assert|illegal memory access/iu,
+  },
+  // The loss itself printed as NaN/Inf; a "grad norm: nan" alone is a skipped step, not a failed run.
+  { exitClass: 'nan_loss', pattern: /\bloss\b[^\n,|]{0,24}?[:=\s]\s*[-+]?(?:nan|inf(?:inity)?)\b/iu },
+];
+
+/** Finds the last line of `text` that matches a failure rule; used for live runs and imported logs alike. */
+export function findFailureLine(text: string): { exitClass: ExitClass; line: string } | null {
+  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  for (const rule of TEXT_RULES) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const line = lines[i]!;
+      if (rule.pattern.test(line)) return { exitClass: rule.exitClass, line: line.trim() };
+    }
+  }
+  return null;
+}
+
+export function classifyExit(facts: ExitFacts): ExitVerdict {
+  if (facts.timedOut) {
+    return { status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' };
+  }
+  if (facts.stoppedByUser) {
+    return { status: 'stopped', exitClass: 'killed', reason: 'stopped by the user' };
+  }
+  const failure = facts.exitCode === 0 && facts.signal === null ? null : findFailureLine(facts.outputTail);
+  if (failure) return { status: 'failed', exitClass: failure.exitClass, reason: failure.line };
+  if (facts.signal === 'SIGKILL' || facts.exitCode === 137) {
+    return {
+      status: 'failed',
+      exitClass: 'host_oom',
+      reason: 'killed by SIGKILL from outside Tuning Bench: most likely the kernel out-of-memory killer (check `dmesg`)',
+    };
+  }
+  if (facts.signal !== null) return { status: 'failed', exitClass: 'error', reason: `ended by ${facts.signal}` };
+  if (facts.exitCode !== 0) {
+    return { status: 'failed', exitClass: 'error', reason: lastNonEmptyLine(facts.outputTail) };
+  }
+  const nan = findFailureLine(facts.outputTail);
+  if (nan?.exitClass === 'nan_loss') return { status: 'failed', exitClass: 'nan_loss', reason: nan.line };
+  return { status: 'succeeded', exitClass: 'ok', reason: null };
+}
+
+function lastNonEmptyLine(text: string): string | null {
+  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line) return line;
+  }
+  return null;
+}

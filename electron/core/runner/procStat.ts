@@ -1,0 +1,26 @@
+// Reads a process's start time from /proc, to tell a surviving training process from a reused pid.
+import fs from 'node:fs';
+
+/** Field 22 of /proc/<pid>/stat: start time in clock ticks since boot; null when the process is gone. */
+export function processStartTicks(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may contain spaces and parentheses; fields after it follow the last ')'.
+  const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(afterName[19]);
+  return Number.isFinite(ticks) ? ticks : null;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

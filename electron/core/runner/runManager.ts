@@ -1,0 +1,273 @@
+// Starts, watches, stops and records runs: the owner of every live PtySession.
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import type { Run, Workload } from '../../shared/api.js';
+import { ApiFailure } from '../../shared/api.js';
+import type { EventHub } from '../events.js';
+import type { RunStore } from '../store/runStore.js';
+import { classifyExit } from './exitClassifier.js';
+import { processStartTicks } from './procStat.js';
+import { PtySession, type PtyExit } from './ptySession.js';
+import { resolveCommand } from './resolveCommand.js';
+import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
+
+/** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
+const MERGE_WINDOW_MS = 5;
+/** A merged chunk never grows past this, so one row and one message stay small. */
+const MAX_CHUNK_BYTES = 256 * 1024;
+/** After the child exits, output still in the pty is drained until it is quiet this long... */
+const TRAILING_QUIET_MS = 30;
+/** ...or at most this long (STYLE: ~250 ms). */
+const TRAILING_MAX_MS = 250;
+/** Kept in memory to classify the exit: failure lines are at the end. */
+const OUTPUT_TAIL_CHARS = 64 * 1024;
+/** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
+export const STOP_ESCALATION_MS = 3000;
+export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
+
+export interface RunnerEnvironment {
+  builtins: BuiltinValues;
+  /** Extra env for commands that start with `builtins.node` (Electron needs ELECTRON_RUN_AS_NODE=1). */
+  nodeEnv: Record<string, string>;
+  /** The environment a run inherits before its own variables are added. */
+  baseEnv: Record<string, string>;
+  now: () => Date;
+}
+
+export interface StartRequest {
+  workload: Workload | null;
+  /** For an ad-hoc command (no workload): the argv and cwd as given. */
+  adHoc?: { command: string[]; cwd: string; env?: Record<string, string> };
+  values: Record<string, string>;
+  cols?: number | undefined;
+  rows?: number | undefined;
+}
+
+interface ActiveRun {
+  id: number;
+  session: PtySession;
+  startedAtMs: number;
+  decoder: StringDecoder;
+  seq: number;
+  pending: Buffer[];
+  pendingBytes: number;
+  mergeTimer: NodeJS.Timeout | null;
+  tail: string;
+  stoppedByUser: boolean;
+  timedOut: boolean;
+  stopTimers: NodeJS.Timeout[];
+  lastDataAt: number;
+  finished: Promise<Run>;
+}
+
+export class RunManager {
+  private readonly active = new Map<number, ActiveRun>();
+
+  constructor(
+    private readonly runs: RunStore,
+    private readonly events: EventHub,
+    private readonly environment: RunnerEnvironment,
+  ) {}
+
+  /** The exact argv, cwd and env a workload would run with these values. */
+  preview(workload: Workload, values: Record<string, string>): ExpandedCommand {
+    try {
+      return expandWorkload(workload, values, this.environment.builtins);
+    } catch (error) {
+      if (error instanceof TemplateError) throw new ApiFailure('invalid_input', error.message);
+      throw error;
+    }
+  }
+
+  start(request: StartRequest): Run {
+    const expanded: ExpandedCommand = request.workload
+      ? this.preview(request.workload, request.values)
+      : { command: request.adHoc!.command, cwd: request.adHoc!.cwd, env: request.adHoc!.env ?? {}, config: {} };
+    const cwd = expanded.cwd;
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
+      throw new ApiFailure('invalid_input', `the working directory ${cwd} does not exist; create it or change the workload's cwd`);
+    }
+    const [program, ...args] = expanded.command;
+    if (program === undefined || program === '') throw new ApiFailure('invalid_input', 'the command is empty');
+
+    const startedAt = this.environment.now();
+    const runEnv = { ...expanded.env };
+    const record = this.runs.insert({
+      workloadId: request.workload?.id ?? null,
+      workloadName: request.workload?.name ?? null,
+      command: expanded.command,
+      cwd,
+      config: expanded.config,
+      env: runEnv,
+      startedAt,
+      enginePid: process.pid,
+    });
+
+    const childEnv = this.childEnvironment(program, runEnv, record.id);
+    const file = resolveCommand(program, cwd, childEnv.PATH);
+    if (file === null) {
+      const ended = this.runs.end(record.id, {
+        status: 'failed',
+        exitCode: null,
+        signal: null,
+        exitClass: 'not_found',
+        exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
+        endedAt: this.environment.now(),
+      });
+      this.events.emit('runs.onDidChange', ended);
+      return ended;
+    }
+
+    const session = new PtySession({
+      file,
+      args,
+      cwd,
+      env: childEnv,
+      cols: request.cols ?? DEFAULT_TERMINAL.cols,
+      rows: request.rows ?? DEFAULT_TERMINAL.rows,
+    });
+    this.runs.setPid(record.id, session.pid, processStartTicks(session.pid));
+
+    let resolveFinished!: (run: Run) => void;
+    const active: ActiveRun = {
+      id: record.id,
+      session,
+      startedAtMs: startedAt.getTime(),
+      decoder: new StringDecoder('utf8'),
+      seq: 0,
+      pending: [],
+      pendingBytes: 0,
+      mergeTimer: null,
+      tail: '',
+      stoppedByUser: false,
+      timedOut: false,
+      stopTimers: [],
+      lastDataAt: Date.now(),
+      finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
+    };
+    this.active.set(record.id, active);
+    session.onData((data) => this.onData(active, data));
+    session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
+
+    const started = this.runs.get(record.id)!;
+    this.events.emit('runs.onDidChange', started);
+    return started;
+  }
+
+  isActive(id: number): boolean {
+    return this.active.has(id);
+  }
+
+  /** Resolves with the final record once the run has ended and everything it wrote is stored. */
+  async waitForExit(id: number): Promise<Run> {
+    const active = this.active.get(id);
+    if (active) return active.finished;
+    const run = this.runs.get(id);
+    if (!run) throw new ApiFailure('not_found', `no run ${id}`);
+    return run;
+  }
+
+  write(id: number, data: string): void {
+    this.requireActive(id).session.write(data);
+  }
+
+  resize(id: number, cols: number, rows: number): void {
+    this.requireActive(id).session.resize(cols, rows);
+  }
+
+  /** SIGINT to the whole process group (as Ctrl-C would), then SIGTERM, then SIGKILL. */
+  stop(id: number, options: { timedOut?: boolean } = {}): void {
+    const active = this.requireActive(id);
+    if (active.stoppedByUser || active.timedOut) return;
+    if (options.timedOut) active.timedOut = true;
+    else active.stoppedByUser = true;
+    active.session.signalGroup('SIGINT');
+    active.stopTimers.push(
+      setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
+      setTimeout(() => active.session.signalGroup('SIGKILL'), 2 * STOP_ESCALATION_MS),
+    );
+  }
+
+  /** Kills every live run at once (the app is closing) and waits for their records to be complete. */
+  async close(): Promise<void> {
+    const finishing = [...this.active.values()].map((active) => {
+      active.stoppedByUser = true;
+      active.session.signalGroup('SIGKILL');
+      return active.finished;
+    });
+    await Promise.all(finishing);
+  }
+
+  private requireActive(id: number): ActiveRun {
+    const active = this.active.get(id);
+    if (!active) {
+      throw new ApiFailure(this.runs.get(id) ? 'conflict' : 'not_found', this.runs.get(id) ? `run ${id} is not running` : `no run ${id}`);
+    }
+    return active;
+  }
+
+  private childEnvironment(program: string, runEnv: Record<string, string>, runId: number): Record<string, string> {
+    const env: Record<string, string> = {
+      ...this.environment.baseEnv,
+      TERM: 'xterm-256color',
+      COLORTERM: 'truecolor',
+      ...runEnv,
+      TUNING_BENCH_RUN_ID: String(runId),
+    };
+    if (program === this.environment.builtins.node) Object.assign(env, this.environment.nodeEnv);
+    return env;
+  }
+
+  private onData(active: ActiveRun, data: Buffer): void {
+    active.lastDataAt = Date.now();
+    active.pending.push(data);
+    active.pendingBytes += data.length;
+    if (active.pendingBytes >= MAX_CHUNK_BYTES) this.flushPending(active);
+    else active.mergeTimer ??= setTimeout(() => this.flushPending(active), MERGE_WINDOW_MS);
+  }
+
+  private flushPending(active: ActiveRun): void {
+    if (active.mergeTimer) clearTimeout(active.mergeTimer);
+    active.mergeTimer = null;
+    if (active.pendingBytes === 0) return;
+    const data = active.pending.length === 1 ? active.pending[0]! : Buffer.concat(active.pending);
+    active.pending = [];
+    active.pendingBytes = 0;
+    const seq = active.seq++;
+    this.runs.appendOutput(active.id, seq, Date.now() - active.startedAtMs, data);
+    const text = active.decoder.write(data);
+    active.tail = (active.tail + text).slice(-OUTPUT_TAIL_CHARS);
+    this.events.emit('runs.onOutput', { runId: active.id, seq, data: text });
+  }
+
+  private async onExit(active: ActiveRun, exit: PtyExit): Promise<Run> {
+    await this.drainTrailingOutput(active);
+    for (const timer of active.stopTimers) clearTimeout(timer);
+    this.flushPending(active);
+    const rest = active.decoder.end();
+    if (rest) active.tail += rest;
+    active.session.close();
+    // The training may have left children behind in its group (DataLoader workers); none may outlive the run.
+    active.session.signalGroup('SIGKILL');
+
+    const verdict = classifyExit({ ...exit, stoppedByUser: active.stoppedByUser, timedOut: active.timedOut, outputTail: active.tail });
+    const ended = this.runs.end(active.id, {
+      status: verdict.status,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      exitClass: verdict.exitClass,
+      exitReason: verdict.reason,
+      endedAt: this.environment.now(),
+    });
+    this.active.delete(active.id);
+    this.events.emit('runs.onDidChange', ended);
+    return ended;
+  }
+
+  private async drainTrailingOutput(active: ActiveRun): Promise<void> {
+    const deadline = Date.now() + TRAILING_MAX_MS;
+    while (Date.now() < deadline && Date.now() - active.lastDataAt < TRAILING_QUIET_MS) {
+      await new Promise((resolve) => setTimeout(resolve, TRAILING_QUIET_MS / 3));
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// Turns a workload's templates and a run's values into the exact argv, cwd and env that will run.
+import type { Workload } from '../../shared/api.js';
+
+/** Placeholders the engine fills itself, whatever the workload declares. */
+export interface BuiltinValues {
+  /** The app's bundled resources directory. */
+  resources: string;
+  /** A Node.js binary (under Electron: Electron itself, run as Node). */
+  node: string;
+}
+
+export interface ExpandedCommand {
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Every declared variable with the value this run used. */
+  config: Record<string, string>;
+}
+
+export class TemplateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateError';
+  }
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/gu;
+
+export function expandWorkload(
+  workload: Pick<Workload, 'name' | 'command' | 'cwd' | 'env' | 'variables'>,
+  values: Record<string, string>,
+  builtins: BuiltinValues,
+): ExpandedCommand {
+  const declared = new Set(workload.variables.map((v) => v.name));
+  const unknown = Object.keys(values).filter((name) => !declared.has(name));
+  if (unknown.length > 0) {
+    const known = [...declared].join(', ') || 'none';
+    throw new TemplateError(`workload "${workload.name}" has no variable ${unknown.join(', ')} (it has: ${known})`);
+  }
+  const config: Record<string, string> = {};
+  for (const variable of workload.variables) config[variable.name] = values[variable.name] ?? variable.default;
+  const lookup: Record<string, string> = { ...config, resources: builtins.resources, node: builtins.node };
+
+  const fill = (template: string, where: string): string =>
+    template.replace(PLACEHOLDER, (match, name: string) => {
+      const value = lookup[name];
+      if (value === undefined) {
+        throw new TemplateError(`${where} uses {${name}}, which is neither a variable of "${workload.name}" nor a built-in`);
+      }
+      return value;
+    });
+
+  // Each template element stays exactly one argument: a value with spaces is never re-split.
+  const command = workload.command.map((arg, i) => fill(arg, `argument ${i + 1}`));
+  const env: Record<string, string> = {};
+  for (const [key, template] of Object.entries(workload.env)) env[key] = fill(template, `env ${key}`);
+  return { command, cwd: fill(workload.cwd, 'cwd'), env, config };
+}

@@ -1,0 +1,11 @@
+// The ordered list of schema migrations; `user_version` records how many have been applied.
+import { initial } from './0001-initial.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [initial];
+export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,210 @@
+// Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
+import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
+import type { BatchWriter } from './batchWriter.js';
+import type { Db } from './open.js';
+
+interface RunRow {
+  id: number;
+  workload_id: number | null;
+  workload_name: string | null;
+  status: RunStatus;
+  exit_code: number | null;
+  signal: string | null;
+  exit_class: ExitClass | null;
+  exit_reason: string | null;
+  started_at: string;
+  ended_at: string | null;
+  command_json: string;
+  cwd: string;
+  config_json: string;
+  env_json: string;
+  pid: number | null;
+  pid_start_ticks: number | null;
+  engine_pid: number | null;
+  output_bytes: number;
+  summary_json: string | null;
+  gpu_settings_json: string | null;
+}
+
+export interface NewRun {
+  workloadId: number | null;
+  workloadName: string | null;
+  command: string[];
+  cwd: string;
+  config: Record<string, string>;
+  env: Record<string, string>;
+  startedAt: Date;
+  enginePid: number;
+}
+
+export interface RunEnding {
+  status: Exclude<RunStatus, 'running'>;
+  exitCode: number | null;
+  signal: string | null;
+  exitClass: ExitClass | null;
+  exitReason: string | null;
+  endedAt: Date;
+}
+
+/** A run whose engine died while it ran, found at the next start. */
+export interface OrphanCandidate {
+  id: number;
+  pid: number | null;
+  pidStartTicks: number | null;
+  enginePid: number | null;
+}
+
+export const EMPTY_SUMMARY: RunSummary = {
+  steps: null,
+  throughput: { median: null, iqr: null, unit: null },
+  stepTimeMs: { median: null },
+  finalLoss: null,
+  nanDetected: null,
+  gpu: null,
+  host: null,
+};
+
+export class RunStore {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Db,
+    private readonly writer: BatchWriter,
+  ) {
+    this.statements = {
+      insert: db.prepare(
+        `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid)
+         VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid)`,
+      ),
+      setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
+      end: db.prepare(
+        `UPDATE runs SET status = @status, exit_code = @exitCode, signal = @signal, exit_class = @exitClass,
+           exit_reason = @exitReason, ended_at = @endedAt WHERE id = @id`,
+      ),
+      get: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?'),
+      list: db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT ?'),
+      running: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running'"),
+      insertChunk: db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)'),
+      addBytes: db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?'),
+      chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
+        'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
+      ),
+      storedBytes: db.prepare<[number], { bytes: number | null }>(
+        'SELECT SUM(length(data)) AS bytes FROM run_output WHERE run_id = ?',
+      ),
+      setOutputBytes: db.prepare('UPDATE runs SET output_bytes = ? WHERE id = ?'),
+      setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
+    };
+  }
+
+  insert(run: NewRun): Run {
+    const result = this.statements.insert.run({
+      workloadId: run.workloadId,
+      workloadName: run.workloadName,
+      startedAt: run.startedAt.toISOString(),
+      command: JSON.stringify(run.command),
+      cwd: run.cwd,
+      config: JSON.stringify(run.config),
+      env: JSON.stringify(run.env),
+      enginePid: run.enginePid,
+    });
+    return this.get(Number(result.lastInsertRowid))!;
+  }
+
+  setPid(id: number, pid: number, startTicks: number | null): void {
+    this.statements.setPid.run(pid, startTicks, id);
+  }
+
+  /** Queues a chunk of output; it reaches the file with the next batch (at most FLUSH_INTERVAL_MS later). */
+  appendOutput(id: number, seq: number, tMs: number, data: Buffer): void {
+    this.writer.enqueue(() => {
+      this.statements.insertChunk.run(id, seq, tMs, data);
+      this.statements.addBytes.run(data.length, id);
+    });
+  }
+
+  /** Records how a run ended, after everything it wrote has been committed. */
+  end(id: number, ending: RunEnding): Run {
+    this.writer.flush();
+    this.statements.end.run({ id, ...ending, endedAt: ending.endedAt.toISOString() });
+    return this.get(id)!;
+  }
+
+  setSummary(id: number, summary: RunSummary): void {
+    this.statements.setSummary.run(JSON.stringify(summary), id);
+  }
+
+  get(id: number): Run | undefined {
+    const row = this.statements.get.get(id);
+    return row && toRun(row);
+  }
+
+  list(limit: number): Run[] {
+    return this.statements.list.all(limit).map(toRun);
+  }
+
+  /** Stored output after `afterSeq`, as raw bytes (the record is exactly what the program wrote). */
+  outputAfter(id: number, afterSeq: number): Array<{ seq: number; tMs: number; data: Buffer }> {
+    return this.statements.chunksAfter.all(id, afterSeq).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
+  }
+
+  /** Decoded for display: invalid UTF-8 becomes U+FFFD here, while the stored bytes stay as written. */
+  outputChunksAsText(id: number, afterSeq: number): OutputChunk[] {
+    const decoder = new TextDecoder('utf-8', { fatal: false });
+    return this.outputAfter(id, afterSeq).map((chunk) => ({
+      seq: chunk.seq,
+      tMs: chunk.tMs,
+      data: decoder.decode(chunk.data, { stream: true }),
+    }));
+  }
+
+  runningRuns(): OrphanCandidate[] {
+    return this.statements.running.all().map((row) => ({
+      id: row.id,
+      pid: row.pid,
+      pidStartTicks: row.pid_start_ticks,
+      enginePid: row.engine_pid,
+    }));
+  }
+
+  /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
+  markInterrupted(id: number, reason: string, endedAt: Date): Run {
+    this.db.transaction(() => {
+      const stored = this.statements.storedBytes.get(id)?.bytes ?? 0;
+      this.statements.setOutputBytes.run(stored, id);
+      this.statements.end.run({
+        id,
+        status: 'interrupted',
+        exitCode: null,
+        signal: null,
+        exitClass: null,
+        exitReason: reason,
+        endedAt: endedAt.toISOString(),
+      });
+    })();
+    return this.get(id)!;
+  }
+}
+
+function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    workloadId: row.workload_id,
+    workloadName: row.workload_name,
+    status: row.status,
+    exitCode: row.exit_code,
+    signal: row.signal,
+    exitClass: row.exit_class,
+    exitReason: row.exit_reason,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    command: JSON.parse(row.command_json) as string[],
+    cwd: row.cwd,
+    config: JSON.parse(row.config_json) as Record<string, string>,
+    env: JSON.parse(row.env_json) as Record<string, string>,
+    pid: row.pid,
+    outputBytes: row.output_bytes,
+    summary: row.summary_json ? (JSON.parse(row.summary_json) as RunSummary) : EMPTY_SUMMARY,
+    gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,
+  };
+}

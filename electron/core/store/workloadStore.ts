@@ -1,0 +1,105 @@
+// Workloads: named command templates with their variables.
+import type { Workload, WorkloadInput } from '../../shared/api.js';
+import { workloadInput } from '../../shared/api.js';
+import type { Db } from './open.js';
+
+interface WorkloadRow {
+  id: number;
+  name: string;
+  description: string;
+  cwd: string;
+  command_json: string;
+  env_json: string;
+  variables_json: string;
+  builtin: number;
+  created_at: string;
+}
+
+export class WorkloadNameTakenError extends Error {
+  constructor(name: string) {
+    super(`a workload named "${name}" exists already; choose another name`);
+    this.name = 'WorkloadNameTakenError';
+  }
+}
+
+export class WorkloadStore {
+  private readonly selectAll;
+  private readonly selectById;
+  private readonly selectByName;
+  private readonly insert;
+  private readonly updateBuiltin;
+
+  constructor(private readonly db: Db) {
+    this.selectAll = db.prepare<[], WorkloadRow>('SELECT * FROM workloads ORDER BY builtin DESC, name');
+    this.selectById = db.prepare<[number], WorkloadRow>('SELECT * FROM workloads WHERE id = ?');
+    this.selectByName = db.prepare<[string], WorkloadRow>('SELECT * FROM workloads WHERE name = ?');
+    this.insert = db.prepare(
+      `INSERT INTO workloads (name, description, cwd, command_json, env_json, variables_json, builtin, created_at)
+       VALUES (@name, @description, @cwd, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
+    );
+    this.updateBuiltin = db.prepare(
+      `UPDATE workloads SET description = @description, cwd = @cwd, command_json = @command_json,
+         env_json = @env_json, variables_json = @variables_json WHERE name = @name AND builtin = 1`,
+    );
+  }
+
+  list(): Workload[] {
+    return this.selectAll.all().map(toWorkload);
+  }
+
+  get(id: number): Workload | undefined {
+    const row = this.selectById.get(id);
+    return row && toWorkload(row);
+  }
+
+  getByName(name: string): Workload | undefined {
+    const row = this.selectByName.get(name);
+    return row && toWorkload(row);
+  }
+
+  create(input: WorkloadInput, options: { builtin?: boolean; now?: Date } = {}): Workload {
+    const parsed = workloadInput.parse(input);
+    if (this.selectByName.get(parsed.name)) throw new WorkloadNameTakenError(parsed.name);
+    const result = this.insert.run({
+      ...columns(parsed),
+      builtin: options.builtin ? 1 : 0,
+      created_at: (options.now ?? new Date()).toISOString(),
+    });
+    return this.get(Number(result.lastInsertRowid))!;
+  }
+
+  /** Creates a built-in workload, or brings an existing one up to this version's definition. */
+  upsertBuiltin(input: WorkloadInput): Workload {
+    const parsed = workloadInput.parse(input);
+    const existing = this.selectByName.get(parsed.name);
+    if (!existing) return this.create(parsed, { builtin: true });
+    if (existing.builtin === 1) this.updateBuiltin.run({ ...columns(parsed) });
+    // A user's own workload that took the name first is left alone.
+    return this.getByName(parsed.name)!;
+  }
+}
+
+function columns(input: ReturnType<typeof workloadInput.parse>) {
+  return {
+    name: input.name,
+    description: input.description,
+    cwd: input.cwd,
+    command_json: JSON.stringify(input.command),
+    env_json: JSON.stringify(input.env),
+    variables_json: JSON.stringify(input.variables),
+  };
+}
+
+function toWorkload(row: WorkloadRow): Workload {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    cwd: row.cwd,
+    command: JSON.parse(row.command_json) as string[],
+    env: JSON.parse(row.env_json) as Record<string, string>,
+    variables: JSON.parse(row.variables_json) as Workload['variables'],
+    builtin: row.builtin === 1,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,263 @@
+// The one contract between the engine and every face: each method and event, with zod schemas.
+// Imports nothing of ours and nothing of Node or the DOM, so main, server, preload and renderer can all use it.
+import { z } from 'zod';
+
+/** Bounds on what crosses a boundary; a face never hands the engine more than this. */
+export const LIMITS = {
+  nameChars: 120,
+  argChars: 4096,
+  argCount: 256,
+  envKeys: 128,
+  variables: 64,
+  terminalCols: { min: 20, max: 400 },
+  terminalRows: { min: 5, max: 200 },
+  writeChars: 64 * 1024,
+} as const;
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'a name is required')
+  .max(LIMITS.nameChars)
+  .regex(/^[\w.\- +]+$/u, 'use letters, digits, spaces and . _ - + only');
+const varName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _');
+const runId = z.number().int().positive();
+
+export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
+export const exitClass = z.enum([
+  'ok',
+  'error',
+  'cuda_oom',
+  'host_oom',
+  'cuda_error',
+  'nan_loss',
+  'not_found',
+  'killed',
+  'timeout',
+]);
+
+export const workloadVariable = z.object({
+  name: varName,
+  default: z.string().max(LIMITS.argChars),
+  description: z.string().max(500).default(''),
+});
+
+export const workloadInput = z.object({
+  name,
+  description: z.string().max(2000).default(''),
+  /** Directory the command runs in; `{resources}` names the app's bundled resources. */
+  cwd: z.string().min(1).max(LIMITS.argChars),
+  /** argv template: each element is one argument, `{var}` placeholders substituted, never re-split. */
+  command: z.array(z.string().max(LIMITS.argChars)).min(1).max(LIMITS.argCount),
+  env: z.record(varName, z.string().max(LIMITS.argChars)).refine((e) => Object.keys(e).length <= LIMITS.envKeys, {
+    message: `at most ${LIMITS.envKeys} environment variables`,
+  }),
+  variables: z.array(workloadVariable).max(LIMITS.variables),
+});
+
+export const workload = workloadInput.extend({
+  id: z.number().int().positive(),
+  builtin: z.boolean(),
+  createdAt: z.string(),
+});
+
+const nullableNumber = z.number().nullable();
+
+export const runSummary = z.object({
+  steps: nullableNumber,
+  throughput: z.object({ median: nullableNumber, iqr: nullableNumber, unit: z.string().nullable() }),
+  stepTimeMs: z.object({ median: nullableNumber }),
+  finalLoss: nullableNumber,
+  nanDetected: z.boolean().nullable(),
+  gpu: z
+    .object({
+      utilMean: nullableNumber,
+      vramPeakMiB: nullableNumber,
+      powerMeanW: nullableNumber,
+      energyJ: nullableNumber,
+      throttledSeconds: nullableNumber,
+    })
+    .nullable(),
+  host: z.object({ cpuMean: nullableNumber, rssPeakMiB: nullableNumber }).nullable(),
+});
+
+export const run = z.object({
+  id: runId,
+  workloadId: z.number().int().nullable(),
+  workloadName: z.string().nullable(),
+  status: runStatus,
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  exitClass: exitClass.nullable(),
+  /** The output line (or the engine's own message) that decided `exitClass`, where there is one. */
+  exitReason: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  /** The exact argv that ran, after substitution. */
+  command: z.array(z.string()),
+  cwd: z.string(),
+  /** The variable values this run used (for an ad-hoc command: empty). */
+  config: z.record(z.string(), z.string()),
+  /** Environment variables the run added on top of the app's environment. */
+  env: z.record(z.string(), z.string()),
+  pid: z.number().int().nullable(),
+  outputBytes: z.number().int().nonnegative(),
+  summary: runSummary,
+  gpuSettings: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const outputChunk = z.object({
+  seq: z.number().int().nonnegative(),
+  /** Milliseconds since the run started. */
+  tMs: z.number().nonnegative(),
+  data: z.string(),
+});
+
+const terminalSize = z.object({
+  cols: z.number().int().min(LIMITS.terminalCols.min).max(LIMITS.terminalCols.max),
+  rows: z.number().int().min(LIMITS.terminalRows.min).max(LIMITS.terminalRows.max),
+});
+
+const empty = z.object({}).strict();
+const ok = z.object({ ok: z.literal(true) });
+
+/** Every method: `domain.verb`, its input and its output. */
+export const methods = {
+  'app.info': {
+    input: empty,
+    output: z.object({
+      version: z.string(),
+      face: z.enum(['electron', 'headless']),
+      dbPath: z.string(),
+      platform: z.string(),
+    }),
+  },
+  'workloads.list': { input: empty, output: z.array(workload) },
+  'workloads.create': { input: workloadInput, output: workload },
+  'workloads.preview': {
+    input: z.object({ workloadId: z.number().int().positive(), values: z.record(varName, z.string().max(LIMITS.argChars)) }),
+    output: z.object({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
+  },
+  'runs.list': { input: z.object({ limit: z.number().int().min(1).max(10_000).default(500) }), output: z.array(run) },
+  'runs.get': { input: z.object({ id: runId }), output: run },
+  'runs.start': {
+    input: z
+      .object({
+        workloadId: z.number().int().positive(),
+        values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+      })
+      .extend(terminalSize.partial().shape),
+    output: run,
+  },
+  'runs.stop': { input: z.object({ id: runId }), output: ok },
+  'runs.write': { input: z.object({ id: runId, data: z.string().min(1).max(LIMITS.writeChars) }), output: ok },
+  'runs.resize': { input: z.object({ id: runId }).extend(terminalSize.shape), output: ok },
+  'runs.output': {
+    input: z.object({ id: runId, afterSeq: z.number().int().min(-1).default(-1) }),
+    output: z.object({ chunks: z.array(outputChunk), complete: z.boolean() }),
+  },
+} as const;
+
+/** Every event the engine pushes to the faces: `domain.onEvent`. */
+export const events = {
+  /** Live output, merged over a few milliseconds; `seq` matches the stored chunk. */
+  'runs.onOutput': z.object({ runId, seq: z.number().int().nonnegative(), data: z.string() }),
+  /** A run started, changed status or ended. */
+  'runs.onDidChange': run,
+} as const;
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+export type EventName = keyof typeof events;
+export type MethodInput<M extends MethodName> = z.input<Methods[M]['input']>;
+export type ParsedInput<M extends MethodName> = z.output<Methods[M]['input']>;
+export type MethodOutput<M extends MethodName> = z.output<Methods[M]['output']>;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+export type Run = z.output<typeof run>;
+export type RunSummary = z.output<typeof runSummary>;
+export type RunStatus = z.output<typeof runStatus>;
+export type ExitClass = z.output<typeof exitClass>;
+export type Workload = z.output<typeof workload>;
+export type WorkloadInput = z.input<typeof workloadInput>;
+export type OutputChunk = z.output<typeof outputChunk>;
+
+export const methodNames = Object.keys(methods) as MethodName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+/** Errors cross every boundary as data, never as a thrown object (Electron keeps only a message). */
+export type ApiErrorCode = 'invalid_input' | 'not_found' | 'conflict' | 'unavailable' | 'internal' | 'unknown_method';
+export interface ApiError {
+  code: ApiErrorCode;
+  message: string;
+}
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** What the engine implements: a method without a handler fails to compile. */
+export type ApiHandlers = { [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> | MethodOutput<M> };
+
+/** What a face calls: typed by the contract, transport-agnostic. */
+export type ApiClient = {
+  [M in MethodName]: (input: MethodInput<M>) => Promise<MethodOutput<M>>;
+};
+
+export function isMethodName(value: unknown): value is MethodName {
+  return typeof value === 'string' && Object.hasOwn(methods, value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && Object.hasOwn(events, value);
+}
+
+/** Turns a zod failure into one line a person can act on. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+/** Throw one of these in a handler to send a specific code; anything else becomes `internal`. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
+}
+
+/**
+ * Parses the input against the contract and runs the handler; every outcome becomes an ApiResult.
+ * Each face (IPC, WebSocket, CLI) calls this, so validation happens once, in one place.
+ */
+export async function dispatch(handlers: ApiHandlers, method: unknown, input: unknown): Promise<ApiResult<unknown>> {
+  if (!isMethodName(method)) {
+    return { ok: false, error: { code: 'unknown_method', message: `unknown method ${String(method)}` } };
+  }
+  const parsed = methods[method].input.safeParse(input ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_input', message: `${method}: ${describeZodError(parsed.error)}` } };
+  }
+  try {
+    // The mapped type guarantees the handler matches the method; TypeScript cannot correlate the union here.
+    const handler = handlers[method] as (input: unknown) => Promise<unknown> | unknown;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    if (error instanceof ApiFailure) return { ok: false, error: { code: error.code, message: error.message } };
+    return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+/** Builds a typed client from one `call` function: the IPC and WebSocket clients are both made this way. */
+export function createClient(call: (method: MethodName, input: unknown) => Promise<ApiResult<unknown>>): ApiClient {
+  const client: Partial<Record<MethodName, (input: unknown) => Promise<unknown>>> = {};
+  for (const method of methodNames) {
+    client[method] = async (input: unknown) => {
+      const result = await call(method, input);
+      if (!result.ok) throw new ApiFailure(result.error.code, result.error.message);
+      return result.value;
+    };
+  }
+  return client as ApiClient;
+}

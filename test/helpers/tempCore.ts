@@ -1,0 +1,43 @@
+// A core on a fresh temp database for one test, closed and removed afterwards.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createCore, type Core, type CoreOptions } from '../../electron/core/createCore.js';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+export const SYNTHETIC_TRAIN = path.join(REPO_ROOT, 'resources/workloads/synthetic/train.js');
+
+export function makeTempDir(prefix = 'tb-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TempCore {
+  core: Core;
+  dir: string;
+  dbPath: string;
+  reopen(): Core;
+  cleanup(): Promise<void>;
+}
+
+export function tempCore(options: Partial<CoreOptions> = {}): TempCore {
+  const dir = makeTempDir();
+  const dbPath = path.join(dir, 'runs.db');
+  const open = () => createCore({ face: 'headless', dbPath, resourcesDir: path.join(REPO_ROOT, 'resources'), ...options });
+  const cores: Core[] = [open()];
+  return {
+    get core() {
+      return cores[cores.length - 1]!;
+    },
+    dir,
+    dbPath,
+    reopen() {
+      const next = open();
+      cores.push(next);
+      return next;
+    },
+    async cleanup() {
+      for (const core of cores) await core.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

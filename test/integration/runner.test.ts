@@ -1,0 +1,132 @@
+// The runner against a real pty and a real SQLite file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Run } from '../../electron/shared/api.js';
+import { SYNTHETIC_TRAIN, tempCore, type TempCore } from '../helpers/tempCore.js';
+
+let harness: TempCore;
+afterEach(async () => harness?.cleanup());
+
+function storedBytes(h: TempCore, id: number): Buffer {
+  return Buffer.concat(h.core.store.runs.outputAfter(id, -1).map((chunk) => chunk.data));
+}
+
+async function runToEnd(h: TempCore, command: string[], cwd = h.dir): Promise<Run> {
+  const run = h.core.startCommand({ adHoc: { command, cwd } });
+  return h.core.runner.waitForExit(run.id);
+}
+
+describe('a run of the synthetic workload', () => {
+  it('goes from start to a stored, succeeded run with every byte it wrote', async () => {
+    harness = tempCore();
+    const workload = harness.core.store.workloads.getByName('synthetic')!;
+    const events: string[] = [];
+    harness.core.subscribe((event) => events.push(event));
+
+    const started = harness.core.runner.start({ workload, values: { steps: '40', batch: '16' } });
+    expect(started.status).toBe('running');
+    expect(started.config).toMatchObject({ batch: '16', steps: '40', amp: 'off' });
+    const finished = await harness.core.runner.waitForExit(started.id);
+
+    expect(finished).toMatchObject({ status: 'succeeded', exitCode: 0, exitClass: 'ok', signal: null });
+    const bytes = storedBytes(harness, finished.id);
+    expect(finished.outputBytes).toBe(bytes.length);
+    const text = bytes.toString('utf8');
+    expect(text).toContain('step 40: loss');
+    expect(text).toMatch(/\r/u); // the progress bar was drawn with carriage returns, as on a terminal
+    expect(text).toContain('eval: loss');
+    expect(events).toContain('runs.onOutput');
+    expect(events.at(-1)).toBe('runs.onDidChange');
+  });
+
+  it('stores exactly the bytes the program wrote (no CRLF added by the pty)', async () => {
+    harness = tempCore();
+    const loadFile = path.join(harness.dir, 'load.json');
+    const run = harness.core.startCommand({
+      adHoc: { command: [process.execPath, SYNTHETIC_TRAIN, '--steps', '50'], cwd: harness.dir, env: { TUNING_BENCH_LOAD_FILE: loadFile } },
+    });
+    const finished = await harness.core.runner.waitForExit(run.id);
+    const reported = JSON.parse(fs.readFileSync(loadFile, 'utf8')) as { bytesWritten: number; phase: string };
+    expect(reported.phase).toBe('done');
+    expect(finished.outputBytes).toBe(reported.bytesWritten);
+    expect(storedBytes(harness, run.id).length).toBe(reported.bytesWritten);
+  });
+
+  it('keeps binary and invalid UTF-8 output byte for byte', async () => {
+    harness = tempCore();
+    const finished = await runToEnd(harness, ['/usr/bin/printf', 'ok\\n\\377\\376\\000bin\\n\\342\\202']);
+    expect(finished.status).toBe('succeeded');
+    expect([...storedBytes(harness, finished.id)]).toEqual([
+      0x6f, 0x6b, 0x0a, 0xff, 0xfe, 0x00, 0x62, 0x69, 0x6e, 0x0a, 0xe2, 0x82,
+    ]);
+    // The text view replaces what is not UTF-8 instead of failing.
+    const chunks = harness.core.store.runs.outputChunksAsText(finished.id, -1);
+    expect(chunks.map((c) => c.data).join('')).toContain('\uFFFD');
+  });
+});
+
+describe('how runs end', () => {
+  it('records a non-zero exit with its code and last line', async () => {
+    harness = tempCore();
+    const finished = await runToEnd(harness, ['/bin/sh', '-c', 'echo preparing; echo "ValueError: bad lr" >&2; exit 3']);
+    expect(finished).toMatchObject({ status: 'failed', exitCode: 3, exitClass: 'error', exitReason: 'ValueError: bad lr' });
+  });
+
+  it('records a command that does not exist as not_found, with a message', async () => {
+    harness = tempCore();
+    const finished = await runToEnd(harness, ['definitely-not-a-command-xyz', '--flag']);
+    expect(finished).toMatchObject({ status: 'failed', exitClass: 'not_found', outputBytes: 0 });
+    expect(finished.exitReason).toMatch(/command not found: definitely-not-a-command-xyz/);
+  });
+
+  it('refuses a working directory that does not exist, before creating a run', async () => {
+    harness = tempCore();
+    expect(() => harness.core.startCommand({ adHoc: { command: ['true'], cwd: '/nonexistent/dir' } })).toThrow(
+      /working directory \/nonexistent\/dir does not exist/,
+    );
+    expect(harness.core.store.runs.list(10)).toHaveLength(0);
+  });
+
+  it('classifies a CUDA out-of-memory from the synthetic workload', async () => {
+    harness = tempCore();
+    const finished = await runToEnd(harness, [process.execPath, SYNTHETIC_TRAIN, '--batch-size', '64', '--max-batch', '32']);
+    expect(finished).toMatchObject({ status: 'failed', exitCode: 1, exitClass: 'cuda_oom' });
+    expect(finished.exitReason).toMatch(/CUDA out of memory/);
+  });
+
+  it('stops the whole process group, DataLoader-style workers included', async () => {
+    harness = tempCore();
+    const run = harness.core.startCommand({
+      adHoc: { command: [process.execPath, SYNTHETIC_TRAIN, '--steps', '100000', '--workers', '2'], cwd: harness.dir },
+    });
+    const workersOf = () =>
+      fs
+        .readdirSync('/proc')
+        .filter((entry) => /^\d+$/u.test(entry))
+        .filter((pid) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`parent=${run.pid}`);
+          } catch {
+            return false;
+          }
+        });
+    await expect.poll(() => workersOf().length, { timeout: 10_000 }).toBe(2);
+    harness.core.runner.stop(run.id);
+    const finished = await harness.core.runner.waitForExit(run.id);
+    expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed' });
+    expect(workersOf()).toEqual([]);
+    expect(() => process.kill(run.pid!, 0)).toThrow();
+  });
+
+  it('survives a restart: the stored output is still there', async () => {
+    harness = tempCore();
+    const finished = await runToEnd(harness, ['/bin/echo', 'kept across restarts']);
+    await harness.core.close();
+    const reopened = harness.reopen();
+    expect(reopened.store.runs.get(finished.id)).toMatchObject({ status: 'succeeded', outputBytes: 21 });
+    const chunks = await reopened.handlers['runs.output']({ id: finished.id, afterSeq: -1 });
+    expect(chunks.chunks.map((c) => c.data).join('')).toBe('kept across restarts\n');
+    expect(chunks.complete).toBe(true);
+  });
+});
