@@ -1,0 +1,118 @@
+// Electron main: one hardened window over the shared renderer, the engine behind IPC.
+import path from 'node:path';
+import { app, BrowserWindow, session, shell } from 'electron';
+import { createCore, type Core } from '../core/createCore.js';
+import { bindIpc, forwardEvents } from './ipc.js';
+
+/** The renderer's CSP, also sent as a header (the meta tag covers file:// loads, the header the dev server). */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+let core: Core | null = null;
+let mainWindow: BrowserWindow | null = null;
+
+function resourcesDir(): string {
+  // Packaged: electron-builder copies resources/ next to app.asar; in development it is in the project.
+  return app.isPackaged ? path.join(process.resourcesPath, 'resources') : path.join(app.getAppPath(), 'resources');
+}
+
+function rendererUrl(): string {
+  if (MAIN_WINDOW_VITE_DEV_SERVER_URL) return MAIN_WINDOW_VITE_DEV_SERVER_URL;
+  return new URL(`file://${path.join(__dirname, `../renderer/${MAIN_WINDOW_VITE_NAME}/index.html`)}`).href;
+}
+
+function isTrustedUrl(url: string): boolean {
+  const trusted = new URL(rendererUrl());
+  try {
+    const candidate = new URL(url);
+    if (trusted.protocol === 'file:') return candidate.protocol === 'file:' && candidate.pathname === trusted.pathname;
+    return candidate.origin === trusted.origin;
+  } catch {
+    return false;
+  }
+}
+
+function createWindow(engine: Core): BrowserWindow {
+  const window = new BrowserWindow({
+    width: 1400,
+    height: 900,
+    minWidth: 900,
+    minHeight: 600,
+    title: 'Tuning Bench',
+    show: false,
+    webPreferences: {
+      preload: path.join(__dirname, 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.webContents.on('will-navigate', (event, url) => {
+    if (!isTrustedUrl(url)) event.preventDefault();
+  });
+  forwardEvents(engine, window.webContents);
+  void window.loadURL(rendererUrl());
+  return window;
+}
+
+function hardenSession(): void {
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({
+      responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] },
+    });
+  });
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  hardenSession();
+  core = createCore({
+    face: 'electron',
+    version: app.getVersion(),
+    resourcesDir: resourcesDir(),
+    // `{node}` in a workload runs Electron as plain Node, so the synthetic workload needs no Node install.
+    nodePath: process.execPath,
+    nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
+  });
+  bindIpc(core, isTrustedUrl);
+  mainWindow = createWindow(core);
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0 && core) mainWindow = createWindow(core);
+  });
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (mainWindow?.isMinimized()) mainWindow.restore();
+    mainWindow?.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  let closing = false;
+  app.on('before-quit', (event) => {
+    if (!core || closing) return;
+    // Runs are stopped and their records completed before the process goes.
+    event.preventDefault();
+    closing = true;
+    void core.close().finally(() => {
+      core = null;
+      app.quit();
+    });
+  });
+  start().catch((error: unknown) => {
+    console.error('Tuning Bench could not start:', error);
+    app.exit(1);
+  });
+}

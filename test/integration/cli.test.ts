@@ -1,0 +1,114 @@
+// The CLI contract of DESIGN.md, driven as a script would drive it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run as runSchema } from '../../electron/shared/api.js';
+import { runCli } from '../helpers/cli.js';
+import { makeTempDir, REPO_ROOT, SYNTHETIC_TRAIN } from '../helpers/tempCore.js';
+
+const dir = makeTempDir();
+const db = path.join(dir, 'runs.db');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('tuning-bench run / show / runs / log', () => {
+  let runId = 0;
+
+  it('runs the synthetic trainer and stores every byte it wrote (--json)', () => {
+    const loadFile = path.join(dir, 'load.json');
+    const result = runCli(['--db', db, 'run', '--json', '--', 'node', SYNTHETIC_TRAIN, '--steps', '50'], {
+      env: { TUNING_BENCH_LOAD_FILE: loadFile },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const run = runSchema.parse(JSON.parse(result.stdout));
+    expect(run).toMatchObject({ status: 'succeeded', exitCode: 0, exitClass: 'ok', signal: null });
+    expect(run.command).toEqual(['node', SYNTHETIC_TRAIN, '--steps', '50']);
+    expect(run.summary).toHaveProperty('throughput');
+    expect(run.endedAt).not.toBeNull();
+    const written = (JSON.parse(fs.readFileSync(loadFile, 'utf8')) as { bytesWritten: number }).bytesWritten;
+    expect(run.outputBytes).toBe(written);
+    // The live output went to stderr, so stdout held only the JSON.
+    expect(result.stderr).toContain('step 50: loss');
+    runId = run.id;
+  });
+
+  it('shows the stored run, the same object as run printed', () => {
+    const result = runCli(['--db', db, 'show', String(runId), '--json']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: runId, status: 'succeeded' });
+    const text = runCli(['--db', db, 'show', String(runId)]);
+    expect(text.stdout).toMatch(new RegExp(`run ${runId}: succeeded`));
+  });
+
+  it('runs a workload with --set, through TUNING_BENCH_DB', () => {
+    const result = runCli(['run', '--workload', 'synthetic', '--set', 'batch=16', '--set', 'steps=30', '--json'], {
+      env: { TUNING_BENCH_DB: db },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const run = runSchema.parse(JSON.parse(result.stdout));
+    expect(run).toMatchObject({ workloadName: 'synthetic', status: 'succeeded', config: { batch: '16', steps: '30' } });
+    expect(run.command).toContain('16');
+  });
+
+  it('lists runs newest first', () => {
+    const result = runCli(['--db', db, 'runs', '--json']);
+    const runs = JSON.parse(result.stdout) as Array<{ id: number }>;
+    expect(runs.map((r) => r.id)).toEqual([runId + 1, runId]);
+    expect(runCli(['--db', db, 'runs']).stdout).toMatch(/ID\s+STATUS/);
+  });
+
+  it('prints the log raw or ANSI-stripped', () => {
+    const raw = runCli(['--db', db, 'log', String(runId), '--raw']);
+    expect(raw.stdout).toContain('\x1b[');
+    const plain = runCli(['--db', db, 'log', String(runId)]);
+    expect(plain.stdout).not.toContain('\x1b[');
+    expect(plain.stdout).toContain('step 50: loss');
+  });
+
+  it('lists the built-in workload', () => {
+    expect(runCli(['--db', db, 'workloads']).stdout).toContain('synthetic (built-in)');
+  });
+});
+
+describe('bad input', () => {
+  it('exits 2 with a clear message for bad arguments', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['run'], /nothing to run/],
+      [['run', '--workload', 'nope'], /no workload "nope"/],
+      [['run', '--workload', 'synthetic', '--set', 'batch'], /--set takes VAR=VALUE/],
+      [['run', '--workload', 'synthetic', '--set', 'lr=1'], /no variable lr/],
+      [['run', '--timeout', 'soon', '--', 'true'], /positive number of seconds/],
+      [['show', 'abc'], /positive whole number/],
+      [['show', '999'], /no run 999/],
+      [['frobnicate'], /unknown command/],
+    ];
+    for (const [args, message] of cases) {
+      const result = runCli(['--db', db, ...args]);
+      expect(result.status, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+    }
+  });
+
+  it('records a command that is not there, and says so', () => {
+    const result = runCli(['--db', db, 'run', '--json', '--', 'no-such-trainer']);
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exitClass: 'not_found', status: 'failed' });
+  });
+
+  it('stops a run at --timeout and records it as timed_out', () => {
+    const result = runCli(['--db', db, 'run', '--timeout', '1', '--json', '--', 'node', SYNTHETIC_TRAIN, '--steps', '100000']);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'timed_out', exitClass: 'timeout' });
+  });
+});
+
+describe('the installed command', () => {
+  const bin = path.join(REPO_ROOT, 'bin/tuning-bench.js');
+  const built = fs.existsSync(path.join(REPO_ROOT, 'dist/node/electron/cli/entry.js'));
+
+  it.runIf(built)('runs the compiled CLI (npm test builds it first)', () => {
+    const result = spawnSync(process.execPath, [bin, '--db', db, 'runs', '--json'], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+  });
+});

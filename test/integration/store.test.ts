@@ -1,0 +1,90 @@
+// The SQLite file: pragmas, migrations, refusal of newer files, batched writes.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BatchWriter, FLUSH_INTERVAL_MS } from '../../electron/core/store/batchWriter.js';
+import { SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
+import { DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
+import { Store } from '../../electron/core/store/store.js';
+import { makeTempDir } from '../helpers/tempCore.js';
+
+let dir: string;
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('openDatabase', () => {
+  it('creates the file with WAL, foreign keys and every table', () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'nested', 'runs.db');
+    const db = openDatabase(file);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(
+      expect.arrayContaining(['workloads', 'runs', 'run_output', 'metric_samples', 'gpu_samples', 'host_samples', 'gpu_settings_journal']),
+    );
+    db.close();
+  });
+
+  it('refuses a file from a newer version, and leaves it untouched', () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'runs.db');
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 5}`);
+    raw.exec('CREATE TABLE future (x)');
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(DatabaseTooNewError);
+    expect(() => openDatabase(file)).toThrow(/newer Tuning Bench .*--db or TUNING_BENCH_DB/);
+    const again = new Database(file);
+    expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 5);
+    again.close();
+  });
+
+  it('enforces foreign keys: output cannot point at a run that does not exist', () => {
+    dir = makeTempDir();
+    const db = openDatabase(path.join(dir, 'runs.db'));
+    expect(() => db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (999, 0, 0, x\'00\')').run()).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+});
+
+describe('BatchWriter', () => {
+  it('commits queued writes on its own within the flush interval', async () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'runs.db');
+    const store = new Store(file);
+    const run = store.runs.insert({
+      workloadId: null,
+      workloadName: null,
+      command: ['true'],
+      cwd: dir,
+      config: {},
+      env: {},
+      startedAt: new Date(),
+      enginePid: process.pid,
+    });
+    store.runs.appendOutput(run.id, 0, 1, Buffer.from('hello'));
+    // A second connection sees nothing until the batch commits...
+    const reader = new Database(file, { readonly: true });
+    const count = () => reader.prepare('SELECT COUNT(*) FROM run_output').pluck().get();
+    expect(count()).toBe(0);
+    // ...and sees it without any explicit flush once the interval has passed.
+    await expect.poll(count, { timeout: FLUSH_INTERVAL_MS * 4, interval: 20 }).toBe(1);
+    expect(reader.prepare('SELECT output_bytes FROM runs').pluck().get()).toBe(5);
+    reader.close();
+    store.close();
+  });
+
+  it('refuses writes after close, having flushed what was queued', () => {
+    dir = makeTempDir();
+    const db = openDatabase(path.join(dir, 'runs.db'));
+    db.exec('CREATE TABLE t (x)');
+    const writer = new BatchWriter(db, 60_000);
+    writer.enqueue(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    writer.close();
+    expect(db.prepare('SELECT COUNT(*) FROM t').pluck().get()).toBe(1);
+    expect(() => writer.enqueue(() => undefined)).toThrow(/closed/);
+    db.close();
+  });
+});
