@@ -67,6 +67,8 @@ function createWindow(engine: Core): BrowserWindow {
 function hardenSession(): void {
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
+  // Vite's dev server needs an inline script and its own WebSocket for hot reload; its page keeps the meta CSP.
+  if (MAIN_WINDOW_VITE_DEV_SERVER_URL) return;
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({
       responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] },

@@ -141,7 +141,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async close() {
       for (const client of sockets.clients) client.terminate();
       sockets.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A browser keeps connections open; they must not hold the process after Ctrl-C.
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -68,7 +68,7 @@ function expected(stdout: string): { tokPerSec: number; msPerStep: number } {
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** The same formula as the script's header comment, written out independently. */
@@ -126,13 +126,13 @@ describe('synthetic workload', () => {
       const lines = stepLines(r.stdout);
       expect(lines.map((l) => l.step)).toEqual([10, 20, 30, 40, 50, 60]);
       // Warm-up (5 steps) or compile (10 steps) is inside the first line and makes it slow.
-      expect(lines[0].tokPerSec).toBeLessThan(exp.tokPerSec * 0.8);
+      expect(lines[0]!.tokPerSec).toBeLessThan(exp.tokPerSec * 0.8);
       const steady = lines.filter((l) => l.step > 10);
       expect(Math.abs(median(steady.map((l) => l.tokPerSec)) / exp.tokPerSec - 1)).toBeLessThan(0.03);
       expect(Math.abs(median(steady.map((l) => l.msPerStep)) / exp.msPerStep - 1)).toBeLessThan(0.03);
 
       // Loss falls.
-      for (let i = 1; i < lines.length; i++) expect(lines[i].loss).toBeLessThan(lines[i - 1].loss);
+      for (let i = 1; i < lines.length; i++) expect(lines[i]!.loss).toBeLessThan(lines[i - 1]!.loss);
 
       const evalLoss = /^eval: loss (\d+\.\d{3})$/m.exec(r.stdout);
       expect(evalLoss).not.toBeNull();

@@ -19,6 +19,8 @@ const MAX_CHUNK_BYTES = 256 * 1024;
 const TRAILING_QUIET_MS = 30;
 /** ...or at most this long (STYLE: ~250 ms). */
 const TRAILING_MAX_MS = 250;
+/** While output flows, the run's record (its byte count) is re-sent at most this often. */
+const PROGRESS_EVENT_INTERVAL_MS = 1000;
 /** Kept in memory to classify the exit: failure lines are at the end. */
 const OUTPUT_TAIL_CHARS = 64 * 1024;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
@@ -54,9 +56,13 @@ interface ActiveRun {
   mergeTimer: NodeJS.Timeout | null;
   tail: string;
   stoppedByUser: boolean;
+  /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
+  stoppedByShutdown: boolean;
   timedOut: boolean;
   stopTimers: NodeJS.Timeout[];
   lastDataAt: number;
+  bytes: number;
+  lastProgressEventAt: number;
   finished: Promise<Run>;
 }
 
@@ -140,9 +146,12 @@ export class RunManager {
       mergeTimer: null,
       tail: '',
       stoppedByUser: false,
+      stoppedByShutdown: false,
       timedOut: false,
       stopTimers: [],
       lastDataAt: Date.now(),
+      bytes: 0,
+      lastProgressEventAt: Date.now(),
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -192,6 +201,7 @@ export class RunManager {
   async close(): Promise<void> {
     const finishing = [...this.active.values()].map((active) => {
       active.stoppedByUser = true;
+      active.stoppedByShutdown = true;
       active.session.signalGroup('SIGKILL');
       return active.finished;
     });
@@ -238,6 +248,14 @@ export class RunManager {
     const text = active.decoder.write(data);
     active.tail = (active.tail + text).slice(-OUTPUT_TAIL_CHARS);
     this.events.emit('runs.onOutput', { runId: active.id, seq, data: text });
+    active.bytes += data.length;
+    const now = Date.now();
+    if (now - active.lastProgressEventAt >= PROGRESS_EVENT_INTERVAL_MS) {
+      active.lastProgressEventAt = now;
+      // The stored count trails by up to one batch; the live one is what the run has written so far.
+      const record = this.runs.get(active.id);
+      if (record) this.events.emit('runs.onDidChange', { ...record, outputBytes: active.bytes });
+    }
   }
 
   private async onExit(active: ActiveRun, exit: PtyExit): Promise<Run> {
@@ -251,6 +269,7 @@ export class RunManager {
     active.session.signalGroup('SIGKILL');
 
     const verdict = classifyExit({ ...exit, stoppedByUser: active.stoppedByUser, timedOut: active.timedOut, outputTail: active.tail });
+    if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
     const ended = this.runs.end(active.id, {
       status: verdict.status,
       exitCode: exit.exitCode,

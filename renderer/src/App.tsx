@@ -1,0 +1,152 @@
+// The window: header with the app's facts, the runs sidebar, and the main area (New run or one run).
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
+import { useBridge, useConnectionState } from './bridge/context.js';
+import { NewRun } from './components/NewRun.js';
+import { RunsList } from './components/RunsList.js';
+import { RunView } from './components/RunView.js';
+import { errorMessage } from './format.js';
+import { useView } from './route.js';
+
+type AppInfo = MethodOutput<'app.info'>;
+
+function withRun(runs: ReadonlyMap<number, Run>, run: Run): ReadonlyMap<number, Run> {
+  const next = new Map(runs);
+  next.set(run.id, run);
+  return next;
+}
+
+function ConnectionBanner() {
+  const state = useConnectionState();
+  if (state !== 'reconnecting') return null;
+  return (
+    <div className="connection-banner" role="status" data-testid="connection-banner">
+      Disconnected from the Tuning Bench server, reconnecting…
+    </div>
+  );
+}
+
+export function App() {
+  const bridge = useBridge();
+  const { api } = bridge;
+  const connection = useConnectionState();
+  const [view, navigate] = useView();
+  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [runs, setRuns] = useState<ReadonlyMap<number, Run>>(() => new Map());
+  const [workloads, setWorkloads] = useState<readonly Workload[]>([]);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [missingRun, setMissingRun] = useState<{ id: number; error: string } | null>(null);
+
+  useEffect(() => bridge.on('runs.onDidChange', (run) => setRuns((prev) => withRun(prev, run))), [bridge]);
+
+  // On every (re)connect: whatever changed while the socket was down arrives only this way.
+  useEffect(() => {
+    if (connection !== 'open') return;
+    let cancelled = false;
+    Promise.all([api['app.info']({}), api['runs.list']({}), api['workloads.list']({})]).then(
+      ([appInfo, runList, workloadList]) => {
+        if (cancelled) return;
+        setInfo(appInfo);
+        setRuns(new Map(runList.map((run) => [run.id, run])));
+        setWorkloads(workloadList);
+        setLoadError(null);
+      },
+      (error: unknown) => {
+        if (!cancelled) setLoadError(errorMessage(error));
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [api, connection]);
+
+  // A run opened by link may be older than the list's window; fetch it on its own.
+  const selectedId = view.kind === 'run' ? view.id : null;
+  const selectedRun = selectedId === null ? null : (runs.get(selectedId) ?? null);
+  const needsFetch = selectedId !== null && selectedRun === null && info !== null;
+  useEffect(() => {
+    if (!needsFetch || selectedId === null) return;
+    let cancelled = false;
+    api['runs.get']({ id: selectedId }).then(
+      (run) => {
+        if (!cancelled) setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
+      },
+      (error: unknown) => {
+        if (!cancelled) setMissingRun({ id: selectedId, error: errorMessage(error) });
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [api, needsFetch, selectedId]);
+
+  const sortedRuns = useMemo(() => [...runs.values()].sort((a, b) => b.id - a.id), [runs]);
+
+  const onStarted = useCallback(
+    (run: Run) => {
+      // A change event may already have brought a newer state of this run; keep that one.
+      setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
+      navigate({ kind: 'run', id: run.id });
+    },
+    [navigate],
+  );
+  const onWorkloadCreated = useCallback((workload: Workload) => {
+    setWorkloads((prev) => [...prev.filter((w) => w.id !== workload.id), workload]);
+  }, []);
+
+  let main;
+  if (view.kind === 'new') {
+    main = <NewRun workloads={workloads} onStarted={onStarted} onWorkloadCreated={onWorkloadCreated} />;
+  } else if (selectedRun) {
+    main = <RunView key={selectedRun.id} run={selectedRun} />;
+  } else if (missingRun && missingRun.id === view.id) {
+    main = (
+      <div className="placeholder" role="alert">
+        Run #{view.id} could not be opened: {missingRun.error}
+      </div>
+    );
+  } else {
+    main = <div className="placeholder">Loading run #{view.id}…</div>;
+  }
+
+  return (
+    <div className="app">
+      <header className="app-header">
+        <h1 className="app-name">Tuning Bench</h1>
+        {info && (
+          <div className="app-facts" data-testid="app-info">
+            <span className="badge face">{info.face}</span>
+            <span className="db-path mono" title={`SQLite database: ${info.dbPath}`}>
+              <bdi dir="ltr">{info.dbPath}</bdi>
+            </span>
+            <span className="version">v{info.version}</span>
+          </div>
+        )}
+      </header>
+      <ConnectionBanner />
+      {loadError && (
+        <div className="load-error" role="alert">
+          Could not load from the engine: {loadError}
+        </div>
+      )}
+      <div className="app-body">
+        <aside className="sidebar" aria-label="Runs">
+          <div className="sidebar-header">
+            <h2>Runs</h2>
+            <button
+              type="button"
+              className="button primary small"
+              data-testid="new-run-button"
+              aria-current={view.kind === 'new' ? 'page' : undefined}
+              onClick={() => navigate({ kind: 'new' })}
+            >
+              + New run
+            </button>
+          </div>
+          <RunsList runs={sortedRuns} selectedId={selectedId} onSelect={(id) => navigate({ kind: 'run', id })} />
+        </aside>
+        <main className="main">{main}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+// The headless transport: one WebSocket to the server's /api, reconnected with backoff when it drops.
+import { createClient, type ApiResult, type MethodName } from '../../../electron/shared/api.js';
+import { TOKEN_PARAM, WS_PATH, type WsCall } from '../../../electron/shared/protocol.js';
+import { EventHub } from './eventHub.js';
+import type { Bridge, ConnectionState } from './types.js';
+
+/** First retry comes quickly, since a restarted server is usually back within a second. */
+const RECONNECT_MIN_DELAY_MS = 250;
+/** Backoff cap: a returning server is found within a few seconds without hammering a dead port. */
+const RECONNECT_MAX_DELAY_MS = 5_000;
+/** How long a call made while disconnected waits for the socket before it fails. */
+const QUEUED_CALL_TIMEOUT_MS = 15_000;
+
+/** ws(s)://host/api, carrying the page's ?token= when there is one (the cookie carries it otherwise). */
+export function webSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const token = new URLSearchParams(location.search).get(TOKEN_PARAM);
+  const query = token ? `?${TOKEN_PARAM}=${encodeURIComponent(token)}` : '';
+  return `${scheme}//${location.host}${WS_PATH}${query}`;
+}
+
+function failure(code: 'unavailable' | 'internal', message: string): ApiResult<unknown> {
+  return { ok: false, error: { code, message } };
+}
+
+interface QueuedCall {
+  message: WsCall;
+  resolve: (result: ApiResult<unknown>) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+class WebSocketTransport {
+  readonly hub = new EventHub();
+  private socket: WebSocket | null = null;
+  private state: ConnectionState = 'connecting';
+  private readonly stateListeners = new Set<(state: ConnectionState) => void>();
+  private nextCallId = 1;
+  private failedAttempts = 0;
+  /** Sent and awaiting an answer; failed at once if the socket closes, since the answer can no longer come. */
+  private readonly inFlight = new Map<number, (result: ApiResult<unknown>) => void>();
+  /** Made while the socket was not open; sent, in order, when it opens. */
+  private queued: QueuedCall[] = [];
+
+  constructor(private readonly url: string) {
+    this.connect();
+  }
+
+  connectionState(): ConnectionState {
+    return this.state;
+  }
+
+  onConnectionState(listener: (state: ConnectionState) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => {
+      this.stateListeners.delete(listener);
+    };
+  }
+
+  call(method: MethodName, input: unknown): Promise<ApiResult<unknown>> {
+    return new Promise((resolve) => {
+      const message: WsCall = { type: 'call', id: this.nextCallId++, method, input };
+      if (this.socket?.readyState === WebSocket.OPEN) {
+        this.send(message, resolve);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.queued = this.queued.filter((q) => q.message.id !== message.id);
+        resolve(failure('unavailable', `${method}: not connected to the Tuning Bench server (gave up after ${QUEUED_CALL_TIMEOUT_MS / 1000} s)`));
+      }, QUEUED_CALL_TIMEOUT_MS);
+      this.queued.push({ message, resolve, timer });
+    });
+  }
+
+  private send(message: WsCall, resolve: (result: ApiResult<unknown>) => void): void {
+    this.inFlight.set(message.id, resolve);
+    try {
+      this.socket?.send(JSON.stringify(message));
+    } catch (error) {
+      this.inFlight.delete(message.id);
+      resolve(failure('internal', `${message.method}: could not send: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
+  private setState(state: ConnectionState): void {
+    if (state === this.state) return;
+    this.state = state;
+    for (const listener of [...this.stateListeners]) listener(state);
+  }
+
+  private connect(): void {
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.addEventListener('open', () => {
+      this.failedAttempts = 0;
+      this.setState('open');
+      const queued = this.queued;
+      this.queued = [];
+      for (const q of queued) {
+        clearTimeout(q.timer);
+        this.send(q.message, q.resolve);
+      }
+    });
+    socket.addEventListener('message', (event) => this.receive(event.data));
+    // 'error' is always followed by 'close', which does the work.
+    socket.addEventListener('close', () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      const inFlight = [...this.inFlight.values()];
+      this.inFlight.clear();
+      for (const resolve of inFlight) {
+        resolve(failure('unavailable', 'the connection to the Tuning Bench server was lost before it answered; the call may or may not have taken effect'));
+      }
+      this.setState('reconnecting');
+      const delay = Math.min(RECONNECT_MAX_DELAY_MS, RECONNECT_MIN_DELAY_MS * 2 ** this.failedAttempts);
+      this.failedAttempts += 1;
+      // Jitter keeps several tabs from reconnecting in lockstep.
+      setTimeout(() => this.connect(), delay * (0.75 + Math.random() * 0.5));
+    });
+  }
+
+  private receive(data: unknown): void {
+    if (typeof data !== 'string') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      console.warn('Tuning Bench: ignored a WebSocket message that is not JSON');
+      return;
+    }
+    if (typeof message !== 'object' || message === null) return;
+    const m = message as Record<string, unknown>;
+    if (m.type === 'event') {
+      this.hub.emit(m.event, m.payload);
+    } else if (m.type === 'result' && typeof m.id === 'number') {
+      const resolve = this.inFlight.get(m.id);
+      if (!resolve) return;
+      this.inFlight.delete(m.id);
+      resolve(isApiResult(m.result) ? m.result : failure('internal', 'the server sent a malformed answer'));
+    }
+  }
+}
+
+function isApiResult(value: unknown): value is ApiResult<unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  if (r.ok === true) return true;
+  if (r.ok !== false || typeof r.error !== 'object' || r.error === null) return false;
+  const error = r.error as Record<string, unknown>;
+  return typeof error.code === 'string' && typeof error.message === 'string';
+}
+
+export function createWebSocketBridge(url: string): Bridge {
+  const transport = new WebSocketTransport(url);
+  return {
+    api: createClient((method, input) => transport.call(method, input)),
+    on: (event, listener) => transport.hub.on(event, listener),
+    face: 'headless',
+    connectionState: () => transport.connectionState(),
+    onConnectionState: (listener) => transport.onConnectionState(listener),
+  };
+}

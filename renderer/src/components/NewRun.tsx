@@ -1,0 +1,212 @@
+// The New run view: pick a workload, set its variables, see exactly what will run, and start it.
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
+import { useBridge } from '../bridge/context.js';
+import { errorMessage, formatEnvAssignments, shellJoin } from '../format.js';
+import { estimateTerminalSize } from '../terminalSize.js';
+import { NewWorkload } from './NewWorkload.js';
+
+/** Long enough to skip the keystrokes of one word, short enough to feel live. */
+const PREVIEW_DEBOUNCE_MS = 250;
+const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
+
+type Preview =
+  | { key: string; ok: true; value: MethodOutput<'workloads.preview'> }
+  | { key: string; ok: false; error: string };
+
+interface NewRunProps {
+  workloads: readonly Workload[];
+  onStarted: (run: Run) => void;
+  onWorkloadCreated: (workload: Workload) => void;
+}
+
+export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps) {
+  const { api } = useBridge();
+  const rootRef = useRef<HTMLElement>(null);
+  const [chosenId, setChosenId] = useState<number | null>(null);
+  /** Edits per workload, so switching workloads and back keeps what was typed. */
+  const [edits, setEdits] = useState<Record<number, Record<string, string>>>({});
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [starting, setStarting] = useState(false);
+  const [startError, setStartError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  const workload =
+    workloads.find((w) => w.id === chosenId) ??
+    workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ??
+    workloads[0] ??
+    null;
+
+  const values = useMemo(() => {
+    const result: Record<string, string> = {};
+    if (!workload) return result;
+    const edited = edits[workload.id] ?? {};
+    for (const variable of workload.variables) result[variable.name] = edited[variable.name] ?? variable.default;
+    return result;
+  }, [workload, edits]);
+  const previewKey = workload ? `${workload.id}:${JSON.stringify(values)}` : '';
+
+  useEffect(() => {
+    if (!workload) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api['workloads.preview']({ workloadId: workload.id, values }).then(
+        (value) => {
+          if (!cancelled) setPreview({ key: previewKey, ok: true, value });
+        },
+        (error: unknown) => {
+          if (!cancelled) setPreview({ key: previewKey, ok: false, error: errorMessage(error) });
+        },
+      );
+    }, PREVIEW_DEBOUNCE_MS);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, workload, values, previewKey]);
+
+  const setValue = (name: string, value: string) => {
+    if (!workload) return;
+    setEdits((prev) => ({ ...prev, [workload.id]: { ...prev[workload.id], [name]: value } }));
+  };
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!workload) return;
+    setStarting(true);
+    setStartError(null);
+    try {
+      // The run view will fill the whole main area, not just this form's height.
+      const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
+      onStarted(await api['runs.start']({ workloadId: workload.id, values, ...size }));
+    } catch (error) {
+      setStartError(errorMessage(error));
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const created = (newWorkload: Workload) => {
+    onWorkloadCreated(newWorkload);
+    setChosenId(newWorkload.id);
+    setCreating(false);
+  };
+
+  const samePreview = preview !== null && preview.key === previewKey;
+  const previewForWorkload = preview !== null && workload !== null && preview.key.startsWith(`${workload.id}:`);
+
+  return (
+    <section className="new-run" ref={rootRef} aria-label="New run">
+      <header className="view-header">
+        <h2>New run</h2>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="button"
+          data-testid="new-workload-button"
+          aria-expanded={creating}
+          onClick={() => setCreating((open) => !open)}
+        >
+          + New workload
+        </button>
+      </header>
+
+      {creating && <NewWorkload onCreated={created} onCancel={() => setCreating(false)} />}
+
+      {!creating && (
+        <form className="card form" onSubmit={(event) => void start(event)}>
+          <label className="field">
+            <span className="label">Workload</span>
+            <select
+              data-testid="workload-select"
+              value={workload?.id ?? ''}
+              onChange={(event) => setChosenId(Number(event.target.value))}
+              disabled={workloads.length === 0}
+            >
+              {workloads.length === 0 && <option value="">Loading workloads…</option>}
+              {workloads.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                  {w.builtin ? ' (builtin)' : ''}
+                </option>
+              ))}
+            </select>
+            {workload?.description && <span className="hint">{workload.description}</span>}
+          </label>
+
+          {workload && (
+            <div className="template">
+              <span className="label">Template</span>
+              <code className="mono">{shellJoin(workload.command)}</code>
+            </div>
+          )}
+
+          {workload && workload.variables.length > 0 && (
+            <fieldset className="variables">
+              <legend>Variables</legend>
+              {workload.variables.map((variable) => (
+                <label className="field variable" key={variable.name}>
+                  <span className="label mono">{variable.name}</span>
+                  <input
+                    className="mono"
+                    data-testid={`var-${variable.name}`}
+                    value={values[variable.name] ?? ''}
+                    placeholder={variable.default}
+                    spellCheck={false}
+                    onChange={(event) => setValue(variable.name, event.target.value)}
+                  />
+                  {variable.description && <span className="hint">{variable.description}</span>}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          {workload && workload.variables.length === 0 && <p className="hint">This workload has no variables.</p>}
+
+          <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
+            <span className="label">Will run</span>
+            {!previewForWorkload && <p className="hint">Working out the command…</p>}
+            {previewForWorkload && preview.ok && (
+              <>
+                <pre className="command-line" data-testid="command-preview">
+                  {shellJoin(preview.value.command)}
+                </pre>
+                <dl className="preview-facts">
+                  <div>
+                    <dt>in</dt>
+                    <dd className="mono" data-testid="preview-cwd">
+                      {preview.value.cwd}
+                    </dd>
+                  </div>
+                  {Object.keys(preview.value.env).length > 0 && (
+                    <div>
+                      <dt>env</dt>
+                      <dd className="mono" data-testid="preview-env">
+                        {formatEnvAssignments(preview.value.env)}
+                      </dd>
+                    </div>
+                  )}
+                </dl>
+              </>
+            )}
+            {previewForWorkload && !preview.ok && (
+              <p className="inline-error" data-testid="preview-error">
+                {preview.error}
+              </p>
+            )}
+          </div>
+
+          {startError && (
+            <p className="form-error" role="alert" data-testid="form-error">
+              {startError}
+            </p>
+          )}
+          <div className="actions">
+            <button type="submit" className="button primary" data-testid="start-run" disabled={!workload || starting}>
+              {starting ? 'Starting…' : '▶ Run'}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

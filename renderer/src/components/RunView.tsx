@@ -1,0 +1,139 @@
+// One run: what ran and how it ended, a Stop button while it runs, and its terminal.
+import { useState } from 'react';
+import type { Run } from '../../../electron/shared/api.js';
+import { useBridge } from '../bridge/context.js';
+import {
+  errorMessage,
+  formatBytes,
+  formatDateTime,
+  formatDuration,
+  formatEnvAssignments,
+  formatNumber,
+  runDurationMs,
+  shellJoin,
+} from '../format.js';
+import { useNow } from '../useNow.js';
+import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
+import { Terminal } from './Terminal.js';
+
+function exitText(run: Run): string {
+  if (run.status === 'running') return run.pid === null ? 'running' : `running, pid ${run.pid}`;
+  const parts: string[] = [];
+  if (run.exitCode !== null) parts.push(`exit code ${run.exitCode}`);
+  if (run.signal !== null) parts.push(`signal ${run.signal}`);
+  return parts.length > 0 ? parts.join(', ') : 'no exit status recorded';
+}
+
+function SummaryLine({ run }: { run: Run }) {
+  const { summary } = run;
+  const items: string[] = [];
+  if (summary.steps !== null) items.push(`${summary.steps} steps`);
+  if (summary.throughput.median !== null) {
+    items.push(`${formatNumber(summary.throughput.median)} ${summary.throughput.unit ?? '/s'} (median)`);
+  }
+  if (summary.stepTimeMs.median !== null) items.push(`${formatNumber(summary.stepTimeMs.median)} ms/step`);
+  if (summary.finalLoss !== null) items.push(`final loss ${formatNumber(summary.finalLoss, 4)}`);
+  if (summary.nanDetected) items.push('NaN/Inf detected');
+  if (items.length === 0) return null;
+  return (
+    <p className="run-summary" data-testid="run-summary">
+      {items.join(' · ')}
+    </p>
+  );
+}
+
+export function RunView({ run }: { run: Run }) {
+  const { api } = useBridge();
+  const running = run.status === 'running';
+  const now = useNow(running);
+  const [stopping, setStopping] = useState<number | null>(null);
+  const [stopError, setStopError] = useState<string | null>(null);
+
+  const stop = async () => {
+    setStopping(run.id);
+    setStopError(null);
+    try {
+      await api['runs.stop']({ id: run.id });
+    } catch (error) {
+      setStopError(errorMessage(error));
+    } finally {
+      setStopping(null);
+    }
+  };
+
+  const configEntries = Object.entries(run.config);
+  const envText = formatEnvAssignments(run.env);
+
+  return (
+    <section className="run-view" aria-label={`Run ${run.id}`}>
+      <header className="run-header">
+        <div className="run-title">
+          <h2>
+            <span className="run-id">#{run.id}</span> {run.workloadName ?? 'ad-hoc command'}
+          </h2>
+          <StatusBadge status={run.status} testId="run-status" />
+          <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
+          <span className="spacer" />
+          {running && (
+            <button
+              type="button"
+              className="button danger"
+              data-testid="stop-run"
+              disabled={stopping === run.id}
+              onClick={() => void stop()}
+            >
+              {stopping === run.id ? 'Stopping…' : 'Stop'}
+            </button>
+          )}
+        </div>
+        {stopError && (
+          <p className="inline-error" role="alert">
+            Could not stop: {stopError}
+          </p>
+        )}
+        <dl className="facts">
+          <div>
+            <dt>Exit</dt>
+            <dd data-testid="run-exit">{exitText(run)}</dd>
+          </div>
+          <div>
+            <dt>Started</dt>
+            <dd>{formatDateTime(run.startedAt)}</dd>
+          </div>
+          <div>
+            <dt>Ended</dt>
+            <dd>{formatDateTime(run.endedAt)}</dd>
+          </div>
+          <div>
+            <dt>Duration</dt>
+            <dd>{formatDuration(runDurationMs(run, now))}</dd>
+          </div>
+          <div>
+            <dt>Output</dt>
+            <dd>{formatBytes(run.outputBytes)}</dd>
+          </div>
+        </dl>
+        {run.exitReason && (
+          <p className={`exit-reason exit-${run.exitClass ?? 'unknown'}`} data-testid="run-exit-reason">
+            <strong>{run.exitClass ?? 'exit'}:</strong> {run.exitReason}
+          </p>
+        )}
+        <pre className="command-line" data-testid="run-command" title={`in ${run.cwd}`}>
+          <span className="prompt">{run.cwd} $</span> {envText && <span className="env">{envText} </span>}
+          {shellJoin(run.command)}
+        </pre>
+        {configEntries.length > 0 && (
+          <ul className="chips" data-testid="run-config" aria-label="Configuration">
+            {configEntries.map(([key, value]) => (
+              <li key={key} className="chip">
+                <span className="chip-key">{key}</span>={value}
+              </li>
+            ))}
+          </ul>
+        )}
+        <SummaryLine run={run} />
+      </header>
+      <Terminal key={run.id} runId={run.id} running={running} />
+    </section>
+  );
+}

@@ -1,0 +1,18 @@
+// Entry point: picks the transport once and renders the app around it.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App.js';
+import { createBridge } from './bridge/index.js';
+import { BridgeContext } from './bridge/context.js';
+import './styles.css';
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+
+createRoot(container).render(
+  <StrictMode>
+    <BridgeContext.Provider value={createBridge()}>
+      <App />
+    </BridgeContext.Provider>
+  </StrictMode>,
+);

@@ -1,0 +1,58 @@
+// Turns the New workload form's text fields into a workloads.create input; the API validates the rest.
+import type { WorkloadInput } from '../../electron/shared/api.js';
+
+export interface WorkloadFormFields {
+  name: string;
+  description: string;
+  cwd: string;
+  command: string;
+  env: string;
+  variables: string;
+}
+
+export type ParsedWorkloadForm = { ok: true; input: WorkloadInput } | { ok: false; error: string };
+
+function lines(text: string): { text: string; number: number }[] {
+  return text
+    .split('\n')
+    .map((line, index) => ({ text: line.replace(/\r$/u, ''), number: index + 1 }))
+    .filter((line) => line.text.trim() !== '');
+}
+
+/** One argument per line, kept exactly as typed: an argument may contain spaces, and nothing re-splits it. */
+export function parseCommandLines(text: string): string[] {
+  return lines(text).map((line) => line.text);
+}
+
+/** `KEY=VALUE` (or `name=default`) per line; `#` starts a comment line. */
+function parseAssignments(text: string, what: string, valueRequired: boolean): Record<string, string> | string {
+  const result: Record<string, string> = {};
+  for (const line of lines(text)) {
+    const trimmed = line.text.trim();
+    if (trimmed.startsWith('#')) continue;
+    const eq = trimmed.indexOf('=');
+    if (eq === 0 || (eq < 0 && valueRequired)) return `${what} line ${line.number}: expected NAME=VALUE, got “${trimmed}”`;
+    const key = (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim();
+    if (Object.hasOwn(result, key)) return `${what} line ${line.number}: ${key} is given twice`;
+    result[key] = eq < 0 ? '' : trimmed.slice(eq + 1);
+  }
+  return result;
+}
+
+export function parseWorkloadForm(fields: WorkloadFormFields): ParsedWorkloadForm {
+  const env = parseAssignments(fields.env, 'env', true);
+  if (typeof env === 'string') return { ok: false, error: env };
+  const variables = parseAssignments(fields.variables, 'variables', false);
+  if (typeof variables === 'string') return { ok: false, error: variables };
+  return {
+    ok: true,
+    input: {
+      name: fields.name,
+      description: fields.description,
+      cwd: fields.cwd.trim(),
+      command: parseCommandLines(fields.command),
+      env,
+      variables: Object.entries(variables).map(([name, value]) => ({ name, default: value, description: '' })),
+    },
+  };
+}
