@@ -40,6 +40,8 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
 }
 
 export const test = base.extend<{ server: HeadlessServer }>({
+  // Playwright reads a fixture's dependencies from this destructuring; this one has none.
+  // eslint-disable-next-line no-empty-pattern
   server: async ({}, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-e2e-'));
     const { child, url } = await startServer(dataDir);
