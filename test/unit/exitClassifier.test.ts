@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyExit, findFailureLine } from '../../electron/core/runner/exitClassifier.js';
-
-const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/training-logs');
+import { readSharedFixture } from '../helpers/fixtures.js';
 const base = { exitCode: 1, signal: null, stoppedByUser: false, timedOut: false, outputTail: '' };
 
 describe('classifyExit', () => {
@@ -13,14 +10,14 @@ describe('classifyExit', () => {
 
   it('reads CUDA out-of-memory from the real captures', () => {
     for (const name of ['oom-1.log', 'oom-2.log']) {
-      const verdict = classifyExit({ ...base, outputTail: fs.readFileSync(path.join(FIXTURES, name), 'utf8') });
+      const verdict = classifyExit({ ...base, outputTail: readSharedFixture('training-logs', name) });
       expect(verdict.exitClass, name).toBe('cuda_oom');
       expect(verdict.reason).toMatch(/OutOfMemoryError/);
     }
   });
 
   it('reads a CUDA error from a real traceback', () => {
-    const verdict = classifyExit({ ...base, outputTail: fs.readFileSync(path.join(FIXTURES, 'cuda-error-1.log'), 'utf8') });
+    const verdict = classifyExit({ ...base, outputTail: readSharedFixture('training-logs', 'cuda-error-1.log') });
     expect(verdict.exitClass).toBe('cuda_error');
     expect(verdict.reason).toBe('RuntimeError: CUDA error: device-side assert triggered');
   });
