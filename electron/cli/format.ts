@@ -1,4 +1,5 @@
 // Human-readable text for the CLI: one run, a list of runs, byte counts and durations.
+import { shellQuote as quoteWord } from '../core/runner/template.js';
 import type { Run } from '../shared/api.js';
 
 export function formatBytes(bytes: number): string {
@@ -22,9 +23,9 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
-/** Quotes an argv for display the way a POSIX shell would need it. */
+/** An argv as a line a POSIX shell would run the same way. */
 export function shellQuote(argv: readonly string[]): string {
-  return argv.map((arg) => (/^[\w@%+=:,./-]+$/u.test(arg) ? arg : `'${arg.replace(/'/gu, `'\\''`)}'`)).join(' ');
+  return argv.map(quoteWord).join(' ');
 }
 
 function runDuration(run: Run): string {

@@ -3,7 +3,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultRendererDir } from '../core/paths.js';
-import { toPlainText } from '../core/runner/ansi.js';
+import { writeRunLog } from '../core/runner/runLog.js';
 import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
@@ -108,10 +108,7 @@ export function buildProgram(): Command {
     .action(async (id: number, options: { raw?: boolean }, command: Command) => {
       await withCore(globals(command), async (core) => {
         requireRun(core, id);
-        const chunks = core.store.runs.outputAfter(id, -1);
-        const bytes = Buffer.concat(chunks.map((chunk) => chunk.data));
-        const out = options.raw ? bytes : Buffer.from(toPlainText(new TextDecoder().decode(bytes)));
-        await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+        await writeRunLog(core.store.runs, id, options.raw ? 'raw' : 'plain', process.stdout);
       });
     });
 

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
-import { EventHub } from './events.js';
+import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
+import { OrphanRegistry } from './runner/orphans.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
@@ -27,8 +28,9 @@ export interface Core {
   readonly store: Store;
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
+  readonly orphans: OrphanRegistry;
   readonly dbPath: string;
-  subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void): () => void;
+  subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void, options?: SubscribeOptions): Subscription;
   /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
   startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
   close(): Promise<void>;
@@ -44,6 +46,7 @@ export function createCore(options: CoreOptions): Core {
   const store = new Store(dbPath);
   for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
   const recovery = recoverInterruptedRuns(store.runs, now());
+  const orphans = new OrphanRegistry(recovery.orphans);
 
   const events = new EventHub();
   const runner = new RunManager(store.runs, events, {
@@ -81,8 +84,8 @@ export function createCore(options: CoreOptions): Core {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows }) =>
-      runner.start({ workload: requireWorkload(workloadId), values, cols, rows }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds }) =>
+      runner.start({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds }),
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -95,11 +98,30 @@ export function createCore(options: CoreOptions): Core {
       runner.resize(id, cols, rows);
       return { ok: true as const };
     },
-    'runs.output': ({ id, afterSeq }) => {
+    'runs.output': ({ id, afterSeq, maxBytes, fromEnd }) => {
       requireRun(id);
       // Flush first so a reader sees everything the run has written so far.
       store.writer.flush();
-      return { chunks: store.runs.outputChunksAsText(id, afterSeq), complete: !runner.isActive(id) };
+      const page = store.runs.outputPage(id, { afterSeq, maxBytes, fromEnd });
+      return {
+        chunks: page.chunks,
+        complete: page.reachedEnd && !runner.isActive(id),
+        skippedBytes: page.skippedBytes,
+        lastSeq: page.lastSeq,
+      };
+    },
+    'runs.ackOutput': ({ id, chars }, context) => {
+      events.ack(context.subscriberId, id, chars);
+      return { ok: true as const };
+    },
+    'runs.saveLog': () => {
+      // Saving needs a face: Electron's dialog or the server's download; each face overrides this.
+      throw new ApiFailure('unavailable', 'this face cannot save files; use `tuning-bench log RUN_ID > file`');
+    },
+    'runs.orphans': () => orphans.list(),
+    'runs.killOrphan': ({ runId }) => {
+      orphans.kill(runId);
+      return { ok: true as const };
     },
   };
 
@@ -109,12 +131,14 @@ export function createCore(options: CoreOptions): Core {
     store,
     runner,
     recovery,
+    orphans,
     dbPath,
-    subscribe: (listener) => events.subscribe(listener),
+    subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
     async close() {
       if (closed) return;
       closed = true;
+      orphans.close();
       await runner.close();
       store.close();
     },

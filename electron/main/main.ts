@@ -65,8 +65,11 @@ function createWindow(engine: Core): BrowserWindow {
 }
 
 function hardenSession(): void {
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  // Only copying from the terminal to the clipboard is allowed; every other permission is refused.
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) =>
+    callback(permission === 'clipboard-sanitized-write'),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission) => permission === 'clipboard-sanitized-write');
   // Vite's dev server needs an inline script and its own WebSocket for hot reload; its page keeps the meta CSP.
   if (MAIN_WINDOW_VITE_DEV_SERVER_URL) return;
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
@@ -87,7 +90,7 @@ async function start(): Promise<void> {
     nodePath: process.execPath,
     nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
   });
-  bindIpc(core, isTrustedUrl);
+  bindIpc(core, isTrustedUrl, (contents) => BrowserWindow.fromWebContents(contents));
   mainWindow = createWindow(core);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && core) mainWindow = createWindow(core);

@@ -5,7 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { dispatch } from '../shared/api.js';
+import { ApiFailure, dispatch, logFormat, type ApiHandlers } from '../shared/api.js';
+import { logFileName, writeRunLog } from '../core/runner/runLog.js';
 import { TOKEN_COOKIE, TOKEN_PARAM, WS_PATH, type WsCall, type WsServerMessage } from '../shared/protocol.js';
 import type { Core } from '../core/createCore.js';
 
@@ -70,6 +71,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     tokensEqual(url.searchParams.get(TOKEN_PARAM), token) ||
     tokensEqual(readCookie(request.headers.cookie, TOKEN_COOKIE), token);
 
+  // Headless mode saves a log as a browser download from the server itself.
+  const handlers: ApiHandlers = {
+    ...options.core.handlers,
+    'runs.saveLog': ({ id, format }) => {
+      if (!options.core.store.runs.get(id)) throw new ApiFailure('not_found', `no run ${id}`);
+      return { path: null, downloadUrl: `/runs/${id}/log?format=${format}` };
+    },
+  };
+
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', `http://${SERVER_HOST}`);
     // A foreign Host header means DNS rebinding or a proxy: neither should reach the API.
@@ -92,6 +102,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return response.end();
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'Method not allowed.\n');
+    const logRoute = /^\/runs\/(\d+)\/log$/u.exec(url.pathname);
+    if (logRoute) return void serveLog(options.core, Number(logRoute[1]), url.searchParams.get('format'), response);
     serveStatic(rendererDir, url.pathname, response);
   });
 
@@ -113,8 +125,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const send = (message: WsServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
-    const unsubscribe = options.core.subscribe((event, payload) => send({ type: 'event', event, payload }));
-    ws.on('close', unsubscribe);
+    const subscription = options.core.subscribe((event, payload) => send({ type: 'event', event, payload }), { flowControl: true });
+    ws.on('close', () => subscription.unsubscribe());
     ws.on('message', (raw) => {
       let call: Partial<WsCall>;
       try {
@@ -124,7 +136,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       if (call.type !== 'call' || typeof call.id !== 'number') return ws.close(1003, 'expected a call');
       const id = call.id;
-      void dispatch(options.core.handlers, call.method, call.input).then((result) => send({ type: 'result', id, result }));
+      void dispatch(handlers, call.method, call.input, { subscriberId: subscription.id }).then((result) =>
+        send({ type: 'result', id, result }),
+      );
     });
   });
 
@@ -147,6 +161,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await closed;
     },
   };
+}
+
+async function serveLog(core: Core, id: number, formatParam: string | null, response: http.ServerResponse): Promise<void> {
+  const format = logFormat.safeParse(formatParam ?? 'plain');
+  if (!format.success) return sendText(response, 400, 'format is raw or plain.\n');
+  if (!core.store.runs.get(id)) return sendText(response, 404, `No run ${id}.\n`);
+  core.store.writer.flush();
+  response.writeHead(200, {
+    'Content-Type': format.data === 'raw' ? 'application/octet-stream' : 'text/plain; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${logFileName(id, format.data)}"`,
+    'X-Content-Type-Options': 'nosniff',
+  });
+  try {
+    await writeRunLog(core.store.runs, id, format.data, response);
+  } finally {
+    response.end();
+  }
 }
 
 function serveStatic(root: string, pathname: string, response: http.ServerResponse): void {

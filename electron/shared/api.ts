@@ -12,6 +12,8 @@ export const LIMITS = {
   terminalCols: { min: 20, max: 400 },
   terminalRows: { min: 5, max: 200 },
   writeChars: 64 * 1024,
+  /** Largest page of stored output one call returns. */
+  outputPageBytes: 4 * 1024 * 1024,
 } as const;
 
 const name = z
@@ -42,12 +44,18 @@ export const workloadVariable = z.object({
   description: z.string().max(500).default(''),
 });
 
-export const workloadInput = z.object({
+export const commandMode = z.enum(['argv', 'shell']);
+
+const workloadFields = z.object({
   name,
   description: z.string().max(2000).default(''),
   /** Directory the command runs in; `{resources}` names the app's bundled resources. */
   cwd: z.string().min(1).max(LIMITS.argChars),
-  /** argv template: each element is one argument, `{var}` placeholders substituted, never re-split. */
+  /**
+   * `argv`: each element is one argument, `{var}` placeholders substituted, never re-split.
+   * `shell`: one element, a script for `/bin/sh -c`, each value substituted shell-quoted.
+   */
+  mode: commandMode.default('argv'),
   command: z.array(z.string().max(LIMITS.argChars)).min(1).max(LIMITS.argCount),
   env: z.record(varName, z.string().max(LIMITS.argChars)).refine((e) => Object.keys(e).length <= LIMITS.envKeys, {
     message: `at most ${LIMITS.envKeys} environment variables`,
@@ -55,7 +63,12 @@ export const workloadInput = z.object({
   variables: z.array(workloadVariable).max(LIMITS.variables),
 });
 
-export const workload = workloadInput.extend({
+export const workloadInput = workloadFields.refine((w) => w.mode === 'argv' || w.command.length === 1, {
+  message: 'a shell-mode command is one script string',
+  path: ['command'],
+});
+
+export const workload = workloadFields.extend({
   id: z.number().int().positive(),
   builtin: z.boolean(),
   createdAt: z.string(),
@@ -121,6 +134,16 @@ const terminalSize = z.object({
 const empty = z.object({}).strict();
 const ok = z.object({ ok: z.literal(true) });
 
+/** Longest limit a run may be given: a week. */
+const MAX_RUN_SECONDS = 7 * 24 * 3600;
+
+export const orphan = z.object({
+  runId,
+  pid: z.number().int().positive(),
+  command: z.array(z.string()),
+});
+export const logFormat = z.enum(['raw', 'plain']);
+
 /** Every method: `domain.verb`, its input and its output. */
 export const methods = {
   'app.info': {
@@ -145,6 +168,8 @@ export const methods = {
       .object({
         workloadId: z.number().int().positive(),
         values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+        /** Stop the run (SIGINT, then SIGTERM, then SIGKILL) after this long; it ends `timed_out`. */
+        timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -152,16 +177,43 @@ export const methods = {
   'runs.stop': { input: z.object({ id: runId }), output: ok },
   'runs.write': { input: z.object({ id: runId, data: z.string().min(1).max(LIMITS.writeChars) }), output: ok },
   'runs.resize': { input: z.object({ id: runId }).extend(terminalSize.shape), output: ok },
+  /**
+   * Stored output in pages of at most `maxBytes`: after `afterSeq`, or with `fromEnd` the last
+   * `maxBytes` of it (a view replays the end of a long log, not all of it).
+   */
   'runs.output': {
-    input: z.object({ id: runId, afterSeq: z.number().int().min(-1).default(-1) }),
-    output: z.object({ chunks: z.array(outputChunk), complete: z.boolean() }),
+    input: z.object({
+      id: runId,
+      afterSeq: z.number().int().min(-1).default(-1),
+      maxBytes: z.number().int().min(1024).max(LIMITS.outputPageBytes).default(LIMITS.outputPageBytes),
+      fromEnd: z.boolean().default(false),
+    }),
+    output: z.object({
+      chunks: z.array(outputChunk),
+      /** True when this page reaches the end of what is stored and the run has ended. */
+      complete: z.boolean(),
+      /** Bytes stored before the first chunk of this page that it does not contain. */
+      skippedBytes: z.number().int().nonnegative(),
+      /** Highest seq stored so far. */
+      lastSeq: z.number().int().min(-1),
+    }),
   },
+  /** The view has drawn this many chars of a run's live output; the engine holds back a view that falls behind. */
+  'runs.ackOutput': { input: z.object({ id: runId, chars: z.number().int().positive().max(1 << 30) }), output: ok },
+  /** Saves the whole log: Electron asks where (a path comes back); headless mode gives a download URL. */
+  'runs.saveLog': {
+    input: z.object({ id: runId, format: logFormat }),
+    output: z.object({ path: z.string().nullable(), downloadUrl: z.string().nullable() }),
+  },
+  /** Training processes of interrupted runs still alive after the engine died. */
+  'runs.orphans': { input: empty, output: z.array(orphan) },
+  'runs.killOrphan': { input: z.object({ runId }), output: ok },
 } as const;
 
 /** Every event the engine pushes to the faces: `domain.onEvent`. */
 export const events = {
   /** Live output, merged over a few milliseconds; `seq` matches the stored chunk. */
-  'runs.onOutput': z.object({ runId, seq: z.number().int().nonnegative(), data: z.string() }),
+  'runs.onOutput': z.object({ runId, seq: z.number().int().nonnegative(), tMs: z.number().nonnegative(), data: z.string() }),
   /** A run started, changed status or ended. */
   'runs.onDidChange': run,
 } as const;
@@ -175,6 +227,8 @@ export type MethodOutput<M extends MethodName> = z.output<Methods[M]['output']>;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 
 export type Run = z.output<typeof run>;
+export type Orphan = z.output<typeof orphan>;
+export type LogFormat = z.output<typeof logFormat>;
 export type RunSummary = z.output<typeof runSummary>;
 export type RunStatus = z.output<typeof runStatus>;
 export type ExitClass = z.output<typeof exitClass>;
@@ -193,8 +247,15 @@ export interface ApiError {
 }
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
+/** Who is calling: the face's subscriber id, so per-view state (output acknowledgements) has an owner. */
+export interface CallContext {
+  subscriberId: number | null;
+}
+
 /** What the engine implements: a method without a handler fails to compile. */
-export type ApiHandlers = { [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> | MethodOutput<M> };
+export type ApiHandlers = {
+  [M in MethodName]: (input: ParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>> | MethodOutput<M>;
+};
 
 /** What a face calls: typed by the contract, transport-agnostic. */
 export type ApiClient = {
@@ -231,7 +292,12 @@ export class ApiFailure extends Error {
  * Parses the input against the contract and runs the handler; every outcome becomes an ApiResult.
  * Each face (IPC, WebSocket, CLI) calls this, so validation happens once, in one place.
  */
-export async function dispatch(handlers: ApiHandlers, method: unknown, input: unknown): Promise<ApiResult<unknown>> {
+export async function dispatch(
+  handlers: ApiHandlers,
+  method: unknown,
+  input: unknown,
+  context: CallContext = { subscriberId: null },
+): Promise<ApiResult<unknown>> {
   if (!isMethodName(method)) {
     return { ok: false, error: { code: 'unknown_method', message: `unknown method ${String(method)}` } };
   }
@@ -241,8 +307,8 @@ export async function dispatch(handlers: ApiHandlers, method: unknown, input: un
   }
   try {
     // The mapped type guarantees the handler matches the method; TypeScript cannot correlate the union here.
-    const handler = handlers[method] as (input: unknown) => Promise<unknown> | unknown;
-    return { ok: true, value: await handler(parsed.data) };
+    const handler = handlers[method] as (input: unknown, context: CallContext) => Promise<unknown> | unknown;
+    return { ok: true, value: await handler(parsed.data, context) };
   } catch (error) {
     if (error instanceof ApiFailure) return { ok: false, error: { code: error.code, message: error.message } };
     return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };

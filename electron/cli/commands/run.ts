@@ -50,7 +50,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
 
   // With --json, stdout carries only the final object; the live output goes to stderr.
   const live = options.json ? process.stderr : process.stdout;
-  const unsubscribe = core.subscribe((event, payload) => {
+  const subscription = core.subscribe((event, payload) => {
     if (event === 'runs.onOutput' && (payload as { runId: number }).runId === run.id) live.write((payload as { data: string }).data);
   });
   const onSignal = () => {
@@ -70,7 +70,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     if (timer) clearTimeout(timer);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    unsubscribe();
+    subscription.unsubscribe();
   }
 }
 

@@ -43,6 +43,8 @@ export interface StartRequest {
   values: Record<string, string>;
   cols?: number | undefined;
   rows?: number | undefined;
+  /** Stop the run after this long; it ends `timed_out`. */
+  timeoutSeconds?: number | undefined;
 }
 
 interface ActiveRun {
@@ -157,6 +159,9 @@ export class RunManager {
     this.active.set(record.id, active);
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
+    if (request.timeoutSeconds !== undefined) {
+      active.stopTimers.push(setTimeout(() => this.stop(active.id, { timedOut: true }), request.timeoutSeconds * 1000));
+    }
 
     const started = this.runs.get(record.id)!;
     this.events.emit('runs.onDidChange', started);
@@ -190,6 +195,7 @@ export class RunManager {
     if (active.stoppedByUser || active.timedOut) return;
     if (options.timedOut) active.timedOut = true;
     else active.stoppedByUser = true;
+    for (const timer of active.stopTimers.splice(0)) clearTimeout(timer);
     active.session.signalGroup('SIGINT');
     active.stopTimers.push(
       setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
@@ -244,10 +250,11 @@ export class RunManager {
     active.pending = [];
     active.pendingBytes = 0;
     const seq = active.seq++;
-    this.runs.appendOutput(active.id, seq, Date.now() - active.startedAtMs, data);
+    const tMs = Date.now() - active.startedAtMs;
+    this.runs.appendOutput(active.id, seq, tMs, data);
     const text = active.decoder.write(data);
     active.tail = (active.tail + text).slice(-OUTPUT_TAIL_CHARS);
-    this.events.emit('runs.onOutput', { runId: active.id, seq, data: text });
+    this.events.emit('runs.onOutput', { runId: active.id, seq, tMs, data: text });
     active.bytes += data.length;
     const now = Date.now();
     if (now - active.lastProgressEventAt >= PROGRESS_EVENT_INTERVAL_MS) {

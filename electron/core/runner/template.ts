@@ -26,8 +26,17 @@ export class TemplateError extends Error {
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/gu;
 
+/** Quotes one value for a POSIX shell: safe characters as they are, anything else in single quotes. */
+export function shellQuote(value: string): string {
+  if (value !== '' && /^[\w@%+=:,./-]+$/u.test(value)) return value;
+  return `'${value.replace(/'/gu, `'\\''`)}'`;
+}
+
+/** The shell that runs a shell-mode workload's script. */
+export const SHELL = '/bin/sh';
+
 export function expandWorkload(
-  workload: Pick<Workload, 'name' | 'command' | 'cwd' | 'env' | 'variables'>,
+  workload: Pick<Workload, 'name' | 'command' | 'cwd' | 'env' | 'variables'> & { mode?: Workload['mode'] },
   values: Record<string, string>,
   builtins: BuiltinValues,
 ): ExpandedCommand {
@@ -41,17 +50,24 @@ export function expandWorkload(
   for (const variable of workload.variables) config[variable.name] = values[variable.name] ?? variable.default;
   const lookup: Record<string, string> = { ...config, resources: builtins.resources, node: builtins.node };
 
-  const fill = (template: string, where: string): string =>
-    template.replace(PLACEHOLDER, (match, name: string) => {
+  const fill = (template: string, where: string, quote: (value: string) => string = (v) => v): string =>
+    template.replace(PLACEHOLDER, (_match, name: string) => {
       const value = lookup[name];
       if (value === undefined) {
         throw new TemplateError(`${where} uses {${name}}, which is neither a variable of "${workload.name}" nor a built-in`);
       }
-      return value;
+      return quote(value);
     });
 
-  // Each template element stays exactly one argument: a value with spaces is never re-split.
-  const command = workload.command.map((arg, i) => fill(arg, `argument ${i + 1}`));
+  let command: string[];
+  if (workload.mode === 'shell') {
+    if (workload.command.length !== 1) throw new TemplateError(`a shell-mode command is one script string`);
+    // Every value is quoted where it lands, so a value is always one word of the script, never code.
+    command = [SHELL, '-c', fill(workload.command[0]!, 'the script', shellQuote)];
+  } else {
+    // Each template element stays exactly one argument: a value with spaces is never re-split.
+    command = workload.command.map((arg, i) => fill(arg, `argument ${i + 1}`));
+  }
   const env: Record<string, string> = {};
   for (const [key, template] of Object.entries(workload.env)) env[key] = fill(template, `env ${key}`);
   return { command, cwd: fill(workload.cwd, 'cwd'), env, config };

@@ -46,6 +46,13 @@ export interface RunEnding {
   endedAt: Date;
 }
 
+export interface OutputPage {
+  chunks: OutputChunk[];
+  skippedBytes: number;
+  lastSeq: number;
+  reachedEnd: boolean;
+}
+
 /** A run whose engine died while it ran, found at the next start. */
 export interface OrphanCandidate {
   id: number;
@@ -89,6 +96,10 @@ export class RunStore {
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
+      chunksFromEnd: db.prepare<[number], { seq: number; t_ms: number; data: Buffer }>(
+        'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? ORDER BY seq DESC',
+      ),
+      lastSeq: db.prepare<[number], { seq: number | null }>('SELECT MAX(seq) AS seq FROM run_output WHERE run_id = ?'),
       storedBytes: db.prepare<[number], { bytes: number | null }>(
         'SELECT SUM(length(data)) AS bytes FROM run_output WHERE run_id = ?',
       ),
@@ -148,14 +159,35 @@ export class RunStore {
     return this.statements.chunksAfter.all(id, afterSeq).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
   }
 
-  /** Decoded for display: invalid UTF-8 becomes U+FFFD here, while the stored bytes stay as written. */
-  outputChunksAsText(id: number, afterSeq: number): OutputChunk[] {
+  /** Streams every stored chunk in order without holding the whole log in memory. */
+  *iterateOutput(id: number): Generator<{ seq: number; tMs: number; data: Buffer }> {
+    for (const row of this.statements.chunksAfter.iterate(id, -1)) yield { seq: row.seq, tMs: row.t_ms, data: row.data };
+  }
+
+  /**
+   * One page of stored output for a view, decoded (invalid UTF-8 becomes U+FFFD there; the stored
+   * bytes stay as written): the chunks after `afterSeq`, or with `fromEnd` the last ones, up to
+   * `maxBytes` (always at least one chunk, so a page never comes back empty while output remains).
+   */
+  outputPage(id: number, page: { afterSeq: number; maxBytes: number; fromEnd: boolean }): OutputPage {
+    const lastSeq = this.statements.lastSeq.get(id)?.seq ?? -1;
+    const rows: Array<{ seq: number; t_ms: number; data: Buffer }> = [];
+    let bytes = 0;
+    const source = page.fromEnd ? this.statements.chunksFromEnd.iterate(id) : this.statements.chunksAfter.iterate(id, page.afterSeq);
+    for (const row of source) {
+      if (rows.length > 0 && bytes + row.data.length > page.maxBytes) break;
+      rows.push(row);
+      bytes += row.data.length;
+    }
+    if (page.fromEnd) rows.reverse();
+    let skippedBytes = 0;
+    if (page.fromEnd) {
+      skippedBytes = (this.statements.storedBytes.get(id)?.bytes ?? 0) - bytes;
+    }
     const decoder = new TextDecoder('utf-8', { fatal: false });
-    return this.outputAfter(id, afterSeq).map((chunk) => ({
-      seq: chunk.seq,
-      tMs: chunk.tMs,
-      data: decoder.decode(chunk.data, { stream: true }),
-    }));
+    const chunks = rows.map((row) => ({ seq: row.seq, tMs: row.t_ms, data: decoder.decode(row.data, { stream: true }) }));
+    const last = chunks.at(-1)?.seq ?? page.afterSeq;
+    return { chunks, skippedBytes, lastSeq, reachedEnd: last >= lastSeq };
   }
 
   runningRuns(): OrphanCandidate[] {

@@ -8,6 +8,7 @@ interface WorkloadRow {
   name: string;
   description: string;
   cwd: string;
+  mode: 'argv' | 'shell';
   command_json: string;
   env_json: string;
   variables_json: string;
@@ -34,11 +35,11 @@ export class WorkloadStore {
     this.selectById = db.prepare<[number], WorkloadRow>('SELECT * FROM workloads WHERE id = ?');
     this.selectByName = db.prepare<[string], WorkloadRow>('SELECT * FROM workloads WHERE name = ?');
     this.insert = db.prepare(
-      `INSERT INTO workloads (name, description, cwd, command_json, env_json, variables_json, builtin, created_at)
-       VALUES (@name, @description, @cwd, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
+      `INSERT INTO workloads (name, description, cwd, mode, command_json, env_json, variables_json, builtin, created_at)
+       VALUES (@name, @description, @cwd, @mode, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
     );
     this.updateBuiltin = db.prepare(
-      `UPDATE workloads SET description = @description, cwd = @cwd, command_json = @command_json,
+      `UPDATE workloads SET description = @description, cwd = @cwd, mode = @mode, command_json = @command_json,
          env_json = @env_json, variables_json = @variables_json WHERE name = @name AND builtin = 1`,
     );
   }
@@ -84,6 +85,7 @@ function columns(input: ReturnType<typeof workloadInput.parse>) {
     name: input.name,
     description: input.description,
     cwd: input.cwd,
+    mode: input.mode,
     command_json: JSON.stringify(input.command),
     env_json: JSON.stringify(input.env),
     variables_json: JSON.stringify(input.variables),
@@ -96,6 +98,7 @@ function toWorkload(row: WorkloadRow): Workload {
     name: row.name,
     description: row.description,
     cwd: row.cwd,
+    mode: row.mode,
     command: JSON.parse(row.command_json) as string[],
     env: JSON.parse(row.env_json) as Record<string, string>,
     variables: JSON.parse(row.variables_json) as Workload['variables'],

@@ -1,5 +1,6 @@
 // The ordered list of schema migrations; `user_version` records how many have been applied.
 import { initial } from './0001-initial.js';
+import { workloadMode } from './0002-workload-mode.js';
 
 export interface Migration {
   version: number;
@@ -7,5 +8,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial];
+export const migrations: readonly Migration[] = [initial, workloadMode];
 export const SCHEMA_VERSION = migrations.length;
