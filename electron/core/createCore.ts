@@ -98,10 +98,10 @@ export function createCore(options: CoreOptions): Core {
       runner.resize(id, cols, rows);
       return { ok: true as const };
     },
-    'runs.output': ({ id, afterSeq, maxBytes, fromEnd }) => {
+    'runs.output': async ({ id, afterSeq, maxBytes, fromEnd }) => {
       requireRun(id);
       // Flush first so a reader sees everything the run has written so far.
-      store.writer.flush();
+      await store.flush();
       const page = store.runs.outputPage(id, { afterSeq, maxBytes, fromEnd });
       return {
         chunks: page.chunks,
@@ -140,7 +140,7 @@ export function createCore(options: CoreOptions): Core {
       closed = true;
       orphans.close();
       await runner.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -68,6 +68,11 @@ export class EventHub {
     return { id, unsubscribe: () => this.subscribers.delete(id) };
   }
 
+  /** Whether anyone listens: with nobody watching, live output need not even be decoded. */
+  get hasSubscribers(): boolean {
+    return this.subscribers.size > 0;
+  }
+
   /** A view acknowledges drawn output; unknown subscribers (closed sockets) are ignored. */
   ack(subscriberId: number | null, runId: number, chars: number): void {
     if (subscriberId === null) return;

@@ -19,7 +19,7 @@ function desktopHandlers(core: Core, windowFor: (contents: WebContents) => Brows
       const options = { defaultPath: logFileName(id, format), title: `Save the log of run ${id}` };
       const choice = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
       if (choice.canceled || !choice.filePath) return { path: null, downloadUrl: null };
-      core.store.writer.flush();
+      await core.store.flush();
       const file = fs.createWriteStream(choice.filePath);
       await writeRunLog(core.store.runs, id, format, file);
       await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));

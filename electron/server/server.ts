@@ -167,7 +167,7 @@ async function serveLog(core: Core, id: number, formatParam: string | null, resp
   const format = logFormat.safeParse(formatParam ?? 'plain');
   if (!format.success) return sendText(response, 400, 'format is raw or plain.\n');
   if (!core.store.runs.get(id)) return sendText(response, 404, `No run ${id}.\n`);
-  core.store.writer.flush();
+  await core.store.flush();
   response.writeHead(200, {
     'Content-Type': format.data === 'raw' ? 'application/octet-stream' : 'text/plain; charset=utf-8',
     'Content-Disposition': `attachment; filename="${logFileName(id, format.data)}"`,

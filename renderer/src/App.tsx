@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
 import { NewRun } from './components/NewRun.js';
+import { OrphanBanners } from './components/OrphanBanners.js';
 import { RunsList } from './components/RunsList.js';
 import { RunView } from './components/RunView.js';
 import { errorMessage } from './format.js';
@@ -124,6 +125,7 @@ export function App() {
         )}
       </header>
       <ConnectionBanner />
+      <OrphanBanners />
       {loadError && (
         <div className="load-error" role="alert">
           Could not load from the engine: {loadError}

@@ -6,8 +6,8 @@ export const TERMINAL_FONT_FAMILY =
 export const TERMINAL_FONT_SIZE_PX = 13;
 /** 80x24 is what programs assume when they cannot ask. */
 const FALLBACK_SIZE = { cols: 80, rows: 24 } as const;
-/** Room the run view's header takes above the terminal, roughly; the terminal refits and resizes the pty once shown. */
-const RUN_HEADER_ESTIMATE_PX = 200;
+/** Room the run view's header and the terminal toolbar take, roughly; the terminal refits and resizes the pty once shown. */
+const RUN_HEADER_ESTIMATE_PX = 240;
 
 export interface TerminalSize {
   cols: number;

@@ -1,8 +1,12 @@
 // Turns the New workload form's text fields into a workloads.create input; the API validates the rest.
 import type { WorkloadInput } from '../../electron/shared/api.js';
 
+/** `argv`: one argument per line; `shell`: the whole text is one script for /bin/sh -c. */
+export type CommandMode = 'argv' | 'shell';
+
 export interface WorkloadFormFields {
   name: string;
+  mode: CommandMode;
   description: string;
   cwd: string;
   command: string;
@@ -39,7 +43,16 @@ function parseAssignments(text: string, what: string, valueRequired: boolean): R
   return result;
 }
 
+/** The script as typed, less the blank lines around it (a textarea collects those); the engine runs it with sh -c. */
+export function parseShellScript(text: string): string {
+  return text.replace(/\r\n/gu, '\n').replace(/^\s*\n/u, '').trimEnd();
+}
+
 export function parseWorkloadForm(fields: WorkloadFormFields): ParsedWorkloadForm {
+  // The API refuses an empty argv, but would take an empty script (one empty element): that is caught here.
+  const script = fields.mode === 'shell' ? parseShellScript(fields.command) : null;
+  if (script === '') return { ok: false, error: 'the script is empty' };
+  const command = script === null ? parseCommandLines(fields.command) : [script];
   const env = parseAssignments(fields.env, 'env', true);
   if (typeof env === 'string') return { ok: false, error: env };
   const variables = parseAssignments(fields.variables, 'variables', false);
@@ -50,7 +63,8 @@ export function parseWorkloadForm(fields: WorkloadFormFields): ParsedWorkloadFor
       name: fields.name,
       description: fields.description,
       cwd: fields.cwd.trim(),
-      command: parseCommandLines(fields.command),
+      mode: fields.mode,
+      command,
       env,
       variables: Object.entries(variables).map(([name, value]) => ({ name, default: value, description: '' })),
     },

@@ -15,7 +15,8 @@ export interface HeadlessServer {
   dbPath: string;
 }
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+/** Starts `tuning-bench serve` on `dataDir`/runs.db; tests that restart a server on the same database call it directly. */
+export async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const dbPath = path.join(dataDir, 'runs.db');
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', dbPath, 'serve'], {
     cwd: dataDir,

@@ -3,10 +3,13 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './tempCore.js';
 
-const ENTRY = path.join(REPO_ROOT, 'electron/cli/entry.ts');
+export const CLI_ENTRY = path.join(REPO_ROOT, 'electron/cli/entry.ts');
+/** tsx's loader by absolute URL, so the CLI can be started from any working directory. */
+export const TSX_LOADER = import.meta.resolve('tsx');
+const ENTRY = CLI_ENTRY;
 
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+  return spawnSync(process.execPath, ['--import', TSX_LOADER, ENTRY, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, ...options.env },
     encoding: 'utf8',

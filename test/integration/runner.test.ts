@@ -100,23 +100,33 @@ describe('how runs end', () => {
     const run = harness.core.startCommand({
       adHoc: { command: [process.execPath, SYNTHETIC_TRAIN, '--steps', '100000', '--workers', '2'], cwd: harness.dir },
     });
-    const workersOf = () =>
+    // Every process in the run's process group (the pty's session): the trainer and its workers.
+    const groupMembers = () =>
       fs
         .readdirSync('/proc')
         .filter((entry) => /^\d+$/u.test(entry))
         .filter((pid) => {
           try {
-            return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`parent=${run.pid}`);
+            const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === run.pid;
           } catch {
             return false;
           }
         });
+    const workersOf = () =>
+      groupMembers().filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('synthetic-dataloader-worker');
+        } catch {
+          return false;
+        }
+      });
     await expect.poll(() => workersOf().length, { timeout: 10_000 }).toBe(2);
     harness.core.runner.stop(run.id);
     const finished = await harness.core.runner.waitForExit(run.id);
     expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed' });
-    expect(workersOf()).toEqual([]);
-    expect(() => process.kill(run.pid!, 0)).toThrow();
+    // SIGKILL is delivered at once but takes a moment to be reaped.
+    await expect.poll(groupMembers, { timeout: 5000 }).toEqual([]);
   });
 
   it('survives a restart: the stored output is still there', async () => {

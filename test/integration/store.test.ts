@@ -49,8 +49,8 @@ describe('openDatabase', () => {
   });
 });
 
-describe('BatchWriter', () => {
-  it('commits queued writes on its own within the flush interval', async () => {
+describe('batched writes', () => {
+  it('commits queued output on its own within the flush interval, off the engine thread', async () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     const store = new Store(file);
@@ -73,7 +73,7 @@ describe('BatchWriter', () => {
     await expect.poll(count, { timeout: FLUSH_INTERVAL_MS * 4, interval: 20 }).toBe(1);
     expect(reader.prepare('SELECT output_bytes FROM runs').pluck().get()).toBe(5);
     reader.close();
-    store.close();
+    await store.close();
   });
 
   it('refuses writes after close, having flushed what was queued', () => {

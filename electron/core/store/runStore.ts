@@ -1,6 +1,6 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
 import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
-import type { BatchWriter } from './batchWriter.js';
+import type { OutputWriter } from './outputWriter.js';
 import type { Db } from './open.js';
 
 interface RunRow {
@@ -76,7 +76,7 @@ export class RunStore {
 
   constructor(
     private readonly db: Db,
-    private readonly writer: BatchWriter,
+    private readonly output: OutputWriter,
   ) {
     this.statements = {
       insert: db.prepare(
@@ -91,8 +91,6 @@ export class RunStore {
       get: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?'),
       list: db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT ?'),
       running: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running'"),
-      insertChunk: db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)'),
-      addBytes: db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?'),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
@@ -126,17 +124,19 @@ export class RunStore {
     this.statements.setPid.run(pid, startTicks, id);
   }
 
-  /** Queues a chunk of output; it reaches the file with the next batch (at most FLUSH_INTERVAL_MS later). */
+  /** Queues a chunk of output; the writer commits it with its next batch (at most FLUSH_INTERVAL_MS later). */
   appendOutput(id: number, seq: number, tMs: number, data: Buffer): void {
-    this.writer.enqueue(() => {
-      this.statements.insertChunk.run(id, seq, tMs, data);
-      this.statements.addBytes.run(data.length, id);
-    });
+    this.output.append(id, seq, tMs, data);
   }
 
   /** Records how a run ended, after everything it wrote has been committed. */
-  end(id: number, ending: RunEnding): Run {
-    this.writer.flush();
+  async end(id: number, ending: RunEnding): Promise<Run> {
+    await this.output.flush();
+    return this.recordEnding(id, ending);
+  }
+
+  /** Records an ending at once: for a run that never started, so has no output in flight. */
+  recordEnding(id: number, ending: RunEnding): Run {
     this.statements.end.run({ id, ...ending, endedAt: ending.endedAt.toISOString() });
     return this.get(id)!;
   }

@@ -1,25 +1,35 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
 import { BatchWriter } from './batchWriter.js';
 import { openDatabase, type Db } from './open.js';
+import { OutputWriter } from './outputWriter.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
 
 export class Store {
   readonly db: Db;
   readonly writer: BatchWriter;
+  readonly output: OutputWriter;
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
     this.writer = new BatchWriter(this.db);
+    this.output = new OutputWriter(file);
     this.workloads = new WorkloadStore(this.db);
-    this.runs = new RunStore(this.db, this.writer);
+    this.runs = new RunStore(this.db, this.output);
   }
 
-  close(): void {
+  /** Everything queued so far (output in the worker, samples here) committed. */
+  async flush(): Promise<void> {
+    this.writer.flush();
+    await this.output.flush();
+  }
+
+  async close(): Promise<void> {
     if (!this.db.open) return;
     this.writer.close();
+    await this.output.close();
     this.db.close();
   }
 }

@@ -4,12 +4,12 @@ import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.j
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../format.js';
 import { estimateTerminalSize } from '../terminalSize.js';
+import { parseTimeLimit } from '../timeLimit.js';
 import { NewWorkload } from './NewWorkload.js';
 
 /** Long enough to skip the keystrokes of one word, short enough to feel live. */
 const PREVIEW_DEBOUNCE_MS = 250;
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
-
 type Preview =
   | { key: string; ok: true; value: MethodOutput<'workloads.preview'> }
   | { key: string; ok: false; error: string };
@@ -30,6 +30,7 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const [timeLimit, setTimeLimit] = useState('');
 
   const workload =
     workloads.find((w) => w.id === chosenId) ??
@@ -73,12 +74,17 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
   const start = async (event: FormEvent) => {
     event.preventDefault();
     if (!workload) return;
+    const limit = parseTimeLimit(timeLimit);
+    if (!limit.ok) {
+      setStartError(limit.error);
+      return;
+    }
     setStarting(true);
     setStartError(null);
     try {
       // The run view will fill the whole main area, not just this form's height.
       const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
-      onStarted(await api['runs.start']({ workloadId: workload.id, values, ...size }));
+      onStarted(await api['runs.start']({ workloadId: workload.id, values, timeoutSeconds: limit.seconds, ...size }));
     } catch (error) {
       setStartError(errorMessage(error));
     } finally {
@@ -136,8 +142,12 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
 
           {workload && (
             <div className="template">
-              <span className="label">Template</span>
-              <code className="mono">{shellJoin(workload.command)}</code>
+              <span className="label">{workload.mode === 'shell' ? 'Script (run with sh -c)' : 'Template'}</span>
+              {workload.mode === 'shell' ? (
+                <pre className="mono script">{workload.command[0]}</pre>
+              ) : (
+                <code className="mono">{shellJoin(workload.command)}</code>
+              )}
             </div>
           )}
 
@@ -161,6 +171,21 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
             </fieldset>
           )}
           {workload && workload.variables.length === 0 && <p className="hint">This workload has no variables.</p>}
+
+          <label className="field time-limit">
+            <span className="label">Time limit</span>
+            <span className="input-with-unit">
+              <input
+                data-testid="time-limit"
+                inputMode="decimal"
+                placeholder="none"
+                value={timeLimit}
+                onChange={(event) => setTimeLimit(event.target.value)}
+              />
+              <span className="unit">minutes</span>
+            </span>
+            <span className="hint">Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out.</span>
+          </label>
 
           <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
             <span className="label">Will run</span>

@@ -1,16 +1,29 @@
-// The New workload form: a name, a directory, an argv template, env and variables; the API's errors show inline.
+// The New workload form: a name, a directory, a command (argv lines or a shell script), env and variables; the API's errors show inline.
 import { useState, type FormEvent } from 'react';
 import type { Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
-import { parseWorkloadForm, type WorkloadFormFields } from '../workloadForm.js';
+import { parseWorkloadForm, type CommandMode, type WorkloadFormFields } from '../workloadForm.js';
 
 interface NewWorkloadProps {
   onCreated: (workload: Workload) => void;
   onCancel: () => void;
 }
 
-const EMPTY_FIELDS: WorkloadFormFields = { name: '', description: '', cwd: '', command: '', env: '', variables: '' };
+const EMPTY_FIELDS: WorkloadFormFields = {
+  name: '',
+  mode: 'argv',
+  description: '',
+  cwd: '',
+  command: '',
+  env: '',
+  variables: '',
+};
+
+const COMMAND_PLACEHOLDERS: Record<CommandMode, string> = {
+  argv: 'python\ntrain.py\n--batch_size\n{batch}',
+  shell: 'source .venv/bin/activate\npython train.py --batch_size {batch} 2>&1 | tee train.log',
+};
 
 export function NewWorkload({ onCreated, onCancel }: NewWorkloadProps) {
   const { api } = useBridge();
@@ -59,21 +72,44 @@ export function NewWorkload({ onCreated, onCancel }: NewWorkloadProps) {
           Absolute path. <code>{'{resources}'}</code> names the app’s bundled resources.
         </span>
       </label>
-      <label className="field">
-        <span className="label">Command</span>
+      <div className="field">
+        <div className="label-row">
+          <label className="label" htmlFor="workload-command">
+            Command
+          </label>
+          <select
+            className="mode-select"
+            data-testid="workload-mode"
+            aria-label="How the command is given"
+            value={fields.mode}
+            onChange={(event) => setFields((prev) => ({ ...prev, mode: event.target.value as CommandMode }))}
+          >
+            <option value="argv">Arguments (one per line)</option>
+            <option value="shell">Shell script</option>
+          </select>
+        </div>
         <textarea
+          id="workload-command"
           data-testid="workload-command"
           className="mono"
           rows={5}
-          placeholder={'python\ntrain.py\n--batch_size\n{batch}'}
+          placeholder={COMMAND_PLACEHOLDERS[fields.mode]}
           spellCheck={false}
           {...field('command')}
         />
-        <span className="hint">
-          One argument per line, exactly as typed: no shell, no quoting, spaces stay inside their argument. Write{' '}
-          <code>{'{name}'}</code> where a variable’s value goes.
-        </span>
-      </label>
+        {fields.mode === 'argv' ? (
+          <span className="hint">
+            One argument per line, exactly as typed: no shell, no quoting, spaces stay inside their argument. Write{' '}
+            <code>{'{name}'}</code> where a variable’s value goes.
+          </span>
+        ) : (
+          <span className="hint">
+            One script, run with <code>/bin/sh -c</code>: pipes, <code>&amp;&amp;</code>, redirections and{' '}
+            <code>source</code> work. Values are substituted shell-quoted: <code>{'{name}'}</code> becomes one word whatever
+            the value holds, so write it without quotes around it.
+          </span>
+        )}
+      </div>
       <div className="field-row">
         <label className="field">
           <span className="label">Environment</span>

@@ -16,6 +16,9 @@ import { useNow } from '../useNow.js';
 import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 import { Terminal } from './Terminal.js';
 
+/** The engine's escalation step (core/runner STOP_ESCALATION_MS, 3 s): SIGINT, then SIGTERM, then SIGKILL. */
+const STOP_ESCALATION_S = 3;
+
 function exitText(run: Run): string {
   if (run.status === 'running') return run.pid === null ? 'running' : `running, pid ${run.pid}`;
   const parts: string[] = [];
@@ -46,20 +49,21 @@ export function RunView({ run }: { run: Run }) {
   const { api } = useBridge();
   const running = run.status === 'running';
   const now = useNow(running);
-  const [stopping, setStopping] = useState<number | null>(null);
+  /** Set by the Stop button and kept until the run ends: the engine escalates on its own, with no further call. */
+  const [stopRequested, setStopRequested] = useState(false);
   const [stopError, setStopError] = useState<string | null>(null);
 
   const stop = async () => {
-    setStopping(run.id);
+    setStopRequested(true);
     setStopError(null);
     try {
       await api['runs.stop']({ id: run.id });
     } catch (error) {
+      setStopRequested(false);
       setStopError(errorMessage(error));
-    } finally {
-      setStopping(null);
     }
   };
+  const stopping = running && stopRequested;
 
   const configEntries = Object.entries(run.config);
   const envText = formatEnvAssignments(run.env);
@@ -74,15 +78,21 @@ export function RunView({ run }: { run: Run }) {
           <StatusBadge status={run.status} testId="run-status" />
           <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
           <span className="spacer" />
+          {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
+          {stopping && (
+            <span className="stopping-note" role="status" data-testid="stopping-note">
+              Stopping… SIGINT sent; SIGTERM after {STOP_ESCALATION_S} s, SIGKILL after {2 * STOP_ESCALATION_S} s
+            </span>
+          )}
           {running && (
             <button
               type="button"
               className="button danger"
               data-testid="stop-run"
-              disabled={stopping === run.id}
+              disabled={stopping}
               onClick={() => void stop()}
             >
-              {stopping === run.id ? 'Stopping…' : 'Stop'}
+              {stopping ? 'Stopping…' : 'Stop'}
             </button>
           )}
         </div>

@@ -1,69 +1,30 @@
-// One run's terminal: stored output first, then live output deduplicated by seq; keys and size go to the pty while it runs.
+// One run's terminal: a toolbar over xterm, fed by OutputFeed; keys and size go to the pty while the run lives.
 import { FitAddon } from '@xterm/addon-fit';
-import { Terminal as XTerm, type ITheme } from '@xterm/xterm';
+import { SearchAddon } from '@xterm/addon-search';
+import { Terminal as XTerm } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { LIMITS } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
+import { outputAcksFor } from '../outputAcks.js';
+import { OutputFeed } from '../outputFeed.js';
+import { textToCopy } from '../terminalText.js';
 import { clampTerminalSize, TERMINAL_FONT_FAMILY, TERMINAL_FONT_SIZE_PX } from '../terminalSize.js';
+import { darkScheme, searchDecorations, terminalTheme } from '../xtermThemes.js';
+import { TerminalToolbar, type CopyStatus } from './TerminalToolbar.js';
+import type { SearchDirection, SearchResults } from './TerminalSearch.js';
 
 /** Lines kept above the screen; the store keeps everything, so this only bounds the view's memory. */
 const SCROLLBACK_LINES = 5000;
-/** Pages of stored output fetched in one catch-up at most; ends a loop against a server that never says "complete". */
-const MAX_OUTPUT_PAGES = 1000;
+/** A replay shows at most this many lines: within the scrollback with room for long lines that wrap, so its notice stays. */
+const REPLAY_MAX_LINES = 4000;
 /** Window resizes come in bursts; the pty needs only the size it settles on. */
 const RESIZE_DEBOUNCE_MS = 100;
-
-const DARK_THEME: ITheme = {
-  background: '#0d1117',
-  foreground: '#d6dde6',
-  cursor: '#d6dde6',
-  cursorAccent: '#0d1117',
-  selectionBackground: '#2f4a6d',
-  black: '#1b1f24',
-  red: '#f47067',
-  green: '#57c47a',
-  yellow: '#e0b341',
-  blue: '#539bf5',
-  magenta: '#c38fff',
-  cyan: '#39c5cf',
-  white: '#c9d1d9',
-  brightBlack: '#6e7681',
-  brightRed: '#ff938a',
-  brightGreen: '#7ee2a0',
-  brightYellow: '#f2cc60',
-  brightBlue: '#79b8ff',
-  brightMagenta: '#dcbdfb',
-  brightCyan: '#56d4dd',
-  brightWhite: '#f0f6fc',
-};
-
-const LIGHT_THEME: ITheme = {
-  background: '#fbfcfd',
-  foreground: '#1f2328',
-  cursor: '#1f2328',
-  cursorAccent: '#fbfcfd',
-  selectionBackground: '#b6d3f7',
-  black: '#24292f',
-  red: '#cf222e',
-  green: '#1a7f37',
-  yellow: '#9a6700',
-  blue: '#0969da',
-  magenta: '#8250df',
-  cyan: '#1b7c83',
-  white: '#6e7781',
-  brightBlack: '#57606a',
-  brightRed: '#a40e26',
-  brightGreen: '#116329',
-  brightYellow: '#7d4e00',
-  brightBlue: '#0550ae',
-  brightMagenta: '#6639ba',
-  brightCyan: '#136061',
-  brightWhite: '#8c959f',
-};
-
-const darkScheme = () => window.matchMedia('(prefers-color-scheme: dark)');
+/** Long enough to read "Copied", short enough not to linger. */
+const COPY_FEEDBACK_MS = 1500;
+/** The addon's default: beyond it, it says "1000+" rather than decorating every match of a flood. */
+const SEARCH_HIGHLIGHT_LIMIT = 1000;
 
 /** Splits a paste into writes the contract accepts, never between the halves of a surrogate pair. */
 function splitForWrite(data: string): string[] {
@@ -84,13 +45,56 @@ interface TerminalProps {
   running: boolean;
 }
 
+/** Shortcuts taken from the pty while the terminal has focus, as in a desktop terminal: find and copy. */
+function shortcut(event: KeyboardEvent): 'find' | 'copy' | null {
+  if (!event.ctrlKey || event.altKey || event.metaKey) return null;
+  const key = event.key.toLowerCase();
+  if (key === 'f') return 'find';
+  if (key === 'c' && event.shiftKey) return 'copy';
+  return null;
+}
+
 export function Terminal({ runId, running }: TerminalProps) {
   const bridge = useBridge();
   const containerRef = useRef<HTMLDivElement>(null);
   const xtermRef = useRef<XTerm | null>(null);
+  const searchRef = useRef<SearchAddon | null>(null);
+  const feedRef = useRef<OutputFeed | null>(null);
   const runningRef = useRef(running);
+  const wasRunningRef = useRef(running);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const [timestamps, setTimestamps] = useState(false);
+  const [searchResults, setSearchResults] = useState<SearchResults | null>(null);
+  const [searchFocusRequest, setSearchFocusRequest] = useState(0);
+  const [copyStatus, setCopyStatus] = useState<CopyStatus>('idle');
 
+  const copy = useCallback((selectionOnly: boolean) => {
+    const term = xtermRef.current;
+    if (!term) return;
+    const text = selectionOnly ? term.getSelection() : textToCopy(term);
+    if (text === '') return;
+    // Only a secure context has a clipboard (Electron's page and 127.0.0.1 are; a page proxied over plain HTTP is not).
+    const clipboard = navigator.clipboard as Clipboard | undefined;
+    if (!clipboard) {
+      setCopyStatus('failed');
+      return;
+    }
+    clipboard.writeText(text).then(
+      () => setCopyStatus('copied'),
+      (error: unknown) => {
+        console.warn(`copy: ${errorMessage(error)}`);
+        setCopyStatus('failed');
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    if (copyStatus === 'idle') return;
+    const timer = setTimeout(() => setCopyStatus('idle'), COPY_FEEDBACK_MS);
+    return () => clearTimeout(timer);
+  }, [copyStatus]);
+
+  // --- the terminal itself: created once per run, with input, size and search; output comes from the feed below.
   useEffect(() => {
     const container = containerRef.current;
     if (!container) return;
@@ -102,69 +106,39 @@ export function Terminal({ runId, running }: TerminalProps) {
       scrollback: SCROLLBACK_LINES,
       fontFamily: TERMINAL_FONT_FAMILY,
       fontSize: TERMINAL_FONT_SIZE_PX,
-      theme: scheme.matches ? DARK_THEME : LIGHT_THEME,
+      theme: terminalTheme(),
       cursorBlink: false,
       // A finished run's terminal is a log to read and copy from; an outline cursor there would suggest otherwise.
       cursorInactiveStyle: 'none',
       disableStdin: !runningRef.current,
-      allowProposedApi: false,
+      // The search addon highlights matches with decorations, which xterm 6 still counts as proposed API.
+      allowProposedApi: true,
     });
     const fit = new FitAddon();
+    const search = new SearchAddon({ highlightLimit: SEARCH_HIGHLIGHT_LIMIT });
     term.loadAddon(fit);
+    term.loadAddon(search);
     term.open(container);
     xtermRef.current = term;
+    searchRef.current = search;
     let disposed = false;
 
+    const onResults = search.onDidChangeResults((results) => setSearchResults(results));
     const onSchemeChange = () => {
-      term.options.theme = scheme.matches ? DARK_THEME : LIGHT_THEME;
+      term.options.theme = terminalTheme();
     };
     scheme.addEventListener('change', onSchemeChange);
 
-    // --- output: stored chunks, then live events; `lastSeq` makes the two meet without gaps or repeats.
-    let lastSeq = -1;
-    let catchingUp = 0;
-    let buffered: { seq: number; data: string }[] = [];
-    const apply = (seq: number, data: string) => {
-      if (seq <= lastSeq) return;
-      lastSeq = seq;
-      term.write(data);
-    };
-    const catchUp = async () => {
-      catchingUp += 1;
-      try {
-        for (let page = 0; page < MAX_OUTPUT_PAGES; page += 1) {
-          const { chunks, complete } = await api['runs.output']({ id: runId, afterSeq: lastSeq });
-          if (disposed) return;
-          for (const chunk of chunks) apply(chunk.seq, chunk.data);
-          if (complete || chunks.length === 0) break;
-        }
-        setLoadError(null);
-      } catch (error) {
-        if (!disposed) setLoadError(errorMessage(error));
-      } finally {
-        catchingUp -= 1;
-        if (catchingUp === 0 && !disposed) {
-          const pending = buffered.sort((a, b) => a.seq - b.seq);
-          buffered = [];
-          for (const event of pending) apply(event.seq, event.data);
-        }
+    term.attachCustomKeyEventHandler((event) => {
+      const action = shortcut(event);
+      if (action === null) return true;
+      if (event.type === 'keydown') {
+        // Not the browser's own find, and not a key for the program.
+        event.preventDefault();
+        if (action === 'find') setSearchFocusRequest((n) => n + 1);
+        else copy(true);
       }
-    };
-    // Subscribed before the first fetch, so nothing produced while it is in flight is lost.
-    const offOutput = bridge.on('runs.onOutput', (event) => {
-      if (event.runId !== runId) return;
-      if (catchingUp > 0) buffered.push(event);
-      else apply(event.seq, event.data);
-    });
-    void catchUp();
-    // Events sent while the socket was down are gone; the store has them.
-    let connectionLost = false;
-    const offConnection = bridge.onConnectionState((state) => {
-      if (state === 'reconnecting') connectionLost = true;
-      if (state === 'open' && connectionLost) {
-        connectionLost = false;
-        void catchUp();
-      }
+      return false;
     });
 
     // --- input: keys and pastes go to the pty in order.
@@ -212,28 +186,101 @@ export function Terminal({ runId, running }: TerminalProps) {
     return () => {
       disposed = true;
       xtermRef.current = null;
+      searchRef.current = null;
       observer.disconnect();
       cancelAnimationFrame(frame);
       clearTimeout(resizeTimer);
       scheme.removeEventListener('change', onSchemeChange);
-      offOutput();
-      offConnection();
+      onResults.dispose();
       onData.dispose();
       onResize.dispose();
       term.dispose();
     };
-  }, [bridge, runId]);
+  }, [bridge, runId, copy]);
+
+  // --- output: one feed per terminal and view mode; the timestamps view starts over from the stored output.
+  useEffect(() => {
+    const term = xtermRef.current;
+    if (!term) return;
+    const acks = outputAcksFor(bridge).watch(runId);
+    const feed = new OutputFeed({
+      runId,
+      maxLines: REPLAY_MAX_LINES,
+      api: bridge.api,
+      terminal: term,
+      acks,
+      timestamps,
+      onError: setLoadError,
+    });
+    feedRef.current = feed;
+    // Subscribed before the replay is fetched, so nothing produced while it is in flight is lost.
+    const offOutput = bridge.on('runs.onOutput', (event) => {
+      if (event.runId === runId) feed.live(event);
+    });
+    // Events sent while the socket was down are gone; the store has them.
+    let connectionLost = false;
+    const offConnection = bridge.onConnectionState((state) => {
+      if (state === 'reconnecting') connectionLost = true;
+      if (state === 'open' && connectionLost) {
+        connectionLost = false;
+        feed.catchUp();
+      }
+    });
+    feed.start();
+    return () => {
+      offOutput();
+      offConnection();
+      feed.dispose();
+      acks.dispose();
+      if (feedRef.current === feed) feedRef.current = null;
+    };
+  }, [bridge, runId, timestamps]);
 
   useEffect(() => {
     runningRef.current = running;
     const term = xtermRef.current;
-    if (!term) return;
-    term.options.disableStdin = !running;
-    if (!running) term.blur();
+    if (term) {
+      term.options.disableStdin = !running;
+      if (!running) term.blur();
+    }
+    // The run's last output may have been held back from this view; the store has all of it now.
+    if (wasRunningRef.current && !running) feedRef.current?.catchUp();
+    wasRunningRef.current = running;
   }, [running]);
+
+  const find = useCallback((query: string, direction: SearchDirection, incremental: boolean) => {
+    const search = searchRef.current;
+    if (!search) return;
+    const options = { incremental, decorations: searchDecorations() };
+    if (direction === 'next') search.findNext(query, options);
+    else search.findPrevious(query, options);
+  }, []);
+
+  const clearSearch = useCallback(() => {
+    searchRef.current?.clearDecorations();
+    setSearchResults(null);
+  }, []);
+
+  /** The new feed clears the terminal and replays it with or without times; matches found before would point nowhere. */
+  const setTimestampsView = (on: boolean) => {
+    clearSearch();
+    setTimestamps(on);
+  };
 
   return (
     <div className="terminal-frame">
+      <TerminalToolbar
+        runId={runId}
+        searchResults={searchResults}
+        searchFocusRequest={searchFocusRequest}
+        onFind={find}
+        onClearSearch={clearSearch}
+        onLeaveSearch={() => xtermRef.current?.focus()}
+        copyStatus={copyStatus}
+        onCopy={() => copy(false)}
+        timestamps={timestamps}
+        onTimestampsChange={setTimestampsView}
+      />
       {loadError && (
         <div className="terminal-error" role="alert">
           Could not load the stored output: {loadError}

@@ -1,0 +1,88 @@
+// The engine's side of the output writer: hands chunks to the worker thread, and waits for it when asked.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { FLUSH_INTERVAL_MS } from './batchWriter.js';
+import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
+
+/**
+ * The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or
+ * the TypeScript source under tsx when the engine itself runs from source (tests, `npm run bench`).
+ */
+function startWorker(workerData: OutputWriterConfig): Worker {
+  const here = import.meta.url;
+  for (const extension of ['.js', '.cjs']) {
+    const url = new URL(`./outputWriterWorker${extension}`, here);
+    if (fs.existsSync(fileURLToPath(url))) return new Worker(url, { workerData });
+  }
+  const source = new URL('./outputWriterWorker.ts', here);
+  if (!fs.existsSync(fileURLToPath(source))) {
+    throw new Error(`the output writer's worker script is missing beside ${fileURLToPath(here)}`);
+  }
+  // From source (tests, benchmarks): the worker registers tsx itself; a worker's own --import is not honoured everywhere.
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+export class OutputWriter {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, () => void>();
+  private nextFlushId = 1;
+  private closing: Promise<void> | null = null;
+  private failure: string | null = null;
+
+  constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
+    this.worker = startWorker({ file, flushIntervalMs: FLUSH_INTERVAL_MS });
+    // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
+    this.worker.unref();
+    this.worker.on('message', (message: FromOutputWriter) => {
+      if (message.type === 'flushed') {
+        this.waiting.get(message.id)?.();
+        this.waiting.delete(message.id);
+      } else if (message.type === 'error') {
+        onError(message.message);
+      }
+    });
+    this.worker.on('error', (error) => {
+      this.failure = error.message;
+      onError(`the output writer stopped: ${error.message}`);
+      for (const resolve of this.waiting.values()) resolve();
+      this.waiting.clear();
+    });
+  }
+
+  /** Hands the chunk over; a buffer that owns its whole memory is moved, not copied, and must not be used after. */
+  append(runId: number, seq: number, tMs: number, data: Buffer): void {
+    if (this.closing || this.failure) return;
+    const ownsMemory = data.byteOffset === 0 && data.buffer.byteLength === data.length && data.buffer instanceof ArrayBuffer;
+    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data } satisfies ToOutputWriter, ownsMemory ? [data.buffer] : []);
+  }
+
+  /** Resolves once everything appended so far is committed. */
+  flush(): Promise<void> {
+    if (this.closing || this.failure) return this.closing ?? Promise.resolve();
+    const id = this.nextFlushId++;
+    this.worker.ref();
+    return new Promise<void>((resolve) => {
+      this.waiting.set(id, () => {
+        if (this.waiting.size <= 1 && !this.closing) this.worker.unref();
+        resolve();
+      });
+      this.post({ type: 'flush', id });
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      if (this.failure) return resolve();
+      this.worker.ref();
+      this.worker.once('exit', () => resolve());
+      this.post({ type: 'close' });
+    });
+    return this.closing;
+  }
+
+  private post(message: ToOutputWriter): void {
+    this.worker.postMessage(message);
+  }
+}
