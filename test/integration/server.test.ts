@@ -116,6 +116,20 @@ describe('the headless server', () => {
     ws.close();
   });
 
+  it('serves a run\'s whole log as a download, plain or raw, behind the token', async () => {
+    const run = harness.core.startCommand({ adHoc: { command: ['printf', '\\033[32mgreen\\033[0m 10%%\\r100%%\\ndone\\n'], cwd: harness.dir } });
+    await harness.core.runner.waitForExit(run.id);
+    expect((await get(`/runs/${run.id}/log`)).status).toBe(401);
+    const plain = await get(`/runs/${run.id}/log?format=plain`, { Cookie: cookie() });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-disposition']).toBe(`attachment; filename="tuning-bench-run-${run.id}.log"`);
+    expect(plain.body).toBe('100%\ndone\n');
+    const raw = await get(`/runs/${run.id}/log?format=raw`, { Cookie: cookie() });
+    expect(raw.body).toBe('\x1b[32mgreen\x1b[0m 10%\r100%\ndone\n');
+    expect((await get(`/runs/${run.id}/log?format=html`, { Cookie: cookie() })).status).toBe(400);
+    expect((await get('/runs/9999/log', { Cookie: cookie() })).status).toBe(404);
+  });
+
   it('closes a socket that sends something other than JSON calls', async () => {
     const ws = await connect({ Origin: origin(), Cookie: cookie() });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
