@@ -135,7 +135,7 @@ describe('how runs end', () => {
     await harness.core.close();
     const reopened = harness.reopen();
     expect(reopened.store.runs.get(finished.id)).toMatchObject({ status: 'succeeded', outputBytes: 21 });
-    const chunks = await reopened.handlers['runs.output']({ id: finished.id, afterSeq: -1 });
+    const chunks = await reopened.handlers['runs.output']({ id: finished.id, afterSeq: -1, maxBytes: 4096, fromEnd: false }, { subscriberId: null });
     expect(chunks.chunks.map((c) => c.data).join('')).toBe('kept across restarts\n');
     expect(chunks.complete).toBe(true);
   });
