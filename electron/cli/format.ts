@@ -50,9 +50,22 @@ export function formatRunDetails(run: Run): string {
   lines.push(`  output    ${formatBytes(run.outputBytes)} (${run.outputBytes} bytes)`);
   const { summary } = run;
   if (summary.throughput.median !== null) {
-    lines.push(`  speed     ${summary.throughput.median.toFixed(1)} ${summary.throughput.unit ?? ''} (median)`);
+    const iqr = summary.throughput.iqr !== null ? `, IQR ${summary.throughput.iqr.toFixed(1)}` : '';
+    lines.push(`  speed     ${summary.throughput.median.toFixed(1)} ${summary.throughput.unit ?? ''} (steady median${iqr})`);
   }
-  if (summary.finalLoss !== null) lines.push(`  loss      ${summary.finalLoss}`);
+  if (summary.stepTimeMs.median !== null) lines.push(`  step      ${summary.stepTimeMs.median.toFixed(2)} ms (median)`);
+  if (summary.warmup) {
+    const how = summary.warmup.rule === 'auto' ? (summary.warmup.stable ? 'detected' : 'not stable; first fifth skipped') : `by ${summary.warmup.rule}`;
+    lines.push(`  warm-up   ${summary.warmup.steps} steps, ${summary.warmup.seconds.toFixed(2)} s (${how})`);
+  }
+  if (summary.steps !== null) lines.push(`  steps     ${summary.steps}${summary.outlierSteps > 0 ? ` (${summary.outlierSteps} slow steps left out)` : ''}`);
+  if (summary.finalLoss !== null) {
+    const fell = summary.lossFell === null ? '' : summary.lossFell ? ', falling' : ', NOT falling';
+    lines.push(`  loss      final ${summary.finalLoss}, best ${summary.bestLoss ?? '-'}${fell}`);
+  }
+  if (summary.evalLoss !== null) lines.push(`  eval loss ${summary.evalLoss}`);
+  if (summary.nanDetected) lines.push('  NaN/Inf   seen in the loss');
+  if (summary.metricsSource) lines.push(`  metrics   from ${summary.metricsSource === 'channel' ? 'the structured channel' : 'the terminal output'}`);
   return lines.join('\n');
 }
 

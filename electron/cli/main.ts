@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // tuning-bench: the engine on the command line, for headless boxes and scripts (contract in DESIGN.md).
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultRendererDir } from '../core/paths.js';
 import { writeRunLog } from '../core/runner/runLog.js';
+import { importLog } from '../core/runner/importLog.js';
+import { toPoint } from '../core/metrics/runMetrics.js';
 import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
@@ -67,9 +71,10 @@ export function buildProgram(): Command {
       if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('give a positive number of seconds');
       return seconds;
     })
+    .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
     .option('--json', 'print the finished run as JSON')
     .argument('[command...]', 'the command after --, when no --workload is given')
-    .action(async (commandArgs: string[], options: { workload?: string; cwd: string; set: string[]; timeout?: number }, command: Command) => {
+    .action(async (commandArgs: string[], options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number }, command: Command) => {
       const global = globals(command);
       await withCore(global, (core) => runCommand(core, { ...options, commandArgs, json: global.json === true }));
     });
@@ -109,6 +114,48 @@ export function buildProgram(): Command {
       await withCore(globals(command), async (core) => {
         requireRun(core, id);
         await writeRunLog(core.store.runs, id, options.raw ? 'raw' : 'plain', process.stdout);
+      });
+    });
+
+  program
+    .command('metrics')
+    .description("a run's metric samples: step, time, name, value")
+    .argument('<run-id>', 'the run', parseRunId)
+    .option('--json', 'machine-readable output')
+    .action(async (id: number, _options: unknown, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => {
+        requireRun(core, id);
+        // JSON has no NaN: non-finite values print as the strings "nan", "inf", "-inf".
+        const points = core.store.metrics.forRun(id).map((sample) => {
+          const point = toPoint(sample);
+          return { step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source };
+        });
+        print(global.json, points, () =>
+          points.length === 0
+            ? `run ${id} has no metric samples`
+            : ['STEP\tT_S\tNAME\tVALUE', ...points.map((p) => `${p.step ?? '-'}\t${p.t.toFixed(3)}\t${p.name}\t${p.value}`)].join('\n'),
+        );
+      });
+    });
+
+  program
+    .command('import')
+    .description('a log produced elsewhere, parsed into a run')
+    .argument('<logfile>', 'the log file')
+    .option('--name <name>', 'a name for the run (default: the file name)')
+    .option('--json', 'print the run as JSON')
+    .action(async (file: string, options: { name?: string }, command: Command) => {
+      const global = globals(command);
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(file);
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      await withCore(global, async (core) => {
+        const run = await importLog(core.store, { text: bytes, name: options.name ?? path.basename(file), now: new Date(), source: path.resolve(file) });
+        print(global.json, run, () => formatRunDetails(run));
       });
     });
 

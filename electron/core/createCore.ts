@@ -1,8 +1,12 @@
 // The composition root: builds the engine's services once; the Electron main, the server and the CLI each call it.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
+import { toPoint } from './metrics/runMetrics.js';
+import { testUserRegex } from './metrics/userRegex.js';
+import { importLog } from './runner/importLog.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
@@ -49,10 +53,12 @@ export function createCore(options: CoreOptions): Core {
   const orphans = new OrphanRegistry(recovery.orphans);
 
   const events = new EventHub();
-  const runner = new RunManager(store.runs, events, {
+  const runner = new RunManager(store.runs, store.metrics, store.output, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
     baseEnv: stringEnv(env),
+    channelDir: path.join(path.dirname(dbPath), 'channels'),
+    pythonHelperDir: path.join(resourcesDir, 'python'),
     now,
   });
 
@@ -84,8 +90,8 @@ export function createCore(options: CoreOptions): Core {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds }) =>
-      runner.start({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps }) =>
+      runner.start({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps }),
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -118,6 +124,13 @@ export function createCore(options: CoreOptions): Core {
       // Saving needs a face: Electron's dialog or the server's download; each face overrides this.
       throw new ApiFailure('unavailable', 'this face cannot save files; use `tuning-bench log RUN_ID > file`');
     },
+    'runs.metrics': async ({ id }) => {
+      requireRun(id);
+      await store.flush();
+      return store.metrics.forRun(id).map(toPoint);
+    },
+    'runs.import': ({ name, text }) => importLog(store, { text, name: name ?? 'imported log', now: now() }),
+    'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);

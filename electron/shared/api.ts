@@ -57,6 +57,10 @@ const workloadFields = z.object({
    */
   mode: commandMode.default('argv'),
   command: z.array(z.string().max(LIMITS.argChars)).min(1).max(LIMITS.argCount),
+  /** Tokens in one step as arithmetic of the variables (`{batch} * {seq_len}`), to derive tokens/s; '' when unknown. */
+  tokensPerStep: z.string().max(500).default(''),
+  /** The workload's own metric pattern: a regex whose named groups are metrics (`step (?<step>\\d+).*loss (?<loss>[\\d.]+)`). */
+  metricRegex: z.string().max(2000).default(''),
   env: z.record(varName, z.string().max(LIMITS.argChars)).refine((e) => Object.keys(e).length <= LIMITS.envKeys, {
     message: `at most ${LIMITS.envKeys} environment variables`,
   }),
@@ -78,10 +82,21 @@ const nullableNumber = z.number().nullable();
 
 export const runSummary = z.object({
   steps: nullableNumber,
+  /** Steady-state throughput: warm-up and outlier steps left out. */
   throughput: z.object({ median: nullableNumber, iqr: nullableNumber, unit: z.string().nullable() }),
   stepTimeMs: z.object({ median: nullableNumber }),
   finalLoss: nullableNumber,
+  bestLoss: nullableNumber.default(null),
+  evalLoss: nullableNumber.default(null),
   nanDetected: z.boolean().nullable(),
+  lossFell: z.boolean().nullable().default(null),
+  /** Which rule excluded the warm-up and what it cost (compile time is a cost, not noise). */
+  warmup: z
+    .object({ rule: z.enum(['steps', 'seconds', 'auto']), stable: z.boolean(), steps: z.number(), seconds: z.number() })
+    .nullable()
+    .default(null),
+  outlierSteps: z.number().int().nonnegative().default(0),
+  metricsSource: z.enum(['channel', 'text']).nullable().default(null),
   gpu: z
     .object({
       utilMean: nullableNumber,
@@ -144,6 +159,20 @@ export const orphan = z.object({
 });
 export const logFormat = z.enum(['raw', 'plain']);
 
+/** JSON has no NaN or Infinity: they cross as strings. */
+export const metricValue = z.union([z.number(), z.enum(['nan', 'inf', '-inf'])]);
+export const metricPoint = z.object({
+  step: z.number().nullable(),
+  tMs: z.number(),
+  name: z.string(),
+  value: metricValue,
+  kind: z.enum(['train', 'eval', 'progress', 'summary']),
+  source: z.enum(['text', 'channel', 'derived']),
+});
+
+/** Largest log the UI may import in one call; the CLI has no such limit. */
+export const MAX_IMPORT_CHARS = 8 * 1024 * 1024;
+
 /** Every method: `domain.verb`, its input and its output. */
 export const methods = {
   'app.info': {
@@ -170,6 +199,8 @@ export const methods = {
         values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
         /** Stop the run (SIGINT, then SIGTERM, then SIGKILL) after this long; it ends `timed_out`. */
         timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
+        /** Stop the run once its metrics report this step; it ends `stopped` with exit class `ok`. */
+        maxSteps: z.number().int().positive().optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -205,6 +236,23 @@ export const methods = {
     input: z.object({ id: runId, format: logFormat }),
     output: z.object({ path: z.string().nullable(), downloadUrl: z.string().nullable() }),
   },
+  /** A run's metric samples in the order they were recorded. */
+  'runs.metrics': { input: z.object({ id: runId }), output: z.array(metricPoint) },
+  /** A log made elsewhere becomes a run: parsed, summarised, its failure classified. */
+  'runs.import': {
+    input: z.object({ name: name.optional(), text: z.string().min(1).max(MAX_IMPORT_CHARS) }),
+    output: run,
+  },
+  /** Tries a user regex with named groups against a log before it is saved with a workload. */
+  'metrics.testRegex': {
+    input: z.object({ pattern: z.string().min(1).max(2000), text: z.string().max(MAX_IMPORT_CHARS) }),
+    output: z.object({
+      error: z.string().nullable(),
+      groups: z.array(z.string()),
+      matches: z.array(z.object({ line: z.number().int(), text: z.string(), values: z.record(z.string(), metricValue) })),
+      matchCount: z.number().int(),
+    }),
+  },
   /** Training processes of interrupted runs still alive after the engine died. */
   'runs.orphans': { input: empty, output: z.array(orphan) },
   'runs.killOrphan': { input: z.object({ runId }), output: ok },
@@ -216,6 +264,8 @@ export const events = {
   'runs.onOutput': z.object({ runId, seq: z.number().int().nonnegative(), tMs: z.number().nonnegative(), data: z.string() }),
   /** A run started, changed status or ended. */
   'runs.onDidChange': run,
+  /** New metric samples of a running run (for live charts), batched. */
+  'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
 } as const;
 
 export type Methods = typeof methods;
@@ -228,6 +278,7 @@ export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 
 export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
+export type MetricPoint = z.output<typeof metricPoint>;
 export type LogFormat = z.output<typeof logFormat>;
 export type RunSummary = z.output<typeof runSummary>;
 export type RunStatus = z.output<typeof runStatus>;

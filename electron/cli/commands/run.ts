@@ -10,6 +10,7 @@ export interface RunCommandOptions {
   cwd: string;
   set: string[];
   timeout?: number;
+  maxSteps?: number;
   commandArgs: string[];
   json: boolean;
 }
@@ -39,13 +40,13 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       const names = core.store.workloads.list().map((w) => w.name).join(', ');
       throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
     }
-    run = core.runner.start({ workload, values, ...terminal });
+    run = core.runner.start({ workload, values, maxSteps: options.maxSteps, ...terminal });
   } else {
     if (options.commandArgs.length === 0) {
       throw new UsageError('nothing to run: give --workload NAME, or a command after --, e.g. `tuning-bench run -- python train.py`');
     }
     if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
-    run = core.startCommand({ adHoc: { command: options.commandArgs, cwd: options.cwd }, ...terminal });
+    run = core.startCommand({ adHoc: { command: options.commandArgs, cwd: options.cwd }, maxSteps: options.maxSteps, ...terminal });
   }
 
   // With --json, stdout carries only the final object; the live output goes to stderr.

@@ -7,6 +7,8 @@ export interface ExitFacts {
   signal: string | null;
   stoppedByUser: boolean;
   timedOut: boolean;
+  /** The step at which the run's own step limit stopped it, if it did. */
+  stoppedAtStep?: number | null;
   /** The end of the run's output (a few tens of kilobytes is plenty). */
   outputTail: string;
 }
@@ -47,6 +49,10 @@ export function findFailureLine(text: string): { exitClass: ExitClass; line: str
 }
 
 export function classifyExit(facts: ExitFacts): ExitVerdict {
+  if (facts.stoppedAtStep !== undefined && facts.stoppedAtStep !== null) {
+    // Stopping at the planned step is how such a run is meant to end: good data, not a failure.
+    return { status: 'stopped', exitClass: 'ok', reason: `stopped at step ${facts.stoppedAtStep}, the run's step limit` };
+  }
   if (facts.timedOut) {
     return { status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' };
   }

@@ -1,10 +1,15 @@
 // Starts, watches, stops and records runs: the owner of every live PtySession.
 import fs from 'node:fs';
+import path from 'node:path';
 import { TextDecoder } from 'node:util';
 import type { Run, Workload } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
-import type { RunStore } from '../store/runStore.js';
+import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
+import type { MetricStore } from '../store/metricStore.js';
+import type { OutputWriter } from '../store/outputWriter.js';
+import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
+import { RunMetrics } from '../metrics/runMetrics.js';
 import { classifyExit } from './exitClassifier.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
@@ -33,6 +38,10 @@ export interface RunnerEnvironment {
   nodeEnv: Record<string, string>;
   /** The environment a run inherits before its own variables are added. */
   baseEnv: Record<string, string>;
+  /** Where each run's structured-channel file lives while it runs. */
+  channelDir: string;
+  /** `resources/python`, put on PYTHONPATH so `import tuning_bench` works in any training script. */
+  pythonHelperDir: string;
   now: () => Date;
 }
 
@@ -45,6 +54,8 @@ export interface StartRequest {
   rows?: number | undefined;
   /** Stop the run after this long; it ends `timed_out`. */
   timeoutSeconds?: number | undefined;
+  /** Stop the run once its metrics reach this step; it ends `stopped`, exit class `ok`. */
+  maxSteps?: number | undefined;
 }
 
 interface ActiveRun {
@@ -61,6 +72,9 @@ interface ActiveRun {
   tail: Buffer[];
   tailBytes: number;
   stoppedByUser: boolean;
+  /** The step at which the run's step limit stopped it. */
+  stoppedAtStep: number | null;
+  metrics: RunMetrics;
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
@@ -85,9 +99,14 @@ export class RunManager {
 
   constructor(
     private readonly runs: RunStore,
+    private readonly metricStore: MetricStore,
+    private readonly output: OutputWriter,
     private readonly events: EventHub,
     private readonly environment: RunnerEnvironment,
-  ) {}
+  ) {
+    fs.mkdirSync(environment.channelDir, { recursive: true });
+    output.onMetrics((runId, samples) => this.active.get(runId)?.metrics.acceptParsed(samples));
+  }
 
   /** The exact argv, cwd and env a workload would run with these values. */
   preview(workload: Workload, values: Record<string, string>): ExpandedCommand {
@@ -123,7 +142,9 @@ export class RunManager {
       enginePid: process.pid,
     });
 
-    const childEnv = this.childEnvironment(program, runEnv, record.id);
+    const channelFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.jsonl`);
+    fs.rmSync(channelFile, { force: true });
+    const childEnv = this.childEnvironment(program, runEnv, record.id, channelFile);
     const file = resolveCommand(program, cwd, childEnv.PATH);
     if (file === null) {
       const ended = this.runs.recordEnding(record.id, {
@@ -138,6 +159,7 @@ export class RunManager {
       return ended;
     }
 
+    this.output.startRun(record.id, { metricRegex: request.workload?.metricRegex ?? '' });
     const session = new PtySession({
       file,
       args,
@@ -161,6 +183,19 @@ export class RunManager {
       tail: [],
       tailBytes: 0,
       stoppedByUser: false,
+      stoppedAtStep: null,
+      metrics: new RunMetrics(
+        {
+          runId: record.id,
+          startedAtMs: startedAt.getTime(),
+          channelFile,
+          maxSteps: request.maxSteps ?? null,
+          tokensPerStep: this.tokensPerStep(request.workload, expanded.config),
+          onStepLimit: (step) => this.stopAtStepLimit(record.id, step),
+        },
+        this.metricStore,
+        this.events,
+      ),
       stoppedByShutdown: false,
       timedOut: false,
       stopTimers: [],
@@ -207,13 +242,32 @@ export class RunManager {
     const active = this.requireActive(id);
     if (active.stoppedByUser || active.timedOut) return;
     if (options.timedOut) active.timedOut = true;
-    else active.stoppedByUser = true;
+    else if (active.stoppedAtStep === null) active.stoppedByUser = true;
     for (const timer of active.stopTimers.splice(0)) clearTimeout(timer);
     active.session.signalGroup('SIGINT');
     active.stopTimers.push(
       setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
       setTimeout(() => active.session.signalGroup('SIGKILL'), 2 * STOP_ESCALATION_MS),
     );
+  }
+
+  private stopAtStepLimit(id: number, step: number): void {
+    const active = this.active.get(id);
+    if (!active || active.stoppedByUser || active.timedOut || active.stoppedAtStep !== null) return;
+    active.stoppedAtStep = step;
+    this.stop(id);
+    // stop() marks a person's stop; this one is the plan's.
+    active.stoppedByUser = false;
+  }
+
+  private tokensPerStep(workload: Workload | null, config: Record<string, string>): number | null {
+    if (!workload?.tokensPerStep) return null;
+    try {
+      return evaluateExpression(workload.tokensPerStep, config);
+    } catch (error) {
+      if (error instanceof ExpressionError) return null;
+      throw error;
+    }
   }
 
   /** Kills every live run at once (the app is closing) and waits for their records to be complete. */
@@ -235,13 +289,16 @@ export class RunManager {
     return active;
   }
 
-  private childEnvironment(program: string, runEnv: Record<string, string>, runId: number): Record<string, string> {
+  private childEnvironment(program: string, runEnv: Record<string, string>, runId: number, channelFile: string): Record<string, string> {
+    const inheritedPythonPath = runEnv.PYTHONPATH ?? this.environment.baseEnv.PYTHONPATH;
     const env: Record<string, string> = {
       ...this.environment.baseEnv,
       TERM: 'xterm-256color',
       COLORTERM: 'truecolor',
       ...runEnv,
       TUNING_BENCH_RUN_ID: String(runId),
+      TUNING_BENCH_METRICS: channelFile,
+      PYTHONPATH: inheritedPythonPath ? `${this.environment.pythonHelperDir}${path.delimiter}${inheritedPythonPath}` : this.environment.pythonHelperDir,
     };
     if (program === this.environment.builtins.node) Object.assign(env, this.environment.nodeEnv);
     return env;
@@ -288,9 +345,18 @@ export class RunManager {
     active.session.close();
 
     const tail = new TextDecoder('utf-8').decode(Buffer.concat(active.tail)).slice(-OUTPUT_TAIL_BYTES);
-    const verdict = classifyExit({ ...exit, stoppedByUser: active.stoppedByUser, timedOut: active.timedOut, outputTail: tail });
+    const verdict = classifyExit({
+      ...exit,
+      stoppedByUser: active.stoppedByUser,
+      timedOut: active.timedOut,
+      stoppedAtStep: active.stoppedAtStep,
+      outputTail: tail,
+    });
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
-    const ended = await this.runs.end(active.id, {
+    active.metrics.finish();
+    this.output.endRun(active.id, Date.now() - active.startedAtMs);
+    // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
+    await this.runs.end(active.id, {
       status: verdict.status,
       exitCode: exit.exitCode,
       signal: exit.signal,
@@ -298,6 +364,8 @@ export class RunManager {
       exitReason: verdict.reason,
       endedAt: this.environment.now(),
     });
+    this.runs.setSummary(active.id, { ...EMPTY_SUMMARY, ...active.metrics.summarize() });
+    const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);
     return ended;

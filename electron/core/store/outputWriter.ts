@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FLUSH_INTERVAL_MS } from './batchWriter.js';
+import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 
 /**
@@ -29,6 +30,7 @@ export class OutputWriter {
   private readonly waiting = new Map<number, () => void>();
   private nextFlushId = 1;
   private closing: Promise<void> | null = null;
+  private metricsListener: (runId: number, samples: MetricSample[]) => void = () => undefined;
   private failure: string | null = null;
 
   constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
@@ -36,7 +38,9 @@ export class OutputWriter {
     // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
     this.worker.unref();
     this.worker.on('message', (message: FromOutputWriter) => {
-      if (message.type === 'flushed') {
+      if (message.type === 'metrics') {
+        this.metricsListener(message.runId, message.samples);
+      } else if (message.type === 'flushed') {
         this.waiting.get(message.id)?.();
         this.waiting.delete(message.id);
       } else if (message.type === 'error') {
@@ -49,6 +53,18 @@ export class OutputWriter {
       for (const resolve of this.waiting.values()) resolve();
       this.waiting.clear();
     });
+  }
+
+  onMetrics(listener: (runId: number, samples: MetricSample[]) => void): void {
+    this.metricsListener = listener;
+  }
+
+  startRun(runId: number, options: { metricRegex: string }): void {
+    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
+  }
+
+  endRun(runId: number, tMs: number): void {
+    if (!this.closing && !this.failure) this.post({ type: 'endRun', runId, tMs });
   }
 
   /** Hands the chunk over; a buffer that owns its whole memory is moved, not copied, and must not be used after. */

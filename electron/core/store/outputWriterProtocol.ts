@@ -5,12 +5,20 @@ export interface OutputWriterConfig {
   flushIntervalMs: number;
 }
 
+import type { MetricSample } from '../metrics/samples.js';
+
 export type ToOutputWriter =
+  /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */
+  | { type: 'startRun'; runId: number; metricRegex: string }
   | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array }
+  /** The run's output is complete: a last partial line is parsed too. */
+  | { type: 'endRun'; runId: number; tMs: number }
   | { type: 'flush'; id: number }
   | { type: 'close' };
 
 export type FromOutputWriter =
   | { type: 'flushed'; id: number }
+  /** Samples parsed from a run's output, committed with the batch that stored it. */
+  | { type: 'metrics'; runId: number; samples: MetricSample[] }
   | { type: 'closed' }
   | { type: 'error'; message: string };

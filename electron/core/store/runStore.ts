@@ -66,7 +66,13 @@ export const EMPTY_SUMMARY: RunSummary = {
   throughput: { median: null, iqr: null, unit: null },
   stepTimeMs: { median: null },
   finalLoss: null,
+  bestLoss: null,
+  evalLoss: null,
   nanDetected: null,
+  lossFell: null,
+  warmup: null,
+  outlierSteps: 0,
+  metricsSource: null,
   gpu: null,
   host: null,
 };

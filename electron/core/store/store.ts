@@ -1,6 +1,7 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
 import { BatchWriter } from './batchWriter.js';
 import { openDatabase, type Db } from './open.js';
+import { MetricStore } from './metricStore.js';
 import { OutputWriter } from './outputWriter.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
@@ -11,6 +12,7 @@ export class Store {
   readonly output: OutputWriter;
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
+  readonly metrics: MetricStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
@@ -18,6 +20,7 @@ export class Store {
     this.output = new OutputWriter(file);
     this.workloads = new WorkloadStore(this.db);
     this.runs = new RunStore(this.db, this.output);
+    this.metrics = new MetricStore(this.db, this.writer);
   }
 
   /** Everything queued so far (output in the worker, samples here) committed. */

@@ -9,6 +9,8 @@ interface WorkloadRow {
   description: string;
   cwd: string;
   mode: 'argv' | 'shell';
+  tokens_per_step: string;
+  metric_regex: string;
   command_json: string;
   env_json: string;
   variables_json: string;
@@ -35,11 +37,12 @@ export class WorkloadStore {
     this.selectById = db.prepare<[number], WorkloadRow>('SELECT * FROM workloads WHERE id = ?');
     this.selectByName = db.prepare<[string], WorkloadRow>('SELECT * FROM workloads WHERE name = ?');
     this.insert = db.prepare(
-      `INSERT INTO workloads (name, description, cwd, mode, command_json, env_json, variables_json, builtin, created_at)
-       VALUES (@name, @description, @cwd, @mode, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
+      `INSERT INTO workloads (name, description, cwd, mode, tokens_per_step, metric_regex, command_json, env_json, variables_json, builtin, created_at)
+       VALUES (@name, @description, @cwd, @mode, @tokens_per_step, @metric_regex, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
     );
     this.updateBuiltin = db.prepare(
-      `UPDATE workloads SET description = @description, cwd = @cwd, mode = @mode, command_json = @command_json,
+      `UPDATE workloads SET description = @description, cwd = @cwd, mode = @mode, tokens_per_step = @tokens_per_step,
+         metric_regex = @metric_regex, command_json = @command_json,
          env_json = @env_json, variables_json = @variables_json WHERE name = @name AND builtin = 1`,
     );
   }
@@ -86,6 +89,8 @@ function columns(input: ReturnType<typeof workloadInput.parse>) {
     description: input.description,
     cwd: input.cwd,
     mode: input.mode,
+    tokens_per_step: input.tokensPerStep,
+    metric_regex: input.metricRegex,
     command_json: JSON.stringify(input.command),
     env_json: JSON.stringify(input.env),
     variables_json: JSON.stringify(input.variables),
@@ -99,6 +104,8 @@ function toWorkload(row: WorkloadRow): Workload {
     description: row.description,
     cwd: row.cwd,
     mode: row.mode,
+    tokensPerStep: row.tokens_per_step,
+    metricRegex: row.metric_regex,
     command: JSON.parse(row.command_json) as string[],
     env: JSON.parse(row.env_json) as Record<string, string>,
     variables: JSON.parse(row.variables_json) as Workload['variables'],

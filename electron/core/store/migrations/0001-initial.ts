@@ -54,13 +54,18 @@ export const initial: Migration = {
     );
     CREATE UNIQUE INDEX run_output_by_seq ON run_output (run_id, seq);
 
+    -- One named value at a step; value NULL with a text of 'nan', 'inf' or '-inf' keeps what SQLite cannot store.
     CREATE TABLE metric_samples (
       run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
       step INTEGER,
       t_ms REAL NOT NULL,
       name TEXT NOT NULL,
       value REAL,
-      source TEXT NOT NULL
+      special TEXT CHECK (special IN ('nan', 'inf', '-inf')),
+      -- text (parsed from the terminal), channel (TUNING_BENCH_METRICS), derived (computed by the engine)
+      source TEXT NOT NULL,
+      -- train, eval, progress (a progress bar's state) or summary (a framework's end-of-run totals)
+      kind TEXT NOT NULL DEFAULT 'train'
     );
     CREATE INDEX metric_samples_by_run ON metric_samples (run_id, name, step);
 

@@ -1,0 +1,213 @@
+// tqdm progress bars: `desc: 45%|███| 90/200 [00:01<00:01, 85.31it/s, loss=2.314]` and their variants.
+import { parseClockSeconds, parseNumber } from '../text/numbers.js';
+import type { LineParser, MetricRecord } from './types.js';
+import { addValues, hasValues, toEvalValues, toStep } from './values.js';
+
+/** One bar state, as tqdm's `format_meter` prints it. */
+export interface BarState {
+  /** Text before the percentage or count, without its trailing colon ('' when none). */
+  description: string;
+  /** Items done (the n of n/total). */
+  n: number;
+  total: number | null;
+  /** The bar's item unit: `it` unless the script set `unit=`. */
+  unit: string;
+  elapsedS: number | null;
+  remainingS: number | null;
+  /** Items per second (an `s/it` rate already inverted); null for `?it/s`. */
+  perSecond: number | null;
+  /** `k=v` pairs after the rate, as printed. */
+  postfix: Array<[string, string]>;
+  /** Index just past the closing `]`: text after it was printed onto the bar's line by someone else. */
+  end: number;
+}
+
+/** The stats bracket: `[elapsed<remaining, ` or `[elapsed, ` (no total). Clocks are MM:SS or H:MM:SS. */
+const STATS_OPEN = /\[(\d+:\d{2}(?::\d{2})?)(?:<(\?|\d+:\d{2}(?::\d{2})?))?, */u;
+/** The count before the bracket: `90/200`, `0it`, `1.2k/2.00M` (unit_scale). */
+const COUNT = /(\d+(?:\.\d+)?[kMGTP]?)(?:\/(\d+(?:\.\d+)?[kMGTP]?))?([A-Za-z]*)\s*$/u;
+const PERCENT_AT_END = /(\d{1,3})%\s*$/u;
+/** `85.31it/s`, `7.03s/it`, `?it/s`, `5000.00 examples/s`. */
+const RATE = /^(\?|\d+(?:\.\d+)?[kMGTP]?)\s?([A-Za-z]*)\/([A-Za-z]+)/u;
+
+/** Cheap pre-check: every tqdm stats bracket carries a rate with a `/`, and elapsed time with a `:`. */
+export function looksLikeBar(line: string): boolean {
+  return line.includes('/s') || line.includes('s/');
+}
+
+/** The bar state printed on a line, or null when the line holds none. */
+export function readBar(line: string): BarState | null {
+  if (!looksLikeBar(line)) return null;
+  const stats = STATS_OPEN.exec(line);
+  if (stats === null) return null;
+  const left = line.slice(0, stats.index);
+  const count = COUNT.exec(left);
+  if (count === null) return null;
+  const n = parseNumber(count[1] ?? '');
+  if (n === null) return null;
+  const total = count[2] === undefined ? null : parseNumber(count[2]);
+  const unit = count[3] === undefined || count[3] === '' ? 'it' : count[3];
+
+  let prefix = left.slice(0, count.index).trimEnd();
+  if (prefix.endsWith('|')) {
+    const barStart = prefix.lastIndexOf('|', prefix.length - 2);
+    prefix = barStart === -1 ? '' : prefix.slice(0, barStart);
+  }
+  const percent = PERCENT_AT_END.exec(prefix);
+  if (percent !== null) prefix = prefix.slice(0, percent.index);
+  const description = prefix.trim().replace(/:$/u, '').trim();
+
+  const afterOpen = stats.index + stats[0].length;
+  const rest = line.slice(afterOpen);
+  const rate = RATE.exec(rest);
+  let perSecond: number | null = null;
+  let rateUnit = unit;
+  let cursor = afterOpen;
+  if (rate !== null) {
+    cursor += rate[0].length;
+    const value = rate[1] === '?' ? null : parseNumber(rate[1] ?? '');
+    const secondsPer = rate[2] === 's' && rate[3] !== 's';
+    rateUnit = secondsPer ? (rate[3] ?? unit) : rate[2] || unit;
+    if (value !== null) perSecond = secondsPer ? (value === 0 ? Number.POSITIVE_INFINITY : 1 / value) : value;
+  }
+  const end = closingBracket(line, cursor);
+  const postfixText = line.slice(cursor, end === -1 ? line.length : end).replace(/^,\s*/u, '');
+  return {
+    description,
+    n,
+    total,
+    unit: rateUnit,
+    elapsedS: parseClockSeconds(stats[1] ?? ''),
+    remainingS: stats[2] === undefined || stats[2] === '?' ? null : parseClockSeconds(stats[2]),
+    perSecond,
+    postfix: splitPostfix(postfixText),
+    end: end === -1 ? line.length : end + 1,
+  };
+}
+
+/** The `]` that closes the stats bracket; postfix values may hold brackets of their own (`lr=[0.1]`). */
+function closingBracket(line: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x5b) depth++;
+    else if (c === 0x5d) {
+      if (depth === 0) return i;
+      depth--;
+    }
+  }
+  return -1;
+}
+
+function splitPostfix(text: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  if (text.length === 0) return pairs;
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    pairs.push([part.slice(0, eq).trim(), part.slice(eq + 1).trim()]);
+  }
+  return pairs;
+}
+
+/** Postfix keys that are not metrics: Lightning's logger version number. */
+const IGNORED_POSTFIX: ReadonlySet<string> = new Set(['v_num']);
+
+/** The numeric postfix pairs of a bar, under canonical names. */
+export function postfixValues(bar: BarState, into: Record<string, number>): void {
+  const pairs: Array<[string, number]> = [];
+  for (const [key, raw] of bar.postfix) {
+    if (IGNORED_POSTFIX.has(key)) continue;
+    const value = parseNumber(raw);
+    if (value !== null) pairs.push([key, value]);
+  }
+  addValues(into, pairs);
+}
+
+/** The throughput name for a bar's unit; null for units that are not training work (bytes are downloads). */
+export function rateName(unit: string): string | null {
+  const lower = unit.toLowerCase();
+  if (STEP_UNITS.has(lower)) return 'steps_per_sec';
+  if (TOKEN_UNITS.has(lower)) return 'tokens_per_sec';
+  if (SAMPLE_UNITS.has(lower)) return 'samples_per_sec';
+  return null;
+}
+
+const STEP_UNITS: ReadonlySet<string> = new Set(['it', 'its', 'step', 'steps', 'iter', 'iters', 'batch', 'batches']);
+const TOKEN_UNITS: ReadonlySet<string> = new Set(['tok', 'toks', 'token', 'tokens']);
+const SAMPLE_UNITS: ReadonlySet<string> = new Set(['sample', 'samples', 'img', 'imgs', 'image', 'images', 'seq', 'seqs', 'examples']);
+/** Units of bars that move data, not training: downloads, uploads, checkpoint writes. */
+const BYTE_UNITS: ReadonlySet<string> = new Set(['b', 'kb', 'mb', 'gb', 'tb', 'kib', 'mib', 'gib', 'tib']);
+
+/** Bars that describe an evaluation loop (Lightning's `Validation DataLoader 0`, `Sanity Checking`, ...). */
+const EVAL_DESCRIPTION = /valid|eval|test|sanity|predict/iu;
+/** Bars before or beside training that are not training: dataset preparation, downloads, loading. */
+const NOT_TRAINING_DESCRIPTION =
+  /^(?:download|map\b|filter|generating|loading|tokeniz|running tokenizer|resolving|fetching|extract|saving|upload|casting|computing|processing|preprocess|grouping|concatenat|shuffl|writing|reading|converting|creating|building|packing|caching)/iu;
+/** An epoch number in a description (`Epoch 3/10`, `epoch 3`). */
+const EPOCH_IN_DESCRIPTION = /\bepoch\s*(\d+)/iu;
+
+export function isEvalDescription(description: string): boolean {
+  return EVAL_DESCRIPTION.test(description);
+}
+
+/** True for bars that report no training work: downloads, dataset maps, checkpoint loading. */
+export function isNotTrainingBar(bar: BarState): boolean {
+  return BYTE_UNITS.has(bar.unit.toLowerCase()) || NOT_TRAINING_DESCRIPTION.test(bar.description);
+}
+
+/** An evaluation bar's record: not a training step, and its rate kept apart from training throughput. */
+export function evalBarRecord(bar: BarState): MetricRecord | null {
+  const values: Record<string, number> = { batch: bar.n };
+  if (bar.total !== null) values.batches = bar.total;
+  if (bar.perSecond !== null) values.eval_steps_per_sec = bar.perSecond;
+  const postfix: Record<string, number> = {};
+  postfixValues(bar, postfix);
+  Object.assign(values, toEvalValues(postfix));
+  return { step: null, kind: 'eval', values };
+}
+
+/**
+ * tqdm bars in general. The step is the bar's n. Which bar is training: the first bar with a total
+ * that is not an evaluation bar by its description sets the training loop's length; a later bar
+ * without a description and with another total is an inner loop — HF Trainer's evaluation bar runs
+ * nested under the training bar that way — so its rate is not training throughput.
+ */
+export function createTqdmParser(): LineParser {
+  let trainingTotal: number | null = null;
+  let firstEpoch: number | null = null;
+  return {
+    name: 'tqdm',
+    matches: looksLikeBar,
+    parse(line) {
+      const bar = readBar(line);
+      if (bar === null || isNotTrainingBar(bar)) return null;
+      const description = bar.description;
+      const innerLoop = description === '' && trainingTotal !== null && bar.total !== null && bar.total !== trainingTotal;
+      if (isEvalDescription(description) || innerLoop) return evalBarRecord(bar);
+      if (trainingTotal === null && bar.total !== null) trainingTotal = bar.total;
+
+      const values: Record<string, number> = {};
+      let step = toStep(bar.n);
+      const epochMatch = EPOCH_IN_DESCRIPTION.exec(description);
+      if (epochMatch !== null) {
+        // A bar per epoch restarts at 0: count on from the first epoch seen so steps keep growing.
+        const epoch = Number(epochMatch[1]);
+        firstEpoch ??= epoch;
+        values.epoch = epoch;
+        if (bar.total !== null && step !== null) step += Math.max(0, epoch - firstEpoch) * Math.round(bar.total);
+        values.batch = bar.n;
+        if (bar.total !== null) values.batches = bar.total;
+      } else if (bar.total !== null) {
+        values.total_steps = bar.total;
+      }
+      const rate = rateName(bar.unit);
+      if (rate !== null && bar.perSecond !== null) values[rate] = bar.perSecond;
+      if (bar.elapsedS !== null) values.elapsed_s = bar.elapsedS;
+      if (bar.remainingS !== null) values.remaining_s = bar.remainingS;
+      postfixValues(bar, values);
+      if (!hasValues(values)) return null;
+      return { step, kind: 'progress', values };
+    },
+  };
+}

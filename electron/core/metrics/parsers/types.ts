@@ -1,0 +1,30 @@
+// The contract every training-log line parser follows, and what it produces.
+
+/** What printed a record: a training step, an evaluation, a progress bar's state, or end-of-run totals. */
+export type MetricRecordKind = 'train' | 'eval' | 'progress' | 'summary';
+
+export interface MetricRecord {
+  /**
+   * The training step the record belongs to, as the log counts it. Where a log counts batches
+   * within epochs only, `epoch × batches + batch` so it still grows through the run. Null when
+   * the line carries none (HF Trainer's dicts; most evaluation lines).
+   */
+  step: number | null;
+  kind: MetricRecordKind;
+  /** Canonical names (see names.ts) to values; NaN and ±Infinity are kept as printed. */
+  values: Record<string, number>;
+}
+
+/**
+ * One log format. Parsers may keep a little state between lines (the current epoch, an open
+ * multi-line dict), so each log gets fresh instances from the factories in registry.ts.
+ */
+export interface LineParser {
+  name: string;
+  /** Cheap test whether this line is this format; `parse` is called only when it says yes. */
+  matches(line: string): boolean;
+  /** The line's record, or null when it carries no metric after all. Never throws. */
+  parse(line: string): MetricRecord | null;
+}
+
+export type LineParserFactory = () => LineParser;

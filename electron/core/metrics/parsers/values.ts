@@ -1,0 +1,120 @@
+// Helpers the parsers share: quantities with units, collision-free naming, eval renaming.
+import { parseNumber } from '../text/numbers.js';
+import { canonicalName, evalName, toSnakeCase } from './names.js';
+
+export interface Quantity {
+  value: number;
+  /** The unit printed after the number (`ms`, `GiB`, `%`, `tok/s`), '' when none. */
+  unit: string;
+}
+
+/** A number and what follows it, for values like `893.15ms`, `49.66GiB`, `16.59%`, `1.2it/s`. */
+const QUANTITY = /^([+-]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s?([A-Za-zµ%/]+)$/u;
+
+/** A printed value with an optional unit; null when it is not a number. */
+export function readQuantity(text: string): Quantity | null {
+  const trimmed = text.trim();
+  const whole = parseNumber(trimmed);
+  if (whole !== null) return { value: whole, unit: trimmed.endsWith('%') ? '%' : '' };
+  const match = QUANTITY.exec(trimmed);
+  if (match === null) return null;
+  const value = parseNumber(match[1] ?? '');
+  if (value === null) return null;
+  return { value, unit: match[2] ?? '' };
+}
+
+/**
+ * A key and a quantity as a [name, value] pair whose name carries the unit: seconds become
+ * `_ms`, `%` becomes `_percent`, MiB becomes `_gib`. Rates with their own unit name themselves
+ * (`12it/s` is steps_per_sec whatever the key). Null for units that mean nothing here.
+ */
+export function withUnit(key: string, quantity: Quantity): [string, number] | null {
+  const { value } = quantity;
+  switch (quantity.unit) {
+    case '':
+      return [key, value];
+    case '%':
+      return [/percent$|%$/u.test(key) ? key : `${key}_percent`, value];
+    case 'ms':
+      return [`${key}_ms`, value];
+    case 's':
+    case 'sec':
+      return [`${key}_ms`, value * 1000];
+    case 'us':
+    case 'µs':
+      return [`${key}_ms`, value / 1000];
+    case 'GiB':
+    case 'GB':
+      // PyTorch scripts print GiB as "GB" more often than not; the difference is 7%, below what a comparison of runs turns on.
+      return [`${key}_gib`, value];
+    case 'MiB':
+    case 'MB':
+      return [`${key}_gib`, value / 1024];
+    case 'it/s':
+    case 'steps/s':
+      return ['steps_per_sec', value];
+    case 's/it':
+      return ['steps_per_sec', value === 0 ? Number.POSITIVE_INFINITY : 1 / value];
+    case 'tok/s':
+    case 'tokens/s':
+      return ['tokens_per_sec', value];
+    case 'samples/s':
+    case 'img/s':
+      return ['samples_per_sec', value];
+    case 'ms/step':
+    case 'ms/it':
+      return ['step_time_ms', value];
+    default:
+      return null;
+  }
+}
+
+/**
+ * Adds printed [key, value] pairs under canonical names. Keys that are already canonical go first,
+ * so an alias never takes the place of the real thing: Lightning's bar prints `loss` (its running
+ * mean) beside `train_loss` (the logged value); `loss` keeps its name and `train_loss` stays
+ * `train_loss` instead of overwriting it.
+ */
+export function addValues(values: Record<string, number>, pairs: ReadonlyArray<readonly [string, number]>): void {
+  const aliased: Array<readonly [string, string, number]> = [];
+  for (const [key, value] of pairs) {
+    const snake = toSnakeCase(key);
+    if (snake.length === 0) continue;
+    const canonical = canonicalName(snake);
+    if (canonical === snake) {
+      if (!(snake in values)) values[snake] = value;
+    } else {
+      aliased.push([snake, canonical, value]);
+    }
+  }
+  for (const [snake, canonical, value] of aliased) {
+    if (!(canonical in values)) values[canonical] = value;
+    else if (!(snake in values)) values[snake] = value;
+  }
+}
+
+/** Names that stay as they are in an evaluation record: they describe position or the machine, not the evaluation. */
+const PHASE_NEUTRAL: ReadonlySet<string> = new Set(['epoch', 'batch', 'batches', 'lr', 'eta_s', 'elapsed_s', 'remaining_s', 'memory_gib', 'total_steps']);
+
+/** The same values with eval names (`loss` → `eval_loss`; `avg_loss` → `avg_eval_loss`). */
+export function toEvalValues(values: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (PHASE_NEUTRAL.has(name)) out[name] = value;
+    else if (name.startsWith('avg_')) out[`avg_${evalName(name.slice(4))}`] = value;
+    else out[evalName(name)] = value;
+  }
+  return out;
+}
+
+/** True when the object has at least one key; records without values are not worth emitting. */
+export function hasValues(values: Record<string, number>): boolean {
+  for (const _ in values) return true;
+  return false;
+}
+
+/** An integer step from a printed number, or null (steps are counts; anything else is not one). */
+export function toStep(value: number | null | undefined): number | null {
+  if (value === null || value === undefined || !Number.isFinite(value) || value < 0) return null;
+  return Math.round(value);
+}

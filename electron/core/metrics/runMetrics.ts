@@ -1,0 +1,82 @@
+// One live run's metrics on the engine thread: the structured channel, live events, the step limit, the summary.
+import fs from 'node:fs';
+import type { MetricPoint } from '../../shared/api.js';
+import type { EventHub } from '../events.js';
+import type { MetricStore } from '../store/metricStore.js';
+import { ChannelTailer } from './channel.js';
+import type { MetricSample } from './samples.js';
+import { summarizeMetrics, type TrainingSummary } from './summary.js';
+
+/** How often the channel file is read: the same pace as the store's batches. */
+const CHANNEL_POLL_MS = 250;
+
+export interface RunMetricsOptions {
+  runId: number;
+  startedAtMs: number;
+  channelFile: string;
+  maxSteps: number | null;
+  tokensPerStep: number | null;
+  onStepLimit: (step: number) => void;
+}
+
+export function toPoint(sample: MetricSample): MetricPoint {
+  const value = Number.isNaN(sample.value)
+    ? ('nan' as const)
+    : sample.value === Infinity
+      ? ('inf' as const)
+      : sample.value === -Infinity
+        ? ('-inf' as const)
+        : sample.value;
+  return { step: sample.step, tMs: sample.tMs, name: sample.name, value, kind: sample.kind, source: sample.source };
+}
+
+export class RunMetrics {
+  private readonly channel: ChannelTailer;
+  private readonly timer: NodeJS.Timeout;
+  private limitReached = false;
+
+  constructor(
+    private readonly options: RunMetricsOptions,
+    private readonly store: MetricStore,
+    private readonly events: EventHub,
+  ) {
+    this.channel = new ChannelTailer(options.channelFile, options.startedAtMs);
+    this.timer = setInterval(() => this.readChannel(), CHANNEL_POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Samples parsed from the terminal by the writer thread (already stored there). */
+  acceptParsed(samples: readonly MetricSample[]): void {
+    this.publish(samples);
+  }
+
+  /** The last of the channel, then the channel file goes: its lines are in the database now. */
+  finish(): void {
+    clearInterval(this.timer);
+    this.readChannel();
+    fs.rmSync(this.options.channelFile, { force: true });
+  }
+
+  summarize(): TrainingSummary {
+    return summarizeMetrics(this.store.forRun(this.options.runId), { tokensPerStep: this.options.tokensPerStep });
+  }
+
+  private readChannel(): void {
+    const samples = this.channel.read(Date.now() - this.options.startedAtMs);
+    if (samples.length === 0) return;
+    this.store.append(this.options.runId, samples);
+    this.publish(samples);
+  }
+
+  private publish(samples: readonly MetricSample[]): void {
+    if (samples.length === 0) return;
+    if (this.events.hasSubscribers) this.events.emit('runs.onMetrics', { runId: this.options.runId, points: samples.map(toPoint) });
+    const limit = this.options.maxSteps;
+    if (limit === null || this.limitReached) return;
+    const reached = samples.find((s) => s.step !== null && s.step >= limit && (s.kind === 'train' || s.kind === 'progress'));
+    if (reached) {
+      this.limitReached = true;
+      this.options.onStepLimit(reached.step!);
+    }
+  }
+}

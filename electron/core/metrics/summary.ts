@@ -1,0 +1,171 @@
+// A run's training summary from its metric samples: steady throughput, step time, loss facts.
+import { interquartileRange, median } from 'simple-statistics';
+import type { MetricSample } from './samples.js';
+import { splitSteadyState, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+
+export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
+
+export interface TrainingSummary {
+  steps: number | null;
+  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null };
+  stepTimeMs: { median: number | null };
+  finalLoss: number | null;
+  bestLoss: number | null;
+  evalLoss: number | null;
+  nanDetected: boolean | null;
+  lossFell: boolean | null;
+  warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number } | null;
+  /** Steady steps left out as far slower than their neighbours (an eval or a checkpoint save). */
+  outlierSteps: number;
+  /** Which samples the summary used: the structured channel wins over parsed text when present. */
+  metricsSource: 'channel' | 'text' | null;
+}
+
+export interface SummaryOptions {
+  /** Tokens in one step (from the workload's expression), to turn step times into tokens/s. */
+  tokensPerStep?: number | null;
+  warmup?: WarmupRule;
+}
+
+interface StepRecord {
+  step: number;
+  tMs: number;
+  values: Map<string, number>;
+}
+
+const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
+
+export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
+  const fromChannel = all.filter((s) => s.source === 'channel');
+  const samples = fromChannel.length > 0 ? fromChannel : all.filter((s) => s.source === 'text');
+  const metricsSource = samples.length === 0 ? null : fromChannel.length > 0 ? 'channel' : 'text';
+
+  // Train lines carry the numbers; a progress bar's redraws only count when nothing else gives timing.
+  const train = samples.filter((s) => s.kind === 'train');
+  const progress = samples.filter((s) => s.kind === 'progress');
+  const hasTiming = (list: readonly MetricSample[]) =>
+    list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
+  const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
+  const records = byStep(timingSource);
+  const { points, throughputs, unit } = timePoints(records, options.tokensPerStep ?? null);
+
+  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null };
+  let stepTime: number | null = null;
+  let warmup: TrainingSummary['warmup'] = null;
+  let outlierSteps = 0;
+  if (points.length > 0) {
+    const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE);
+    const outliers = new Set(split.outliers);
+    const steadyIndexes = points.map((_, i) => i).filter((i) => i >= split.start && !outliers.has(i));
+    outlierSteps = split.outliers.length;
+    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: round(split.warmupSeconds, 3) };
+    if (steadyIndexes.length > 0) {
+      const values = steadyIndexes.map((i) => throughputs[i]!);
+      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit };
+      stepTime = median(steadyIndexes.map((i) => points[i]!.stepTimeMs));
+    }
+  }
+
+  const losses = [...train, ...progress].filter((s) => s.name === 'loss').sort(byStepThenTime);
+  const trainLosses = losses.filter((s) => s.kind === 'train');
+  const lossSeries = trainLosses.length > 0 ? trainLosses : losses;
+  const finiteLosses = lossSeries.map((s) => s.value).filter(Number.isFinite);
+  const evalLosses = samples.filter((s) => s.name === 'eval_loss').sort(byStepThenTime);
+  const steps = samples.reduce<number | null>((max, s) => (s.step !== null && (max === null || s.step > max) ? s.step : max), null);
+  const nanDetected = samples.length === 0 ? null : samples.some((s) => (s.name === 'loss' || s.name === 'eval_loss') && !Number.isFinite(s.value));
+
+  return {
+    steps,
+    throughput,
+    stepTimeMs: { median: stepTime },
+    finalLoss: lastFinite(lossSeries),
+    bestLoss: finiteLosses.length > 0 ? Math.min(...finiteLosses) : null,
+    evalLoss: lastFinite(evalLosses),
+    nanDetected,
+    lossFell: lossTrend(finiteLosses),
+    warmup,
+    outlierSteps,
+    metricsSource,
+  };
+}
+
+function byStepThenTime(a: MetricSample, b: MetricSample): number {
+  return (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER) || a.tMs - b.tMs;
+}
+
+function byStep(samples: readonly MetricSample[]): StepRecord[] {
+  const records = new Map<number, StepRecord>();
+  for (const sample of samples) {
+    if (sample.step === null) continue;
+    let record = records.get(sample.step);
+    if (!record) {
+      record = { step: sample.step, tMs: sample.tMs, values: new Map() };
+      records.set(sample.step, record);
+    }
+    // A later redraw of the same step (a progress bar) replaces the earlier value.
+    record.values.set(sample.name, sample.value);
+    record.tMs = Math.max(record.tMs, sample.tMs);
+  }
+  return [...records.values()].sort((a, b) => a.step - b.step);
+}
+
+/**
+ * Step time and throughput at each step record, from what the log gives, in this order: printed
+ * step time; printed throughput with the tokens per step; time between records over the steps between.
+ */
+function timePoints(records: readonly StepRecord[], tokensPerStep: number | null) {
+  const points: TimedPoint[] = [];
+  const throughputs: number[] = [];
+  const has = (name: string) => records.some((r) => finite(r.values.get(name)));
+  const unit: ThroughputUnit =
+    has('tokens_per_sec') || has('tokens') || tokensPerStep !== null ? 'tokens/s' : has('samples_per_sec') || has('samples') ? 'samples/s' : 'steps/s';
+
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    const previous = records[i - 1];
+    const v = (name: string) => record.values.get(name);
+    let stepTimeMs: number | null = null;
+    const printed = v('step_time_ms');
+    const tokensThisStep = finite(v('tokens')) ? v('tokens')! : tokensPerStep;
+    if (finite(printed) && printed > 0) stepTimeMs = printed;
+    else if (finite(v('tokens_per_sec')) && v('tokens_per_sec')! > 0 && tokensThisStep !== null) stepTimeMs = (tokensThisStep / v('tokens_per_sec')!) * 1000;
+    else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) stepTimeMs = 1000 / v('steps_per_sec')!;
+    else if (previous && record.step > previous.step && record.tMs > previous.tMs) {
+      stepTimeMs = (record.tMs - previous.tMs) / (record.step - previous.step);
+    }
+    if (stepTimeMs === null) continue;
+
+    let rate: number | null = null;
+    if (unit === 'tokens/s') {
+      if (finite(v('tokens_per_sec'))) rate = v('tokens_per_sec')!;
+      else if (tokensThisStep !== null) rate = (tokensThisStep / stepTimeMs) * 1000;
+    } else if (unit === 'samples/s') {
+      if (finite(v('samples_per_sec'))) rate = v('samples_per_sec')!;
+      else if (finite(v('samples'))) rate = (v('samples')! / stepTimeMs) * 1000;
+    } else {
+      rate = 1000 / stepTimeMs;
+    }
+    if (rate === null) continue;
+    points.push({ step: record.step, tMs: record.tMs, stepTimeMs });
+    throughputs.push(rate);
+  }
+  return { points, throughputs, unit };
+}
+
+function lastFinite(samples: readonly MetricSample[]): number | null {
+  for (let i = samples.length - 1; i >= 0; i--) if (Number.isFinite(samples[i]!.value)) return samples[i]!.value;
+  return null;
+}
+
+/** Loss fell when the mean of the last tenth is below the mean of the first tenth (at least one point each). */
+function lossTrend(losses: readonly number[]): boolean | null {
+  if (losses.length < 2) return null;
+  const n = Math.max(1, Math.floor(losses.length / 10));
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return mean(losses.slice(-n)) < mean(losses.slice(0, n));
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}

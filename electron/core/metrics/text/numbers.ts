@@ -1,0 +1,105 @@
+// Numbers as training logs print them: grouped thousands, k/M/G suffixes, nan/inf, clocks and time units.
+
+/**
+ * Sign, integer part (plain digits, or 1-3 digits then `,ddd` groups as `toLocaleString('en-US')`
+ * prints them), fraction, exponent, then an optional scale suffix or `%`. At least one digit is
+ * checked for separately, so `.` and `e5` are refused.
+ */
+const NUMBER_PATTERN = /^([+-]?)(\d{1,3}(?:,\d{3})+|\d*)(\.\d*)?([eE][+-]?\d+)?[ \t]*([kKMGT%]?)$/u;
+
+/** Scale suffixes as tqdm's `unit_scale` and throughput printers use them (`12.3k`, `1.2M` tok/s). */
+const SCALE: Readonly<Record<string, number>> = { '': 1, '%': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+
+/** What Python, C's printf and JS print for non-finite values, lower-cased. */
+const NON_FINITE: ReadonlyMap<string, number> = new Map([
+  ['nan', Number.NaN],
+  ['-nan', Number.NaN],
+  ['+nan', Number.NaN],
+  ['inf', Number.POSITIVE_INFINITY],
+  ['+inf', Number.POSITIVE_INFINITY],
+  ['-inf', Number.NEGATIVE_INFINITY],
+  ['infinity', Number.POSITIVE_INFINITY],
+  ['+infinity', Number.POSITIVE_INFINITY],
+  ['-infinity', Number.NEGATIVE_INFINITY],
+  ['∞', Number.POSITIVE_INFINITY],
+  ['-∞', Number.NEGATIVE_INFINITY],
+]);
+
+/** Longer strings are not numbers a log prints; bounding them keeps the regex cheap on junk. */
+const MAX_NUMBER_CHARS = 400;
+
+/**
+ * A printed number as a value, or null when the text is not one. `16.59%` is 16.59 (the caller
+ * knows the unit), `12.3k` is 12300, `5,856` is 5856, `nan` is NaN. Never throws.
+ */
+export function parseNumber(text: string): number | null {
+  if (text.length > MAX_NUMBER_CHARS) return null;
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return null;
+  const nonFinite = NON_FINITE.get(trimmed.toLowerCase());
+  if (nonFinite !== undefined) return nonFinite;
+  const match = NUMBER_PATTERN.exec(trimmed);
+  if (match === null) return null;
+  const [, sign = '', integer = '', fraction = '', exponent = '', suffix = ''] = match;
+  if (integer.length === 0 && fraction.length < 2) return null; // no digit at all
+  const digits = integer.includes(',') ? integer.replaceAll(',', '') : integer;
+  const value = Number(`${sign}${digits === '' ? '0' : digits}${fraction}${exponent}`);
+  if (Number.isNaN(value)) return null;
+  return value * (SCALE[suffix] ?? 1);
+}
+
+/** `H:MM:SS.ss`, `MM:SS`, `D day(s), H:MM:SS` (Python's timedelta) as seconds, or null. */
+const CLOCK_PATTERN = /^(?:(\d+) days?, )?(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?$/u;
+
+/** A clock-style duration (tqdm's elapsed, Keras's ETA, HF's runtime) in seconds; null when not one. */
+export function parseClockSeconds(text: string): number | null {
+  if (text.length > MAX_NUMBER_CHARS) return null;
+  const match = CLOCK_PATTERN.exec(text.trim());
+  if (match === null) return null;
+  const [, days, first = '0', second = '0', third] = match;
+  const dayHours = days === undefined ? 0 : Number(days) * 24;
+  // Two fields are MM:SS (tqdm below an hour); three are H:MM:SS.
+  if (third === undefined) return dayHours * 3600 + Number(first) * 60 + Number(second);
+  return (dayHours + Number(first)) * 3600 + Number(second) * 60 + Number(third);
+}
+
+/** A number and a time unit, optionally per something (`0.5 s/it`, `29ms/step`). */
+const DURATION_PATTERN = /^(.+?)\s*(ns|us|µs|μs|ms|s|sec|secs|seconds|min|mins|minutes|h|hr|hrs|hours)(?:\s*\/\s*[A-Za-z]+)?$/u;
+
+const MS_PER_UNIT: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  seconds: 1000,
+  min: 60_000,
+  mins: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hrs: 3_600_000,
+  hours: 3_600_000,
+};
+
+/**
+ * A duration in milliseconds: `893.15ms`, `2.3s`, `0.5 s/it` (per iteration), `1:02:03`. A bare
+ * number has no unit and gives null, as does anything else that is not a duration.
+ */
+export function parseDuration(text: string): number | null {
+  if (text.length > MAX_NUMBER_CHARS) return null;
+  const trimmed = text.trim();
+  const clock = parseClockSeconds(trimmed);
+  if (clock !== null) return clock * 1000;
+  const match = DURATION_PATTERN.exec(trimmed);
+  if (match === null) return null;
+  const [, amount = '', unit = ''] = match;
+  if (amount.endsWith('%')) return null;
+  const value = parseNumber(amount);
+  const scale = MS_PER_UNIT[unit];
+  if (value === null || scale === undefined) return null;
+  return value * scale;
+}
