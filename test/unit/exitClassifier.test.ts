@@ -27,8 +27,14 @@ describe('classifyExit', () => {
     expect(verdict).toMatchObject({ status: 'failed', exitClass: 'nan_loss' });
   });
 
-  it('does not take "grad norm: nan" for a NaN loss', () => {
-    expect(findFailureLine('iteration 3 | lm loss 1.0E+01 | grad norm: nan |')).toBeNull();
+  it('takes one "grad norm: nan" for a skipped fp16 step, not a failure', () => {
+    expect(findFailureLine('iteration 3 | lm loss 1.0E+01 | grad norm: nan |\niteration 4 | grad norm: 1.25 |')).toBeNull();
+  });
+
+  it('takes a NaN gradient norm on every recent reading for bad numerics (the real Megatron-DeepSpeed capture)', () => {
+    const verdict = findFailureLine(readSharedFixture('training-logs', 'megatron-deepspeed-1.log'));
+    expect(verdict?.exitClass).toBe('nan_loss');
+    expect(verdict?.line).toMatch(/^iteration\s+5428\/.*grad norm: nan/);
   });
 
   it('blames the OOM killer for a SIGKILL the engine did not send', () => {

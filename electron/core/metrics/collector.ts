@@ -1,4 +1,5 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
+import { allParsers, parseLine, splitGluedBar } from './parsers/detect.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
@@ -11,23 +12,16 @@ export interface CollectorOptions {
   parsers?: LineParser[];
 }
 
-let defaultParsers: () => LineParser[] = () => [];
-
-/** Set once by the parsers' registry, so this module does not depend on every parser. */
-export function setDefaultParsers(factory: () => LineParser[]): void {
-  defaultParsers = factory;
-}
-
 export class MetricsCollector {
   private readonly splitter = new TerminalLineSplitter();
   private readonly userRegex: CompiledUserRegex | null;
   private readonly parsers: LineParser[];
-  /** The parser that read the last line; tried first on the next, since a log keeps to its format. */
-  private lastParser: LineParser | null = null;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
-    this.parsers = options.parsers ?? defaultParsers();
+    // Every parser, in priority order: a live run's format is not known until it prints, and a
+    // line is offered to the narrower formats first (see parsers/registry.ts).
+    this.parsers = options.parsers ?? allParsers();
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -48,26 +42,12 @@ export class MetricsCollector {
           continue;
         }
       }
-      const record = this.parse(line.text);
-      if (record) pushRecord(samples, record, line.tMs);
-    }
-    return samples;
-  }
-
-  private parse(text: string): MetricRecord | null {
-    if (this.lastParser?.matches(text)) {
-      const record = this.lastParser.parse(text);
-      if (record) return record;
-    }
-    for (const parser of this.parsers) {
-      if (parser === this.lastParser || !parser.matches(text)) continue;
-      const record = parser.parse(text);
-      if (record) {
-        this.lastParser = parser;
-        return record;
+      for (const part of splitGluedBar(line.text)) {
+        const record = parseLine(part, this.parsers);
+        if (record) pushRecord(samples, record, line.tMs);
       }
     }
-    return null;
+    return samples;
   }
 }
 

@@ -36,21 +36,21 @@ export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule
   const level = steady.length > 0 ? median(steady) : Number.NaN;
   const outliers: number[] = [];
   for (let i = start; i < points.length; i++) if (points[i]!.stepTimeMs > OUTLIER_FACTOR * level) outliers.push(i);
-  const first = points[start];
-  return {
-    start,
-    rule: rule.kind,
-    stable,
-    warmupSteps: first ? first.step - (points[0]?.step ?? first.step) : 0,
-    warmupSeconds: first ? first.tMs / 1000 - estimateStartSeconds(points) : 0,
-    outliers,
-  };
+  return { start, rule: rule.kind, stable, warmupSteps: points[start - 1]?.step ?? 0, warmupSeconds: warmupSeconds(points, start), outliers };
 }
 
-/** Time of step 0: the first point's time less its own step duration. */
-function estimateStartSeconds(points: readonly TimedPoint[]): number {
-  const first = points[0];
-  return first ? Math.max(0, first.tMs - first.stepTimeMs) / 1000 : 0;
+/**
+ * Training time spent in warm-up: each warm-up point's step time times the steps it stands for
+ * (a log printing every 10 steps prints their average). Process start-up is not counted, and an
+ * imported log without timestamps gets the same answer as a live run.
+ */
+function warmupSeconds(points: readonly TimedPoint[], start: number): number {
+  let ms = 0;
+  for (let i = 0; i < start; i++) {
+    const stepsCovered = points[i]!.step - (i > 0 ? points[i - 1]!.step : 0);
+    ms += points[i]!.stepTimeMs * Math.max(1, stepsCovered);
+  }
+  return ms / 1000;
 }
 
 function findStart(points: readonly TimedPoint[], rule: WarmupRule): { start: number; stable: boolean } {

@@ -72,7 +72,8 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   const finiteLosses = lossSeries.map((s) => s.value).filter(Number.isFinite);
   const evalLosses = samples.filter((s) => s.name === 'eval_loss').sort(byStepThenTime);
   const steps = samples.reduce<number | null>((max, s) => (s.step !== null && (max === null || s.step > max) ? s.step : max), null);
-  const nanDetected = samples.length === 0 ? null : samples.some((s) => (s.name === 'loss' || s.name === 'eval_loss') && !Number.isFinite(s.value));
+  const nanDetected =
+    samples.length === 0 ? null : samples.some((s) => ['loss', 'eval_loss', 'grad_norm'].includes(s.name) && !Number.isFinite(s.value));
 
   return {
     steps,

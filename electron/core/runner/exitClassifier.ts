@@ -36,6 +36,13 @@ const TEXT_RULES: readonly TextRule[] = [
   { exitClass: 'nan_loss', pattern: /\bloss\b[^\n,|]{0,24}?[:=\s]\s*[-+]?(?:nan|inf(?:inity)?)\b/iu },
 ];
 
+const GRAD_NORM = /\bgrad(?:ient)?[ _]norm\b[^\n,|]{0,8}?[:=\s]\s*([-+]?(?:nan|inf(?:inity)?|[\d.]+(?:e[-+]?\d+)?))/iu;
+/**
+ * One NaN gradient norm is a step that fp16 loss scaling skips, and training goes on; NaN on this
+ * many readings in a row, the latest included, means the numbers themselves have gone bad.
+ */
+const NAN_GRAD_NORM_RUN = 3;
+
 /** Finds the last line of `text` that matches a failure rule; used for live runs and imported logs alike. */
 export function findFailureLine(text: string): { exitClass: ExitClass; line: string } | null {
   const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
@@ -45,7 +52,20 @@ export function findFailureLine(text: string): { exitClass: ExitClass; line: str
       if (rule.pattern.test(line)) return { exitClass: rule.exitClass, line: line.trim() };
     }
   }
-  return null;
+  return findNanGradNorm(lines);
+}
+
+function findNanGradNorm(lines: readonly string[]): { exitClass: ExitClass; line: string } | null {
+  let run = 0;
+  let latest: string | null = null;
+  for (let i = lines.length - 1; i >= 0 && run < NAN_GRAD_NORM_RUN; i--) {
+    const reading = GRAD_NORM.exec(lines[i]!);
+    if (!reading) continue;
+    if (Number.isFinite(Number(reading[1]))) return null;
+    latest ??= lines[i]!.trim();
+    run++;
+  }
+  return run >= NAN_GRAD_NORM_RUN && latest ? { exitClass: 'nan_loss', line: latest } : null;
 }
 
 export function classifyExit(facts: ExitFacts): ExitVerdict {

@@ -87,6 +87,8 @@ export function createHfTrainerParser(): LineParser {
   let openDict: Array<readonly [string, number]> | null = null;
   let openDictLines = 0;
   let blockKind: MetricRecordKind | null = null;
+  /** HF sorts a block's keys, so `epoch` comes first; each later line of the block carries it too. */
+  let blockEpoch: number | null = null;
 
   function continueDict(line: string): MetricRecord | null {
     const pairs = openDict ?? [];
@@ -111,6 +113,7 @@ export function createHfTrainerParser(): LineParser {
       if (header !== null) {
         const which = (header[1] ?? '').toLowerCase();
         blockKind = which === 'train' ? 'summary' : 'eval';
+        blockEpoch = null;
         return null;
       }
       if (blockKind !== null) {
@@ -124,6 +127,8 @@ export function createHfTrainerParser(): LineParser {
           const values: Record<string, number> = {};
           const name = blockKind === 'summary' && key === 'train_loss' ? 'loss' : (HF_NAMES[key] ?? key);
           addValues(values, [[name, value]]);
+          if (key === 'epoch') blockEpoch = value;
+          else if (blockEpoch !== null) values.epoch = blockEpoch;
           return { step: null, kind: blockKind, values };
         }
       }

@@ -19,6 +19,7 @@ const METRIC_SEGMENT = /^([A-Za-z_][\w/.]*): (\S+)$/u;
  */
 export function createKerasParser(): LineParser {
   let epoch: number | null = null;
+  let totalEpochs: number | null = null;
   return {
     name: 'keras',
     matches: (line) => CHEAP_PROGBAR.test(line) || EPOCH_HEADER.test(line),
@@ -26,6 +27,7 @@ export function createKerasParser(): LineParser {
       const header = EPOCH_HEADER.exec(line);
       if (header !== null) {
         epoch = Number(header[1]);
+        totalEpochs = Number(header[2]);
         return null;
       }
       const bar = PROGBAR.exec(line);
@@ -35,6 +37,7 @@ export function createKerasParser(): LineParser {
       const done = n === total;
       const values: Record<string, number> = { batch: n, batches: total };
       if (epoch !== null) values.epoch = epoch;
+      if (totalEpochs !== null) values.total_epochs = totalEpochs;
       const pairs: Array<[string, number]> = [];
       for (const raw of (bar[3] ?? '').split(' - ')) {
         const segment = raw.trim();

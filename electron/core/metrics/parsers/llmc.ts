@@ -11,14 +11,21 @@ const STEP_INLINE =
 const VAL_LOSS = /^\s*val loss (\S+)\s*$/u;
 const HELLASWAG = /^\s*HellaSwag: (\d+)\/(\d+) = ([\d.]+)/u;
 
-const FIELD_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^loss (\S+)/u, 'loss'],
-  [/^norm (\S+)/u, 'grad_norm'],
-  [/^lr (\S+)/u, 'lr'],
-  [/^(\S+) ms$/u, 'step_time_ms'],
-  [/^(\S+)% .*MFU$/u, 'mfu_percent'],
-  [/^(\S+) tok\/s$/u, 'tokens_per_sec'],
-];
+/** One `|` field of the current line under its name: `loss X (..)`, `norm X`, `lr X`, `X ms`, `X% bf16 MFU`, `X tok/s`. */
+function readField(field: string): [string, string] | null {
+  const space = field.indexOf(' ');
+  if (space === -1) return null;
+  const head = field.slice(0, space);
+  if (head === 'loss' || head === 'norm' || head === 'lr') {
+    const valueEnd = field.indexOf(' ', space + 1);
+    const value = field.slice(space + 1, valueEnd === -1 ? field.length : valueEnd);
+    return [head === 'loss' ? 'loss' : head === 'norm' ? 'grad_norm' : 'lr', value];
+  }
+  if (field.endsWith(' ms')) return ['step_time_ms', head];
+  if (field.endsWith(' tok/s')) return ['tokens_per_sec', head];
+  if (field.endsWith('MFU') && head.endsWith('%')) return ['mfu_percent', head.slice(0, -1)];
+  return null;
+}
 
 /**
  * llm.c's trainers. Its MFU is -100% when it does not know the GPU's peak FLOPs (`peak TFlops -1.0`),
@@ -42,14 +49,10 @@ export function createLlmcParser(): LineParser {
       if (fields !== null) {
         const values: Record<string, number> = {};
         for (const raw of (fields[3] ?? '').split('|')) {
-          const field = raw.trim();
-          for (const [pattern, name] of FIELD_PATTERNS) {
-            const match = pattern.exec(field);
-            if (match === null) continue;
-            const value = parseNumber(match[1] ?? '');
-            if (value !== null && !(name === 'mfu_percent' && value < 0)) values[name] = value;
-            break;
-          }
+          const field = readField(raw.trim());
+          if (field === null) continue;
+          const value = parseNumber(field[1]);
+          if (value !== null && !(field[0] === 'mfu_percent' && value < 0)) values[field[0]] = value;
         }
         if (!hasValues(values)) return null;
         return trainRecord(Number(fields[1]), Number(fields[2]), values);

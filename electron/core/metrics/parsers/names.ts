@@ -123,26 +123,45 @@ const ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Logs repeat the same few dozen keys on every line, so names are computed once per distinct key.
+ * The cache is cleared when full, which bounds it on logs that print ever-new keys.
+ */
+const NAME_CACHE_LIMIT = 4096;
+const snakeCache = new Map<string, string>();
+const canonicalCache = new Map<string, string>();
+
+function remember(cache: Map<string, string>, key: string, value: string): string {
+  if (cache.size >= NAME_CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+/**
  * A printed key as snake_case: `/s` becomes `_per_sec`, `%` becomes `_percent`, everything else
  * that is not a letter or digit becomes one underscore; lower case; no leading/trailing `_`.
  */
 export function toSnakeCase(key: string): string {
+  const cached = snakeCache.get(key);
+  if (cached !== undefined) return cached;
   let text = key;
   if (text.includes('/s')) text = text.replace(/\/s(?:ec(?:ond)?)?\b/gu, ' per sec');
   if (text.includes('%')) text = text.replaceAll('%', ' percent');
   if (text.includes('@')) text = text.replaceAll('@', '');
   // camelCase word boundaries (`trainLoss`) become underscores too.
   text = text.replace(/([a-z0-9])([A-Z])/gu, '$1_$2');
-  return text
+  const snake = text
     .toLowerCase()
     .replace(/[^a-z0-9]+/gu, '_')
     .replace(/^_+|_+$/gu, '');
+  return remember(snakeCache, key, snake);
 }
 
 /** A printed key (with an optional unit suffix already in snake_case) under its canonical name. */
 export function canonicalName(key: string): string {
+  const cached = canonicalCache.get(key);
+  if (cached !== undefined) return cached;
   const snake = toSnakeCase(key);
-  return ALIASES[snake] ?? snake;
+  return remember(canonicalCache, key, ALIASES[snake] ?? snake);
 }
 
 /**

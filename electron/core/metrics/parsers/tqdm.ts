@@ -30,13 +30,30 @@ const PERCENT_AT_END = /(\d{1,3})%\s*$/u;
 /** `85.31it/s`, `7.03s/it`, `?it/s`, `5000.00 examples/s`. */
 const RATE = /^(\?|\d+(?:\.\d+)?[kMGTP]?)\s?([A-Za-z]*)\/([A-Za-z]+)/u;
 
-/** Cheap pre-check: every tqdm stats bracket carries a rate with a `/`, and elapsed time with a `:`. */
+/** Cheap pre-check: every tqdm stats bracket opens with `[`, then elapsed time with a `:`, then a rate with a `/`. */
 export function looksLikeBar(line: string): boolean {
-  return line.includes('/s') || line.includes('s/');
+  const open = line.indexOf('[');
+  if (open === -1) return false;
+  return line.includes('/s', open) || line.includes('s/', open);
 }
+
+/**
+ * The last line read and its bar: a line is read for glued output (detect.ts) and then again by
+ * the bar parsers, and a bar's regexes are the costliest part of a tqdm-heavy log.
+ */
+let lastLine: string | null = null;
+let lastBar: BarState | null = null;
 
 /** The bar state printed on a line, or null when the line holds none. */
 export function readBar(line: string): BarState | null {
+  if (line === lastLine) return lastBar;
+  const bar = readBarUncached(line);
+  lastLine = line;
+  lastBar = bar;
+  return bar;
+}
+
+function readBarUncached(line: string): BarState | null {
   if (!looksLikeBar(line)) return null;
   const stats = STATS_OPEN.exec(line);
   if (stats === null) return null;

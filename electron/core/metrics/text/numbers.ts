@@ -36,6 +36,11 @@ export function parseNumber(text: string): number | null {
   if (text.length > MAX_NUMBER_CHARS) return null;
   const trimmed = text.trim();
   if (trimmed.length === 0) return null;
+  if (isPlainDecimal(trimmed)) {
+    // Most values are plain decimals, for which Number() accepts exactly what NUMBER_PATTERN does.
+    const plain = Number(trimmed);
+    return Number.isNaN(plain) ? null : plain;
+  }
   const nonFinite = NON_FINITE.get(trimmed.toLowerCase());
   if (nonFinite !== undefined) return nonFinite;
   const match = NUMBER_PATTERN.exec(trimmed);
@@ -46,6 +51,16 @@ export function parseNumber(text: string): number | null {
   const value = Number(`${sign}${digits === '' ? '0' : digits}${fraction}${exponent}`);
   if (Number.isNaN(value)) return null;
   return value * (SCALE[suffix] ?? 1);
+}
+
+/** Only digits, `.`, `e`/`E` and signs: the common case, checked without a regex. */
+function isPlainDecimal(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const digit = code >= 0x30 && code <= 0x39;
+    if (!digit && code !== 0x2e && code !== 0x65 && code !== 0x45 && code !== 0x2b && code !== 0x2d) return false;
+  }
+  return true;
 }
 
 /** `H:MM:SS.ss`, `MM:SS`, `D day(s), H:MM:SS` (Python's timedelta) as seconds, or null. */

@@ -1,0 +1,59 @@
+// Caffe's glog output: `I0808 13:46:45.056787  2527 solver.cpp:142] Test score #0: 0.17`, `Iteration 20, loss = 6.9`, ...
+import { parseNumber } from '../text/numbers.js';
+import type { LineParser, MetricRecord } from './types.js';
+import { canonicalName, evalName } from './names.js';
+
+/** glog's prefix: severity, MMDD, time, thread id, `file:line]`. */
+const GLOG = /^[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\] (.*)$/u;
+const ITERATION_LOSS = /^Iteration (\d+)(?: \(([\d.]+) iter\/s, [\d.]+s\/\d+ iters?\))?, loss = (\S+)/u;
+const ITERATION_LR = /^Iteration (\d+), lr = (\S+)/u;
+const ITERATION_TESTING = /^Iteration (\d+), Testing net/u;
+const NET_OUTPUT = /^(Train|Test) net output #\d+: (\w+) = (\S+)/u;
+const TEST_SCORE = /^Test score #(\d+): (\S+)/u;
+
+/** Caffe's solver. Test outputs belong to the iteration whose `Testing net` line came before them. */
+export function createCaffeParser(): LineParser {
+  let iteration: number | null = null;
+  return {
+    name: 'caffe',
+    matches: (line) => line.includes('] ') && (line.includes('Iteration') || line.includes('net output') || line.includes('Test score')),
+    parse(line): MetricRecord | null {
+      const glog = GLOG.exec(line);
+      if (glog === null) return null;
+      const message = glog[1] ?? '';
+      const testing = ITERATION_TESTING.exec(message);
+      if (testing !== null) {
+        iteration = Number(testing[1]);
+        return null;
+      }
+      const loss = ITERATION_LOSS.exec(message);
+      if (loss !== null) {
+        iteration = Number(loss[1]);
+        const values: Record<string, number> = {};
+        const value = parseNumber(loss[3] ?? '');
+        if (value !== null) values.loss = value;
+        if (loss[2] !== undefined) values.steps_per_sec = Number(loss[2]);
+        return { step: iteration, kind: 'train', values };
+      }
+      const lr = ITERATION_LR.exec(message);
+      if (lr !== null) {
+        iteration = Number(lr[1]);
+        const value = parseNumber(lr[2] ?? '');
+        return value === null ? null : { step: iteration, kind: 'train', values: { lr: value } };
+      }
+      const output = NET_OUTPUT.exec(message);
+      if (output !== null) {
+        const value = parseNumber(output[3] ?? '');
+        if (value === null) return null;
+        const name = canonicalName(output[2] ?? '');
+        return output[1] === 'Test'
+          ? { step: iteration, kind: 'eval', values: { [evalName(name)]: value } }
+          : { step: iteration, kind: 'train', values: { [name]: value } };
+      }
+      const score = TEST_SCORE.exec(message);
+      if (score === null) return null;
+      const value = parseNumber(score[2] ?? '');
+      return value === null ? null : { step: iteration, kind: 'eval', values: { [`test_score_${score[1]}`]: value } };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Which parsers fit a log, judged on its first lines, and running them over lines.
+import { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
+import { readBar } from './tqdm.js';
+import type { LineParser, MetricRecord } from './types.js';
+
+/** Lines read to detect the format: enough for setup output and the first log intervals, cheap on a 100 MB log. */
+export const DETECTION_LINES = 2000;
+
+/**
+ * Fresh parsers for a log: the specific parsers that turned at least one of its first
+ * DETECTION_LINES lines into a record (most specific first, see registry.ts), then the generic
+ * fallback. Scoring runs on throw-away instances, so the returned parsers start with clean state.
+ */
+export function detectParsers(lines: readonly string[]): LineParser[] {
+  const sample = lines.length > DETECTION_LINES ? lines.slice(0, DETECTION_LINES) : lines;
+  const detected: LineParser[] = [];
+  for (const factory of SPECIFIC_PARSER_FACTORIES) {
+    if (countRecords(factory(), sample) > 0) detected.push(factory());
+  }
+  detected.push(GENERIC_PARSER_FACTORY());
+  return detected;
+}
+
+/** Fresh instances of every parser, for text whose first lines showed no known format. */
+export function allParsers(): LineParser[] {
+  return [...SPECIFIC_PARSER_FACTORIES.map((factory) => factory()), GENERIC_PARSER_FACTORY()];
+}
+
+function countRecords(parser: LineParser, lines: readonly string[]): number {
+  let count = 0;
+  for (const line of lines) {
+    for (const part of splitGluedBar(line)) if (parseWith(parser, part) !== null) count++;
+  }
+  return count;
+}
+
+function parseWith(parser: LineParser, line: string): MetricRecord | null {
+  return parser.matches(line) ? parser.parse(line) : null;
+}
+
+/** The record of the first parser that reads the line, or null. */
+export function parseLine(line: string, parsers: readonly LineParser[]): MetricRecord | null {
+  for (const parser of parsers) {
+    const record = parseWith(parser, line);
+    if (record !== null) return record;
+  }
+  return null;
+}
+
+/**
+ * Records for each line, from the first parser that reads it. A tqdm bar with other output glued
+ * after its closing bracket (stdout printed while the bar's line was open, as HF Trainer's first
+ * loss dict is) is read as two lines, the bar and what follows it.
+ */
+export function* parseLines(lines: Iterable<string>, parsers: readonly LineParser[]): Generator<MetricRecord> {
+  for (const line of lines) {
+    for (const part of splitGluedBar(line)) {
+      const record = parseLine(part, parsers);
+      if (record !== null) yield record;
+    }
+  }
+}
+
+/** The line, or the bar and the text glued after it. */
+export function splitGluedBar(line: string): string[] {
+  const bar = readBar(line);
+  if (bar === null || bar.end >= line.length) return [line];
+  const tail = line.slice(bar.end);
+  return tail.trim().length === 0 ? [line] : [line.slice(0, bar.end), tail];
+}

@@ -1,0 +1,22 @@
+// The training-log parsers: formats, detection, and whole-log parsing.
+export type { LineParser, LineParserFactory, MetricRecord, MetricRecordKind } from './types.js';
+export { AUXILIARY_METRICS, CANONICAL_METRICS, canonicalName, evalName, isMeasuredName, toSnakeCase, type CanonicalMetric } from './names.js';
+export { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
+export { DETECTION_LINES, allParsers, detectParsers, parseLine, parseLines, splitGluedBar } from './detect.js';
+export { parseLogText, type ParsedLog } from './parseLogText.js';
+export { parserThroughput, buildMixedLog } from './benchmarkSupport.js';
+export { createCaffeParser } from './caffe.js';
+export { createFairseqParser } from './fairseq.js';
+export { createGenericParser } from './generic.js';
+export { createHfTrainerParser } from './hfTrainer.js';
+export { createKerasParser } from './keras.js';
+export { createLightningParser } from './lightning.js';
+export { createLlmcParser } from './llmc.js';
+export { createMegatronParser } from './megatron.js';
+export { createNanoGptParser } from './nanogpt.js';
+export { createPytorchExamplesParser } from './pytorchExamples.js';
+export { createSyntheticParser } from './synthetic.js';
+export { createTimmParser } from './timm.js';
+export { createTorchtitanParser } from './torchtitan.js';
+export { createTorchvisionParser } from './torchvision.js';
+export { createTqdmParser, readBar, type BarState } from './tqdm.js';

@@ -1,0 +1,82 @@
+// Training log text into metric records: split into lines, detect the format, parse; streaming or all at once.
+import { TerminalLineSplitter } from '../text/lineSplitter.js';
+import { DETECTION_LINES, allParsers, detectParsers, parseLine, splitGluedBar } from './detect.js';
+import type { LineParser, MetricRecord } from './types.js';
+
+export interface ParsedLog {
+  /** The most specific format detected (`hf-trainer`, `nanogpt`, ...); null when its first lines showed none. */
+  framework: string | null;
+  /** `line` is the 1-based index of the record's line among the splitter's lines (each bar state is a line). */
+  records: Array<MetricRecord & { line: number }>;
+}
+
+/** Receives each record with its line number (as in ParsedLog) and the time its line arrived. */
+export type RecordSink = (record: MetricRecord, line: number, tMs: number) => void;
+
+/** Text is fed to the splitter in pieces of this many characters, so lines die young instead of piling up. */
+const FEED_CHARS = 1 << 20;
+
+/**
+ * A log as it streams in (a live run's output) or as a whole (`parseLogText`). The first
+ * DETECTION_LINES lines are held until the format is known, then parsed; later lines are parsed as
+ * they complete. When the first lines show no known format (a long setup before training starts),
+ * every parser is offered each line, most specific first.
+ */
+export class LogTextParser {
+  private readonly splitter = new TerminalLineSplitter();
+  private parsers: LineParser[] | null = null;
+  private held: Array<{ text: string; tMs: number }> = [];
+  private lineNumber = 0;
+  /** The detected format, once known. */
+  framework: string | null = null;
+
+  constructor(private readonly sink: RecordSink) {}
+
+  push(text: string, tMs: number): void {
+    for (const line of this.splitter.push(text, tMs)) this.take(line.text, line.tMs);
+  }
+
+  /** The stream ended: the held partial line is parsed and, for a short log, detection runs on what there is. */
+  end(tMs: number): void {
+    for (const line of this.splitter.end(tMs)) this.take(line.text, line.tMs);
+    if (this.parsers === null) this.detect();
+  }
+
+  private take(text: string, tMs: number): void {
+    if (this.parsers !== null) {
+      this.parse(text, ++this.lineNumber, tMs);
+      return;
+    }
+    this.held.push({ text, tMs });
+    if (this.held.length >= DETECTION_LINES) this.detect();
+  }
+
+  private detect(): void {
+    const detected = detectParsers(this.held.map((line) => line.text));
+    const specific = detected.length > 1 ? detected[0] : undefined;
+    this.framework = specific?.name ?? null;
+    this.parsers = specific === undefined ? allParsers() : detected;
+    const held = this.held;
+    this.held = [];
+    for (const line of held) this.parse(line.text, ++this.lineNumber, line.tMs);
+  }
+
+  private parse(text: string, line: number, tMs: number): void {
+    const parsers = this.parsers ?? [];
+    for (const part of splitGluedBar(text)) {
+      const record = parseLine(part, parsers);
+      if (record !== null) this.sink(record, line, tMs);
+    }
+  }
+}
+
+/** Parses a log that is all there (an imported file, a stored run). */
+export function parseLogText(text: string): ParsedLog {
+  const records: ParsedLog['records'] = [];
+  const parser = new LogTextParser((record, line) => {
+    records.push({ step: record.step, kind: record.kind, values: record.values, line });
+  });
+  for (let at = 0; at < text.length; at += FEED_CHARS) parser.push(text.slice(at, at + FEED_CHARS), 0);
+  parser.end(0);
+  return { framework: parser.framework, records };
+}

@@ -1,0 +1,80 @@
+// pytorch/examples formats: MNIST's `Train Epoch: 1 [400/2022 (20%)]\tLoss: 0.0000236` and ImageNet's `Epoch: [0][ 10/5005]\tTime ... Loss ... Acc@1 ...`.
+import { parseNumber } from '../text/numbers.js';
+import type { LineParser } from './types.js';
+import { meterValues, readMeterFields, type MeterName } from './meterFields.js';
+import { toSnakeCase } from './names.js';
+import { addValues, toEvalValues } from './values.js';
+
+const MNIST_TRAIN = /^\s*Train Epoch: (\d+) \[(\d+)\/(\d+) \((\d+)%\)\]\s+Loss: (\S+)/u;
+const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(\d+%\)/u;
+/** ImageNet's ProgressMeter: `Epoch: [E][i/N]` (no space between the brackets) or `Test: [i/N]`, then `Time` without a colon. */
+const IMAGENET_TRAIN = /^\s*Epoch: \[(\d+)\]\[\s*(\d+)\/(\d+)\]\s+(Time .*)$/u;
+const IMAGENET_TEST = /^\s*Test: \[\s*(\d+)\/(\d+)\]\s+(Time .*)$/u;
+const IMAGENET_SUMMARY = /^\s*\* (?:Acc|Prec)@1 ([\d.]+) (?:Acc|Prec)@5 ([\d.]+)/u;
+
+/** ImageNet's meters: seconds for Time and Data, top-k accuracy in percent (`Prec@k` in older versions). */
+const NAMES: Readonly<Record<string, MeterName>> = {
+  time: { name: 'step_time_ms', scale: 1000 },
+  data: { name: 'data_time_ms', scale: 1000 },
+  loss: { name: 'loss', scale: 1 },
+  'acc@1': { name: 'acc1_percent', scale: 1 },
+  'acc@5': { name: 'acc5_percent', scale: 1 },
+  'prec@1': { name: 'acc1_percent', scale: 1 },
+  'prec@5': { name: 'acc5_percent', scale: 1 },
+};
+
+/**
+ * MNIST counts samples, not batches, in its brackets, so its lines carry no step (the samples
+ * seen go into `samples_seen`). ImageNet's step is `epoch × N + i` (epochs from 0).
+ */
+export function createPytorchExamplesParser(): LineParser {
+  let epoch: number | null = null;
+  return {
+    name: 'pytorch-examples',
+    matches: (line) => line.includes('Epoch: ') || line.includes('Test') || line.includes('Acc@1') || line.includes('Prec@1'),
+    parse(line) {
+      const mnist = MNIST_TRAIN.exec(line);
+      if (mnist !== null) {
+        const values: Record<string, number> = {
+          epoch: Number(mnist[1]),
+          samples_seen: Number(mnist[2]),
+          samples_total: Number(mnist[3]),
+          progress_percent: Number(mnist[4]),
+        };
+        const loss = parseNumber(mnist[5] ?? '');
+        if (loss !== null) values.loss = loss;
+        return { step: null, kind: 'train', values };
+      }
+      const mnistTest = MNIST_TEST.exec(line);
+      if (mnistTest !== null) {
+        const values: Record<string, number> = { eval_accuracy: Number(mnistTest[2]) / Number(mnistTest[3]) };
+        const loss = parseNumber(mnistTest[1] ?? '');
+        if (loss !== null) values.eval_loss = loss;
+        return { step: null, kind: 'eval', values };
+      }
+      const train = IMAGENET_TRAIN.exec(line);
+      if (train !== null) {
+        epoch = Number(train[1]);
+        const batch = Number(train[2]);
+        const batches = Number(train[3]);
+        const values: Record<string, number> = { epoch, batch, batches };
+        addValues(values, meterValues(readMeterFields(train[4] ?? ''), NAMES, null, toSnakeCase));
+        return { step: epoch * batches + batch, kind: 'train', values };
+      }
+      const test = IMAGENET_TEST.exec(line);
+      if (test !== null) {
+        const values: Record<string, number> = {};
+        addValues(values, meterValues(readMeterFields(test[3] ?? ''), NAMES, null, toSnakeCase));
+        const evalValues = toEvalValues(values);
+        Object.assign(evalValues, { batch: Number(test[1]), batches: Number(test[2]) });
+        if (epoch !== null) evalValues.epoch = epoch;
+        return { step: null, kind: 'eval', values: evalValues };
+      }
+      const summary = IMAGENET_SUMMARY.exec(line);
+      if (summary === null) return null;
+      const values: Record<string, number> = { eval_acc1_percent: Number(summary[1]), eval_acc5_percent: Number(summary[2]) };
+      if (epoch !== null) values.epoch = epoch;
+      return { step: null, kind: 'eval', values };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// torchvision's reference scripts (MetricLogger): `Epoch: [0]  [  72/5005]  eta: 5:20:32  lr: 0.1  img/s: 17.26  loss: 6.9733 (6.9704)  ...`.
+import { parseClockSeconds } from '../text/numbers.js';
+import type { LineParser } from './types.js';
+import { readMeterFields, meterValues, type MeterName } from './meterFields.js';
+import { toSnakeCase } from './names.js';
+import { addValues, toEvalValues } from './values.js';
+
+/** MetricLogger's header: `Epoch: [E]` or `Test:` (also `Test: EMA`), two spaces, then `[i/N]`. */
+const HEADER = /^\s*(?:Epoch: \[(\d+)\]|(Test:(?: \w+)?))\s+\[\s*(\d+)\/(\d+)\]\s+(.*)$/u;
+/** The classification script's final line: `Test:  Acc@1 76.130 Acc@5 92.862`. */
+const FINAL_ACCURACY = /^\s*Test:(?: \w+)?\s+Acc@1 ([\d.]+) Acc@5 ([\d.]+)/u;
+/** `Epoch: [0] Total time: 0:12:34` after each epoch. */
+const EPOCH_TOTAL = /^\s*Epoch: \[(\d+)\] Total time: (\d+:\d{2}:\d{2})/u;
+
+/** MetricLogger prints seconds for time and data, MiB for `max mem`, top-k accuracy in percent. */
+const NAMES: Readonly<Record<string, MeterName>> = {
+  eta: { name: 'eta_s', scale: 1 },
+  lr: { name: 'lr', scale: 1 },
+  'img/s': { name: 'samples_per_sec', scale: 1 },
+  loss: { name: 'loss', scale: 1 },
+  acc1: { name: 'acc1_percent', scale: 1 },
+  acc5: { name: 'acc5_percent', scale: 1 },
+  time: { name: 'step_time_ms', scale: 1000 },
+  data: { name: 'data_time_ms', scale: 1000 },
+  'max mem': { name: 'memory_gib', scale: 1 / 1024 },
+};
+
+/** The step is `epoch × N + i` (epochs from 0), so it grows through the run; test lines are not steps. */
+export function createTorchvisionParser(): LineParser {
+  let epoch: number | null = null;
+  return {
+    name: 'torchvision',
+    matches: (line) => line.includes('Epoch: [') || line.includes('Test:'),
+    parse(line) {
+      const header = HEADER.exec(line);
+      if (header !== null) {
+        const fields = readMeterFields(header[5] ?? '');
+        if (!fields.some((field) => field.label === 'eta' || field.label === 'time')) return null; // another family's `Test: [i/N]`
+        const batch = Number(header[3]);
+        const batches = Number(header[4]);
+        const values: Record<string, number> = {};
+        addValues(values, meterValues(fields, NAMES, null, toSnakeCase));
+        if (header[1] !== undefined) {
+          epoch = Number(header[1]);
+          Object.assign(values, { epoch, batch, batches });
+          return { step: epoch * batches + batch, kind: 'train', values };
+        }
+        const evalValues = toEvalValues(values);
+        Object.assign(evalValues, { batch, batches });
+        if (epoch !== null) evalValues.epoch = epoch;
+        return { step: null, kind: 'eval', values: evalValues };
+      }
+      const final = FINAL_ACCURACY.exec(line);
+      if (final !== null) {
+        const values: Record<string, number> = { eval_acc1_percent: Number(final[1]), eval_acc5_percent: Number(final[2]) };
+        if (epoch !== null) values.epoch = epoch;
+        return { step: null, kind: 'eval', values };
+      }
+      const total = EPOCH_TOTAL.exec(line);
+      if (total === null) return null;
+      const seconds = parseClockSeconds(total[2] ?? '');
+      if (seconds === null) return null;
+      return { step: null, kind: 'summary', values: { epoch: Number(total[1]), epoch_time_s: seconds } };
+    },
+  };
+}
