@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ingestBenchmark } from './ingest.js';
+import { parserBenchmark } from './parsers.js';
 import { formatTable, type BenchRow } from './stats.js';
 
 const BENCHMARKS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBenchmark,
+  parsers: parserBenchmark,
 };
 
 const only = process.argv.slice(2);

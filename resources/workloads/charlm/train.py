@@ -137,11 +137,12 @@ def import_torch():
         import torch  # noqa: F401
         return torch
     except ImportError as error:
+        # The detail first: the last line is the one the app shows as the reason the run failed.
+        if not (isinstance(error, ModuleNotFoundError) and error.name == "torch"):
+            sys.stderr.write("charlm: (the import failed with: %s)\n" % error)
         sys.stderr.write(
             "charlm: PyTorch is not installed for %s. Install it (e.g. apt-get install python3-torch, "
             "or pip install torch) or choose another Python with the workload's \"python\" variable.\n" % where)
-        if not (isinstance(error, ModuleNotFoundError) and error.name == "torch"):
-            sys.stderr.write("charlm: (the import failed with: %s)\n" % error)
     except Exception as error:  # a broken install: missing shared library, ABI mismatch...
         sys.stderr.write("charlm: PyTorch failed to load for %s: %s: %s. Reinstall it or choose another Python "
                          "with the workload's \"python\" variable.\n" % (where, type(error).__name__, error))
@@ -296,8 +297,8 @@ def load_text(path):
 
 
 def lr_at(step, steps, peak):
-    """Linear warm-up over the first min(20, steps/10) steps, then cosine decay to peak/10."""
-    warmup = max(1, min(20, steps // 10))
+    """Linear warm-up over the first min(20, steps/5) steps, then cosine decay to peak/10."""
+    warmup = max(1, min(20, steps // 5))
     if step <= warmup:
         return peak * step / warmup
     progress = (step - warmup) / max(1, steps - warmup)
@@ -342,8 +343,11 @@ def main(argv=None):
         say("--amp bf16: this GPU has no bfloat16 support; falling back to fp16 autocast with a GradScaler")
         amp = "fp16"
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
-    if amp == "fp16":
-        scaler = torch.cuda.amp.GradScaler()
+    if amp == "fp16":  # fp16 gradients underflow without loss scaling
+        if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):  # PyTorch >= 2.3
+            scaler = torch.amp.GradScaler("cuda")
+        else:
+            scaler = torch.cuda.amp.GradScaler()
     pin = bool(args.pin_memory and cuda)
 
     where = "cpu"
@@ -408,6 +412,7 @@ def main(argv=None):
             torch.cuda.synchronize(device)
 
     def evaluate():
+        """Mean loss over EVAL_BATCHES fixed validation batches (the uncompiled model: no recompiles)."""
         model.eval()
         total = 0.0
         with torch.no_grad(), autocast():
@@ -415,7 +420,7 @@ def main(argv=None):
                 items = [val_set[i * args.batch_size + j] for j in range(args.batch_size)]
                 x = torch.stack([a for a, _ in items]).to(device)
                 y = torch.stack([b for _, b in items]).to(device)
-                total += step_model(x, y).item()
+                total += model(x, y).item()
         model.train()
         return total / EVAL_BATCHES
 
@@ -479,7 +484,7 @@ def main(argv=None):
                 t_eval = time.perf_counter()
                 final_eval = evaluate()
                 print("eval: step %d loss %.3f" % (step, final_eval), flush=True)
-                tb.log(step=step, eval_loss=final_eval)
+                tb.log_event("eval", step=step, loss=final_eval)  # the engine reads it as eval_loss
                 sync()
                 t_prev = time.perf_counter()  # evaluation time is not a training step's time
                 eval_seconds += t_prev - t_eval
@@ -498,7 +503,8 @@ def main(argv=None):
               step, total, train_seconds, eval_seconds, 1.0 / median, round(tokens_per_step / median),
               median * 1000.0, warm + 1, step), flush=True)
     tb.log_event("done", step=step, seconds=total, train_seconds=train_seconds, eval_seconds=eval_seconds,
-                 median_step_time_ms=median * 1000.0, tokens_per_s=tokens_per_step / median, eval_loss=final_eval)
+                 median_step_time_ms=median * 1000.0, steady_tokens_per_sec=tokens_per_step / median,
+                 final_eval_loss=final_eval)
     return 0
 
 

@@ -29,7 +29,7 @@ export function allParsers(): LineParser[] {
 function countRecords(parser: LineParser, lines: readonly string[]): number {
   let count = 0;
   for (const line of lines) {
-    for (const part of splitGluedBar(line)) if (parseWith(parser, part) !== null) count++;
+    for (const part of splitGluedBar(line)) if (parseLine(part, [parser]) !== null) count++;
   }
   return count;
 }
@@ -38,9 +38,11 @@ function parseWith(parser: LineParser, line: string): MetricRecord | null {
   return parser.matches(line) ? parser.parse(line) : null;
 }
 
-/** The record of the first parser that reads the line, or null. */
+/** The record of the first parser that reads the line, or null. A bar line goes only to the bar parsers. */
 export function parseLine(line: string, parsers: readonly LineParser[]): MetricRecord | null {
+  const isBar = readBar(line) !== null;
   for (const parser of parsers) {
+    if (isBar && parser.readsBars !== true) continue;
     const record = parseWith(parser, line);
     if (record !== null) return record;
   }

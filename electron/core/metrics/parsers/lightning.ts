@@ -15,6 +15,7 @@ const EPOCH_START = /^\s*Epoch \d+:/u;
 export function createLightningParser(): LineParser {
   return {
     name: 'lightning',
+    readsBars: true,
     matches: (line) => looksLikeBar(line) && EPOCH_START.test(line),
     parse(line) {
       const bar = readBar(line);

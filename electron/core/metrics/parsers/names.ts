@@ -164,15 +164,26 @@ export function canonicalName(key: string): string {
   return remember(canonicalCache, key, ALIASES[snake] ?? snake);
 }
 
+const evalCache = new Map<string, string>();
+const averageCache = new Map<string, string>();
+
 /**
- * The eval-phase name of a value: `loss` → `eval_loss`, `accuracy` → `eval_accuracy`. Names that
- * already say eval (or validation) stay.
+ * The eval-phase name of a value: `loss` → `eval_loss`, `accuracy` → `eval_accuracy`,
+ * `avg_loss` → `avg_eval_loss`. Names that already say eval (or validation) stay.
  */
 export function evalName(name: string): string {
-  if (name.startsWith(EVAL_PREFIX)) return name;
-  const aliased = ALIASES[`val_${name}`];
-  if (aliased !== undefined) return aliased;
-  return `${EVAL_PREFIX}${name}`;
+  const cached = evalCache.get(name);
+  if (cached !== undefined) return cached;
+  let result: string;
+  if (name.startsWith(EVAL_PREFIX)) result = name;
+  else if (name.startsWith(AVERAGE_PREFIX)) result = averageName(evalName(name.slice(AVERAGE_PREFIX.length)));
+  else result = ALIASES[`val_${name}`] ?? `${EVAL_PREFIX}${name}`;
+  return remember(evalCache, name, result);
+}
+
+/** The name of a running average of a value: `loss` → `avg_loss`. */
+export function averageName(name: string): string {
+  return averageCache.get(name) ?? remember(averageCache, name, `${AVERAGE_PREFIX}${name}`);
 }
 
 /** Step-like keys that make a `k=v` line a progress report rather than a configuration dump. */

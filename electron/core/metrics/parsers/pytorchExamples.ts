@@ -1,9 +1,7 @@
 // pytorch/examples formats: MNIST's `Train Epoch: 1 [400/2022 (20%)]\tLoss: 0.0000236` and ImageNet's `Epoch: [0][ 10/5005]\tTime ... Loss ... Acc@1 ...`.
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
-import { meterValues, readMeterFields, type MeterName } from './meterFields.js';
-import { toSnakeCase } from './names.js';
-import { addValues, toEvalValues } from './values.js';
+import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
 
 const MNIST_TRAIN = /^\s*Train Epoch: (\d+) \[(\d+)\/(\d+) \((\d+)%\)\]\s+Loss: (\S+)/u;
 const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(\d+%\)/u;
@@ -58,17 +56,17 @@ export function createPytorchExamplesParser(): LineParser {
         const batch = Number(train[2]);
         const batches = Number(train[3]);
         const values: Record<string, number> = { epoch, batch, batches };
-        addValues(values, meterValues(readMeterFields(train[4] ?? ''), NAMES, null, toSnakeCase));
+        addMeterValues(values, readMeterFields(train[4] ?? ''), NAMES, null, false);
         return { step: epoch * batches + batch, kind: 'train', values };
       }
       const test = IMAGENET_TEST.exec(line);
       if (test !== null) {
         const values: Record<string, number> = {};
-        addValues(values, meterValues(readMeterFields(test[3] ?? ''), NAMES, null, toSnakeCase));
-        const evalValues = toEvalValues(values);
-        Object.assign(evalValues, { batch: Number(test[1]), batches: Number(test[2]) });
-        if (epoch !== null) evalValues.epoch = epoch;
-        return { step: null, kind: 'eval', values: evalValues };
+        addMeterValues(values, readMeterFields(test[3] ?? ''), NAMES, null, true);
+        values.batch = Number(test[1]);
+        values.batches = Number(test[2]);
+        if (epoch !== null) values.epoch = epoch;
+        return { step: null, kind: 'eval', values };
       }
       const summary = IMAGENET_SUMMARY.exec(line);
       if (summary === null) return null;

@@ -1,8 +1,6 @@
 // timm's train.py: `Train: 0 [  50/73 ( 70%)]  Loss: 6.77 (6.83)  Time: 0.320s,  400.32/s  (0.470s,  272.39/s)  LR: 1.000e-05  Data: ...`.
 import type { LineParser } from './types.js';
-import { meterValues, readMeterFields, type MeterName } from './meterFields.js';
-import { toSnakeCase } from './names.js';
-import { addValues, toEvalValues } from './values.js';
+import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
 
 const TRAIN = /^\s*Train: (\d+) \[\s*(\d+)\/(\d+) \(\s*\d+%\)\]\s+(.*)$/u;
 /** timm's validation: `Test: [   0/30]  Time: ...` (`Test (EMA):` for the EMA model); the colon after `Time` tells it from pytorch/examples. */
@@ -31,17 +29,17 @@ export function createTimmParser(): LineParser {
         const batch = Number(train[2]);
         const batches = Number(train[3]);
         const values: Record<string, number> = { epoch, batch, batches };
-        addValues(values, meterValues(readMeterFields(train[4] ?? ''), NAMES, 'samples_per_sec', toSnakeCase));
+        addMeterValues(values, readMeterFields(train[4] ?? ''), NAMES, 'samples_per_sec', false);
         return { step: epoch * batches + batch, kind: 'train', values };
       }
       const test = TEST.exec(line);
       if (test === null) return null;
       const values: Record<string, number> = {};
-      addValues(values, meterValues(readMeterFields(test[3] ?? ''), NAMES, 'samples_per_sec', toSnakeCase));
-      const evalValues = toEvalValues(values);
-      Object.assign(evalValues, { batch: Number(test[1]), batches: Number(test[2]) });
-      if (epoch !== null) evalValues.epoch = epoch;
-      return { step: null, kind: 'eval', values: evalValues };
+      addMeterValues(values, readMeterFields(test[3] ?? ''), NAMES, 'samples_per_sec', true);
+      values.batch = Number(test[1]);
+      values.batches = Number(test[2]);
+      if (epoch !== null) values.epoch = epoch;
+      return { step: null, kind: 'eval', values };
     },
   };
 }

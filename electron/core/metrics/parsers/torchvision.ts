@@ -1,9 +1,7 @@
 // torchvision's reference scripts (MetricLogger): `Epoch: [0]  [  72/5005]  eta: 5:20:32  lr: 0.1  img/s: 17.26  loss: 6.9733 (6.9704)  ...`.
 import { parseClockSeconds } from '../text/numbers.js';
 import type { LineParser } from './types.js';
-import { readMeterFields, meterValues, type MeterName } from './meterFields.js';
-import { toSnakeCase } from './names.js';
-import { addValues, toEvalValues } from './values.js';
+import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
 
 /** MetricLogger's header: `Epoch: [E]` or `Test:` (also `Test: EMA`), two spaces, then `[i/N]`. */
 const HEADER = /^\s*(?:Epoch: \[(\d+)\]|(Test:(?: \w+)?))\s+\[\s*(\d+)\/(\d+)\]\s+(.*)$/u;
@@ -39,16 +37,17 @@ export function createTorchvisionParser(): LineParser {
         const batch = Number(header[3]);
         const batches = Number(header[4]);
         const values: Record<string, number> = {};
-        addValues(values, meterValues(fields, NAMES, null, toSnakeCase));
-        if (header[1] !== undefined) {
+        const training = header[1] !== undefined;
+        addMeterValues(values, fields, NAMES, null, !training);
+        values.batch = batch;
+        values.batches = batches;
+        if (training) {
           epoch = Number(header[1]);
-          Object.assign(values, { epoch, batch, batches });
+          values.epoch = epoch;
           return { step: epoch * batches + batch, kind: 'train', values };
         }
-        const evalValues = toEvalValues(values);
-        Object.assign(evalValues, { batch, batches });
-        if (epoch !== null) evalValues.epoch = epoch;
-        return { step: null, kind: 'eval', values: evalValues };
+        if (epoch !== null) values.epoch = epoch;
+        return { step: null, kind: 'eval', values };
       }
       const final = FINAL_ACCURACY.exec(line);
       if (final !== null) {

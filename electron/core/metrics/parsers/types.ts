@@ -25,6 +25,11 @@ export interface LineParser {
   matches(line: string): boolean;
   /** The line's record, or null when it carries no metric after all. Never throws. */
   parse(line: string): MetricRecord | null;
+  /**
+   * True for parsers of tqdm-style bars. A line that holds a bar state is offered only to them:
+   * bars are most lines of a long log, and no other format prints a `[elapsed<remaining, rate]` bracket.
+   */
+  readsBars?: boolean;
 }
 
 export type LineParserFactory = () => LineParser;

@@ -96,14 +96,15 @@ export function addValues(values: Record<string, number>, pairs: ReadonlyArray<r
 /** Names that stay as they are in an evaluation record: they describe position or the machine, not the evaluation. */
 const PHASE_NEUTRAL: ReadonlySet<string> = new Set(['epoch', 'batch', 'batches', 'lr', 'eta_s', 'elapsed_s', 'remaining_s', 'memory_gib', 'total_steps']);
 
+/** A name as it reads in an evaluation record: phase-neutral names stay, the rest get eval names. */
+export function evalValueName(name: string): string {
+  return PHASE_NEUTRAL.has(name) ? name : evalName(name);
+}
+
 /** The same values with eval names (`loss` → `eval_loss`; `avg_loss` → `avg_eval_loss`). */
 export function toEvalValues(values: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, value] of Object.entries(values)) {
-    if (PHASE_NEUTRAL.has(name)) out[name] = value;
-    else if (name.startsWith('avg_')) out[`avg_${evalName(name.slice(4))}`] = value;
-    else out[evalName(name)] = value;
-  }
+  for (const name in values) out[evalValueName(name)] = values[name] ?? Number.NaN;
   return out;
 }
 

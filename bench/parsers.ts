@@ -1,0 +1,31 @@
+// Parser benchmark: a 100 MiB mixed training log through the engine's metrics collector on one core.
+import { MetricsCollector } from '../electron/core/metrics/collector.js';
+import { buildMixedLog } from '../electron/core/metrics/parsers/benchmarkSupport.js';
+import { median, type BenchRow } from './stats.js';
+
+const SIZE_MIB = Number(process.env.BENCH_PARSER_MIB ?? 100);
+const ROUNDS = Number(process.env.BENCH_PARSER_ROUNDS ?? 3);
+/** The writer thread hands the collector pty chunks of about this size. */
+const CHUNK_CHARS = 64 * 1024;
+
+export async function parserBenchmark(): Promise<BenchRow[]> {
+  const text = buildMixedLog(SIZE_MIB);
+  const mib = Buffer.byteLength(text) / 2 ** 20;
+  const rates: number[] = [];
+  let samples = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const collector = new MetricsCollector({ metricRegex: '' });
+    const started = performance.now();
+    samples = 0;
+    for (let offset = 0; offset < text.length; offset += CHUNK_CHARS) {
+      samples += collector.push(text.slice(offset, offset + CHUNK_CHARS), offset).length;
+    }
+    samples += collector.end(text.length).length;
+    rates.push(mib / ((performance.now() - started) / 1000));
+  }
+  const rate = median(rates);
+  return [
+    { benchmark: 'parsers', metric: `mixed log through the collector (${mib.toFixed(0)} MiB, median of ${ROUNDS})`, value: rate, unit: 'MiB/s', target: '>= 50', pass: rate >= 50 },
+    { benchmark: 'parsers', metric: 'metric samples found', value: samples, unit: 'samples' },
+  ];
+}
