@@ -53,12 +53,13 @@ export function createCore(options: CoreOptions): Core {
   const orphans = new OrphanRegistry(recovery.orphans);
 
   const events = new EventHub();
-  const runner = new RunManager(store.runs, store.metrics, store.output, events, {
+  const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
     baseEnv: stringEnv(env),
     channelDir: path.join(path.dirname(dbPath), 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
+    flushStore: () => store.flush(),
     now,
   });
 

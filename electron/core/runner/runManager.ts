@@ -7,6 +7,8 @@ import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
 import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
+import { summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
+import { HostSampler } from '../telemetry/hostSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
@@ -42,6 +44,8 @@ export interface RunnerEnvironment {
   channelDir: string;
   /** `resources/python`, put on PYTHONPATH so `import tuning_bench` works in any training script. */
   pythonHelperDir: string;
+  /** Commits everything queued (samples on this thread, output in the writer thread). */
+  flushStore: () => Promise<void>;
   now: () => Date;
 }
 
@@ -75,6 +79,7 @@ interface ActiveRun {
   /** The step at which the run's step limit stopped it. */
   stoppedAtStep: number | null;
   metrics: RunMetrics;
+  host: HostSampler | null;
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
@@ -100,6 +105,7 @@ export class RunManager {
   constructor(
     private readonly runs: RunStore,
     private readonly metricStore: MetricStore,
+    private readonly telemetry: TelemetryStore,
     private readonly output: OutputWriter,
     private readonly events: EventHub,
     private readonly environment: RunnerEnvironment,
@@ -196,6 +202,7 @@ export class RunManager {
         this.metricStore,
         this.events,
       ),
+      host: null,
       stoppedByShutdown: false,
       timedOut: false,
       stopTimers: [],
@@ -205,6 +212,7 @@ export class RunManager {
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
+    active.host = new HostSampler(session.pid, startedAt.getTime(), (sample) => this.telemetry.appendHost(record.id, sample));
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
@@ -354,6 +362,7 @@ export class RunManager {
     });
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
     active.metrics.finish();
+    active.host?.close();
     this.output.endRun(active.id, Date.now() - active.startedAtMs);
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
     await this.runs.end(active.id, {
@@ -364,7 +373,12 @@ export class RunManager {
       exitReason: verdict.reason,
       endedAt: this.environment.now(),
     });
-    this.runs.setSummary(active.id, { ...EMPTY_SUMMARY, ...active.metrics.summarize() });
+    await this.environment.flushStore();
+    this.runs.setSummary(active.id, {
+      ...EMPTY_SUMMARY,
+      ...active.metrics.summarize(),
+      host: summarizeHost(this.telemetry.hostSamples(active.id)),
+    });
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);

@@ -3,6 +3,7 @@ import { BatchWriter } from './batchWriter.js';
 import { openDatabase, type Db } from './open.js';
 import { MetricStore } from './metricStore.js';
 import { OutputWriter } from './outputWriter.js';
+import { TelemetryStore } from './telemetryStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
 
@@ -13,6 +14,7 @@ export class Store {
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
   readonly metrics: MetricStore;
+  readonly telemetry: TelemetryStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
@@ -21,6 +23,7 @@ export class Store {
     this.workloads = new WorkloadStore(this.db);
     this.runs = new RunStore(this.db, this.output);
     this.metrics = new MetricStore(this.db, this.writer);
+    this.telemetry = new TelemetryStore(this.db, this.writer);
   }
 
   /** Everything queued so far (output in the worker, samples here) committed. */

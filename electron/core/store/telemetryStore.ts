@@ -1,0 +1,83 @@
+// Host (and GPU) telemetry samples of runs, written in batches and read back for summaries and charts.
+import type { HostSample } from '../telemetry/hostSampler.js';
+import type { BatchWriter } from './batchWriter.js';
+import type { Db } from './open.js';
+
+interface HostRow {
+  t_ms: number;
+  cpu_total: number | null;
+  cpu_iowait: number | null;
+  mem_used_mib: number | null;
+  swap_used_mib: number | null;
+  proc_cpu: number | null;
+  proc_rss_mib: number | null;
+  extra_json: string | null;
+}
+
+type HostExtra = Pick<HostSample, 'cpuPerCore' | 'threads' | 'readBytesPerSec' | 'writeBytesPerSec' | 'busiestThreadCpu'>;
+
+export class TelemetryStore {
+  private readonly insertHost;
+  private readonly hostByRun;
+
+  constructor(
+    db: Db,
+    private readonly writer: BatchWriter,
+  ) {
+    this.insertHost = db.prepare(
+      `INSERT INTO host_samples (run_id, t_ms, cpu_total, cpu_iowait, mem_used_mib, swap_used_mib, proc_cpu, proc_rss_mib, extra_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.hostByRun = db.prepare<[number], HostRow>('SELECT * FROM host_samples WHERE run_id = ? ORDER BY t_ms');
+  }
+
+  appendHost(runId: number, sample: HostSample): void {
+    const extra: HostExtra = {
+      cpuPerCore: sample.cpuPerCore.map((v) => Math.round(v * 10) / 10),
+      threads: sample.threads,
+      readBytesPerSec: sample.readBytesPerSec,
+      writeBytesPerSec: sample.writeBytesPerSec,
+      busiestThreadCpu: sample.busiestThreadCpu,
+    };
+    this.writer.enqueue(() =>
+      this.insertHost.run(
+        runId,
+        sample.tMs,
+        sample.cpuTotal,
+        sample.iowait,
+        sample.memUsedMiB,
+        sample.swapUsedMiB,
+        sample.procCpu,
+        sample.procRssMiB,
+        JSON.stringify(extra),
+      ),
+    );
+  }
+
+  hostSamples(runId: number): HostSample[] {
+    return this.hostByRun.all(runId).map((row) => {
+      const extra = (row.extra_json ? JSON.parse(row.extra_json) : {}) as Partial<HostExtra>;
+      return {
+        tMs: row.t_ms,
+        cpuTotal: row.cpu_total ?? 0,
+        cpuPerCore: extra.cpuPerCore ?? [],
+        iowait: row.cpu_iowait ?? 0,
+        memUsedMiB: row.mem_used_mib ?? 0,
+        swapUsedMiB: row.swap_used_mib ?? 0,
+        procCpu: row.proc_cpu ?? 0,
+        procRssMiB: row.proc_rss_mib ?? 0,
+        threads: extra.threads ?? 0,
+        readBytesPerSec: extra.readBytesPerSec ?? 0,
+        writeBytesPerSec: extra.writeBytesPerSec ?? 0,
+        busiestThreadCpu: extra.busiestThreadCpu ?? 0,
+      };
+    });
+  }
+}
+
+/** The summary's host part: machine CPU mean and the run's peak resident memory. */
+export function summarizeHost(samples: readonly HostSample[]): { cpuMean: number | null; rssPeakMiB: number | null } | null {
+  if (samples.length === 0) return null;
+  const cpuMean = samples.reduce((sum, s) => sum + s.cpuTotal, 0) / samples.length;
+  return { cpuMean: Math.round(cpuMean * 10) / 10, rssPeakMiB: Math.round(Math.max(...samples.map((s) => s.procRssMiB)) * 10) / 10 };
+}

@@ -1,0 +1,98 @@
+// Readings from /proc: CPU time per core, memory and swap, and the per-process counters of a process group.
+import fs from 'node:fs';
+import { processGroupMembers } from '../runner/procStat.js';
+
+export interface CpuTimes {
+  /** Jiffies busy (everything but idle and iowait) and total, per core; index 0 is the whole machine. */
+  busy: number[];
+  iowait: number[];
+  total: number[];
+}
+
+export function readCpuTimes(stat = fs.readFileSync('/proc/stat', 'utf8')): CpuTimes {
+  const times: CpuTimes = { busy: [], iowait: [], total: [] };
+  for (const line of stat.split('\n')) {
+    if (!line.startsWith('cpu')) continue;
+    const [, ...fields] = line.trim().split(/\s+/u);
+    // user nice system idle iowait irq softirq steal (guest time is already inside user)
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.slice(0, 8).map(Number) as number[];
+    const total = user! + nice! + system! + idle! + iowait! + irq! + softirq! + (steal ?? 0);
+    times.busy.push(total - idle! - iowait!);
+    times.iowait.push(iowait!);
+    times.total.push(total);
+  }
+  return times;
+}
+
+/** Percent busy per entry between two readings: [machine, core0, core1, ...]. */
+export function cpuPercent(before: CpuTimes, after: CpuTimes): { busy: number[]; iowait: number } {
+  const busy = after.total.map((total, i) => {
+    const dt = total - (before.total[i] ?? 0);
+    return dt > 0 ? (100 * (after.busy[i]! - (before.busy[i] ?? 0))) / dt : 0;
+  });
+  const dt = after.total[0]! - (before.total[0] ?? 0);
+  return { busy, iowait: dt > 0 ? (100 * (after.iowait[0]! - (before.iowait[0] ?? 0))) / dt : 0 };
+}
+
+export interface MemoryReading {
+  usedMiB: number;
+  totalMiB: number;
+  swapUsedMiB: number;
+}
+
+export function readMemory(meminfo = fs.readFileSync('/proc/meminfo', 'utf8')): MemoryReading {
+  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'mu').exec(meminfo)?.[1] ?? 0);
+  return {
+    usedMiB: (kib('MemTotal') - kib('MemAvailable')) / 1024,
+    totalMiB: kib('MemTotal') / 1024,
+    swapUsedMiB: (kib('SwapTotal') - kib('SwapFree')) / 1024,
+  };
+}
+
+export interface GroupCounters {
+  /** CPU time of all members, in clock ticks (utime + stime). */
+  cpuTicks: number;
+  rssMiB: number;
+  threads: number;
+  readBytes: number;
+  writeBytes: number;
+  /** Per member: pid and its CPU ticks, to find a saturated core (one busy data-loading thread). */
+  members: Array<{ pid: number; cpuTicks: number }>;
+}
+
+const PAGE_SIZE_BYTES = 4096;
+
+/** Sums the counters of every process in the run's process group (the trainer and its workers). */
+export function readGroupCounters(pgid: number): GroupCounters {
+  const counters: GroupCounters = { cpuTicks: 0, rssMiB: 0, threads: 0, readBytes: 0, writeBytes: 0, members: [] };
+  for (const pid of processGroupMembers(pgid)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields after the name: utime is 14th overall (index 11 here), stime 15th, num_threads 20th, rss 24th.
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      counters.cpuTicks += ticks;
+      counters.threads += Number(fields[17]);
+      counters.rssMiB += (Number(fields[21]) * PAGE_SIZE_BYTES) / 2 ** 20;
+      counters.members.push({ pid, cpuTicks: ticks });
+      const io = readIo(pid);
+      counters.readBytes += io.readBytes;
+      counters.writeBytes += io.writeBytes;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return counters;
+}
+
+function readIo(pid: number): { readBytes: number; writeBytes: number } {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return {
+      readBytes: Number(/^read_bytes:\s+(\d+)/mu.exec(io)?.[1] ?? 0),
+      writeBytes: Number(/^write_bytes:\s+(\d+)/mu.exec(io)?.[1] ?? 0),
+    };
+  } catch {
+    return { readBytes: 0, writeBytes: 0 }; // /proc/<pid>/io needs the same user or CAP_SYS_PTRACE
+  }
+}
