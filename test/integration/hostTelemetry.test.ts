@@ -1,0 +1,36 @@
+// Host telemetry beside a run: samples while it runs, the run's processes measured, a summary at the end.
+import { afterAll, describe, expect, it } from 'vitest';
+import { cpuPercent, readCpuTimes, readMemory } from '../../electron/core/telemetry/procfs.js';
+import { tempCore } from '../helpers/tempCore.js';
+
+const harness = tempCore();
+afterAll(() => harness.cleanup());
+
+describe('/proc readings', () => {
+  it('reads CPU times per core and memory that add up', () => {
+    const stat = 'cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 60 0 20 370 50 0 0 0 0 0\ncpu1 40 0 30 430 0 0 0 0 0 0\nintr 1\n';
+    const later = 'cpu  200 0 100 850 50 0 0 0 0 0\ncpu0 160 0 20 370 50 0 0 0 0 0\ncpu1 40 0 80 480 0 0 0 0 0 0\nintr 2\n';
+    const percent = cpuPercent(readCpuTimes(stat), readCpuTimes(later));
+    expect(percent.busy.map((v) => Math.round(v))).toEqual([75, 100, 50]);
+    expect(percent.iowait).toBe(0);
+    const memory = readMemory('MemTotal: 2048000 kB\nMemAvailable: 1024000 kB\nSwapTotal: 1024 kB\nSwapFree: 0 kB\n');
+    expect(memory).toEqual({ usedMiB: 1000, totalMiB: 2000, swapUsedMiB: 1 });
+  });
+});
+
+describe('a run with host telemetry', () => {
+  it('samples a busy process group and summarises it', async () => {
+    // Two busy processes in the run's group for about 1.5 s.
+    const script = `${process.execPath} -e "const e=Date.now()+1500;while(Date.now()<e){}" & ${process.execPath} -e "const e=Date.now()+1500;while(Date.now()<e){}"; wait`;
+    const run = harness.core.startCommand({ adHoc: { command: ['/bin/sh', '-c', script], cwd: harness.dir } });
+    const finished = await harness.core.runner.waitForExit(run.id);
+    const samples = harness.core.store.telemetry.hostSamples(run.id);
+    expect(samples.length).toBeGreaterThanOrEqual(2);
+    // Loose bounds: the machine may be shared; two spinning processes still show clearly above idle.
+    expect(Math.max(...samples.map((s) => s.procCpu))).toBeGreaterThan(20);
+    expect(Math.max(...samples.map((s) => s.busiestThreadCpu))).toBeGreaterThan(10);
+    expect(samples[0]!.cpuPerCore.length).toBeGreaterThan(0);
+    expect(finished.summary.host).toMatchObject({ cpuMean: expect.any(Number), rssPeakMiB: expect.any(Number) });
+    expect(finished.summary.host!.rssPeakMiB).toBeGreaterThan(10);
+  });
+});
