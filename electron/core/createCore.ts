@@ -7,6 +7,7 @@ import { EventHub, type SubscribeOptions, type Subscription } from './events.js'
 import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
 import { importLog } from './runner/importLog.js';
+import { resolveCommand } from './runner/resolveCommand.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
@@ -60,6 +61,10 @@ export function createCore(options: CoreOptions): Core {
     channelDir: path.join(path.dirname(dbPath), 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => store.flush(),
+    nvidiaSmi: {
+      binary: env.TUNING_BENCH_NVIDIA_SMI ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI) : resolveCommand('nvidia-smi', process.cwd(), env.PATH),
+      gpu: env.TUNING_BENCH_GPU ?? '0',
+    },
     now,
   });
 
@@ -130,7 +135,11 @@ export function createCore(options: CoreOptions): Core {
       await store.flush();
       return store.metrics.forRun(id).map(toPoint);
     },
-    'runs.import': ({ name, text }) => importLog(store, { text, name: name ?? 'imported log', now: now() }),
+    'runs.import': async ({ name, text }) => {
+      const run = await importLog(store, { text, name: name ?? 'imported log', now: now() });
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
     'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {

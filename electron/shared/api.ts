@@ -104,9 +104,18 @@ export const runSummary = z.object({
       powerMeanW: nullableNumber,
       energyJ: nullableNumber,
       throttledSeconds: nullableNumber,
+      utilPeak: nullableNumber.default(null),
+      /** `counter`: the driver's cumulative energy counter; `integrated`: power integrated over time. */
+      energySource: z.enum(['counter', 'integrated']).nullable().default(null),
+      /** Seconds throttled by each reason that distorts timing (power cap, thermal, hardware slowdown). */
+      throttledByReason: z.record(z.string(), z.number()).default({}),
+      smClockMeanMHz: nullableNumber.default(null),
+      tempPeakC: nullableNumber.default(null),
     })
     .nullable(),
   host: z.object({ cpuMean: nullableNumber, rssPeakMiB: nullableNumber }).nullable(),
+  /** Plain-language readings of the telemetry, such as a likely input-bound run. */
+  hints: z.array(z.string()).default([]),
 });
 
 export const run = z.object({
@@ -264,6 +273,8 @@ export const events = {
   'runs.onOutput': z.object({ runId, seq: z.number().int().nonnegative(), tMs: z.number().nonnegative(), data: z.string() }),
   /** A run started, changed status or ended. */
   'runs.onDidChange': run,
+  /** Telemetry news of a run: no GPU, nvidia-smi restarted, a field unsupported, the GPU lost. */
+  'runs.onTelemetryStatus': z.object({ runId, level: z.enum(['info', 'warning', 'error']), message: z.string() }),
   /** New metric samples of a running run (for live charts), batched. */
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
 } as const;

@@ -1,5 +1,6 @@
 // Metrics in the UI: live charts and the summary of a synthetic run, a step limit, imported logs, the metric regex tester.
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Page } from '@playwright/test';
 import { expect, screenshot, test } from './serverFixture.js';
 
@@ -166,7 +167,65 @@ test('an imported log with a NaN loss is flagged; one without metrics says so qu
   await expect(page.getByTestId('summary-card')).toHaveCount(0);
 });
 
+test('a running command without metrics keeps the charts’ room, so the terminal does not jump when they come', async ({ page, server }) => {
+  await page.goto(server.url);
+  await page.getByTestId('new-workload-button').click();
+  await page.getByTestId('workload-name').fill('quiet then loud');
+  await page.getByTestId('workload-cwd').fill(os.tmpdir());
+  await page.getByTestId('workload-mode').selectOption('shell');
+  await page.getByTestId('workload-command').fill(
+    'echo warming up; sleep 2; for i in 1 2 3 4 5; do echo "step $i: loss 2.$i, 1000 tok/s, 10 ms/step"; sleep 0.3; done',
+  );
+  await page.getByTestId('save-workload').click();
+  await expect(page.getByTestId('workload-select').locator('option:checked')).toHaveText('quiet then loud');
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('terminal')).toContainText('warming up');
+  await expect(page.getByTestId('charts-empty')).toHaveText('No metrics parsed from this run’s output yet.');
+  const terminalBox = await page.getByTestId('terminal').boundingBox();
+  await expect(page.getByTestId('chart-throughput')).toContainText('Waiting for throughput');
+  await screenshot(page, 'metrics-waiting');
+  await expect(page.getByTestId('chart-throughput')).toHaveAttribute('data-points', /^[1-9]\d*$/u);
+  await expect(page.getByTestId('charts-empty')).toHaveCount(0);
+  expect(await page.getByTestId('terminal').boundingBox()).toEqual(terminalBox);
+  await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 15_000 });
+  await expect(page.getByTestId('chart-throughput')).toHaveAttribute('data-points', '5');
+});
+
+test('a long log is drawn decimated, and zooms into its steps', async ({ page, server }) => {
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  const lines: string[] = [];
+  for (let i = 0; i < 5000; i += 1) {
+    const ms = 930 + 20 * Math.sin(i / 40) + (i % 500 === 0 ? 2000 : 0);
+    lines.push(`iter ${i}: loss ${(1.2 + 3 * Math.exp(-i / 800)).toFixed(4)}, time ${ms.toFixed(2)}ms, mfu 16.59%`);
+  }
+  await page.goto(server.url);
+  await page.getByTestId('import-log-button').click();
+  await page.getByTestId('import-file').setInputFiles({ name: 'long run.log', mimeType: 'text/plain', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  await expect(page.getByTestId('import-name')).toHaveValue('long run.log');
+  await page.getByTestId('import-submit').click();
+  await expect(page.locator('.run-title h2')).toContainText('long run.log');
+  await expect(page.getByTestId('chart-throughput')).toHaveAttribute('data-points', '5000');
+  await expect(page.getByTestId('chart-loss')).toHaveAttribute('data-points', '5000');
+  await expect(page.getByTestId('summary-outliers')).toContainText('slow steps left out (eval/checkpoint)');
+  const canvas = page.getByTestId('chart-loss').locator('canvas');
+  const box = (await canvas.boundingBox())!;
+  // A dragged range zooms in; Reset zoom shows every step again.
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await expect(page.getByTestId('chart-loss').getByTestId('reset-zoom')).toBeEnabled();
+  await screenshot(page, 'metrics-long-zoomed');
+  await page.getByTestId('chart-loss').getByTestId('reset-zoom').click();
+  await screenshot(page, 'metrics-long');
+  expect(consoleErrors).toEqual([]);
+});
+
 test('a log file is imported from the file picker, and one over 8 MiB is refused with the CLI command', async ({ page, server }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto(server.url);
   await page.getByTestId('import-log-button').click();
   await page.getByTestId('import-file').setInputFiles({
@@ -175,10 +234,12 @@ test('a log file is imported from the file picker, and one over 8 MiB is refused
     buffer: Buffer.alloc(8 * 1024 * 1024 + 1, 'x'),
   });
   await expect(page.getByTestId('import-error')).toContainText('tuning-bench import big.log');
+  await screenshot(page, 'import-too-big-dark');
   await page.getByTestId('import-file').setInputFiles({ name: 'train run.log', mimeType: 'text/plain', buffer: Buffer.from(NANOGPT_LOG) });
   await expect(page.getByTestId('import-file-info')).toContainText('train run.log');
   await expect(page.getByTestId('import-name')).toHaveValue('train run.log');
   await expect(page.getByTestId('import-text')).toBeDisabled();
+  await screenshot(page, 'import-file-dark');
   await page.getByTestId('import-submit').click();
   await expect(page.locator('.run-title h2')).toContainText('train run.log');
   await expect(page.getByTestId('summary-steps')).toHaveText('50');

@@ -24,7 +24,7 @@ async function runSynthetic(values: Record<string, string>, extra: { maxSteps?: 
 }
 
 describe('the synthetic workload through the whole pipeline', () => {
-  it.each([
+  it.each<Record<string, string>>([
     { batch: '8', steps: '300' },
     { batch: '32', workers: '2', amp: 'on', steps: '300' },
     { batch: '16', compile: 'on', steps: '300' },

@@ -36,7 +36,18 @@ export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule
   const level = steady.length > 0 ? median(steady) : Number.NaN;
   const outliers: number[] = [];
   for (let i = start; i < points.length; i++) if (points[i]!.stepTimeMs > OUTLIER_FACTOR * level) outliers.push(i);
-  return { start, rule: rule.kind, stable, warmupSteps: points[start - 1]?.step ?? 0, warmupSeconds: warmupSeconds(points, start), outliers };
+  return { start, rule: rule.kind, stable, warmupSteps: warmupSteps(points, start), warmupSeconds: warmupSeconds(points, start), outliers };
+}
+
+/** Steps each warm-up point stands for: the steps since the previous point (at least the point's own). */
+function stepsCovered(points: readonly TimedPoint[], i: number): number {
+  return Math.max(1, points[i]!.step - (i > 0 ? points[i - 1]!.step : 0));
+}
+
+function warmupSteps(points: readonly TimedPoint[], start: number): number {
+  let steps = 0;
+  for (let i = 0; i < start; i++) steps += stepsCovered(points, i);
+  return steps;
 }
 
 /**
@@ -46,10 +57,7 @@ export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule
  */
 function warmupSeconds(points: readonly TimedPoint[], start: number): number {
   let ms = 0;
-  for (let i = 0; i < start; i++) {
-    const stepsCovered = points[i]!.step - (i > 0 ? points[i - 1]!.step : 0);
-    ms += points[i]!.stepTimeMs * Math.max(1, stepsCovered);
-  }
+  for (let i = 0; i < start; i++) ms += points[i]!.stepTimeMs * stepsCovered(points, i);
   return ms / 1000;
 }
 

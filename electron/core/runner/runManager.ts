@@ -7,8 +7,10 @@ import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
 import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
-import { summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
+import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
+import { inputBoundHint } from '../telemetry/hints.js';
+import { DEFAULT_GPU_INTERVAL_MS, NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
@@ -46,6 +48,8 @@ export interface RunnerEnvironment {
   pythonHelperDir: string;
   /** Commits everything queued (samples on this thread, output in the writer thread). */
   flushStore: () => Promise<void>;
+  /** nvidia-smi to sample (null: no GPU tools here) and the GPU, as `-i` takes it. */
+  nvidiaSmi: { binary: string | null; gpu: string };
   now: () => Date;
 }
 
@@ -80,6 +84,8 @@ interface ActiveRun {
   stoppedAtStep: number | null;
   metrics: RunMetrics;
   host: HostSampler | null;
+  gpu: NvidiaSmiSampler | null;
+  loadFile: string;
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
@@ -149,8 +155,10 @@ export class RunManager {
     });
 
     const channelFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.jsonl`);
+    // Where the synthetic workload reports its simulated load, which the fake nvidia-smi follows.
+    const loadFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.load.json`);
     fs.rmSync(channelFile, { force: true });
-    const childEnv = this.childEnvironment(program, runEnv, record.id, channelFile);
+    const childEnv: Record<string, string> = { ...this.childEnvironment(program, runEnv, record.id, channelFile), TUNING_BENCH_LOAD_FILE: loadFile };
     const file = resolveCommand(program, cwd, childEnv.PATH);
     if (file === null) {
       const ended = this.runs.recordEnding(record.id, {
@@ -203,6 +211,8 @@ export class RunManager {
         this.events,
       ),
       host: null,
+      gpu: null,
+      loadFile,
       stoppedByShutdown: false,
       timedOut: false,
       stopTimers: [],
@@ -213,6 +223,7 @@ export class RunManager {
     };
     this.active.set(record.id, active);
     active.host = new HostSampler(session.pid, startedAt.getTime(), (sample) => this.telemetry.appendHost(record.id, sample));
+    active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile);
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
@@ -266,6 +277,24 @@ export class RunManager {
     this.stop(id);
     // stop() marks a person's stop; this one is the plan's.
     active.stoppedByUser = false;
+  }
+
+  private startGpuSampler(runId: number, startedAtMs: number, loadFile: string): NvidiaSmiSampler | null {
+    const status = (level: 'info' | 'warning' | 'error', message: string) => this.events.emit('runs.onTelemetryStatus', { runId, level, message });
+    const { binary, gpu } = this.environment.nvidiaSmi;
+    if (binary === null) {
+      status('info', 'no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only');
+      return null;
+    }
+    return new NvidiaSmiSampler({
+      binary,
+      gpu,
+      intervalMs: DEFAULT_GPU_INTERVAL_MS,
+      env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
+      startedAtMs,
+      onSample: (sample) => this.telemetry.appendGpu(runId, sample),
+      onStatus: status,
+    });
   }
 
   private tokensPerStep(workload: Workload | null, config: Record<string, string>): number | null {
@@ -363,6 +392,8 @@ export class RunManager {
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
     active.metrics.finish();
     active.host?.close();
+    active.gpu?.close();
+    fs.rmSync(active.loadFile, { force: true });
     this.output.endRun(active.id, Date.now() - active.startedAtMs);
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
     await this.runs.end(active.id, {
@@ -374,10 +405,15 @@ export class RunManager {
       endedAt: this.environment.now(),
     });
     await this.environment.flushStore();
+    const hostSamples = this.telemetry.hostSamples(active.id);
+    const gpu = summarizeGpu(this.telemetry.gpuSamples(active.id));
+    const hint = inputBoundHint(gpu, hostSamples);
     this.runs.setSummary(active.id, {
       ...EMPTY_SUMMARY,
       ...active.metrics.summarize(),
-      host: summarizeHost(this.telemetry.hostSamples(active.id)),
+      gpu,
+      host: summarizeHost(hostSamples),
+      hints: hint ? [hint] : [],
     });
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);

@@ -73,6 +73,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   warmup: null,
   outlierSteps: 0,
   metricsSource: null,
+  hints: [],
   gpu: null,
   host: null,
 };

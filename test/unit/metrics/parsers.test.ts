@@ -80,11 +80,10 @@ describe('tqdm', () => {
 
   it('reads token and sample units, unit_scale counts, and bars without a total', () => {
     // One parser per line: these are bars of different runs, not one run's bars.
-    const [[tokens], [scaled], [noTotal]] = [
-      'pretrain:  10%|█         | 100/1000 [00:10<01:30, 12.3ktok/s]',
-      ' 50%|█████     | 1.20k/2.40k [00:10<00:10, 120samples/s]',
-      '123it [00:10, 12.10it/s, loss=1.5]',
-    ].map((line) => run(createTqdmParser(), [line]));
+    const alone = (line: string): MetricRecord | null => run(createTqdmParser(), [line])[0] ?? null;
+    const tokens = alone('pretrain:  10%|█         | 100/1000 [00:10<01:30, 12.3ktok/s]');
+    const scaled = alone(' 50%|█████     | 1.20k/2.40k [00:10<00:10, 120samples/s]');
+    const noTotal = alone('123it [00:10, 12.10it/s, loss=1.5]');
     expect(tokens?.values.tokens_per_sec).toBe(12300);
     expect(scaled).toMatchObject({ step: 1200, values: { samples_per_sec: 120, total_steps: 2400 } });
     expect(noTotal).toMatchObject({ step: 123, values: { steps_per_sec: 12.1, loss: 1.5 } });
@@ -195,6 +194,10 @@ describe('llm.c', () => {
       values: { loss: 4.122, grad_norm: 1.2345, lr: 3e-4, step_time_ms: 45.1, tokens_per_sec: 36525, total_steps: 74 },
     });
     expect(sentinel?.values.mfu_percent).toBeUndefined();
+  });
+
+  it("leaves nanoGPT's evaluation line alone", () => {
+    expect(run(createLlmcParser(), ['step 250: train loss 1.5440, val loss 1.7220'])).toEqual([null]);
   });
 });
 

@@ -5,6 +5,7 @@ import { parseLogText, parserThroughput } from '../../../electron/core/metrics/p
 import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
 
 const TARGET_MIB = 20;
+const ROUNDS = 3;
 const BYTES_PER_MIB = 1024 * 1024;
 
 /** The fixture logs, repeated in turn until the text reaches the target size. */
@@ -29,13 +30,18 @@ describe('throughput', () => {
   it(`parses ${TARGET_MIB} MiB of mixed fixture logs and reports MiB/s`, (context) => {
     const text = mixedFixtureText(TARGET_MIB);
     const size = Buffer.byteLength(text) / BYTES_PER_MIB;
-    const started = performance.now();
-    const { records } = parseLogText(text);
-    const seconds = (performance.now() - started) / 1000;
-    const message = `parseLogText: ${size.toFixed(1)} MiB of mixed fixture logs in ${seconds.toFixed(2)} s = ${(size / seconds).toFixed(1)} MiB/s, ${records.length} records`;
+    // Best of three: test files run side by side, and the wall clock also counts time spent waiting for a core.
+    let seconds = Number.POSITIVE_INFINITY;
+    let records = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const started = performance.now();
+      records = parseLogText(text).records.length;
+      seconds = Math.min(seconds, (performance.now() - started) / 1000);
+    }
+    const message = `parseLogText: ${size.toFixed(1)} MiB of mixed fixture logs in ${seconds.toFixed(2)} s = ${(size / seconds).toFixed(1)} MiB/s (best of ${ROUNDS}), ${records} records`;
     context.annotate(message);
     process.stdout.write(`${message}\n`);
-    expect(records.length).toBeGreaterThan(0);
+    expect(records).toBeGreaterThan(0);
   });
 
   it('runs the benchmark helper bench/ will call', (context) => {

@@ -3,20 +3,22 @@ import { parseNumber } from '../text/numbers.js';
 import type { LineParser, MetricRecord } from './types.js';
 import { canonicalName, evalName } from './names.js';
 
+/** glog's first characters: severity and date (`I0808`). */
+const GLOG_START = /^[IWEF]\d{4} /;
 /** glog's prefix: severity, MMDD, time, thread id, `file:line]`. */
-const GLOG = /^[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\] (.*)$/u;
-const ITERATION_LOSS = /^Iteration (\d+)(?: \(([\d.]+) iter\/s, [\d.]+s\/\d+ iters?\))?, loss = (\S+)/u;
-const ITERATION_LR = /^Iteration (\d+), lr = (\S+)/u;
-const ITERATION_TESTING = /^Iteration (\d+), Testing net/u;
-const NET_OUTPUT = /^(Train|Test) net output #\d+: (\w+) = (\S+)/u;
-const TEST_SCORE = /^Test score #(\d+): (\S+)/u;
+const GLOG = /^[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\] (.*)$/;
+const ITERATION_LOSS = /^Iteration (\d+)(?: \(([\d.]+) iter\/s, [\d.]+s\/\d+ iters?\))?, loss = (\S+)/;
+const ITERATION_LR = /^Iteration (\d+), lr = (\S+)/;
+const ITERATION_TESTING = /^Iteration (\d+), Testing net/;
+const NET_OUTPUT = /^(Train|Test) net output #\d+: (\w+) = (\S+)/;
+const TEST_SCORE = /^Test score #(\d+): (\S+)/;
 
 /** Caffe's solver. Test outputs belong to the iteration whose `Testing net` line came before them. */
 export function createCaffeParser(): LineParser {
   let iteration: number | null = null;
   return {
     name: 'caffe',
-    matches: (line) => line.includes('] ') && (line.includes('Iteration') || line.includes('net output') || line.includes('Test score')),
+    matches: (line) => GLOG_START.test(line),
     parse(line): MetricRecord | null {
       const glog = GLOG.exec(line);
       if (glog === null) return null;

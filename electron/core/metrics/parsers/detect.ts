@@ -28,9 +28,11 @@ export function allParsers(): LineParser[] {
 
 function countRecords(parser: LineParser, lines: readonly string[]): number {
   let count = 0;
-  for (const line of lines) {
-    for (const part of splitGluedBar(line)) if (parseLine(part, [parser]) !== null) count++;
-  }
+  const only = [parser];
+  const take = (): void => {
+    count++;
+  };
+  for (const line of lines) forEachRecord(line, only, take);
   return count;
 }
 
@@ -55,18 +57,44 @@ export function parseLine(line: string, parsers: readonly LineParser[]): MetricR
  * loss dict is) is read as two lines, the bar and what follows it.
  */
 export function* parseLines(lines: Iterable<string>, parsers: readonly LineParser[]): Generator<MetricRecord> {
+  const found: MetricRecord[] = [];
+  const take = (record: MetricRecord): void => {
+    found.push(record);
+  };
   for (const line of lines) {
-    for (const part of splitGluedBar(line)) {
-      const record = parseLine(part, parsers);
-      if (record !== null) yield record;
-    }
+    forEachRecord(line, parsers, take);
+    for (const record of found) yield record;
+    found.length = 0;
   }
+}
+
+/**
+ * Where output glued after a bar's closing bracket starts, or -1 when the line is not a bar with
+ * something after it (a number, not a pair of strings: this runs on every line).
+ */
+export function gluedTailStart(line: string): number {
+  const bar = readBar(line);
+  if (bar === null || bar.end >= line.length) return -1;
+  for (let at = bar.end; at < line.length; at++) if (line.charCodeAt(at) > 0x20) return bar.end;
+  return -1;
 }
 
 /** The line, or the bar and the text glued after it. */
 export function splitGluedBar(line: string): string[] {
-  const bar = readBar(line);
-  if (bar === null || bar.end >= line.length) return [line];
-  const tail = line.slice(bar.end);
-  return tail.trim().length === 0 ? [line] : [line.slice(0, bar.end), tail];
+  const tail = gluedTailStart(line);
+  return tail === -1 ? [line] : [line.slice(0, tail), line.slice(tail)];
+}
+
+/** Each record the line holds: one, or two for a bar with glued output, or none. */
+export function forEachRecord(line: string, parsers: readonly LineParser[], take: (record: MetricRecord) => void): void {
+  const tail = gluedTailStart(line);
+  if (tail === -1) {
+    const record = parseLine(line, parsers);
+    if (record !== null) take(record);
+    return;
+  }
+  const bar = parseLine(line.slice(0, tail), parsers);
+  if (bar !== null) take(bar);
+  const rest = parseLine(line.slice(tail), parsers);
+  if (rest !== null) take(rest);
 }

@@ -3,21 +3,21 @@ import type { LineParser, MetricRecord } from './types.js';
 import { addValues, readQuantity, toEvalValues, toStep, withUnit } from './values.js';
 
 /** `epoch 010  2000 / 8223 k=v, ...` (legacy) or `epoch 001:    100 / 1000 k=v, ...` (hydra-era `train_inner`). */
-const IN_EPOCH = /\bepoch (\d+):?\s+(\d+)\s*\/\s*(\d+)\s+(.*)$/u;
+const IN_EPOCH = /\bepoch (\d+):?\s+(\d+)\s*\/\s*(\d+)\s+(.*)$/;
 /** `| epoch 010 | ...` and `| train | epoch 001 | ...`: an epoch's closing summary, fields between pipes. */
-const EPOCH_FIELDS = /\bepoch (\d+)\s*\|(.*)$/u;
+const EPOCH_FIELDS = /\bepoch (\d+)\s*\|(.*)$/;
 /** The validation progress form: `valid on 'valid' subset  1000 / 1311 loss=1.60`. */
-const VALID_PROGRESS = /valid on '[^']*' subset\s+(\d+)\s*\/\s*(\d+)\s+(.*)$/u;
+const VALID_PROGRESS = /valid on '[^']*' subset\s+(\d+)\s*\/\s*(\d+)\s+(.*)$/;
 /** `loss=1.27 (1.50)`: a value and, for legacy fairseq, its running average. */
-const KEY_VALUE = /^\s*([\w/]+)=(\S+)(?:\s+\((\S+)\))?\s*$/u;
+const KEY_VALUE = /^\s*([\w/]+)=(\S+)(?:\s+\((\S+)\))?\s*$/;
 /** `train loss 1.44`, `words/s    961`, `clip 100%`: a name, then the value as the last token. */
-const NAME_VALUE = /^\s*(.*?)\s+(\S+)\s*$/u;
+const NAME_VALUE = /^\s*(.*?)\s+(\S+)\s*$/;
 
 type Pairs = Array<[string, number]>;
 
 function keyValuePairs(text: string): Pairs {
   const pairs: Pairs = [];
-  for (const part of text.split(/,\s+/u)) {
+  for (const part of text.split(/,\s+/)) {
     const match = KEY_VALUE.exec(part);
     if (match === null) continue;
     pushQuantity(pairs, match[1] ?? '', match[2] ?? '');
@@ -32,7 +32,7 @@ function pipePairs(fields: readonly string[]): Pairs {
     const match = NAME_VALUE.exec(field);
     if (match === null) continue;
     // Legacy summaries say `train loss` / `valid loss`; the record's kind carries the phase instead.
-    const name = (match[1] ?? '').replace(/^(?:train|valid) /u, '');
+    const name = (match[1] ?? '').replace(/^(?:train|valid) /, '');
     pushQuantity(pairs, name, match[2] ?? '');
   }
   return pairs;
@@ -72,7 +72,7 @@ export function createFairseqParser(): LineParser {
       if (validProgress !== null) {
         const values: Record<string, number> = { batch: Number(validProgress[1]), batches: Number(validProgress[2]) };
         addValues(values, keyValuePairs(validProgress[3] ?? ''));
-        const epoch = /\bepoch (\d+)/u.exec(line);
+        const epoch = /\bepoch (\d+)/.exec(line);
         const evalValues = toEvalValues(values);
         if (epoch !== null) evalValues.epoch = Number(epoch[1]);
         return { step: null, kind: 'eval', values: evalValues };
@@ -94,7 +94,7 @@ export function createFairseqParser(): LineParser {
       const values: Record<string, number> = {};
       addValues(values, pipePairs(fields));
       const step = takeUpdates(values) ?? epochEnd(epoch);
-      const isValid = line.includes('valid on') || /\|\s*valid\s*\|/u.test(line);
+      const isValid = line.includes('valid on') || /\|\s*valid\s*\|/.test(line);
       if (isValid) {
         const evalValues = toEvalValues(values);
         evalValues.epoch = epoch;

@@ -3,7 +3,7 @@ import type { LineParser, MetricRecordKind } from './types.js';
 import { STEP_KEYS, STEP_NUMBER_KEYS, canonicalName, isMeasuredName } from './names.js';
 import { addValues, hasValues, readQuantity, toEvalValues, toStep, withUnit, type Quantity } from './values.js';
 
-/**
+/*
  * WHICH LINES ARE METRICS. Training scripts print their configuration before they train, in the
  * same `key: value` / `key=value` shapes as their metrics (`n_layer = 12`, `Namespace(lr=0.001,
  * ...)`, YAML, llm.c's parameter table). A line becomes a record only if
@@ -16,14 +16,18 @@ import { addValues, hasValues, readQuantity, toEvalValues, toStep, withUnit, typ
  *   - an argparse `Namespace(` or any `key=True|False|None|'text'` (a Python repr of settings),
  *   - `key = value` with spaces around `=` (nanoGPT's and HF's config printouts),
  *   - an indented line holding a single pair (a nested YAML / config entry).
+ * llm.c's `| name | value |` table has no `:` or `=` and no field holding both a name and a value,
+ * so it yields no pairs at all.
  */
-const PYTHON_SETTING = /=\s*(?:True|False|None|'[^']*')(?=[\s,)\]}]|$)/u;
-const SPACED_ASSIGNMENT = /\w\s+=\s+[^=\s]/u;
+/** `key=True`, `key=None`, `key='text'`: a Python repr of settings. */
+const PYTHON_SETTING = /=\s*(?:True|False|None|'[^']*')(?=[\s,)\]}]|$)/;
+/** `key = value`: a config file or its printout. */
+const SPACED_ASSIGNMENT = /\w\s+=\s+[^=\s]/;
 
 /** Units accepted after a value and one space (`24.8 ms`, `12 GiB`). */
 const SPACED_UNITS: ReadonlySet<string> = new Set(['ms', 's', '%', 'GiB', 'MiB', 'GB', 'MB', 'it/s', 's/it', 'tok/s', 'samples/s', 'img/s']);
 /** A number with grouped thousands at a position: `5,856`, `10,690,944.5`. */
-const GROUPED_NUMBER = /[+-]?\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?/uy;
+const GROUPED_NUMBER = /[+-]?\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?/y;
 /** Keys hold at most this many words (`number of skipped iterations` is four). */
 const MAX_KEY_WORDS = 4;
 
@@ -133,15 +137,15 @@ function scanPairs(text: string): RawPair[] {
 }
 
 /** A field of a pipe table: `loss 2.31`, `lr 1e-4`, `tok/s 41250`. */
-const PIPE_FIELD = /^\s*([A-Za-z][\w ./@%()-]*?)\s+(\S+)\s*$/u;
+const PIPE_FIELD = /^\s*([A-Za-z][\w ./@%()-]*?)\s+(\S+)\s*$/;
 /** `N/M` as a value (`step: 10/100`, `Epoch: 1/10`). */
-const FRACTION = /^(\d+)\/(\d+)$/u;
+const FRACTION = /^(\d+)\/(\d+)$/;
 /** `Epoch 3/10` or `Epoch 3` alone on a line: the epoch of the lines after it. */
-const EPOCH_HEADER = /^\s*Epoch:?\s+(\d+)(?:\s*\/\s*\d+)?\s*:?\s*$/iu;
+const EPOCH_HEADER = /^\s*Epoch:?\s+(\d+)(?:\s*\/\s*\d+)?\s*:?\s*$/i;
 /** A leading phase word, as PyTorch's transfer-learning tutorial prints: `val Loss: 0.31 Acc: 0.89`. */
-const PHASE_PREFIX = /^\s*(train|training|val|valid|validation|eval|evaluation|test)\s+(?=[A-Za-z])/iu;
+const PHASE_PREFIX = /^\s*(train|training|val|valid|validation|eval|evaluation|test)\s+(?=[A-Za-z])/i;
 const EVAL_PHASES: ReadonlySet<string> = new Set(['val', 'valid', 'validation', 'eval', 'evaluation', 'test']);
-/** A longer line is a dump of something, not a metric line; bounding it bounds the regex's work. */
+/** A longer line is a dump of something, not a metric line; bounding it bounds the scanner's work. */
 const MAX_GENERIC_LINE_CHARS = 4096;
 
 type Pair = [string, number];
@@ -205,7 +209,7 @@ export function createGenericParser(): LineParser {
       let pairs = colonPairs(body);
       if (pairs.length === 0 && hasTwoPipes(line)) pairs = pipePairs(body);
       if (pairs.length === 0) return null;
-      if (pairs.length === 1 && /^\s/u.test(line)) return null;
+      if (pairs.length === 1 && /^\s/.test(line)) return null;
 
       const values: Record<string, number> = {};
       addValues(values, pairs);

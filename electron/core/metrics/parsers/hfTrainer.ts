@@ -21,11 +21,11 @@ const HF_NAMES: Readonly<Record<string, string>> = {
 const SUMMARY_KEYS: ReadonlySet<string> = new Set(['train_runtime', 'train_samples_per_second', 'train_steps_per_second', 'train_loss', 'total_flos']);
 
 /** `'key': value` or `"key": value` inside a dict; a value runs to the next comma or brace. */
-const DICT_PAIR = /['"]([^'"]{1,200})['"]\s*:\s*([^,}]{1,200})/gu;
+const DICT_PAIR = /['"]([^'"]{1,200})['"]\s*:\s*([^,}]{1,200})/g;
 /** `***** eval metrics *****` (also train, test, predict); HF's `***** Running training *****` settings blocks are not metrics. */
-const BLOCK_HEADER = /^\s*\*{3,}\s*(\w+) metrics\s*\*{3,}\s*$/u;
+const BLOCK_HEADER = /^\s*\*{3,}\s*(\w+) metrics\s*\*{3,}\s*$/;
 /** A block line: `  eval_loss               =      0.368`. */
-const BLOCK_LINE = /^\s+([A-Za-z_][\w/.()-]*)\s+=\s+(\S.*?)\s*$/u;
+const BLOCK_LINE = /^\s+([A-Za-z_][\w/.()-]*)\s+=\s+(\S.*?)\s*$/;
 /** How many lines a pretty-printed dict may span before it is taken for something else. */
 const MAX_DICT_LINES = 64;
 
@@ -42,7 +42,7 @@ function blockValue(raw: string): number | null {
   if (number !== null) return number;
   const clock = parseClockSeconds(raw);
   if (clock !== null) return clock;
-  const scaled = /^(\d+)\s*(GF|MB)$/u.exec(raw);
+  const scaled = /^(\d+)\s*(GF|MB)$/.exec(raw);
   if (scaled === null) return null;
   return Number(scaled[1]) * 2 ** (scaled[2] === 'GF' ? 30 : 20);
 }
@@ -103,10 +103,11 @@ export function createHfTrainerParser(): LineParser {
 
   return {
     name: 'hf-trainer',
-    matches: (line) => openDict !== null || blockKind !== null || line.includes("{'") || line.includes('{"') || line.includes('*****'),
+    matches: (line) =>
+      openDict !== null || blockKind !== null || (line.includes('{') ? line.includes("{'") || line.includes('{"') : line.includes('*****')),
     parse(line) {
       if (openDict !== null) {
-        if (/^\s*['"]/u.test(line)) return continueDict(line);
+        if (/^\s*['"]/.test(line)) return continueDict(line);
         openDict = null; // not a continuation after all: whatever opened it was not a dict we know
       }
       const header = BLOCK_HEADER.exec(line);

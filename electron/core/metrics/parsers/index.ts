@@ -1,10 +1,10 @@
 // The training-log parsers: formats, detection, and whole-log parsing.
 export type { LineParser, LineParserFactory, MetricRecord, MetricRecordKind } from './types.js';
-export { AUXILIARY_METRICS, CANONICAL_METRICS, canonicalName, evalName, isMeasuredName, toSnakeCase, type CanonicalMetric } from './names.js';
+export { AUXILIARY_METRICS, CANONICAL_METRICS, averageName, canonicalName, evalName, isMeasuredName, toSnakeCase, type CanonicalMetric } from './names.js';
 export { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
-export { DETECTION_LINES, allParsers, detectParsers, parseLine, parseLines, splitGluedBar } from './detect.js';
-export { parseLogText, type ParsedLog } from './parseLogText.js';
-export { parserThroughput, buildMixedLog } from './benchmarkSupport.js';
+export { DETECTION_LINES, allParsers, detectParsers, forEachRecord, gluedTailStart, parseLine, parseLines, splitGluedBar } from './detect.js';
+export { DETECTION_HOLD_MS, LogTextParser, parseLogText, type ParsedLog, type RecordSink } from './parseLogText.js';
+export { buildMixedLog, parserThroughput, type ParserThroughput } from './benchmarkSupport.js';
 export { createCaffeParser } from './caffe.js';
 export { createFairseqParser } from './fairseq.js';
 export { createGenericParser } from './generic.js';

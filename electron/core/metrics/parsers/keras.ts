@@ -1,15 +1,16 @@
 // Keras progbar lines: `422/422 [=====] - 13s 29ms/step - loss: 0.78 - accuracy: 0.76 - val_loss: ...` (tf.keras 2, Keras 1/2, Keras 3).
 import { parseClockSeconds, parseDuration, parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
+import { beginsWith, contentStart } from './lineStart.js';
 import { addValues } from './values.js';
 
 /** `Epoch 3/15` on a line of its own, which Keras prints before each epoch's bar. */
-const EPOCH_HEADER = /^\s*Epoch (\d+)\/(\d+)\s*$/u;
+const EPOCH_HEADER = /^\s*Epoch (\d+)\/(\d+)\s*$/;
 /** `n/total` then the bar: `[====>....]` (Keras 1/2) or a run of `━` (Keras 3). */
-const PROGBAR = /^\s*(\d+)\/(\d+) (?:\[[=>.]*\]|[━─]+)(.*)$/u;
-const CHEAP_PROGBAR = /^\s*\d+\/\d+ [[━─]/u;
+const PROGBAR = /^\s*(\d+)\/(\d+) (?:\[[=>.]*\]|[━─]+)(.*)$/;
+const CHEAP_PROGBAR = /^\s*\d+\/\d+ [[━─]/;
 /** `name: value` segments between ` - `. */
-const METRIC_SEGMENT = /^([A-Za-z_][\w/.]*): (\S+)$/u;
+const METRIC_SEGMENT = /^([A-Za-z_][\w/.]*): (\S+)$/;
 
 /**
  * Keras. The step counts batches through the run, `(epoch - 1) × total + n` with Keras's 1-based
@@ -22,7 +23,10 @@ export function createKerasParser(): LineParser {
   let totalEpochs: number | null = null;
   return {
     name: 'keras',
-    matches: (line) => CHEAP_PROGBAR.test(line) || EPOCH_HEADER.test(line),
+    matches: (line) => {
+      const first = line.charCodeAt(contentStart(line));
+      return first >= 0x30 && first <= 0x39 ? CHEAP_PROGBAR.test(line) : beginsWith(line, 'Epoch ');
+    },
     parse(line) {
       const header = EPOCH_HEADER.exec(line);
       if (header !== null) {
@@ -68,7 +72,7 @@ function readTimes(segment: string, done: boolean, values: Record<string, number
     if (seconds !== null) values.eta_s = seconds;
     return;
   }
-  for (const token of segment.split(/\s+/u)) {
+  for (const token of segment.split(/\s+/)) {
     if (token.endsWith('/step')) {
       const ms = parseDuration(token);
       if (ms !== null) values.step_time_ms = ms;

@@ -1,10 +1,10 @@
 // PyTorch Lightning's epoch bars: `Epoch 0:  17%|█▋ | 3/18 [00:14<01:13, 4.87s/it, loss=10, v_num=1]`.
 import type { LineParser } from './types.js';
-import { isNotTrainingBar, looksLikeBar, postfixValues, rateName, readBar } from './tqdm.js';
+import { isNotTrainingBar, postfixValues, rateName, readBar } from './tqdm.js';
 
 /** Lightning names its training bar `Epoch N` (0-based), with nothing after the number. */
-const EPOCH_DESCRIPTION = /^Epoch (\d+)$/u;
-const EPOCH_START = /^\s*Epoch \d+:/u;
+const EPOCH_DESCRIPTION = /^Epoch (\d+)$/;
+const EPOCH_START = /^\s*Epoch \d+:/;
 
 /**
  * Lightning's bar counts batches within an epoch, validation batches included in its total, so
@@ -16,7 +16,7 @@ export function createLightningParser(): LineParser {
   return {
     name: 'lightning',
     readsBars: true,
-    matches: (line) => looksLikeBar(line) && EPOCH_START.test(line),
+    matches: (line) => EPOCH_START.test(line) && readBar(line) !== null,
     parse(line) {
       const bar = readBar(line);
       if (bar === null || isNotTrainingBar(bar)) return null;
@@ -27,7 +27,7 @@ export function createLightningParser(): LineParser {
       if (bar.total !== null) values.batches = bar.total;
       const rate = rateName(bar.unit);
       if (rate !== null && bar.perSecond !== null) values[rate] = bar.perSecond;
-      if (bar.elapsedS !== null) values.elapsed_s = bar.elapsedS;
+      values.elapsed_s = bar.elapsedS;
       if (bar.remainingS !== null) values.remaining_s = bar.remainingS;
       postfixValues(bar, values);
       const step = bar.total === null ? Math.round(bar.n) : Math.round(epoch * bar.total + bar.n);

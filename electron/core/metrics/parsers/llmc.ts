@@ -2,14 +2,18 @@
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser, MetricRecord } from './types.js';
 import { hasValues } from './values.js';
+import { beginsWith } from './lineStart.js';
 
 /** The current train_gpt2.cu line: fields between `|`. */
-const STEP_FIELDS = /^\s*step\s+(\d+)\/(\d+) \|(.*)$/u;
-/** Older train_gpt2.cu and the CPU train_gpt2.c: `step 4/74: train loss 4.3 (took 1234.5 ms)` and variants. */
+const STEP_FIELDS = /^\s*step\s+(\d+)\/(\d+) \|(.*)$/;
+/**
+ * Older train_gpt2.cu and the CPU train_gpt2.c: `step 4/74: train loss 4.3 (took 1234.5 ms)` and
+ * variants. No comma after the loss: that is nanoGPT's `step N: train loss X, val loss Y`.
+ */
 const STEP_INLINE =
-  /^\s*step\s+(\d+)(?:\/(\d+))?: train loss (\S+)(?: norm (\S+))?(?: lr (\S+))?(?: \((?:took )?([\d.]+) ms(?:, ([\d.]+) tok\/s)?\))?/u;
-const VAL_LOSS = /^\s*val loss (\S+)\s*$/u;
-const HELLASWAG = /^\s*HellaSwag: (\d+)\/(\d+) = ([\d.]+)/u;
+  /^\s*step\s+(\d+)(?:\/(\d+))?: train loss ([^\s,]+)(?=\s|$)(?: norm (\S+))?(?: lr (\S+))?(?: \((?:took )?([\d.]+) ms(?:, ([\d.]+) tok\/s)?\))?/;
+const VAL_LOSS = /^\s*val loss (\S+)\s*$/;
+const HELLASWAG = /^\s*HellaSwag: (\d+)\/(\d+) = ([\d.]+)/;
 
 /** One `|` field of the current line under its name: `loss X (..)`, `norm X`, `lr X`, `X ms`, `X% bf16 MFU`, `X tok/s`. */
 function readField(field: string): [string, string] | null {
@@ -43,7 +47,7 @@ export function createLlmcParser(): LineParser {
 
   return {
     name: 'llmc',
-    matches: (line) => line.includes('step ') || line.includes('val loss') || line.includes('HellaSwag'),
+    matches: (line) => beginsWith(line, 'step ', 'val loss', 'HellaSwag'),
     parse(line) {
       const fields = STEP_FIELDS.exec(line);
       if (fields !== null) {

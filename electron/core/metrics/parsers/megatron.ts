@@ -4,10 +4,10 @@ import type { LineParser, MetricRecord } from './types.js';
 import { addValues, hasValues, toEvalValues } from './values.js';
 import { toSnakeCase } from './names.js';
 
-const ITERATION = /\biteration\s+(\d+)\s*\/\s*(\d+)\s*\|(.*)$/u;
-const VALIDATION = /\bvalidation loss at iteration (\d+)[^|]*\|(.*)$/u;
+const ITERATION = /\biteration\s+(\d+)\s*\/\s*(\d+)\s*\|(.*)$/;
+const VALIDATION = /\bvalidation loss at iteration (\d+)[^|]*\|(.*)$/;
 /** The timer breakdown Megatron prints after an iteration line: `time (ms) | forward-compute: 193.77 | ...`. */
-const TIMERS = /^\s*time \(ms\)\s*\|(.*)$/u;
+const TIMERS = /^\s*time \(ms\)\s*\|(.*)$/;
 
 /** Megatron's field names where ours differ; the rest become snake_case (`sop loss` → `sop_loss`). */
 const MEGATRON_NAMES: Readonly<Record<string, string>> = {

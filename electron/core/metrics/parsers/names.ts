@@ -34,6 +34,10 @@ export type CanonicalMetric = keyof typeof CANONICAL_METRICS;
 export const AUXILIARY_METRICS = {
   batch: 'position within the current epoch or evaluation loop (the i of [i/N])',
   batches: 'length of that loop (the N of [i/N])',
+  total_epochs: 'epochs the run will train (the M of `Epoch N/M`)',
+  samples_seen: 'samples done in the current epoch, where a log counts samples rather than batches (pytorch/examples MNIST)',
+  samples_total: 'samples in an epoch, beside samples_seen',
+  progress_percent: "the epoch's progress as the log prints it, percent",
   elapsed_s: 'time since the progress bar started, seconds',
   remaining_s: "the progress bar's estimate of time left, seconds",
   eta_s: "the framework's estimate of time left in the epoch or run, seconds",
@@ -119,7 +123,6 @@ const ALIASES: Readonly<Record<string, string>> = {
   val_ppl: 'eval_ppl',
   valid_ppl: 'eval_ppl',
   val_perplexity: 'eval_ppl',
-  max_steps: 'total_steps',
 };
 
 /**
@@ -144,15 +147,15 @@ export function toSnakeCase(key: string): string {
   const cached = snakeCache.get(key);
   if (cached !== undefined) return cached;
   let text = key;
-  if (text.includes('/s')) text = text.replace(/\/s(?:ec(?:ond)?)?\b/gu, ' per sec');
+  if (text.includes('/s')) text = text.replace(/\/s(?:ec(?:ond)?)?\b/g, ' per sec');
   if (text.includes('%')) text = text.replaceAll('%', ' percent');
   if (text.includes('@')) text = text.replaceAll('@', '');
   // camelCase word boundaries (`trainLoss`) become underscores too.
-  text = text.replace(/([a-z0-9])([A-Z])/gu, '$1_$2');
+  text = text.replace(/([a-z0-9])([A-Z])/g, '$1_$2');
   const snake = text
     .toLowerCase()
-    .replace(/[^a-z0-9]+/gu, '_')
-    .replace(/^_+|_+$/gu, '');
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return remember(snakeCache, key, snake);
 }
 

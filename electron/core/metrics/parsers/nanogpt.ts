@@ -1,9 +1,10 @@
 // nanoGPT: `iter 100: loss 2.4049, time 929.71ms, mfu 16.59%` and evaluations `step 250: train loss 1.5440, val loss 1.7220`.
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
+import { beginsWith } from './lineStart.js';
 
-const ITER = /^\s*iter (\d+): loss ([^\s,]+), time ([\d.]+)\s?ms(?:, mfu (-?[\d.]+)%)?/u;
-const EVAL = /^\s*step (\d+): train loss ([^\s,]+), val loss ([^\s,]+)/u;
+const ITER = /^\s*iter (\d+): loss ([^\s,]+), time ([\d.]+)\s?ms(?:, mfu (-?[\d.]+)%)?/;
+const EVAL = /^\s*step (\d+): train loss ([^\s,]+), val loss ([^\s,]+)/;
 
 /**
  * nanoGPT's train.py. Its MFU starts at -100% ("not measured yet": the running estimate is
@@ -14,7 +15,7 @@ const EVAL = /^\s*step (\d+): train loss ([^\s,]+), val loss ([^\s,]+)/u;
 export function createNanoGptParser(): LineParser {
   return {
     name: 'nanogpt',
-    matches: (line) => line.includes('iter ') || line.includes('val loss'),
+    matches: (line) => beginsWith(line, 'iter ', 'step '),
     parse(line) {
       const iter = ITER.exec(line);
       if (iter !== null) {

@@ -1,6 +1,6 @@
 // Training log text into metric records: split into lines, detect the format, parse; streaming or all at once.
 import { TerminalLineSplitter } from '../text/lineSplitter.js';
-import { DETECTION_LINES, allParsers, detectParsers, parseLine, splitGluedBar } from './detect.js';
+import { DETECTION_LINES, allParsers, detectParsers, forEachRecord } from './detect.js';
 import type { LineParser, MetricRecord } from './types.js';
 
 export interface ParsedLog {
@@ -13,20 +13,30 @@ export interface ParsedLog {
 /** Receives each record with its line number (as in ParsedLog) and the time its line arrived. */
 export type RecordSink = (record: MetricRecord, line: number, tMs: number) => void;
 
-/** Text is fed to the splitter in pieces of this many characters, so lines die young instead of piling up. */
-const FEED_CHARS = 1 << 20;
+/** Text goes to the splitter in pieces of this many characters (a few pty reads), so lines die young rather than pile up. */
+const FEED_CHARS = 1 << 16;
 
 /**
- * A log as it streams in (a live run's output) or as a whole (`parseLogText`). The first
- * DETECTION_LINES lines are held until the format is known, then parsed; later lines are parsed as
- * they complete. When the first lines show no known format (a long setup before training starts),
- * every parser is offered each line, most specific first.
+ * How long a live run's first lines are held for detection, in stream time: a slow run may take
+ * minutes to print DETECTION_LINES lines, and its first metrics should not wait that long.
+ */
+export const DETECTION_HOLD_MS = 5000;
+
+/**
+ * A log as it streams in (a live run's output) or as a whole (`parseLogText`). The first lines
+ * are held until the format is known (DETECTION_LINES of them, or DETECTION_HOLD_MS of stream
+ * time after the first, or the end), then parsed; later lines are parsed as they complete. When
+ * the first lines show no known format (a long setup before training starts), every parser is
+ * offered each line, most specific first.
  */
 export class LogTextParser {
   private readonly splitter = new TerminalLineSplitter();
   private parsers: LineParser[] | null = null;
   private held: Array<{ text: string; tMs: number }> = [];
   private lineNumber = 0;
+  /** The line being parsed and its time, for `emit`. */
+  private currentLine = 0;
+  private currentTMs = 0;
   /** The detected format, once known. */
   framework: string | null = null;
 
@@ -48,7 +58,8 @@ export class LogTextParser {
       return;
     }
     this.held.push({ text, tMs });
-    if (this.held.length >= DETECTION_LINES) this.detect();
+    const heldSinceMs = this.held[0]?.tMs ?? tMs;
+    if (this.held.length >= DETECTION_LINES || tMs - heldSinceMs >= DETECTION_HOLD_MS) this.detect();
   }
 
   private detect(): void {
@@ -62,12 +73,15 @@ export class LogTextParser {
   }
 
   private parse(text: string, line: number, tMs: number): void {
-    const parsers = this.parsers ?? [];
-    for (const part of splitGluedBar(text)) {
-      const record = parseLine(part, parsers);
-      if (record !== null) this.sink(record, line, tMs);
-    }
+    this.currentLine = line;
+    this.currentTMs = tMs;
+    forEachRecord(text, this.parsers ?? [], this.emit);
   }
+
+  /** Bound once, so parsing a line allocates no closure. */
+  private readonly emit = (record: MetricRecord): void => {
+    this.sink(record, this.currentLine, this.currentTMs);
+  };
 }
 
 /** Parses a log that is all there (an imported file, a stored run). */

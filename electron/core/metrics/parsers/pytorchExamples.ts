@@ -2,13 +2,14 @@
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
 import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
+import { beginsWith } from './lineStart.js';
 
-const MNIST_TRAIN = /^\s*Train Epoch: (\d+) \[(\d+)\/(\d+) \((\d+)%\)\]\s+Loss: (\S+)/u;
-const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(\d+%\)/u;
+const MNIST_TRAIN = /^\s*Train Epoch: (\d+) \[(\d+)\/(\d+) \((\d+)%\)\]\s+Loss: (\S+)/;
+const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(\d+%\)/;
 /** ImageNet's ProgressMeter: `Epoch: [E][i/N]` (no space between the brackets) or `Test: [i/N]`, then `Time` without a colon. */
-const IMAGENET_TRAIN = /^\s*Epoch: \[(\d+)\]\[\s*(\d+)\/(\d+)\]\s+(Time .*)$/u;
-const IMAGENET_TEST = /^\s*Test: \[\s*(\d+)\/(\d+)\]\s+(Time .*)$/u;
-const IMAGENET_SUMMARY = /^\s*\* (?:Acc|Prec)@1 ([\d.]+) (?:Acc|Prec)@5 ([\d.]+)/u;
+const IMAGENET_TRAIN = /^\s*Epoch: \[(\d+)\]\[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
+const IMAGENET_TEST = /^\s*Test: \[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
+const IMAGENET_SUMMARY = /^\s*\* (?:Acc|Prec)@1 ([\d.]+) (?:Acc|Prec)@5 ([\d.]+)/;
 
 /** ImageNet's meters: seconds for Time and Data, top-k accuracy in percent (`Prec@k` in older versions). */
 const NAMES: Readonly<Record<string, MeterName>> = {
@@ -29,7 +30,7 @@ export function createPytorchExamplesParser(): LineParser {
   let epoch: number | null = null;
   return {
     name: 'pytorch-examples',
-    matches: (line) => line.includes('Epoch: ') || line.includes('Test') || line.includes('Acc@1') || line.includes('Prec@1'),
+    matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* '),
     parse(line) {
       const mnist = MNIST_TRAIN.exec(line);
       if (mnist !== null) {

@@ -1,19 +1,20 @@
 // Tuning Bench's own workloads (synthetic, charlm): `step 120: loss 2.314, 41250 tok/s, 24.8 ms/step`, `eval: ...`, `done: ...`.
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
+import { beginsWith } from './lineStart.js';
 
 /** `step N: loss X, T tok/s, M ms/step`; the loss is optional (`Step N: T tok/s, M ms/step`). */
-const STEP = /^\s*[Ss]tep (\d+): (?:loss (\S+), )?([\d.]+) tok\/s, ([\d.]+) ms\/step\s*$/u;
+const STEP = /^\s*[Ss]tep (\d+): (?:loss (\S+), )?([\d.]+) tok\/s, ([\d.]+) ms\/step\s*$/;
 /** synthetic prints `eval: loss X`; charlm prints `eval: step N loss X`. */
-const EVAL = /^\s*eval: (?:step (\d+) )?loss (\S+)\s*$/u;
+const EVAL = /^\s*eval: (?:step (\d+) )?loss (\S+)\s*$/;
 /** `done: N steps in S s`, and charlm's `...; steady X steps/s, T tok/s, M ms/step (median of steps a-b)`. */
-const DONE = /^\s*done: (\d+) steps in ([\d.]+) s\b(?:.*?steady ([\d.]+) steps\/s, ([\d.]+) tok\/s, ([\d.]+) ms\/step)?/u;
+const DONE = /^\s*done: (\d+) steps in ([\d.]+) s\b(?:.*?steady ([\d.]+) steps\/s, ([\d.]+) tok\/s, ([\d.]+) ms\/step)?/;
 
 export function createSyntheticParser(): LineParser {
   let lastStep: number | null = null;
   return {
     name: 'synthetic',
-    matches: (line) => line.includes(' tok/s, ') || line.includes('eval: ') || line.includes('done: '),
+    matches: (line) => beginsWith(line, 'step ', 'Step ', 'eval: ', 'done: '),
     parse(line) {
       const step = STEP.exec(line);
       if (step !== null) {

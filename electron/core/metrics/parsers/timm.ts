@@ -1,10 +1,11 @@
 // timm's train.py: `Train: 0 [  50/73 ( 70%)]  Loss: 6.77 (6.83)  Time: 0.320s,  400.32/s  (0.470s,  272.39/s)  LR: 1.000e-05  Data: ...`.
 import type { LineParser } from './types.js';
 import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
+import { beginsWith } from './lineStart.js';
 
-const TRAIN = /^\s*Train: (\d+) \[\s*(\d+)\/(\d+) \(\s*\d+%\)\]\s+(.*)$/u;
+const TRAIN = /^\s*Train: (\d+) \[\s*(\d+)\/(\d+) \(\s*\d+%\)\]\s+(.*)$/;
 /** timm's validation: `Test: [   0/30]  Time: ...` (`Test (EMA):` for the EMA model); the colon after `Time` tells it from pytorch/examples. */
-const TEST = /^\s*Test(?: \(EMA\))?: \[\s*(\d+)\/(\d+)\]\s+(Time: .*)$/u;
+const TEST = /^\s*Test(?: \(EMA\))?: \[\s*(\d+)\/(\d+)\]\s+(Time: .*)$/;
 
 /** timm prints seconds (`9.575s`) for Time and Data, and the rate beside Time is samples per second. */
 const NAMES: Readonly<Record<string, MeterName>> = {
@@ -21,7 +22,7 @@ export function createTimmParser(): LineParser {
   let epoch: number | null = null;
   return {
     name: 'timm',
-    matches: (line) => line.includes('Train: ') || line.includes('Test'),
+    matches: (line) => beginsWith(line, 'Train: ', 'Test'),
     parse(line) {
       const train = TRAIN.exec(line);
       if (train !== null) {

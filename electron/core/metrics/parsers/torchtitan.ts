@@ -4,10 +4,10 @@ import type { LineParser } from './types.js';
 import { addValues, hasValues, readQuantity, toEvalValues, withUnit } from './values.js';
 
 /** After any logging prefix (`[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - `). */
-const STEP = /\b(validate )?step:\s*(\d+)\s+(.*)$/u;
-const FIELD = /([A-Za-z_]+):\s+(\S+)/gu;
+const STEP = /\b(validate )?step:\s*(\d+)\s+(.*)$/;
+const FIELD = /([A-Za-z_]+):\s+(\S+)/g;
 /** `49.66GiB(52.28%)`: memory in use and as a share of the device. */
-const MEMORY = /^([\d.]+)GiB\(([\d.]+)%\)$/u;
+const MEMORY = /^([\d.]+)GiB\(([\d.]+)%\)$/;
 
 export function createTorchtitanParser(): LineParser {
   return {

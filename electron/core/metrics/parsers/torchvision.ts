@@ -2,13 +2,14 @@
 import { parseClockSeconds } from '../text/numbers.js';
 import type { LineParser } from './types.js';
 import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
+import { beginsWith } from './lineStart.js';
 
 /** MetricLogger's header: `Epoch: [E]` or `Test:` (also `Test: EMA`), two spaces, then `[i/N]`. */
-const HEADER = /^\s*(?:Epoch: \[(\d+)\]|(Test:(?: \w+)?))\s+\[\s*(\d+)\/(\d+)\]\s+(.*)$/u;
+const HEADER = /^\s*(?:Epoch: \[(\d+)\]|(Test:(?: \w+)?))\s+\[\s*(\d+)\/(\d+)\]\s+(.*)$/;
 /** The classification script's final line: `Test:  Acc@1 76.130 Acc@5 92.862`. */
-const FINAL_ACCURACY = /^\s*Test:(?: \w+)?\s+Acc@1 ([\d.]+) Acc@5 ([\d.]+)/u;
+const FINAL_ACCURACY = /^\s*Test:(?: \w+)?\s+Acc@1 ([\d.]+) Acc@5 ([\d.]+)/;
 /** `Epoch: [0] Total time: 0:12:34` after each epoch. */
-const EPOCH_TOTAL = /^\s*Epoch: \[(\d+)\] Total time: (\d+:\d{2}:\d{2})/u;
+const EPOCH_TOTAL = /^\s*Epoch: \[(\d+)\] Total time: (\d+:\d{2}:\d{2})/;
 
 /** MetricLogger prints seconds for time and data, MiB for `max mem`, top-k accuracy in percent. */
 const NAMES: Readonly<Record<string, MeterName>> = {
@@ -28,12 +29,13 @@ export function createTorchvisionParser(): LineParser {
   let epoch: number | null = null;
   return {
     name: 'torchvision',
-    matches: (line) => line.includes('Epoch: [') || line.includes('Test:'),
+    matches: (line) => beginsWith(line, 'Epoch: [', 'Test:'),
     parse(line) {
       const header = HEADER.exec(line);
       if (header !== null) {
         const fields = readMeterFields(header[5] ?? '');
-        if (!fields.some((field) => field.label === 'eta' || field.label === 'time')) return null; // another family's `Test: [i/N]`
+        // timm and pytorch/examples print `Test: [i/N]` too, with `Time`, never MetricLogger's `eta` / `time`.
+        if (!fields.some((field) => field.label === 'eta' || field.label === 'time')) return null;
         const batch = Number(header[3]);
         const batches = Number(header[4]);
         const values: Record<string, number> = {};

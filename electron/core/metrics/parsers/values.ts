@@ -9,7 +9,7 @@ export interface Quantity {
 }
 
 /** A number and what follows it, for values like `893.15ms`, `49.66GiB`, `16.59%`, `1.2it/s`. */
-const QUANTITY = /^([+-]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s?([A-Za-zµ%/]+)$/u;
+const QUANTITY = /^([+-]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s?([A-Za-zµ%/]+)$/;
 
 /** A printed value with an optional unit; null when it is not a number. */
 export function readQuantity(text: string): Quantity | null {
@@ -34,7 +34,7 @@ export function withUnit(key: string, quantity: Quantity): [string, number] | nu
     case '':
       return [key, value];
     case '%':
-      return [/percent$|%$/u.test(key) ? key : `${key}_percent`, value];
+      return [/percent$|%$/.test(key) ? key : `${key}_percent`, value];
     case 'ms':
       return [`${key}_ms`, value];
     case 's':
@@ -76,21 +76,39 @@ export function withUnit(key: string, quantity: Quantity): [string, number] | nu
  * `train_loss` instead of overwriting it.
  */
 export function addValues(values: Record<string, number>, pairs: ReadonlyArray<readonly [string, number]>): void {
-  const aliased: Array<readonly [string, string, number]> = [];
+  let aliasedSeen = false;
   for (const [key, value] of pairs) {
-    const snake = toSnakeCase(key);
+    const { snake, canonical } = nameOf(key);
     if (snake.length === 0) continue;
-    const canonical = canonicalName(snake);
-    if (canonical === snake) {
-      if (!(snake in values)) values[snake] = value;
-    } else {
-      aliased.push([snake, canonical, value]);
-    }
+    if (canonical !== snake) aliasedSeen = true;
+    else if (!(snake in values)) values[snake] = value;
   }
-  for (const [snake, canonical, value] of aliased) {
+  if (!aliasedSeen) return;
+  for (const [key, value] of pairs) {
+    const { snake, canonical } = nameOf(key);
+    if (canonical === snake) continue;
     if (!(canonical in values)) values[canonical] = value;
     else if (!(snake in values)) values[snake] = value;
   }
+}
+
+interface PrintedName {
+  snake: string;
+  canonical: string;
+}
+/** Printed keys to their names, one lookup per pair; bounded like the caches in names.ts. */
+const printedNames = new Map<string, PrintedName>();
+const PRINTED_NAME_CACHE_LIMIT = 4096;
+
+function nameOf(key: string): PrintedName {
+  let known = printedNames.get(key);
+  if (known === undefined) {
+    if (printedNames.size >= PRINTED_NAME_CACHE_LIMIT) printedNames.clear();
+    const snake = toSnakeCase(key);
+    known = { snake, canonical: canonicalName(snake) };
+    printedNames.set(key, known);
+  }
+  return known;
 }
 
 /** Names that stay as they are in an evaluation record: they describe position or the machine, not the evaluation. */

@@ -5,7 +5,7 @@
  * prints them), fraction, exponent, then an optional scale suffix or `%`. At least one digit is
  * checked for separately, so `.` and `e5` are refused.
  */
-const NUMBER_PATTERN = /^([+-]?)(\d{1,3}(?:,\d{3})+|\d*)(\.\d*)?([eE][+-]?\d+)?[ \t]*([kKMGT%]?)$/u;
+const NUMBER_PATTERN = /^([+-]?)(\d{1,3}(?:,\d{3})+|\d*)(\.\d*)?([eE][+-]?\d+)?[ \t]*([kKMGT%]?)$/;
 
 /** Scale suffixes as tqdm's `unit_scale` and throughput printers use them (`12.3k`, `1.2M` tok/s). */
 const SCALE: Readonly<Record<string, number>> = { '': 1, '%': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12 };
@@ -25,6 +25,24 @@ const NON_FINITE: ReadonlyMap<string, number> = new Map([
   ['-∞', Number.NEGATIVE_INFINITY],
 ]);
 
+/** The longest spelling in NON_FINITE (`-infinity`). */
+const MAX_NON_FINITE_CHARS = 9;
+
+/** A digit, sign or point, or the first letter of nan / inf / infinity / ∞ in either case. */
+function mayStartNumber(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2d ||
+    code === 0x2e ||
+    code === 0x6e || // n
+    code === 0x4e || // N
+    code === 0x69 || // i
+    code === 0x49 || // I
+    code === 0x221e // ∞
+  );
+}
+
 /** Longer strings are not numbers a log prints; bounding them keeps the regex cheap on junk. */
 const MAX_NUMBER_CHARS = 400;
 
@@ -43,8 +61,11 @@ export function parseNumber(text: string): number | null {
     const plain = Number(trimmed);
     return Number.isNaN(plain) ? null : plain;
   }
-  const nonFinite = NON_FINITE.get(trimmed.toLowerCase());
-  if (nonFinite !== undefined) return nonFinite;
+  if (!mayStartNumber(trimmed.charCodeAt(0))) return null; // most non-numbers (words) end here, cheaply
+  if (trimmed.length <= MAX_NON_FINITE_CHARS) {
+    const nonFinite = NON_FINITE.get(trimmed.toLowerCase());
+    if (nonFinite !== undefined) return nonFinite;
+  }
   const match = NUMBER_PATTERN.exec(trimmed);
   if (match === null) return null;
   const [, sign = '', integer = '', fraction = '', exponent = '', suffix = ''] = match;
@@ -106,7 +127,10 @@ function isPlainDecimal(text: string): boolean {
   return true;
 }
 
-/** `H:MM:SS.ss`, `MM:SS`, `D day(s), H:MM:SS` (Python's timedelta). ASCII only, so no `u` flag: V8 runs such patterns faster. */
+/**
+ * `H:MM:SS.ss`, `MM:SS`, `D day(s), H:MM:SS` (Python's timedelta). The patterns in this module
+ * have no `u` flag: V8 runs ASCII patterns faster without it.
+ */
 const CLOCK_PATTERN = /^(?:(\d+) days?, )?(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?$/;
 
 /** A clock-style duration (tqdm's elapsed, Keras's ETA, HF's runtime) in seconds; null when not one. */
@@ -127,7 +151,7 @@ function smallNumber(text: string): number {
 }
 
 /** A number and a time unit, optionally per something (`0.5 s/it`, `29ms/step`). */
-const DURATION_PATTERN = /^(.+?)\s*(ns|us|µs|μs|ms|s|sec|secs|seconds|min|mins|minutes|h|hr|hrs|hours)(?:\s*\/\s*[A-Za-z]+)?$/u;
+const DURATION_PATTERN = /^(.+?)\s*(ns|us|µs|μs|ms|s|sec|secs|seconds|min|mins|minutes|h|hr|hrs|hours)(?:\s*\/\s*[A-Za-z]+)?$/;
 
 const MS_PER_UNIT: Readonly<Record<string, number>> = {
   ns: 1e-6,

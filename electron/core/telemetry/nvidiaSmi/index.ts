@@ -1,0 +1,11 @@
+// nvidia-smi: field resolution, CSV samples, throttle reasons, XML and `-q` info cards, process memory.
+export * from './card.js';
+export * from './computeApps.js';
+export * from './csv.js';
+export * from './fields.js';
+export * from './messages.js';
+export * from './queryText.js';
+export * from './throttle.js';
+export * from './values.js';
+export * from './xml.js';
+export { parseXml, type XmlElement, type XmlParseResult } from './xmlParser.js';

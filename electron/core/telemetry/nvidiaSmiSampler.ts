@@ -1,0 +1,162 @@
+// NvidiaSmiSampler: ONE long-lived `nvidia-smi --query-gpu ... -lms N` child per run, parsed line by line,
+// watched by a watchdog that restarts it with backoff; faults become status messages, never a failed run.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import readline from 'node:readline';
+import { classifyNvidiaSmiMessage, parseQueryGpuLine, queryArgument, resolveFields, type GpuSample, type ResolvedFields } from './nvidiaSmi/index.js';
+
+/** DESIGN: GPU telemetry every 250 ms by default. */
+export const DEFAULT_GPU_INTERVAL_MS = 250;
+/** No line for this many intervals (and at least WATCHDOG_MIN_MS) means the child hangs. */
+const WATCHDOG_INTERVALS = 8;
+const WATCHDOG_MIN_MS = 3000;
+/** Restarts back off from 1 s to 30 s. */
+const BACKOFF_START_MS = 1000;
+const BACKOFF_MAX_MS = 30_000;
+/** `--help-query-gpu` and the like answer in well under this. */
+const QUERY_TIMEOUT_MS = 10_000;
+
+export interface TimedGpuSample extends GpuSample {
+  tMs: number;
+}
+
+export type TelemetryStatusLevel = 'info' | 'warning' | 'error';
+
+export interface NvidiaSmiSamplerOptions {
+  binary: string;
+  /** Index or UUID, as `-i` takes it. */
+  gpu: string;
+  intervalMs: number;
+  env: Record<string, string>;
+  startedAtMs: number;
+  onSample: (sample: TimedGpuSample) => void;
+  onStatus: (level: TelemetryStatusLevel, message: string) => void;
+}
+
+const fieldCache = new Map<string, Promise<ResolvedFields>>();
+
+export function runNvidiaSmi(binary: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(binary, args, { env, timeout: QUERY_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/** The driver's field names, read once per binary: drivers rename fields (throttle → event reasons). */
+export function driverFields(binary: string, env: Record<string, string>): Promise<ResolvedFields> {
+  let fields = fieldCache.get(binary);
+  if (!fields) {
+    fields = runNvidiaSmi(binary, ['--help-query-gpu'], env).then(({ code, output }) => {
+      const message = classifyNvidiaSmiMessage(output);
+      if (code !== 0 || message?.kind === 'no-driver') throw new Error(message?.line ?? `nvidia-smi --help-query-gpu exited ${code}`);
+      return resolveFields(output);
+    });
+    fieldCache.set(binary, fields);
+    fields.catch(() => fieldCache.delete(binary));
+  }
+  return fields;
+}
+
+export class NvidiaSmiSampler {
+  private child: ChildProcess | null = null;
+  private fields: ResolvedFields | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private backoffMs = BACKOFF_START_MS;
+  private lastLineAt = 0;
+  private closed = false;
+  private reportedGarbage = false;
+
+  constructor(private readonly options: NvidiaSmiSamplerOptions) {
+    void this.start();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.stopChild();
+  }
+
+  private async start(): Promise<void> {
+    try {
+      this.fields ??= await driverFields(this.options.binary, this.options.env);
+    } catch (error) {
+      this.options.onStatus('error', `GPU telemetry unavailable: ${(error as Error).message}`);
+      this.scheduleRestart();
+      return;
+    }
+    if (this.closed) return;
+    if (this.fields.missing.length > 0) {
+      this.options.onStatus('info', `this driver does not report: ${this.fields.missing.join(', ')}`);
+    }
+    this.spawnChild(this.fields);
+  }
+
+  private spawnChild(fields: ResolvedFields): void {
+    const args = [`--query-gpu=${queryArgument(fields)}`, '--format=csv,noheader,nounits', '-lms', String(this.options.intervalMs), '-i', this.options.gpu];
+    const child = spawn(this.options.binary, args, { env: this.options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.lastLineAt = Date.now();
+    child.on('error', (error) => this.options.onStatus('error', `nvidia-smi could not start: ${error.message}`));
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => this.onLine(line, fields));
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4096)));
+    child.once('exit', (code, signal) => {
+      if (this.child !== child) return;
+      this.child = null;
+      if (this.closed) return;
+      const said = classifyNvidiaSmiMessage(stderr);
+      this.options.onStatus('warning', `nvidia-smi stopped (${signal ?? `exit ${code}`})${said ? `: ${said.line}` : ''}; restarting`);
+      this.scheduleRestart();
+    });
+    this.watchdog ??= setInterval(() => this.checkWatchdog(), Math.max(this.options.intervalMs, 500));
+    this.watchdog.unref();
+  }
+
+  private onLine(line: string, fields: ResolvedFields): void {
+    this.lastLineAt = Date.now();
+    const result = parseQueryGpuLine(line, fields);
+    if (!result.ok) {
+      if (result.error.kind === 'empty') return;
+      if (result.error.kind === 'message') {
+        this.options.onStatus('error', `nvidia-smi: ${result.error.nvidiaSmi?.line ?? result.error.message}`);
+      } else if (!this.reportedGarbage) {
+        this.reportedGarbage = true;
+        this.options.onStatus('warning', `nvidia-smi printed a line that is not a sample, skipped: ${result.error.line}`);
+      }
+      return;
+    }
+    this.backoffMs = BACKOFF_START_MS;
+    if (result.sample.gpuLost) this.options.onStatus('error', 'nvidia-smi says the GPU is lost (it needs a reset or a reboot)');
+    this.options.onSample({ ...result.sample, tMs: Date.now() - this.options.startedAtMs });
+  }
+
+  private checkWatchdog(): void {
+    if (!this.child || this.closed) return;
+    const limit = Math.max(WATCHDOG_MIN_MS, WATCHDOG_INTERVALS * this.options.intervalMs);
+    if (Date.now() - this.lastLineAt < limit) return;
+    this.options.onStatus('warning', `nvidia-smi sent nothing for ${Math.round(limit / 1000)} s; restarting it`);
+    this.stopChild();
+    this.scheduleRestart();
+  }
+
+  private stopChild(): void {
+    const child = this.child;
+    this.child = null;
+    child?.kill('SIGKILL');
+  }
+
+  private scheduleRestart(): void {
+    if (this.closed || this.restartTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(BACKOFF_MAX_MS, this.backoffMs * 2);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      void this.start();
+    }, delay);
+    this.restartTimer.unref();
+  }
+}
