@@ -8,6 +8,9 @@ import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
 import { importLog } from './runner/importLog.js';
 import { resolveCommand } from './runner/resolveCommand.js';
+import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
+import { runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
+import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
@@ -49,6 +52,10 @@ export function createCore(options: CoreOptions): Core {
   const version = options.version ?? readPackageVersion(resourcesDir);
 
   const store = new Store(dbPath);
+  // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
+  const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
+    ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
+    : resolveCommand('nvidia-smi', process.cwd(), env.PATH);
   for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
   const recovery = recoverInterruptedRuns(store.runs, now());
   const orphans = new OrphanRegistry(recovery.orphans);
@@ -61,10 +68,7 @@ export function createCore(options: CoreOptions): Core {
     channelDir: path.join(path.dirname(dbPath), 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => store.flush(),
-    nvidiaSmi: {
-      binary: env.TUNING_BENCH_NVIDIA_SMI ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI) : resolveCommand('nvidia-smi', process.cwd(), env.PATH),
-      gpu: env.TUNING_BENCH_GPU ?? '0',
-    },
+    nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     now,
   });
 
@@ -141,6 +145,20 @@ export function createCore(options: CoreOptions): Core {
       return run;
     },
     'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
+    'runs.telemetry': async ({ id }) => {
+      requireRun(id);
+      await store.flush();
+      return { gpu: store.telemetry.gpuSamples(id).map(gpuPoint), host: store.telemetry.hostSamples(id).map(hostPoint) };
+    },
+    'gpu.info': async () => {
+      if (nvidiaSmiBinary === null) return { available: false, reason: 'no nvidia-smi found: no NVIDIA GPU or driver on this machine', card: null };
+      const { code, output } = await runNvidiaSmi(nvidiaSmiBinary, ['-q', '-x'], stringEnv(env));
+      const message = classifyNvidiaSmiMessage(output);
+      if (code !== 0) return { available: false, reason: message?.line ?? `nvidia-smi -q -x exited ${code}`, card: null };
+      const parsed = parseNvidiaSmiXml(output);
+      if (!parsed.ok) return { available: false, reason: `could not read nvidia-smi's answer: ${parsed.error}`, card: null };
+      return { available: true, reason: null, card: parsed.card as unknown as Record<string, unknown> };
+    },
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);

@@ -141,6 +141,8 @@ export const run = z.object({
   outputBytes: z.number().int().nonnegative(),
   summary: runSummary,
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
+  /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
+  fingerprint: z.record(z.string(), z.unknown()).nullable().default(null),
 });
 
 export const outputChunk = z.object({
@@ -177,6 +179,33 @@ export const metricPoint = z.object({
   value: metricValue,
   kind: z.enum(['train', 'eval', 'progress', 'summary']),
   source: z.enum(['text', 'channel', 'derived']),
+});
+
+const nullable = z.number().nullable();
+export const gpuTelemetryPoint = z.object({
+  tMs: z.number(),
+  utilGpu: nullable,
+  utilMem: nullable,
+  memUsedMiB: nullable,
+  memTotalMiB: nullable,
+  powerW: nullable,
+  powerLimitW: nullable,
+  tempC: nullable,
+  smClockMHz: nullable,
+  memClockMHz: nullable,
+  /** Reasons active that distort timing (power cap, thermal, hardware slowdown), decoded. */
+  throttling: z.array(z.string()),
+});
+export const hostTelemetryPoint = z.object({
+  tMs: z.number(),
+  cpuTotal: z.number(),
+  cpuPerCore: z.array(z.number()),
+  iowait: z.number(),
+  memUsedMiB: z.number(),
+  swapUsedMiB: z.number(),
+  procCpu: z.number(),
+  procRssMiB: z.number(),
+  busiestThreadCpu: z.number(),
 });
 
 /** Largest log the UI may import in one call; the CLI has no such limit. */
@@ -262,6 +291,16 @@ export const methods = {
       matchCount: z.number().int(),
     }),
   },
+  /** A run's telemetry: GPU samples (empty without a GPU) and host samples. */
+  'runs.telemetry': {
+    input: z.object({ id: runId }),
+    output: z.object({ gpu: z.array(gpuTelemetryPoint), host: z.array(hostTelemetryPoint) }),
+  },
+  /** The GPU info card from `nvidia-smi -q -x`, or why there is none. */
+  'gpu.info': {
+    input: empty,
+    output: z.object({ available: z.boolean(), reason: z.string().nullable(), card: z.record(z.string(), z.unknown()).nullable() }),
+  },
   /** Training processes of interrupted runs still alive after the engine died. */
   'runs.orphans': { input: empty, output: z.array(orphan) },
   'runs.killOrphan': { input: z.object({ runId }), output: ok },
@@ -275,6 +314,8 @@ export const events = {
   'runs.onDidChange': run,
   /** Telemetry news of a run: no GPU, nvidia-smi restarted, a field unsupported, the GPU lost. */
   'runs.onTelemetryStatus': z.object({ runId, level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  /** A telemetry sample of a running run (GPU every 250 ms, host every 500 ms by default). */
+  'runs.onTelemetry': z.object({ runId, gpu: gpuTelemetryPoint.optional(), host: hostTelemetryPoint.optional() }),
   /** New metric samples of a running run (for live charts), batched. */
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
 } as const;
@@ -290,6 +331,8 @@ export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
 export type MetricPoint = z.output<typeof metricPoint>;
+export type GpuTelemetryPoint = z.output<typeof gpuTelemetryPoint>;
+export type HostTelemetryPoint = z.output<typeof hostTelemetryPoint>;
 export type LogFormat = z.output<typeof logFormat>;
 export type RunSummary = z.output<typeof runSummary>;
 export type RunStatus = z.output<typeof runStatus>;

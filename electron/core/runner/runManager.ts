@@ -10,6 +10,8 @@ import type { MetricStore } from '../store/metricStore.js';
 import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
+import { gpuPoint, hostPoint } from '../telemetry/points.js';
+import { gpuFingerprint, hostFingerprint, pythonFingerprint } from '../telemetry/fingerprint.js';
 import { DEFAULT_GPU_INTERVAL_MS, NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
@@ -86,6 +88,9 @@ interface ActiveRun {
   host: HostSampler | null;
   gpu: NvidiaSmiSampler | null;
   loadFile: string;
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
@@ -174,6 +179,11 @@ export class RunManager {
     }
 
     this.output.startRun(record.id, { metricRegex: request.workload?.metricRegex ?? '' });
+    this.runs.addFingerprint(record.id, hostFingerprint());
+    const { binary, gpu } = this.environment.nvidiaSmi;
+    if (binary !== null) {
+      void gpuFingerprint(binary, gpu, this.environment.baseEnv).then((facts) => facts && this.runs.addFingerprint(record.id, facts));
+    }
     const session = new PtySession({
       file,
       args,
@@ -213,6 +223,9 @@ export class RunManager {
       host: null,
       gpu: null,
       loadFile,
+      command: [file, ...args],
+      cwd,
+      env: childEnv,
       stoppedByShutdown: false,
       timedOut: false,
       stopTimers: [],
@@ -222,7 +235,10 @@ export class RunManager {
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
-    active.host = new HostSampler(session.pid, startedAt.getTime(), (sample) => this.telemetry.appendHost(record.id, sample));
+    active.host = new HostSampler(session.pid, startedAt.getTime(), (sample) => {
+      this.telemetry.appendHost(record.id, sample);
+      if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
+    });
     active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile);
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
@@ -292,7 +308,10 @@ export class RunManager {
       intervalMs: DEFAULT_GPU_INTERVAL_MS,
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
-      onSample: (sample) => this.telemetry.appendGpu(runId, sample),
+      onSample: (sample) => {
+        this.telemetry.appendGpu(runId, sample);
+        if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
+      },
       onStatus: status,
     });
   }
@@ -404,6 +423,9 @@ export class RunManager {
       exitReason: verdict.reason,
       endedAt: this.environment.now(),
     });
+    // Asked after the run, so importing torch costs the measured training nothing; cached per Python.
+    const python = await pythonFingerprint(active.command, active.cwd, active.env);
+    if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
     const gpu = summarizeGpu(this.telemetry.gpuSamples(active.id));

@@ -24,6 +24,7 @@ interface RunRow {
   output_bytes: number;
   summary_json: string | null;
   gpu_settings_json: string | null;
+  fingerprint_json: string | null;
 }
 
 export interface NewRun {
@@ -110,6 +111,7 @@ export class RunStore {
       ),
       setOutputBytes: db.prepare('UPDATE runs SET output_bytes = ? WHERE id = ?'),
       setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
+      setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
     };
   }
 
@@ -150,6 +152,12 @@ export class RunStore {
 
   setSummary(id: number, summary: RunSummary): void {
     this.statements.setSummary.run(JSON.stringify(summary), id);
+  }
+
+  /** Merges facts into the run's fingerprint (the GPU's at start, Python's once known). */
+  addFingerprint(id: number, facts: Record<string, unknown>): void {
+    const current = this.get(id)?.fingerprint ?? {};
+    this.statements.setFingerprint.run(JSON.stringify({ ...current, ...facts }), id);
   }
 
   get(id: number): Run | undefined {
@@ -245,5 +253,6 @@ function toRun(row: RunRow): Run {
     outputBytes: row.output_bytes,
     summary: row.summary_json ? (JSON.parse(row.summary_json) as RunSummary) : EMPTY_SUMMARY,
     gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,
+    fingerprint: row.fingerprint_json ? (JSON.parse(row.fingerprint_json) as Record<string, unknown>) : null,
   };
 }

@@ -106,8 +106,8 @@ function scanAmount(line: string, at: number): number {
   // 15 digits keep the mantissa exact, so the division is the correctly rounded value.
   if (digits === 0 || digits > 15 || line.charCodeAt(i - 1) === 0x2e) return -1;
   let value = mantissa / 10 ** fractionDigits;
-  const scale = SCALE_BY_CODE.get(line.charCodeAt(i));
-  if (scale !== undefined) {
+  const scale = unitScale(line.charCodeAt(i));
+  if (scale !== 1) {
     value *= scale;
     i++;
   }
@@ -122,14 +122,23 @@ function scanLetters(line: string, at: number): number {
   return i;
 }
 
-/** tqdm's unit_scale suffixes. */
-const SCALE_BY_CODE: ReadonlyMap<number, number> = new Map([
-  [0x6b, 1e3], // k
-  [0x4d, 1e6], // M
-  [0x47, 1e9], // G
-  [0x54, 1e12], // T
-  [0x50, 1e15], // P
-]);
+/** tqdm's unit_scale suffixes (`12.3k`, `1.2M`) as factors; 1 for any other character. */
+function unitScale(code: number): number {
+  switch (code) {
+    case 0x6b: // k
+      return 1e3;
+    case 0x4d: // M
+      return 1e6;
+    case 0x47: // G
+      return 1e9;
+    case 0x54: // T
+      return 1e12;
+    case 0x50: // P
+      return 1e15;
+    default:
+      return 1;
+  }
+}
 
 interface StatsScan {
   elapsedS: number;
@@ -225,11 +234,12 @@ function readBarUncached(line: string): BarState | null {
   const countUnit = countUnitEnd > countUnitStart ? unitText(line, countUnitStart, countUnitEnd) : 'it';
 
   // Back from the count: the bar between two `|`, the percentage, then the description and its colon.
+  // The bar opens at the line's first `|` (tqdm puts none in front of it); finding that pipe with
+  // indexOf skips the bar's glyphs, which are the widest part of the line.
   let prefixEnd = skipSpacesBack(line, countStart);
   if (prefixEnd > 0 && line.charCodeAt(prefixEnd - 1) === PIPE) {
-    let barStart = prefixEnd - 1;
-    while (barStart > 0 && line.charCodeAt(barStart - 1) !== PIPE) barStart--;
-    prefixEnd = barStart === 0 ? 0 : skipSpacesBack(line, barStart - 1);
+    const barStart = line.indexOf('|');
+    prefixEnd = barStart < prefixEnd - 1 ? skipSpacesBack(line, barStart) : 0;
   }
   if (prefixEnd > 0 && line.charCodeAt(prefixEnd - 1) === PERCENT) {
     prefixEnd--;

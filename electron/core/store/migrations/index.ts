@@ -1,6 +1,7 @@
 // The ordered list of schema migrations; `user_version` records how many have been applied.
 import { initial } from './0001-initial.js';
 import { workloadMode } from './0002-workload-mode.js';
+import { fingerprint } from './0003-fingerprint.js';
 
 export interface Migration {
   version: number;
@@ -8,5 +9,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint];
 export const SCHEMA_VERSION = migrations.length;
