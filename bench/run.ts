@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { ingestBenchmark } from './ingest.js';
 import { parserBenchmark } from './parsers.js';
+import { telemetryBenchmark } from './telemetry.js';
 import { formatTable, type BenchRow } from './stats.js';
 
 const BENCHMARKS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBenchmark,
   parsers: parserBenchmark,
+  telemetry: telemetryBenchmark,
 };
 
 const only = process.argv.slice(2);

@@ -2,6 +2,36 @@
 import fs from 'node:fs';
 import { processGroupMembers } from '../runner/procStat.js';
 
+/**
+ * The process and its descendants, from /proc/<pid>/task/<tid>/children: a handful of small reads,
+ * where scanning all of /proc for a process group reads a file per process on the machine. Falls
+ * back to the scan where the kernel lacks the children files.
+ */
+export function processTree(root: number): number[] {
+  const seen: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    let tasks: string[];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    seen.push(pid);
+    for (const tid of tasks) {
+      let children: string;
+      try {
+        children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+      } catch {
+        return processGroupMembers(root);
+      }
+      for (const child of children.split(' ')) if (child.trim()) queue.push(Number(child));
+    }
+  }
+  return seen;
+}
+
 export interface CpuTimes {
   /** Jiffies busy (everything but idle and iowait) and total, per core; index 0 is the whole machine. */
   busy: number[];
@@ -62,10 +92,10 @@ export interface GroupCounters {
 
 const PAGE_SIZE_BYTES = 4096;
 
-/** Sums the counters of every process in the run's process group (the trainer and its workers). */
-export function readGroupCounters(pgid: number): GroupCounters {
+/** Sums the counters of the run's processes: the pty's first process and all its descendants (trainer, workers). */
+export function readGroupCounters(root: number): GroupCounters {
   const counters: GroupCounters = { cpuTicks: 0, rssMiB: 0, threads: 0, readBytes: 0, writeBytes: 0, members: [] };
-  for (const pid of processGroupMembers(pgid)) {
+  for (const pid of processTree(root)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
