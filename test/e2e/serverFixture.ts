@@ -15,11 +15,17 @@ export interface HeadlessServer {
   dbPath: string;
 }
 
+export interface StartServerOptions {
+  /** Put over the test runner's environment: `TUNING_BENCH_NVIDIA_SMI`, `PATH`, the fake nvidia-smi's settings. */
+  env?: Readonly<Record<string, string>>;
+}
+
 /** Starts `tuning-bench serve` on `dataDir`/runs.db; tests that restart a server on the same database call it directly. */
-export async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+export async function startServer(dataDir: string, options: StartServerOptions = {}): Promise<{ child: ChildProcess; url: string }> {
   const dbPath = path.join(dataDir, 'runs.db');
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', dbPath, 'serve'], {
     cwd: dataDir,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -40,12 +46,16 @@ export async function startServer(dataDir: string): Promise<{ child: ChildProces
   return { child, url };
 }
 
-export const test = base.extend<{ server: HeadlessServer }>({
-  // Playwright reads a fixture's dependencies from this destructuring; this one has none.
-  // eslint-disable-next-line no-empty-pattern
-  server: async ({}, use) => {
+/** In a `serverEnv` value, this stands for the test's own data directory (a per-test state file goes there). */
+export const DATA_DIR = '{dataDir}';
+
+export const test = base.extend<{ server: HeadlessServer; serverEnv: Record<string, string> }>({
+  /** Extra environment for the test's server: `test.use({ serverEnv: { ... } })`. */
+  serverEnv: [{}, { option: true }],
+  server: async ({ serverEnv }, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-e2e-'));
-    const { child, url } = await startServer(dataDir);
+    const env = Object.fromEntries(Object.entries(serverEnv).map(([key, value]) => [key, value.replaceAll(DATA_DIR, dataDir)]));
+    const { child, url } = await startServer(dataDir, { env });
     await use({ url, origin: new URL(url).origin, dataDir, dbPath: path.join(dataDir, 'runs.db') });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

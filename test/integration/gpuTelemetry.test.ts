@@ -45,7 +45,7 @@ async function runSynthetic(h: TempCore, steps = '150') {
 describe('GPU telemetry on the fake nvidia-smi', () => {
   it('fills summary.gpu from samples that follow the training load', async () => {
     harness = coreWithFakeGpu();
-    const { finished, samples } = await runSynthetic(harness);
+    const { finished, samples } = await runSynthetic(harness, '400');
     expect(finished.status).toBe('succeeded');
     expect(samples.length).toBeGreaterThan(5);
     expect(Math.max(...samples.map((s) => s.utilGpu ?? 0))).toBeGreaterThan(30);

@@ -88,6 +88,7 @@ interface ActiveRun {
   host: HostSampler | null;
   gpu: NvidiaSmiSampler | null;
   loadFile: string;
+  ownLoadFile: boolean;
   command: string[];
   cwd: string;
   env: Record<string, string>;
@@ -160,8 +161,13 @@ export class RunManager {
     });
 
     const channelFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.jsonl`);
-    // Where the synthetic workload reports its simulated load, which the fake nvidia-smi follows.
-    const loadFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.load.json`);
+    // Where the synthetic workload reports its simulated load, which the fake nvidia-smi follows; one the
+    // user set (in the workload's env or the app's) is kept.
+    const loadFile =
+      runEnv.TUNING_BENCH_LOAD_FILE ||
+      this.environment.baseEnv.TUNING_BENCH_LOAD_FILE ||
+      path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.load.json`);
+    const ownLoadFile = !runEnv.TUNING_BENCH_LOAD_FILE && !this.environment.baseEnv.TUNING_BENCH_LOAD_FILE;
     fs.rmSync(channelFile, { force: true });
     const childEnv: Record<string, string> = { ...this.childEnvironment(program, runEnv, record.id, channelFile), TUNING_BENCH_LOAD_FILE: loadFile };
     const file = resolveCommand(program, cwd, childEnv.PATH);
@@ -223,6 +229,7 @@ export class RunManager {
       host: null,
       gpu: null,
       loadFile,
+      ownLoadFile,
       command: [file, ...args],
       cwd,
       env: childEnv,
@@ -412,7 +419,7 @@ export class RunManager {
     active.metrics.finish();
     active.host?.close();
     active.gpu?.close();
-    fs.rmSync(active.loadFile, { force: true });
+    if (active.ownLoadFile) fs.rmSync(active.loadFile, { force: true });
     this.output.endRun(active.id, Date.now() - active.startedAtMs);
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
     await this.runs.end(active.id, {
