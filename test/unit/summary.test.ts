@@ -112,3 +112,11 @@ describe('summarizeMetrics', () => {
     expect(summarizeMetrics([])).toMatchObject({ steps: null, throughput: { median: null }, nanDetected: null, metricsSource: null });
   });
 });
+
+describe('long runs', () => {
+  it('summarises millions of samples (no argument-count limits)', () => {
+    const samples: MetricSample[] = [];
+    for (let step = 1; step <= 1_000_000; step++) samples.push(sample(step, 'loss', 3 - step / 1_000_000));
+    expect(summarizeMetrics(samples).bestLoss).toBeCloseTo(2, 6);
+  });
+});

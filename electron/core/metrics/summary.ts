@@ -80,7 +80,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     throughput,
     stepTimeMs: { median: stepTime },
     finalLoss: lastFinite(lossSeries),
-    bestLoss: finiteLosses.length > 0 ? Math.min(...finiteLosses) : null,
+    bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
     evalLoss: lastFinite(evalLosses),
     nanDetected,
     lossFell: lossTrend(finiteLosses),

@@ -113,7 +113,7 @@ export class TelemetryStore {
 export function summarizeHost(samples: readonly HostSample[]): { cpuMean: number | null; rssPeakMiB: number | null } | null {
   if (samples.length === 0) return null;
   const cpuMean = samples.reduce((sum, s) => sum + s.cpuTotal, 0) / samples.length;
-  return { cpuMean: Math.round(cpuMean * 10) / 10, rssPeakMiB: Math.round(Math.max(...samples.map((s) => s.procRssMiB)) * 10) / 10 };
+  return { cpuMean: Math.round(cpuMean * 10) / 10, rssPeakMiB: Math.round(samples.reduce((max, s) => Math.max(max, s.procRssMiB), 0) * 10) / 10 };
 }
 
 export interface GpuSummary {
@@ -131,7 +131,8 @@ export interface GpuSummary {
 }
 
 const mean = (values: number[]) => (values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : null);
-const peak = (values: number[]) => (values.length > 0 ? Math.max(...values) : null);
+// A loop, not Math.max(...values): a long run has more samples than a call may take arguments.
+const peak = (values: number[]) => (values.length > 0 ? values.reduce((a, b) => (b > a ? b : a)) : null);
 const round1 = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10);
 
 /** The summary's GPU part; null without samples (no GPU, or no nvidia-smi). */
