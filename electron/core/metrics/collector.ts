@@ -1,5 +1,5 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
-import { allParsers, parseLine, splitGluedBar } from './parsers/detect.js';
+import { allParsers, forEachRecord } from './parsers/detect.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
@@ -42,10 +42,7 @@ export class MetricsCollector {
           continue;
         }
       }
-      for (const part of splitGluedBar(line.text)) {
-        const record = parseLine(part, this.parsers);
-        if (record) pushRecord(samples, record, line.tMs);
-      }
+      forEachRecord(line.text, this.parsers, (record) => pushRecord(samples, record, line.tMs));
     }
     return samples;
   }
