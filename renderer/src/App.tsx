@@ -2,12 +2,15 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
+import { GpuInfo } from './components/GpuInfo.js';
+import { ImportLog } from './components/ImportLog.js';
 import { NewRun } from './components/NewRun.js';
 import { OrphanBanners } from './components/OrphanBanners.js';
 import { RunsList } from './components/RunsList.js';
 import { RunView } from './components/RunView.js';
 import { errorMessage } from './format.js';
 import { useView } from './route.js';
+import { telemetryStatusLog } from './telemetryStatus.js';
 
 type AppInfo = MethodOutput<'app.info'>;
 
@@ -30,6 +33,8 @@ function ConnectionBanner() {
 export function App() {
   const bridge = useBridge();
   const { api } = bridge;
+  // Listening from the start: a run's first telemetry news comes before its view opens.
+  telemetryStatusLog(bridge);
   const connection = useConnectionState();
   const [view, navigate] = useView();
   const [info, setInfo] = useState<AppInfo | null>(null);
@@ -83,7 +88,8 @@ export function App() {
 
   const sortedRuns = useMemo(() => [...runs.values()].sort((a, b) => b.id - a.id), [runs]);
 
-  const onStarted = useCallback(
+  /** A run just started or imported: listed, and opened. */
+  const onNewRun = useCallback(
     (run: Run) => {
       // A change event may already have brought a newer state of this run; keep that one.
       setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
@@ -97,7 +103,7 @@ export function App() {
 
   let main;
   if (view.kind === 'new') {
-    main = <NewRun workloads={workloads} onStarted={onStarted} onWorkloadCreated={onWorkloadCreated} />;
+    main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
   } else if (selectedRun) {
     main = <RunView key={selectedRun.id} run={selectedRun} />;
   } else if (missingRun && missingRun.id === view.id) {
@@ -123,6 +129,8 @@ export function App() {
             <span className="version">v{info.version}</span>
           </div>
         )}
+        <span className="spacer" />
+        <GpuInfo />
       </header>
       <ConnectionBanner />
       <OrphanBanners />
@@ -135,6 +143,8 @@ export function App() {
         <aside className="sidebar" aria-label="Runs">
           <div className="sidebar-header">
             <h2>Runs</h2>
+            <span className="spacer" />
+            <ImportLog onImported={onNewRun} />
             <button
               type="button"
               className="button primary small"

@@ -12,6 +12,10 @@ export interface WorkloadFormFields {
   command: string;
   env: string;
   variables: string;
+  /** Arithmetic of the variables (`{batch} * {seq_len}`); '' when the log gives tokens/s itself or there are no tokens. */
+  tokensPerStep: string;
+  /** A regex with named groups; '' for the built-in parsers only. */
+  metricRegex: string;
 }
 
 export type ParsedWorkloadForm = { ok: true; input: WorkloadInput } | { ok: false; error: string };
@@ -67,6 +71,9 @@ export function parseWorkloadForm(fields: WorkloadFormFields): ParsedWorkloadFor
       command,
       env,
       variables: Object.entries(variables).map(([name, value]) => ({ name, default: value, description: '' })),
+      tokensPerStep: fields.tokensPerStep.trim(),
+      // As typed: a space at either end of a pattern may be meant.
+      metricRegex: fields.metricRegex,
     },
   };
 }

@@ -10,18 +10,28 @@ export interface CollectorOptions {
   metricRegex: string;
   /** Fresh parser instances for this run (they keep per-log state), most specific first. */
   parsers?: LineParser[];
+  /**
+   * Progress-bar redraws closer together than this (run time) are read but not kept: tqdm itself
+   * redraws at most every 100 ms, so only a flood is thinned, never a real training's bar. 0 keeps all.
+   */
+  progressIntervalMs?: number;
 }
+
+export const LIVE_PROGRESS_INTERVAL_MS = 50;
 
 export class MetricsCollector {
   private readonly splitter = new TerminalLineSplitter();
   private readonly userRegex: CompiledUserRegex | null;
   private readonly parsers: LineParser[];
+  private readonly progressIntervalMs: number;
+  private lastProgressTMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
     // Every parser, in priority order: a live run's format is not known until it prints, and a
     // line is offered to the narrower formats first (see parsers/registry.ts).
     this.parsers = options.parsers ?? allParsers();
+    this.progressIntervalMs = options.progressIntervalMs ?? 0;
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -42,7 +52,13 @@ export class MetricsCollector {
           continue;
         }
       }
-      forEachRecord(line.text, this.parsers, (record) => pushRecord(samples, record, line.tMs));
+      forEachRecord(line.text, this.parsers, (record) => {
+        if (record.kind === 'progress' && this.progressIntervalMs > 0) {
+          if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
+          this.lastProgressTMs = line.tMs;
+        }
+        pushRecord(samples, record, line.tMs);
+      });
     }
     return samples;
   }

@@ -32,6 +32,8 @@ const TRAILING_QUIET_MS = 30;
 const TRAILING_MAX_MS = 250;
 /** While output flows, the run's record (its byte count) is re-sent at most this often. */
 const PROGRESS_EVENT_INTERVAL_MS = 1000;
+/** Telemetry status messages stored with a run; more than this is one problem repeating. */
+const MAX_TELEMETRY_NOTES = 20;
 /** Kept in memory to classify the exit: failure lines are at the end. */
 const OUTPUT_TAIL_BYTES = 64 * 1024;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
@@ -188,7 +190,12 @@ export class RunManager {
     this.runs.addFingerprint(record.id, hostFingerprint());
     const { binary, gpu } = this.environment.nvidiaSmi;
     if (binary !== null) {
-      void gpuFingerprint(binary, gpu, this.environment.baseEnv).then((facts) => facts && this.runs.addFingerprint(record.id, facts));
+      void gpuFingerprint(binary, gpu, this.environment.baseEnv).then((facts) => {
+        if (!facts) return;
+        this.runs.addFingerprint(record.id, facts);
+        const updated = this.runs.get(record.id);
+        if (updated) this.events.emit('runs.onDidChange', updated);
+      });
     }
     const session = new PtySession({
       file,
@@ -303,7 +310,15 @@ export class RunManager {
   }
 
   private startGpuSampler(runId: number, startedAtMs: number, loadFile: string): NvidiaSmiSampler | null {
-    const status = (level: 'info' | 'warning' | 'error', message: string) => this.events.emit('runs.onTelemetryStatus', { runId, level, message });
+    const notes: string[] = [];
+    const status = (level: 'info' | 'warning' | 'error', message: string) => {
+      this.events.emit('runs.onTelemetryStatus', { runId, level, message });
+      // Kept with the run (the first few), so a view opened later can still say why GPU data is missing.
+      if (notes.length < MAX_TELEMETRY_NOTES) {
+        notes.push(`${level}: ${message}`);
+        this.runs.addFingerprint(runId, { telemetryNotes: notes });
+      }
+    };
     const { binary, gpu } = this.environment.nvidiaSmi;
     if (binary === null) {
       status('info', 'no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only');

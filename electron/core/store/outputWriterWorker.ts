@@ -3,7 +3,7 @@
 import { TextDecoder } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { MetricsCollector } from '../metrics/collector.js';
+import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from './metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
@@ -76,7 +76,10 @@ const timer = setInterval(flush, config.flushIntervalMs);
 port.on('message', (message: ToOutputWriter) => {
   switch (message.type) {
     case 'startRun':
-      parsing.set(message.runId, { decoder: new TextDecoder('utf-8'), collector: new MetricsCollector({ metricRegex: message.metricRegex }) });
+      parsing.set(message.runId, {
+        decoder: new TextDecoder('utf-8'),
+        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: LIVE_PROGRESS_INTERVAL_MS }),
+      });
       break;
     case 'chunk': {
       chunks.push(message);

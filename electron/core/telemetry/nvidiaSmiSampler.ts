@@ -88,9 +88,9 @@ export class NvidiaSmiSampler {
       return;
     }
     if (this.closed) return;
-    if (this.fields.missing.length > 0) {
-      this.options.onStatus('info', `this driver does not report: ${this.fields.missing.join(', ')}`);
-    }
+    // No driver captured so far offers an energy counter; its absence is the rule, not news.
+    const missing = this.fields.missing.filter((key) => key !== 'energyMJ');
+    if (missing.length > 0) this.options.onStatus('info', `this driver does not report: ${missing.join(', ')}`);
     this.spawnChild(this.fields);
   }
 

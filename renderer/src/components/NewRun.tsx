@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../format.js';
+import { parseStepLimit } from '../stepLimit.js';
 import { estimateTerminalSize } from '../terminalSize.js';
 import { parseTimeLimit } from '../timeLimit.js';
 import { NewWorkload } from './NewWorkload.js';
@@ -16,11 +17,13 @@ type Preview =
 
 interface NewRunProps {
   workloads: readonly Workload[];
+  /** Stored runs, newest first: the metric regex tester can try a pattern on one's log. */
+  runs: readonly Run[];
   onStarted: (run: Run) => void;
   onWorkloadCreated: (workload: Workload) => void;
 }
 
-export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps) {
+export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRunProps) {
   const { api } = useBridge();
   const rootRef = useRef<HTMLElement>(null);
   const [chosenId, setChosenId] = useState<number | null>(null);
@@ -31,6 +34,7 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
   const [startError, setStartError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [timeLimit, setTimeLimit] = useState('');
+  const [stepLimit, setStepLimit] = useState('');
 
   const workload =
     workloads.find((w) => w.id === chosenId) ??
@@ -79,12 +83,25 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
       setStartError(limit.error);
       return;
     }
+    const maxSteps = parseStepLimit(stepLimit);
+    if (!maxSteps.ok) {
+      setStartError(maxSteps.error);
+      return;
+    }
     setStarting(true);
     setStartError(null);
     try {
       // The run view will fill the whole main area, not just this form's height.
       const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
-      onStarted(await api['runs.start']({ workloadId: workload.id, values, timeoutSeconds: limit.seconds, ...size }));
+      onStarted(
+        await api['runs.start']({
+          workloadId: workload.id,
+          values,
+          timeoutSeconds: limit.seconds,
+          maxSteps: maxSteps.steps,
+          ...size,
+        }),
+      );
     } catch (error) {
       setStartError(errorMessage(error));
     } finally {
@@ -117,7 +134,7 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
         </button>
       </header>
 
-      {creating && <NewWorkload onCreated={created} onCancel={() => setCreating(false)} />}
+      {creating && <NewWorkload runs={runs} onCreated={created} onCancel={() => setCreating(false)} />}
 
       {!creating && (
         <form className="card form" onSubmit={(event) => void start(event)}>
@@ -172,20 +189,38 @@ export function NewRun({ workloads, onStarted, onWorkloadCreated }: NewRunProps)
           )}
           {workload && workload.variables.length === 0 && <p className="hint">This workload has no variables.</p>}
 
-          <label className="field time-limit">
-            <span className="label">Time limit</span>
-            <span className="input-with-unit">
-              <input
-                data-testid="time-limit"
-                inputMode="decimal"
-                placeholder="none"
-                value={timeLimit}
-                onChange={(event) => setTimeLimit(event.target.value)}
-              />
-              <span className="unit">minutes</span>
-            </span>
-            <span className="hint">Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out.</span>
-          </label>
+          <div className="field-row limits">
+            <label className="field time-limit">
+              <span className="label">Time limit</span>
+              <span className="input-with-unit">
+                <input
+                  data-testid="time-limit"
+                  inputMode="decimal"
+                  placeholder="none"
+                  value={timeLimit}
+                  onChange={(event) => setTimeLimit(event.target.value)}
+                />
+                <span className="unit">minutes</span>
+              </span>
+              <span className="hint">Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out.</span>
+            </label>
+            <label className="field step-limit">
+              <span className="label">Stop after</span>
+              <span className="input-with-unit">
+                <input
+                  data-testid="max-steps"
+                  inputMode="numeric"
+                  placeholder="none"
+                  value={stepLimit}
+                  onChange={(event) => setStepLimit(event.target.value)}
+                />
+                <span className="unit">steps</span>
+              </span>
+              <span className="hint">
+                Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok.
+              </span>
+            </label>
+          </div>
 
           <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
             <span className="label">Will run</span>

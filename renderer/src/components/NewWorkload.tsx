@@ -1,11 +1,15 @@
-// The New workload form: a name, a directory, a command (argv lines or a shell script), env and variables; the API's errors show inline.
+// The New workload form: a name, a directory, a command (argv lines or a shell script), env, variables and how to read
+// its metrics (tokens per step, a regex tried live); the API's errors show inline.
 import { useState, type FormEvent } from 'react';
-import type { Workload } from '../../../electron/shared/api.js';
+import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
 import { parseWorkloadForm, type CommandMode, type WorkloadFormFields } from '../workloadForm.js';
+import { RegexTester } from './RegexTester.js';
 
 interface NewWorkloadProps {
+  /** Stored runs, newest first, to try the metric regex on. */
+  runs: readonly Run[];
   onCreated: (workload: Workload) => void;
   onCancel: () => void;
 }
@@ -18,6 +22,8 @@ const EMPTY_FIELDS: WorkloadFormFields = {
   command: '',
   env: '',
   variables: '',
+  tokensPerStep: '',
+  metricRegex: '',
 };
 
 const COMMAND_PLACEHOLDERS: Record<CommandMode, string> = {
@@ -25,7 +31,7 @@ const COMMAND_PLACEHOLDERS: Record<CommandMode, string> = {
   shell: 'source .venv/bin/activate\npython train.py --batch_size {batch} 2>&1 | tee train.log',
 };
 
-export function NewWorkload({ onCreated, onCancel }: NewWorkloadProps) {
+export function NewWorkload({ runs, onCreated, onCancel }: NewWorkloadProps) {
   const { api } = useBridge();
   const [fields, setFields] = useState<WorkloadFormFields>(EMPTY_FIELDS);
   const [error, setError] = useState<string | null>(null);
@@ -140,6 +146,41 @@ export function NewWorkload({ onCreated, onCancel }: NewWorkloadProps) {
           </span>
         </label>
       </div>
+      <fieldset className="metrics-fields">
+        <legend>Metrics</legend>
+        <label className="field tokens-per-step">
+          <span className="label">Tokens per step</span>
+          <input
+            data-testid="workload-tokens-per-step"
+            className="mono"
+            placeholder="{batch} * {seq_len}"
+            spellCheck={false}
+            {...field('tokensPerStep')}
+          />
+          <span className="hint">
+            Optional, e.g. <code>{'{batch} * {seq_len}'}</code>: used to derive tokens/s when the log prints only step
+            times.
+          </span>
+        </label>
+        <div className="field">
+          <label className="label" htmlFor="workload-metric-regex">
+            Metric regex
+          </label>
+          <input
+            id="workload-metric-regex"
+            data-testid="workload-metric-regex"
+            className="mono"
+            placeholder={'step (?<step>\\d+).*loss (?<loss>[\\d.]+)'}
+            spellCheck={false}
+            {...field('metricRegex')}
+          />
+          <span className="hint">
+            Optional, beside the built-in parsers: each named group becomes a metric; a group named <code>step</code> is
+            the step.
+          </span>
+          <RegexTester pattern={fields.metricRegex} runs={runs} />
+        </div>
+      </fieldset>
       {error && (
         <p className="form-error" role="alert" data-testid="form-error">
           {error}

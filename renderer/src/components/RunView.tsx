@@ -1,4 +1,4 @@
-// One run: what ran and how it ended, a Stop button while it runs, and its terminal.
+// One run: what ran and how it ended, a Stop button while it runs, its summary and charts, and its terminal.
 import { useState } from 'react';
 import type { Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
@@ -8,12 +8,14 @@ import {
   formatDateTime,
   formatDuration,
   formatEnvAssignments,
-  formatNumber,
   runDurationMs,
   shellJoin,
 } from '../format.js';
 import { useNow } from '../useNow.js';
+import { RunCharts } from './RunCharts.js';
 import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
+import { RunFingerprint } from './RunFingerprint.js';
+import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { Terminal } from './Terminal.js';
 
 /** The engine's escalation step (core/runner STOP_ESCALATION_MS, 3 s): SIGINT, then SIGTERM, then SIGKILL. */
@@ -25,24 +27,6 @@ function exitText(run: Run): string {
   if (run.exitCode !== null) parts.push(`exit code ${run.exitCode}`);
   if (run.signal !== null) parts.push(`signal ${run.signal}`);
   return parts.length > 0 ? parts.join(', ') : 'no exit status recorded';
-}
-
-function SummaryLine({ run }: { run: Run }) {
-  const { summary } = run;
-  const items: string[] = [];
-  if (summary.steps !== null) items.push(`${summary.steps} steps`);
-  if (summary.throughput.median !== null) {
-    items.push(`${formatNumber(summary.throughput.median)} ${summary.throughput.unit ?? '/s'} (median)`);
-  }
-  if (summary.stepTimeMs.median !== null) items.push(`${formatNumber(summary.stepTimeMs.median)} ms/step`);
-  if (summary.finalLoss !== null) items.push(`final loss ${formatNumber(summary.finalLoss, 4)}`);
-  if (summary.nanDetected) items.push('NaN/Inf detected');
-  if (items.length === 0) return null;
-  return (
-    <p className="run-summary" data-testid="run-summary">
-      {items.join(' · ')}
-    </p>
-  );
 }
 
 export function RunView({ run }: { run: Run }) {
@@ -141,8 +125,13 @@ export function RunView({ run }: { run: Run }) {
             ))}
           </ul>
         )}
-        <SummaryLine run={run} />
+        {/* The engine summarises a run as it ends; until then the charts show how it goes. */}
+        {!running && hasSummary(run.summary) && (
+          <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
+        )}
+        {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
       </header>
+      <RunCharts runId={run.id} running={running} />
       <Terminal key={run.id} runId={run.id} running={running} />
     </section>
   );
