@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stripAnsi } from '../../electron/core/runner/ansi.js';
+import { stripAnsi } from '../../electron/shared/ansi.js';
 import { SHARED_FIXTURES } from '../helpers/fixtures.js';
 import { tempCore } from '../helpers/tempCore.js';
 

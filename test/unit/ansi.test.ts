@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripAnsi, toPlainText } from '../../electron/core/runner/ansi.js';
+import { stripAnsi, toPlainText } from '../../electron/shared/ansi.js';
 
 describe('stripAnsi', () => {
   it('removes colours, cursor moves and OSC titles', () => {

@@ -1,5 +1,5 @@
 // A workload's own metric pattern: a regular expression whose named groups are metric values.
-import { stripAnsi } from '../runner/ansi.js';
+import { stripAnsi } from '../../shared/ansi.js';
 import type { MetricSample } from './samples.js';
 
 export interface CompiledUserRegex {

@@ -1,6 +1,6 @@
 // Decides why a run ended (exitClass in the CLI contract) from its exit and the last lines it printed.
 import type { ExitClass, RunStatus } from '../../shared/api.js';
-import { stripAnsi } from './ansi.js';
+import { stripAnsi } from '../../shared/ansi.js';
 
 export interface ExitFacts {
   exitCode: number | null;

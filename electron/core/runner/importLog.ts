@@ -4,7 +4,7 @@ import { MetricsCollector } from '../metrics/collector.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
-import { stripAnsi } from './ansi.js';
+import { stripAnsi } from '../../shared/ansi.js';
 import { findFailureLine } from './exitClassifier.js';
 
 /** Stored in pieces of this size, like a live run's merged chunks. */

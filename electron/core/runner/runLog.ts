@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import type { LogFormat } from '../../shared/api.js';
 import type { RunStore } from '../store/runStore.js';
-import { toPlainText } from './ansi.js';
+import { toPlainText } from '../../shared/ansi.js';
 
 /** Plain text a line at a time: a line is only cleaned once it is complete, so no escape or `\r` is cut. */
 export class PlainTextStream {

@@ -1,5 +1,5 @@
 // Streaming terminal output into plain lines: every `\n` line and every `\r` redraw state of a progress bar.
-import { stripAnsi } from '../../runner/ansi.js';
+import { stripAnsi } from '../../../shared/ansi.js';
 
 export interface Line {
   /** The text with escape sequences and backspaces removed, without its terminator. */

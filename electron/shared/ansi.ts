@@ -1,4 +1,4 @@
-// Removes terminal escape sequences, so text can be searched and exported as plain lines.
+// Removes terminal escape sequences, so text can be searched and exported as plain lines (engine and renderer alike).
 
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), other two-byte escapes, and C1 CSI (0x9B).
 const ANSI_PATTERN =
