@@ -111,6 +111,8 @@ export const runSummary = z.object({
       throttledByReason: z.record(z.string(), z.number()).default({}),
       smClockMeanMHz: nullableNumber.default(null),
       tempPeakC: nullableNumber.default(null),
+      /** Peak GPU memory of the run's own processes (per-process query), where the driver shows it. */
+      runVramPeakMiB: nullableNumber.default(null),
     })
     .nullable(),
   host: z.object({ cpuMean: nullableNumber, rssPeakMiB: nullableNumber }).nullable(),
@@ -188,6 +190,8 @@ export const gpuTelemetryPoint = z.object({
   utilMem: nullable,
   memUsedMiB: nullable,
   memTotalMiB: nullable,
+  /** GPU memory of the run's own processes, from the once-a-second per-process query. */
+  runVramMiB: nullable.default(null),
   powerW: nullable,
   powerLimitW: nullable,
   tempC: nullable,

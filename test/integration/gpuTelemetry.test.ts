@@ -57,7 +57,8 @@ describe('GPU telemetry on the fake nvidia-smi', () => {
       throttledSeconds: expect.any(Number),
       energySource: 'integrated',
     });
-    // The synthetic workload's simulated memory: 500 + 8 * 180 MiB.
+    // The synthetic workload's simulated memory (500 + 8 * 180 MiB), all of it the run's own process.
+    expect(finished.summary.gpu!.runVramPeakMiB).toBeGreaterThanOrEqual(500 + 8 * 180);
     expect(finished.summary.gpu!.vramPeakMiB).toBeGreaterThanOrEqual(500 + 8 * 180);
   });
 

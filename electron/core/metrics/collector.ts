@@ -25,6 +25,7 @@ export class MetricsCollector {
   private readonly parsers: LineParser[];
   private readonly progressIntervalMs: number;
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
+  private lastRedrawTMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -45,6 +46,12 @@ export class MetricsCollector {
   private collect(lines: readonly Line[]): MetricSample[] {
     const samples: MetricSample[] = [];
     for (const line of lines) {
+      // A redraw that a newer one will overwrite within the interval is not even parsed: in a flood of
+      // bar updates this is most of the text, and its numbers would be thinned out anyway.
+      if (line.redraw && this.progressIntervalMs > 0) {
+        if (line.tMs - this.lastRedrawTMs < this.progressIntervalMs) continue;
+        this.lastRedrawTMs = line.tMs;
+      }
       if (this.userRegex) {
         const own = userRegexSamples(this.userRegex, line.text, line.tMs);
         if (own.length > 0) {

@@ -253,7 +253,7 @@ export class RunManager {
       this.telemetry.appendHost(record.id, sample);
       if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
     });
-    active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile);
+    active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile, session.pid);
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
@@ -309,7 +309,7 @@ export class RunManager {
     active.stoppedByUser = false;
   }
 
-  private startGpuSampler(runId: number, startedAtMs: number, loadFile: string): NvidiaSmiSampler | null {
+  private startGpuSampler(runId: number, startedAtMs: number, loadFile: string, rootPid: number): NvidiaSmiSampler | null {
     const notes: string[] = [];
     const status = (level: 'info' | 'warning' | 'error', message: string) => {
       this.events.emit('runs.onTelemetryStatus', { runId, level, message });
@@ -330,6 +330,7 @@ export class RunManager {
       intervalMs: DEFAULT_GPU_INTERVAL_MS,
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
+      rootPid,
       onSample: (sample) => {
         this.telemetry.appendGpu(runId, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });

@@ -128,6 +128,8 @@ export interface GpuSummary {
   throttledByReason: Record<string, number>;
   smClockMeanMHz: number | null;
   tempPeakC: number | null;
+  /** Peak GPU memory held by the run's own processes (the rest of vramPeakMiB is other processes' and the driver's). */
+  runVramPeakMiB: number | null;
 }
 
 const mean = (values: number[]) => (values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : null);
@@ -182,5 +184,6 @@ export function summarizeGpu(samples: readonly TimedGpuSample[]): GpuSummary | n
     throttledByReason,
     smClockMeanMHz: round1(mean(values((s) => s.smClockMHz))),
     tempPeakC: peak(values((s) => s.tempC)),
+    runVramPeakMiB: peak(values((s) => s.runVramMiB ?? null)),
   };
 }

@@ -2,7 +2,16 @@
 // watched by a watchdog that restarts it with backoff; faults become status messages, never a failed run.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
-import { classifyNvidiaSmiMessage, parseQueryGpuLine, queryArgument, resolveFields, type GpuSample, type ResolvedFields } from './nvidiaSmi/index.js';
+import {
+  classifyNvidiaSmiMessage,
+  parseComputeApps,
+  parseQueryGpuLine,
+  queryArgument,
+  resolveFields,
+  type GpuSample,
+  type ResolvedFields,
+} from './nvidiaSmi/index.js';
+import { processTree } from './procfs.js';
 
 /** DESIGN: GPU telemetry every 250 ms by default. */
 export const DEFAULT_GPU_INTERVAL_MS = 250;
@@ -17,7 +26,12 @@ const QUERY_TIMEOUT_MS = 10_000;
 
 export interface TimedGpuSample extends GpuSample {
   tMs: number;
+  /** GPU memory held by the run's own processes (from --query-compute-apps), when known. */
+  runVramMiB?: number | null;
 }
+
+/** DESIGN: per-process GPU memory once a second (a short query of its own; the sample loop stays one child). */
+const COMPUTE_APPS_INTERVAL_MS = 1000;
 
 export type TelemetryStatusLevel = 'info' | 'warning' | 'error';
 
@@ -28,6 +42,8 @@ export interface NvidiaSmiSamplerOptions {
   intervalMs: number;
   env: Record<string, string>;
   startedAtMs: number;
+  /** The run's first process: its descendants' GPU memory is the run's. */
+  rootPid?: number;
   onSample: (sample: TimedGpuSample) => void;
   onStatus: (level: TelemetryStatusLevel, message: string) => void;
 }
@@ -67,6 +83,9 @@ export class NvidiaSmiSampler {
   private lastLineAt = 0;
   private closed = false;
   private reportedGarbage = false;
+  private appsTimer: NodeJS.Timeout | null = null;
+  private appsQueryRunning = false;
+  private runVramMiB: number | null = null;
 
   constructor(private readonly options: NvidiaSmiSamplerOptions) {
     void this.start();
@@ -74,6 +93,7 @@ export class NvidiaSmiSampler {
 
   close(): void {
     this.closed = true;
+    if (this.appsTimer) clearInterval(this.appsTimer);
     if (this.watchdog) clearInterval(this.watchdog);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.stopChild();
@@ -92,6 +112,29 @@ export class NvidiaSmiSampler {
     const missing = this.fields.missing.filter((key) => key !== 'energyMJ');
     if (missing.length > 0) this.options.onStatus('info', `this driver does not report: ${missing.join(', ')}`);
     this.spawnChild(this.fields);
+    if (this.options.rootPid !== undefined && !this.appsTimer) {
+      this.appsTimer = setInterval(() => void this.queryComputeApps(this.options.rootPid!), COMPUTE_APPS_INTERVAL_MS);
+      this.appsTimer.unref();
+    }
+  }
+
+  private async queryComputeApps(rootPid: number): Promise<void> {
+    if (this.appsQueryRunning || this.closed) return;
+    this.appsQueryRunning = true;
+    try {
+      const { code, output } = await runNvidiaSmi(
+        this.options.binary,
+        ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits', '-i', this.options.gpu],
+        this.options.env,
+      );
+      if (code !== 0) return;
+      const ours = new Set(processTree(rootPid));
+      const apps = parseComputeApps(output).apps.filter((app) => ours.has(app.pid));
+      const known = apps.map((app) => app.usedMemoryMiB).filter((v): v is number => v !== null);
+      this.runVramMiB = known.length > 0 ? known.reduce((a, b) => a + b, 0) : apps.length > 0 ? null : 0;
+    } finally {
+      this.appsQueryRunning = false;
+    }
   }
 
   private spawnChild(fields: ResolvedFields): void {
@@ -131,7 +174,7 @@ export class NvidiaSmiSampler {
     }
     this.backoffMs = BACKOFF_START_MS;
     if (result.sample.gpuLost) this.options.onStatus('error', 'nvidia-smi says the GPU is lost (it needs a reset or a reboot)');
-    this.options.onSample({ ...result.sample, tMs: Date.now() - this.options.startedAtMs });
+    this.options.onSample({ ...result.sample, tMs: Date.now() - this.options.startedAtMs, runVramMiB: this.runVramMiB });
   }
 
   private checkWatchdog(): void {

@@ -11,6 +11,7 @@ export function gpuPoint(sample: TimedGpuSample): GpuTelemetryPoint {
     utilMem: sample.utilMem,
     memUsedMiB: sample.memUsedMiB,
     memTotalMiB: sample.memTotalMiB,
+    runVramMiB: sample.runVramMiB ?? null,
     powerW: sample.powerW,
     powerLimitW: sample.powerLimitW,
     tempC: sample.tempC,
