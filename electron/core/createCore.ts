@@ -9,7 +9,8 @@ import { testUserRegex } from './metrics/userRegex.js';
 import { importLog } from './runner/importLog.js';
 import { resolveCommand } from './runner/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
-import { runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
+import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
+import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
@@ -51,6 +52,11 @@ export function createCore(options: CoreOptions): Core {
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
 
+  // Checked before anything is opened, so a bad setting leaves nothing behind.
+  const intervals = {
+    gpuMs: intervalFromEnv(env.TUNING_BENCH_GPU_INTERVAL_MS, DEFAULT_GPU_INTERVAL_MS),
+    hostMs: intervalFromEnv(env.TUNING_BENCH_HOST_INTERVAL_MS, DEFAULT_HOST_INTERVAL_MS),
+  };
   const store = new Store(dbPath);
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -69,6 +75,7 @@ export function createCore(options: CoreOptions): Core {
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => store.flush(),
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
+    intervals,
     now,
   });
 
@@ -184,6 +191,19 @@ export function createCore(options: CoreOptions): Core {
       await store.close();
     },
   };
+}
+
+/** Sampling faster than 50 ms would cost more than it shows; slower than a minute shows nothing. */
+const MIN_INTERVAL_MS = 50;
+const MAX_INTERVAL_MS = 60_000;
+
+function intervalFromEnv(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) {
+    throw new Error(`a sampling interval is a whole number of milliseconds from ${MIN_INTERVAL_MS} to ${MAX_INTERVAL_MS}, got "${value}"`);
+  }
+  return ms;
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

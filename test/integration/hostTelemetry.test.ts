@@ -18,6 +18,17 @@ describe('/proc readings', () => {
   });
 });
 
+describe('sampling intervals', () => {
+  it('are taken from the environment and refused when out of range', async () => {
+    const fast = tempCore({ env: { ...process.env, TUNING_BENCH_HOST_INTERVAL_MS: '100' } });
+    const run = fast.core.startCommand({ adHoc: { command: ['sleep', '1'], cwd: fast.dir } });
+    await fast.core.runner.waitForExit(run.id);
+    expect(fast.core.store.telemetry.hostSamples(run.id).length).toBeGreaterThanOrEqual(6);
+    await fast.cleanup();
+    expect(() => tempCore({ env: { ...process.env, TUNING_BENCH_GPU_INTERVAL_MS: '5' } })).toThrow(/from 50 to 60000, got "5"/);
+  });
+});
+
 describe('a run with host telemetry', () => {
   it('samples a busy process group and summarises it', async () => {
     // Two busy processes in the run's group for about 1.5 s.

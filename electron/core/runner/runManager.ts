@@ -12,7 +12,7 @@ import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
 import { gpuPoint, hostPoint } from '../telemetry/points.js';
 import { gpuFingerprint, hostFingerprint, pythonFingerprint } from '../telemetry/fingerprint.js';
-import { DEFAULT_GPU_INTERVAL_MS, NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
+import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
@@ -54,6 +54,8 @@ export interface RunnerEnvironment {
   flushStore: () => Promise<void>;
   /** nvidia-smi to sample (null: no GPU tools here) and the GPU, as `-i` takes it. */
   nvidiaSmi: { binary: string | null; gpu: string };
+  /** Sampling intervals (DESIGN defaults: 250 ms GPU, 500 ms host). */
+  intervals: { gpuMs: number; hostMs: number };
   now: () => Date;
 }
 
@@ -249,10 +251,15 @@ export class RunManager {
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
-    active.host = new HostSampler(session.pid, startedAt.getTime(), (sample) => {
-      this.telemetry.appendHost(record.id, sample);
-      if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
-    });
+    active.host = new HostSampler(
+      session.pid,
+      startedAt.getTime(),
+      (sample) => {
+        this.telemetry.appendHost(record.id, sample);
+        if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
+      },
+      this.environment.intervals.hostMs,
+    );
     active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile, session.pid);
     session.onData((data) => this.onData(active, data));
     session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
@@ -327,7 +334,7 @@ export class RunManager {
     return new NvidiaSmiSampler({
       binary,
       gpu,
-      intervalMs: DEFAULT_GPU_INTERVAL_MS,
+      intervalMs: this.environment.intervals.gpuMs,
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
       rootPid,
