@@ -1,6 +1,6 @@
 // The engine's side of the output writer: hands chunks to the worker thread, and waits for it when asked.
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FLUSH_INTERVAL_MS } from './batchWriter.js';
 import type { MetricSample } from '../metrics/samples.js';
@@ -10,8 +10,17 @@ import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './out
  * The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or
  * the TypeScript source under tsx when the engine itself runs from source (tests, `npm run bench`).
  */
+/**
+ * This module's own URL. Under ESM (the CLI, the server, tests) that is import.meta.url; in the
+ * Electron main bundle, which Vite builds as CommonJS, import.meta is empty and __filename is the
+ * bundle, beside which the worker's own bundle lies.
+ */
+function moduleUrl(): string {
+  return typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
+}
+
 function startWorker(workerData: OutputWriterConfig): Worker {
-  const here = import.meta.url;
+  const here = moduleUrl();
   for (const extension of ['.js', '.cjs']) {
     const url = new URL(`./outputWriterWorker${extension}`, here);
     if (fs.existsSync(fileURLToPath(url))) return new Worker(url, { workerData });
