@@ -12,6 +12,7 @@ import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
+import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
 
 /** Exit status for bad arguments (the contract); 1 is for a failure of the tool itself. */
@@ -22,13 +23,20 @@ interface GlobalOptions {
   json?: boolean;
 }
 
-function openCore(options: GlobalOptions): Core {
-  return createCore({ face: 'headless', ...(options.db ? { dbPath: options.db } : {}) });
+/** `gpu` picks the GPU to sample and control, as TUNING_BENCH_GPU would. */
+function openCore(options: GlobalOptions, gpu?: string): Core {
+  const env = gpu === undefined ? process.env : { ...process.env, TUNING_BENCH_GPU: gpu };
+  return createCore({ face: 'headless', env, ...(options.db ? { dbPath: options.db } : {}) });
 }
 
-async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T): Promise<T> {
-  const core = openCore(options);
+/**
+ * Every command first puts back GPU changes a crashed engine left (the CLI restores and says so; the
+ * desktop and the headless UI ask first).
+ */
+async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string): Promise<T> {
+  const core = openCore(options, gpu);
   try {
+    await restoreAbandonedGpuSettings(core);
     return await work(core);
   } finally {
     await core.close();
@@ -60,7 +68,7 @@ export function buildProgram(): Command {
 
   const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
 
-  program
+  const run = program
     .command('run')
     .description('run a command (or a workload) in a pseudo-terminal and record it')
     .option('--workload <name>', 'a registered workload (see `tuning-bench workloads`)')
@@ -73,11 +81,27 @@ export function buildProgram(): Command {
     })
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
     .option('--json', 'print the finished run as JSON')
-    .argument('[command...]', 'the command after --, when no --workload is given')
-    .action(async (commandArgs: string[], options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number }, command: Command) => {
+    .argument('[command...]', 'the command after --, when no --workload is given');
+  addGpuRunOptions(run).action(
+    async (
+      commandArgs: string[],
+      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number } & GpuCliOptions,
+      command: Command,
+    ) => {
       const global = globals(command);
-      await withCore(global, (core) => runCommand(core, { ...options, commandArgs, json: global.json === true }));
-    });
+      await withCore(
+        global,
+        (core) =>
+          runCommand(core, { ...options, commandArgs, json: global.json === true, gpuSettings: runSettingsFrom(options), confirm: options.yes === true }),
+        options.gpu,
+      );
+    },
+  );
+
+  addGpuCommands(program, {
+    withCore: (command, gpu, work) => withCore(globals(command), work, gpu),
+    json: (command) => globals(command).json === true,
+  });
 
   program
     .command('show')

@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
+import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
+import { GpuControl } from './gpu-control/gpuControl.js';
+import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
 import { importLog } from './runner/importLog.js';
@@ -38,12 +41,25 @@ export interface Core {
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
+  readonly gpu: GpuControl;
   readonly dbPath: string;
   subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void, options?: SubscribeOptions): Subscription;
   /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
   startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
+  /**
+   * Starts a run with its GPU settings: applied (journaled) first, recorded with the run, put back when
+   * it ends. Without settings, the settings in force are recorded.
+   */
+  startRun(request: StartRequest & GpuStartOptions): Promise<Run>;
   close(): Promise<void>;
 }
+
+export interface GpuStartOptions {
+  gpuSettings?: GpuRunSettings | undefined;
+  confirmOtherProcesses?: boolean | undefined;
+}
+
+const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo', 'pkexec', 'manual'];
 
 export function createCore(options: CoreOptions): Core {
   const env = options.env ?? process.env;
@@ -57,6 +73,10 @@ export function createCore(options: CoreOptions): Core {
     gpuMs: intervalFromEnv(env.TUNING_BENCH_GPU_INTERVAL_MS, DEFAULT_GPU_INTERVAL_MS),
     hostMs: intervalFromEnv(env.TUNING_BENCH_HOST_INTERVAL_MS, DEFAULT_HOST_INTERVAL_MS),
   };
+  const elevationSetting = (env.TUNING_BENCH_GPU_ELEVATION || 'auto') as ElevationSetting;
+  if (!ELEVATION_SETTINGS.includes(elevationSetting)) {
+    throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
+  }
   const store = new Store(dbPath);
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -65,6 +85,28 @@ export function createCore(options: CoreOptions): Core {
   for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
   const recovery = recoverInterruptedRuns(store.runs, now());
   const orphans = new OrphanRegistry(recovery.orphans);
+
+  const childEnv = stringEnv(env);
+  const gpu = new GpuControl({
+    journal: store.gpuJournal,
+    nvidiaSmi: nvidiaSmiBinary,
+    elevation:
+      nvidiaSmiBinary === null
+        ? null
+        : new Elevation({
+            nvidiaSmi: nvidiaSmiBinary,
+            env: childEnv,
+            setting: elevationSetting,
+            isRoot: process.getuid?.() === 0,
+            desktop: options.face === 'electron',
+            helperPath: env.TUNING_BENCH_GPU_HELPER || DEFAULT_HELPER_PATH,
+            resolve: (program) => resolveCommand(program, process.cwd(), env.PATH),
+          }),
+    defaultGpu: env.TUNING_BENCH_GPU ?? '0',
+    env: childEnv,
+    now,
+    ownerPid: process.pid,
+  });
 
   const events = new EventHub();
   const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
@@ -78,6 +120,23 @@ export function createCore(options: CoreOptions): Core {
     intervals,
     now,
   });
+
+  const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
+    const { gpuSettings, confirmOtherProcesses, ...start } = request;
+    if (!hasRunSettings(gpuSettings)) {
+      const inForce = await gpu.settingsInForce();
+      return runner.start({ ...start, gpuSettingsInForce: inForce });
+    }
+    const label = start.workload ? `a run of ${start.workload.name}` : 'a run';
+    const lease = await gpu.acquire(gpuSettings, { scope: 'run', confirmOtherProcesses: confirmOtherProcesses ?? false, label });
+    try {
+      const run = runner.start({ ...start, gpuSettingsInForce: lease.record, gpuLease: lease });
+      return run;
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  };
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -107,8 +166,8 @@ export function createCore(options: CoreOptions): Core {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps }) =>
-      runner.start({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }) =>
+      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }),
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -166,6 +225,9 @@ export function createCore(options: CoreOptions): Core {
       if (!parsed.ok) return { available: false, reason: `could not read nvidia-smi's answer: ${parsed.error}`, card: null };
       return { available: true, reason: null, card: parsed.card as unknown as Record<string, unknown> };
     },
+    'gpu.status': ({ gpu: selected }) => gpu.status(selected),
+    'gpu.apply': ({ gpu: selected, operation, confirmOtherProcesses }) => gpu.apply(operation, { gpu: selected, confirmOtherProcesses }),
+    'gpu.restoreAbandoned': () => gpu.restoreAbandoned(),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);
@@ -180,14 +242,18 @@ export function createCore(options: CoreOptions): Core {
     runner,
     recovery,
     orphans,
+    gpu,
     dbPath,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
+    startRun,
     async close() {
       if (closed) return;
       closed = true;
       orphans.close();
+      // Each run puts its own GPU changes back as it ends; a sweep's are put back here.
       await runner.close();
+      await gpu.close();
       await store.close();
     },
   };

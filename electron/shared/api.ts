@@ -1,6 +1,7 @@
 // The one contract between the engine and every face: each method and event, with zod schemas.
-// Imports nothing of ours and nothing of Node or the DOM, so main, server, preload and renderer can all use it.
+// Imports nothing outside electron/shared and nothing of Node or the DOM, so main, server, preload and renderer can all use it.
 import { z } from 'zod';
+import { gpuOperationInput, gpuRunSettingsInput, gpuSelectorText } from './gpuSettings.js';
 
 /** Bounds on what crosses a boundary; a face never hands the engine more than this. */
 export const LIMITS = {
@@ -162,6 +163,80 @@ const terminalSize = z.object({
 const empty = z.object({}).strict();
 const ok = z.object({ ok: z.literal(true) });
 
+
+const clockRange = z.object({ minMHz: z.number(), maxMHz: z.number() });
+
+/** What GPU control reads before it changes anything (`nvidia-smi -q -x -i GPU`), and the locks it knows of. */
+export const gpuControlState = z.object({
+  index: z.number().int(),
+  uuid: z.string().nullable(),
+  busId: z.string().nullable(),
+  name: z.string().nullable(),
+  persistenceMode: z.boolean().nullable(),
+  clocks: z.object({
+    graphicsMHz: nullableNumber,
+    memMHz: nullableNumber,
+    maxGraphicsMHz: nullableNumber,
+    maxMemMHz: nullableNumber,
+    maxCustomerBoostMHz: nullableNumber,
+    defaultApplicationsGraphicsMHz: nullableNumber,
+  }),
+  /** Highest first; empty where the driver lists none (`N/A` on old drivers). */
+  supportedGraphicsMHz: z.array(z.number()),
+  supportedMemoryMHz: z.array(z.number()),
+  power: z.object({
+    drawW: nullableNumber,
+    limitW: nullableNumber,
+    requestedLimitW: nullableNumber,
+    defaultLimitW: nullableNumber,
+    minLimitW: nullableNumber,
+    maxLimitW: nullableNumber,
+  }),
+  /**
+   * Clock locks in force as far as Tuning Bench knows: nvidia-smi does not report `-lgc`/`-lmc`, so
+   * these come from the journal (a run's own lock, or a manual one since the last boot).
+   */
+  locks: z.object({ clocks: clockRange.nullable(), memoryClocks: clockRange.nullable() }),
+  processes: z.array(z.object({ pid: z.number().int(), name: z.string().nullable(), usedMemoryMiB: nullableNumber })),
+});
+
+export const gpuJournalEntry = z.object({
+  id: z.number().int(),
+  createdAt: z.string(),
+  gpu: z.string(),
+  operation: z.enum(['persistence', 'lockClocks', 'resetClocks', 'lockMemoryClocks', 'resetMemoryClocks', 'powerLimit']),
+  prior: z.record(z.string(), z.unknown()),
+  applied: z.record(z.string(), z.unknown()),
+  scope: z.enum(['run', 'sweep', 'manual']),
+  ownerPid: z.number().int().nullable(),
+  runId: z.number().int().nullable(),
+  state: z.enum(['pending', 'applied', 'restored', 'failed']),
+  restoredAt: z.string().nullable(),
+  error: z.string().nullable(),
+  /** One line: "lock GPU clocks at 2100 MHz (run 12)". */
+  description: z.string(),
+});
+
+export const gpuRunSettings = z.object({
+  persistence: z.boolean().optional(),
+  lockClocks: clockRange.optional(),
+  lockMemoryClocks: clockRange.optional(),
+  powerLimitW: z.number().optional(),
+});
+
+export const gpuProfile = z.object({
+  id: z.enum(['max-sustained', 'base-clock']),
+  name: z.string(),
+  settings: gpuRunSettings,
+  /** Where the numbers come from, said plainly (a driver value, or an estimate and why). */
+  basis: z.string(),
+});
+
+export const gpuElevation = z.object({
+  mode: z.enum(['root', 'sudo', 'pkexec', 'manual']),
+  detail: z.string(),
+});
+
 /** Longest limit a run may be given: a week. */
 const MAX_RUN_SECONDS = 7 * 24 * 3600;
 
@@ -243,6 +318,10 @@ export const methods = {
         timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
         /** Stop the run once its metrics report this step; it ends `stopped` with exit class `ok`. */
         maxSteps: z.number().int().positive().optional(),
+        /** GPU settings for this run only: journaled, applied before it starts, restored after it ends. */
+        gpuSettings: gpuRunSettingsInput.optional(),
+        /** Lock even though other processes use the GPU (the person was shown them and agreed). */
+        confirmOtherProcesses: z.boolean().default(false),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -305,6 +384,36 @@ export const methods = {
     input: empty,
     output: z.object({ available: z.boolean(), reason: z.string().nullable(), card: z.record(z.string(), z.unknown()).nullable() }),
   },
+  /** GPU control: the state, how the app gets root, profiles, and journal entries not yet restored. */
+  'gpu.status': {
+    input: z.object({ gpu: gpuSelectorText.optional() }).strict(),
+    output: z.object({
+      available: z.boolean(),
+      reason: z.string().nullable(),
+      gpu: z.string(),
+      state: gpuControlState.nullable(),
+      elevation: gpuElevation,
+      profiles: z.array(gpuProfile),
+      /** Changes of runs or sweeps whose engine died before restoring them. */
+      abandoned: z.array(gpuJournalEntry),
+      /** Manual changes in force (they stay until reset or a reboot). */
+      manual: z.array(gpuJournalEntry),
+      /** A run or sweep holding this GPU's settings now. */
+      heldBy: z.string().nullable(),
+    }),
+  },
+  /** A manual change that stays: journaled, checked against the GPU's ranges, run with the least privilege that works. */
+  'gpu.apply': {
+    input: z
+      .object({ gpu: gpuSelectorText.optional(), operation: gpuOperationInput, confirmOtherProcesses: z.boolean().default(false) })
+      .strict(),
+    output: z.object({ message: z.string(), via: gpuElevation.shape.mode, warnings: z.array(z.string()), state: gpuControlState.nullable() }),
+  },
+  /** Puts back what abandoned runs or sweeps changed (the desktop asks first; the CLI does it at start). */
+  'gpu.restoreAbandoned': {
+    input: empty,
+    output: z.object({ restored: z.array(gpuJournalEntry), failed: z.array(gpuJournalEntry) }),
+  },
   /** Training processes of interrupted runs still alive after the engine died. */
   'runs.orphans': { input: empty, output: z.array(orphan) },
   'runs.killOrphan': { input: z.object({ runId }), output: ok },
@@ -334,6 +443,10 @@ export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 
 export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
+export type GpuControlState = z.output<typeof gpuControlState>;
+export type GpuJournalEntry = z.output<typeof gpuJournalEntry>;
+export type GpuProfile = z.output<typeof gpuProfile>;
+export type GpuElevation = z.output<typeof gpuElevation>;
 export type MetricPoint = z.output<typeof metricPoint>;
 export type GpuTelemetryPoint = z.output<typeof gpuTelemetryPoint>;
 export type HostTelemetryPoint = z.output<typeof hostTelemetryPoint>;

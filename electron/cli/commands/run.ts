@@ -4,6 +4,8 @@ import { DEFAULT_TERMINAL } from '../../core/runner/runManager.js';
 import type { Run } from '../../shared/api.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
+import type { GpuRunSettings } from '../../shared/gpuSettings.js';
+import { withConfirmation } from './gpu.js';
 
 export interface RunCommandOptions {
   workload?: string;
@@ -13,6 +15,10 @@ export interface RunCommandOptions {
   maxSteps?: number;
   commandArgs: string[];
   json: boolean;
+  /** For the run's duration only: journaled, applied before it starts, restored after. */
+  gpuSettings?: GpuRunSettings;
+  /** Lock even though other processes use the GPU (--yes). */
+  confirm?: boolean;
 }
 
 export function parseAssignments(assignments: readonly string[]): Record<string, string> {
@@ -40,13 +46,18 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       const names = core.store.workloads.list().map((w) => w.name).join(', ');
       throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
     }
-    run = core.runner.start({ workload, values, maxSteps: options.maxSteps, ...terminal });
+    run = await withConfirmation(options.confirm === true, (confirm) =>
+      core.startRun({ workload, values, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+    );
   } else {
     if (options.commandArgs.length === 0) {
       throw new UsageError('nothing to run: give --workload NAME, or a command after --, e.g. `tuning-bench run -- python train.py`');
     }
     if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
-    run = core.startCommand({ adHoc: { command: options.commandArgs, cwd: options.cwd }, maxSteps: options.maxSteps, ...terminal });
+    const adHoc = { command: options.commandArgs, cwd: options.cwd };
+    run = await withConfirmation(options.confirm === true, (confirm) =>
+      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+    );
   }
 
   // With --json, stdout carries only the final object; the live output goes to stderr.

@@ -16,6 +16,7 @@ import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
+import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import { classifyExit } from './exitClassifier.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
@@ -70,6 +71,10 @@ export interface StartRequest {
   timeoutSeconds?: number | undefined;
   /** Stop the run once its metrics reach this step; it ends `stopped`, exit class `ok`. */
   maxSteps?: number | undefined;
+  /** The GPU settings in force when it starts, recorded with the run. */
+  gpuSettingsInForce?: GpuSettingsRecord | null | undefined;
+  /** The run's own GPU changes, put back as soon as it ends. */
+  gpuLease?: GpuLease | null | undefined;
 }
 
 interface ActiveRun {
@@ -103,6 +108,7 @@ interface ActiveRun {
   lastDataAt: number;
   bytes: number;
   lastProgressEventAt: number;
+  gpuLease: GpuLease | null;
   finished: Promise<Run>;
 }
 
@@ -163,6 +169,8 @@ export class RunManager {
       startedAt,
       enginePid: process.pid,
     });
+    if (request.gpuSettingsInForce) this.runs.setGpuSettings(record.id, request.gpuSettingsInForce);
+    request.gpuLease?.attachRun(record.id);
 
     const channelFile = path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.jsonl`);
     // Where the synthetic workload reports its simulated load, which the fake nvidia-smi follows; one the
@@ -184,6 +192,7 @@ export class RunManager {
         exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
         endedAt: this.environment.now(),
       });
+      if (request.gpuLease) void this.releaseGpu(record.id, request.gpuLease);
       this.events.emit('runs.onDidChange', ended);
       return ended;
     }
@@ -248,6 +257,7 @@ export class RunManager {
       lastDataAt: Date.now(),
       bytes: 0,
       lastProgressEventAt: Date.now(),
+      gpuLease: request.gpuLease ?? null,
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -453,6 +463,8 @@ export class RunManager {
       exitReason: verdict.reason,
       endedAt: this.environment.now(),
     });
+    // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
+    if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
     // Asked after the run, so importing torch costs the measured training nothing; cached per Python.
     const python = await pythonFingerprint(active.command, active.cwd, active.env);
     if (python) this.runs.addFingerprint(active.id, python);
@@ -471,6 +483,13 @@ export class RunManager {
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);
     return ended;
+  }
+
+  /** Restores the run's GPU changes and records whether that worked (a failure stays in the journal for the next start). */
+  private async releaseGpu(runId: number, lease: GpuLease): Promise<void> {
+    const outcome = await lease.release();
+    this.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) });
+    for (const error of outcome.errors) this.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message: `GPU settings not restored: ${error}` });
   }
 
   private async drainTrailingOutput(active: ActiveRun): Promise<void> {

@@ -112,6 +112,7 @@ export class RunStore {
       setOutputBytes: db.prepare('UPDATE runs SET output_bytes = ? WHERE id = ?'),
       setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
+      setGpuSettings: db.prepare('UPDATE runs SET gpu_settings_json = ? WHERE id = ?'),
     };
   }
 
@@ -158,6 +159,11 @@ export class RunStore {
   addFingerprint(id: number, facts: Record<string, unknown>): void {
     const current = this.get(id)?.fingerprint ?? {};
     this.statements.setFingerprint.run(JSON.stringify({ ...current, ...facts }), id);
+  }
+
+  /** The GPU settings in force for the run (and, once it ended, whether the app's own changes were put back). */
+  setGpuSettings(id: number, settings: Record<string, unknown> | null): void {
+    this.statements.setGpuSettings.run(settings === null ? null : JSON.stringify(settings), id);
   }
 
   get(id: number): Run | undefined {

@@ -1,5 +1,6 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
 import { BatchWriter } from './batchWriter.js';
+import { GpuJournalStore } from './gpuJournalStore.js';
 import { openDatabase, type Db } from './open.js';
 import { MetricStore } from './metricStore.js';
 import { OutputWriter } from './outputWriter.js';
@@ -15,6 +16,7 @@ export class Store {
   readonly runs: RunStore;
   readonly metrics: MetricStore;
   readonly telemetry: TelemetryStore;
+  readonly gpuJournal: GpuJournalStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
@@ -24,6 +26,7 @@ export class Store {
     this.runs = new RunStore(this.db, this.output);
     this.metrics = new MetricStore(this.db, this.writer);
     this.telemetry = new TelemetryStore(this.db, this.writer);
+    this.gpuJournal = new GpuJournalStore(this.db);
   }
 
   /** Everything queued so far (output in the worker, samples here) committed. */
