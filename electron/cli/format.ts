@@ -65,6 +65,8 @@ export function formatRunDetails(run: Run): string {
   }
   if (summary.evalLoss !== null) lines.push(`  eval loss ${summary.evalLoss}`);
   if (summary.nanDetected) lines.push('  NaN/Inf   seen in the loss');
+  const gpuSettings = describeGpuSettings(run.gpuSettings);
+  if (gpuSettings) lines.push(`  gpu       ${gpuSettings}`);
   if (summary.metricsSource) lines.push(`  metrics   from ${summary.metricsSource === 'channel' ? 'the structured channel' : 'the terminal output'}`);
   return lines.join('\n');
 }
@@ -83,4 +85,27 @@ export function formatRunTable(runs: readonly Run[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** "persistence on, power limit 350 W, clocks locked at 2400 MHz (set for this run, restored after)". */
+export function describeGpuSettings(settings: Run['gpuSettings']): string | null {
+  if (!settings) return null;
+  const range = (value: unknown) => {
+    const r = value as { minMHz?: number; maxMHz?: number } | null;
+    if (typeof r?.minMHz !== 'number') return null;
+    return r.minMHz === r.maxMHz ? `${r.minMHz} MHz` : `${r.minMHz}-${r.maxMHz} MHz`;
+  };
+  const parts = [
+    settings.persistenceMode === true ? 'persistence on' : settings.persistenceMode === false ? 'persistence off' : null,
+    typeof settings.powerLimitW === 'number' ? `power limit ${settings.powerLimitW} W` : null,
+    `clocks ${range(settings.clockLock) === null ? 'not locked' : `locked at ${range(settings.clockLock)}`}`,
+    range(settings.memoryClockLock) === null ? null : `memory clocks locked at ${range(settings.memoryClockLock)}`,
+  ].filter(Boolean);
+  const how =
+    settings.setBy === null || settings.setBy === undefined
+      ? 'as found'
+      : settings.restored === false
+        ? `set for this ${String(settings.setBy)}; NOT restored: ${((settings.restoreErrors as string[] | undefined) ?? []).join('; ')}`
+        : `set for this ${String(settings.setBy)}${settings.restored === true ? ', restored after' : ''}`;
+  return `${parts.join(', ')} (${how})`;
 }

@@ -76,11 +76,11 @@ export function formatClockRange(range: ClockRange): string {
   return range.minMHz === range.maxMHz ? `${range.minMHz}` : `${range.minMHz},${range.maxMHz}`;
 }
 
-/** One line a person reads: "lock GPU clocks at 2100 MHz". */
+/** What the operation does, as a verb phrase a sentence can hold: "lock GPU clocks at 2100 MHz". */
 export function describeOperation(op: GpuOperation): string {
   switch (op.kind) {
     case 'persistence':
-      return `persistence mode ${op.enabled ? 'on' : 'off'}`;
+      return `turn persistence mode ${op.enabled ? 'on' : 'off'}`;
     case 'lockClocks':
       return `lock GPU clocks at ${describeRange(op.range)}`;
     case 'resetClocks':
@@ -90,7 +90,7 @@ export function describeOperation(op: GpuOperation): string {
     case 'resetMemoryClocks':
       return 'reset memory clocks';
     case 'powerLimit':
-      return `power limit ${op.watts} W`;
+      return `set the power limit to ${op.watts} W`;
   }
 }
 

@@ -2,7 +2,7 @@
 // before anything runs, and the sweep profiles derived from it.
 import type { GpuControlState, GpuProfile } from '../../shared/api.js';
 import { describeOperation, type ClockRange, type GpuOperation } from '../../shared/gpuSettings.js';
-import { classifyNvidiaSmiMessage, parseNvidiaSmiXml, supportedGraphicsClocks } from '../telemetry/nvidiaSmi/index.js';
+import { classifyNvidiaSmiMessage, parseNvidiaSmiXml, supportedGraphicsClocks, type GpuInfo } from '../telemetry/nvidiaSmi/index.js';
 import { runNvidiaSmi } from '../telemetry/nvidiaSmiSampler.js';
 
 export type ReadStateResult = { ok: true; state: GpuControlState } | { ok: false; reason: string };
@@ -20,36 +20,37 @@ export async function readGpuState(binary: string, gpu: string, env: Record<stri
   if (!parsed.ok) return { ok: false, reason: `could not read nvidia-smi's answer: ${parsed.error}` };
   const info = parsed.card.gpus[0];
   if (!info) return { ok: false, reason: `nvidia-smi lists no GPU ${gpu}` };
-  const gpuIndex = /^\d+$/u.test(gpu) ? Number(gpu) : info.index;
+  return { ok: true, state: stateFromInfo(info, gpu, locks) };
+}
+
+/** The control state of one GPU of an info card; `gpu` is the selector it was asked for by. */
+export function stateFromInfo(info: GpuInfo, gpu: string, locks: KnownLocks): GpuControlState {
   return {
-    ok: true,
-    state: {
-      index: gpuIndex,
-      uuid: info.uuid,
-      busId: info.busId,
-      name: info.name,
-      persistenceMode: info.persistenceMode,
-      clocks: {
-        graphicsMHz: info.clocks.current.graphicsMHz,
-        memMHz: info.clocks.current.memMHz,
-        maxGraphicsMHz: info.clocks.max.graphicsMHz,
-        maxMemMHz: info.clocks.max.memMHz,
-        maxCustomerBoostMHz: info.clocks.maxCustomerBoostMHz,
-        defaultApplicationsGraphicsMHz: info.clocks.defaultApplications.graphicsMHz,
-      },
-      supportedGraphicsMHz: supportedGraphicsClocks(info),
-      supportedMemoryMHz: [...new Set((info.supportedClocks ?? []).map((m) => m.memMHz))].sort((a, b) => b - a),
-      power: {
-        drawW: info.power.drawW,
-        limitW: info.power.limitW,
-        requestedLimitW: info.power.requestedLimitW,
-        defaultLimitW: info.power.defaultLimitW,
-        minLimitW: info.power.minLimitW,
-        maxLimitW: info.power.maxLimitW,
-      },
-      locks,
-      processes: info.processes.map((p) => ({ pid: p.pid, name: p.name, usedMemoryMiB: p.usedMemoryMiB })),
+    index: /^\d+$/u.test(gpu) ? Number(gpu) : info.index,
+    uuid: info.uuid,
+    busId: info.busId,
+    name: info.name,
+    persistenceMode: info.persistenceMode,
+    clocks: {
+      graphicsMHz: info.clocks.current.graphicsMHz,
+      memMHz: info.clocks.current.memMHz,
+      maxGraphicsMHz: info.clocks.max.graphicsMHz,
+      maxMemMHz: info.clocks.max.memMHz,
+      maxCustomerBoostMHz: info.clocks.maxCustomerBoostMHz,
+      defaultApplicationsGraphicsMHz: info.clocks.defaultApplications.graphicsMHz,
     },
+    supportedGraphicsMHz: supportedGraphicsClocks(info),
+    supportedMemoryMHz: [...new Set((info.supportedClocks ?? []).map((m) => m.memMHz))].sort((a, b) => b - a),
+    power: {
+      drawW: info.power.drawW,
+      limitW: info.power.limitW,
+      requestedLimitW: info.power.requestedLimitW,
+      defaultLimitW: info.power.defaultLimitW,
+      minLimitW: info.power.minLimitW,
+      maxLimitW: info.power.maxLimitW,
+    },
+    locks,
+    processes: info.processes.map((p) => ({ pid: p.pid, name: p.name, usedMemoryMiB: p.usedMemoryMiB })),
   };
 }
 
