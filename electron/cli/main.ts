@@ -12,6 +12,7 @@ import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
+import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
 
@@ -97,6 +98,47 @@ export function buildProgram(): Command {
       );
     },
   );
+
+  const positiveInt = (what: string) => (value: string) => {
+    if (!/^\d+$/u.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} is a positive whole number`);
+    return Number(value);
+  };
+  const collect = (value: string, previous: string[]) => [...previous, value];
+
+  const sweep = program
+    .command('sweep')
+    .description('run a plan of configs as one experiment: repeats interleaved, one run at a time, on a quiet GPU')
+    .option('--workload <name>', 'a registered workload')
+    .option('--set <var=value>', 'a value every config shares (repeatable)', collect, [])
+    .option('--vary <var=v1,v2>', 'a variable and its values, the first the baseline\'s (repeatable)', collect, [])
+    .addOption(new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination').choices(['one-at-a-time', 'ladder', 'grid']).default('ladder'))
+    .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats'), 3)
+    .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps'))
+    .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout'))
+    .option('--no-wait-idle', 'do not wait for an idle, cool GPU before each run')
+    .option('--max-wait <seconds>', 'longest wait for an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
+    .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('a sweep id'))
+    .option('--json', 'print the finished sweep as JSON');
+  addGpuRunOptions(sweep).action(async (options: Omit<SweepCommandOptions, 'json'>, command: Command) => {
+    const global = globals(command);
+    await withCore(global, (core) => sweepCommand(core, { ...options, json: global.json === true }), options.gpu);
+  });
+
+  program
+    .command('find-batch')
+    .description('the largest batch that fits: doubles it until out of memory, then bisects (short runs)')
+    .option('--workload <name>', 'a registered workload')
+    .option('--set <var=value>', 'a value every probe shares (repeatable)', collect, [])
+    .option('--var <name>', 'the batch variable', 'batch')
+    .option('--start <n>', 'the first batch tried', positiveInt('--start'), 1)
+    .option('--max-steps <n>', 'steps per probe', positiveInt('--max-steps'), 20)
+    .option('--json', 'print the finder as JSON')
+    .action(async (options: { workload?: string; set: string[]; var: string; start: number; maxSteps: number }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) =>
+        findBatchCommand(core, { workload: options.workload, set: options.set, variable: options.var, start: options.start, maxSteps: options.maxSteps, json: global.json === true }),
+      );
+    });
 
   addGpuCommands(program, {
     withCore: (command, gpu, work) => withCore(globals(command), work, gpu),

@@ -5,7 +5,9 @@ import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
-import { GpuControl } from './gpu-control/gpuControl.js';
+import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
+import { nvidiaSmiReader } from './experiments/fairConditions.js';
+import { SweepQueue } from './experiments/sweepQueue.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
@@ -16,6 +18,7 @@ import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSamp
 import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { OrphanRegistry } from './runner/orphans.js';
+import { isAlive } from './runner/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
@@ -42,6 +45,9 @@ export interface Core {
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
   readonly gpu: GpuControl;
+  readonly sweeps: SweepQueue;
+  /** Sweeps whose engine died; they can be resumed. */
+  readonly interruptedSweeps: number[];
   readonly dbPath: string;
   subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void, options?: SubscribeOptions): Subscription;
   /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
@@ -57,6 +63,8 @@ export interface Core {
 export interface GpuStartOptions {
   gpuSettings?: GpuRunSettings | undefined;
   confirmOtherProcesses?: boolean | undefined;
+  /** Settings a sweep holds for its runs (recorded as set by the sweep). */
+  inForce?: GpuSettingsRecord | null | undefined;
 }
 
 const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo', 'pkexec', 'manual'];
@@ -122,10 +130,9 @@ export function createCore(options: CoreOptions): Core {
   });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
-    const { gpuSettings, confirmOtherProcesses, ...start } = request;
+    const { gpuSettings, confirmOtherProcesses, inForce, ...start } = request;
     if (!hasRunSettings(gpuSettings)) {
-      const inForce = await gpu.settingsInForce();
-      return runner.start({ ...start, gpuSettingsInForce: inForce });
+      return runner.start({ ...start, gpuSettingsInForce: inForce ?? (await gpu.settingsInForce()) });
     }
     const label = start.workload ? `a run of ${start.workload.name}` : 'a run';
     const lease = await gpu.acquire(gpuSettings, { scope: 'run', confirmOtherProcesses: confirmOtherProcesses ?? false, label });
@@ -137,6 +144,18 @@ export function createCore(options: CoreOptions): Core {
       throw error;
     }
   };
+
+  const sweeps = new SweepQueue({
+    store,
+    runner,
+    startRun: (request) => startRun(request),
+    gpu,
+    events,
+    reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
+    now,
+    ownerPid: process.pid,
+  });
+  const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -228,6 +247,12 @@ export function createCore(options: CoreOptions): Core {
     'gpu.status': ({ gpu: selected }) => gpu.status(selected),
     'gpu.apply': ({ gpu: selected, operation, confirmOtherProcesses }) => gpu.apply(operation, { gpu: selected, confirmOtherProcesses }),
     'gpu.restoreAbandoned': () => gpu.restoreAbandoned(),
+    'sweeps.plan': (input) => sweeps.preview(input),
+    'sweeps.start': (input) => sweeps.start(input),
+    'sweeps.list': ({ limit }) => sweeps.list(limit),
+    'sweeps.get': ({ id }) => sweeps.get(id),
+    'sweeps.control': ({ id, action }) => sweeps.control(id, action),
+    'sweeps.findBatch': (input) => sweeps.findBatch(input),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);
@@ -243,6 +268,8 @@ export function createCore(options: CoreOptions): Core {
     recovery,
     orphans,
     gpu,
+    sweeps,
+    interruptedSweeps,
     dbPath,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
@@ -251,8 +278,11 @@ export function createCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       orphans.close();
-      // Each run puts its own GPU changes back as it ends; a sweep's are put back here.
+      // Sweeps first, so none starts another run; each run puts its own GPU changes back as it ends,
+      // a sweep's are put back as it stops, and anything still held here.
+      const sweepsStopped = sweeps.close();
       await runner.close();
+      await sweepsStopped;
       await gpu.close();
       await store.close();
     },

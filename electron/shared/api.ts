@@ -17,6 +17,9 @@ export const LIMITS = {
   outputPageBytes: 4 * 1024 * 1024,
 } as const;
 
+/** Longest limit a run may be given: a week. */
+const MAX_RUN_SECONDS = 7 * 24 * 3600;
+
 const name = z
   .string()
   .trim()
@@ -146,7 +149,112 @@ export const run = z.object({
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
   fingerprint: z.record(z.string(), z.unknown()).nullable().default(null),
+  /** Its place in a sweep: which sweep, which config, which repeat (all null outside one). */
+  sweepId: z.number().int().nullable().default(null),
+  configIndex: z.number().int().nullable().default(null),
+  repeatIndex: z.number().int().nullable().default(null),
+  /** How long it waited for an idle, cool GPU before it started (sweeps), and why it stopped waiting. */
+  wait: z
+    .object({
+      seconds: z.number(),
+      reason: z.enum(['ready', 'timeout', 'no-gpu', 'disabled']),
+      startTempC: z.number().nullable(),
+      endTempC: z.number().nullable(),
+      targetTempC: z.number().nullable(),
+      busyProcesses: z.number().int(),
+    })
+    .nullable()
+    .default(null),
 });
+
+export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
+const sweepVariable = z.object({
+  name: varName,
+  values: z.array(z.string().min(1).max(LIMITS.argChars)).min(1).max(64),
+});
+
+/** What a sweep is asked to do: the same for the plan preview and the start. */
+export const sweepRequest = z.object({
+  workloadId: z.number().int().positive(),
+  name: z.string().trim().max(LIMITS.nameChars).optional(),
+  /** Values every config shares (the rest come from the workload's defaults). */
+  values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+  /** Variables varied; the first value of each is the baseline's. */
+  vary: z.array(sweepVariable).min(1).max(16),
+  plan: sweepPlan.default('ladder'),
+  repeats: z.number().int().min(1).max(50).default(3),
+  /** Each run stops after this many steps, or after this long (ends `timed_out`). */
+  maxSteps: z.number().int().positive().optional(),
+  timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
+  /** Before each run: wait for no other compute process, low utilisation, and a temperature near idle. */
+  waitForIdle: z.boolean().default(true),
+  maxWaitSeconds: z.number().min(0).max(3600).default(120),
+  /** GPU settings held for the whole sweep (a profile or custom), restored at its end. */
+  gpuSettings: gpuRunSettingsInput.optional(),
+  confirmOtherProcesses: z.boolean().default(false),
+});
+
+export const sweepConfig = z.object({
+  index: z.number().int(),
+  name: z.string(),
+  values: z.record(z.string(), z.string()),
+  /** What differs from the baseline, as VAR=VALUE. */
+  changes: z.array(z.string()),
+});
+
+export const sweepConfigState = sweepConfig.extend({
+  runIds: z.array(z.number().int()),
+  status: z.enum(['pending', 'running', 'done', 'oom', 'failed', 'skipped']),
+  /** Repeats pooled: median of the runs' steady throughputs, and the same for step time and final loss. */
+  throughputMedian: z.number().nullable(),
+  throughputUnit: z.string().nullable(),
+  stepTimeMsMedian: z.number().nullable(),
+  finalLossMedian: z.number().nullable(),
+  vramPeakMiB: z.number().nullable(),
+});
+
+export const sweep = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  kind: z.enum(['sweep', 'batch-finder']),
+  createdAt: z.string(),
+  endedAt: z.string().nullable(),
+  workloadId: z.number().int().nullable(),
+  workloadName: z.string(),
+  plan: z.string(),
+  repeats: z.number().int(),
+  status: z.enum(['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled', 'interrupted']),
+  configs: z.array(sweepConfigState),
+  progress: z.object({
+    /** Runs finished or skipped, of all the schedule holds. */
+    done: z.number().int(),
+    total: z.number().int(),
+    currentRunId: z.number().int().nullable(),
+    /** What the current run is: "config 2 of 5 (+batch=16), repeat 1 of 3". */
+    current: z.string().nullable(),
+    /** From the durations measured so far in this sweep; null before the first run ends. */
+    etaSeconds: z.number().nullable(),
+    waiting: z.string().nullable(),
+  }),
+  request: z.record(z.string(), z.unknown()),
+  /** Why it stopped early, for a person to read. */
+  error: z.string().nullable(),
+  /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
+  result: z
+    .object({ variable: z.string(), largestFit: z.number().nullable(), firstFailure: z.number().nullable(), message: z.string() })
+    .nullable(),
+});
+
+export const sweepPreview = z.object({
+  configs: z.array(
+    sweepConfig.extend({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
+  ),
+  runCount: z.number().int(),
+  /** From earlier runs of the workload; null when there are none to go by. */
+  estimateSeconds: z.number().nullable(),
+  estimateBasis: z.string(),
+});
+
 
 export const outputChunk = z.object({
   seq: z.number().int().nonnegative(),
@@ -237,8 +345,6 @@ export const gpuElevation = z.object({
   detail: z.string(),
 });
 
-/** Longest limit a run may be given: a week. */
-const MAX_RUN_SECONDS = 7 * 24 * 3600;
 
 export const orphan = z.object({
   runId,
@@ -414,6 +520,29 @@ export const methods = {
     input: empty,
     output: z.object({ restored: z.array(gpuJournalEntry), failed: z.array(gpuJournalEntry) }),
   },
+  /** The plan a sweep would run: every config's exact command and env, the run count, an estimate. */
+  'sweeps.plan': { input: sweepRequest, output: sweepPreview },
+  /** Queues a sweep; it runs one run at a time on the GPU. */
+  'sweeps.start': { input: sweepRequest, output: sweep },
+  'sweeps.list': { input: z.object({ limit: z.number().int().min(1).max(1000).default(100) }), output: z.array(sweep) },
+  'sweeps.get': { input: z.object({ id: z.number().int().positive() }), output: sweep },
+  /** Pause after the current run; resume; skip the current run; cancel the rest. */
+  'sweeps.control': {
+    input: z.object({ id: z.number().int().positive(), action: z.enum(['pause', 'resume', 'skip', 'cancel']) }),
+    output: sweep,
+  },
+  /** Doubles a batch variable until out of memory, then bisects to the largest that fits (short runs). */
+  'sweeps.findBatch': {
+    input: z.object({
+      workloadId: z.number().int().positive(),
+      values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+      variable: varName.default('batch'),
+      start: z.number().int().positive().max(1 << 20).default(1),
+      maxSteps: z.number().int().positive().default(20),
+      timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
+    }),
+    output: sweep,
+  },
   /** Training processes of interrupted runs still alive after the engine died. */
   'runs.orphans': { input: empty, output: z.array(orphan) },
   'runs.killOrphan': { input: z.object({ runId }), output: ok },
@@ -429,6 +558,8 @@ export const events = {
   'runs.onTelemetryStatus': z.object({ runId, level: z.enum(['info', 'warning', 'error']), message: z.string() }),
   /** A telemetry sample of a running run (GPU every 250 ms, host every 500 ms by default). */
   'runs.onTelemetry': z.object({ runId, gpu: gpuTelemetryPoint.optional(), host: hostTelemetryPoint.optional() }),
+  /** A sweep changed: progress, a config's status, paused, ended. */
+  'sweeps.onDidChange': sweep,
   /** New metric samples of a running run (for live charts), batched. */
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
 } as const;
@@ -444,6 +575,10 @@ export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
 export type GpuControlState = z.output<typeof gpuControlState>;
+export type Sweep = z.output<typeof sweep>;
+export type SweepRequest = z.output<typeof sweepRequest>;
+export type SweepConfig = z.output<typeof sweepConfig>;
+export type SweepPreview = z.output<typeof sweepPreview>;
 export type GpuJournalEntry = z.output<typeof gpuJournalEntry>;
 export type GpuProfile = z.output<typeof gpuProfile>;
 export type GpuElevation = z.output<typeof gpuElevation>;

@@ -11,6 +11,7 @@ import {
   type GpuRunSettings,
 } from '../../shared/gpuSettings.js';
 import type { GpuJournalStore, JournalScope, StoredJournalEntry } from '../store/gpuJournalStore.js';
+import { isAlive } from '../runner/procStat.js';
 import { operationArgs } from './allowlist.js';
 import { interpretControlAnswer, type ControlAnswer } from './answers.js';
 import { ManualCommandRequired, type Elevation, type ElevationMode } from './elevation.js';
@@ -69,15 +70,6 @@ export class GpuLease {
   release(): Promise<RestoreOutcome> {
     this.released ??= this.restore();
     return this.released;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -5,7 +5,7 @@ import { TextDecoder } from 'node:util';
 import type { Run, Workload } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
-import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
+import { EMPTY_SUMMARY, type RunPlacement, type RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
 import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
@@ -75,6 +75,8 @@ export interface StartRequest {
   gpuSettingsInForce?: GpuSettingsRecord | null | undefined;
   /** The run's own GPU changes, put back as soon as it ends. */
   gpuLease?: GpuLease | null | undefined;
+  /** Its place in a sweep. */
+  sweep?: RunPlacement | null | undefined;
 }
 
 interface ActiveRun {
@@ -168,6 +170,7 @@ export class RunManager {
       env: runEnv,
       startedAt,
       enginePid: process.pid,
+      sweep: request.sweep ?? null,
     });
     if (request.gpuSettingsInForce) this.runs.setGpuSettings(record.id, request.gpuSettingsInForce);
     request.gpuLease?.attachRun(record.id);

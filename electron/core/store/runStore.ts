@@ -25,6 +25,10 @@ interface RunRow {
   summary_json: string | null;
   gpu_settings_json: string | null;
   fingerprint_json: string | null;
+  sweep_id: number | null;
+  config_index: number | null;
+  repeat_index: number | null;
+  wait_json: string | null;
 }
 
 export interface NewRun {
@@ -36,6 +40,14 @@ export interface NewRun {
   env: Record<string, string>;
   startedAt: Date;
   enginePid: number;
+  /** Where the run sits in a sweep, if it belongs to one. */
+  sweep?: RunPlacement | null | undefined;
+}
+
+export interface RunPlacement {
+  sweepId: number;
+  configIndex: number;
+  repeatIndex: number;
 }
 
 export interface RunEnding {
@@ -88,8 +100,10 @@ export class RunStore {
   ) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid)
-         VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid)`,
+        `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
+           sweep_id, config_index, repeat_index)
+         VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
+           @sweepId, @configIndex, @repeatIndex)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -113,6 +127,8 @@ export class RunStore {
       setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
       setGpuSettings: db.prepare('UPDATE runs SET gpu_settings_json = ? WHERE id = ?'),
+      setWait: db.prepare('UPDATE runs SET wait_json = ? WHERE id = ?'),
+      forSweep: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE sweep_id = ? ORDER BY id'),
     };
   }
 
@@ -126,6 +142,9 @@ export class RunStore {
       config: JSON.stringify(run.config),
       env: JSON.stringify(run.env),
       enginePid: run.enginePid,
+      sweepId: run.sweep?.sweepId ?? null,
+      configIndex: run.sweep?.configIndex ?? null,
+      repeatIndex: run.sweep?.repeatIndex ?? null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -164,6 +183,16 @@ export class RunStore {
   /** The GPU settings in force for the run (and, once it ended, whether the app's own changes were put back). */
   setGpuSettings(id: number, settings: Record<string, unknown> | null): void {
     this.statements.setGpuSettings.run(settings === null ? null : JSON.stringify(settings), id);
+  }
+
+  /** How long the run waited for fair conditions before it started. */
+  setWait(id: number, wait: Record<string, unknown>): void {
+    this.statements.setWait.run(JSON.stringify(wait), id);
+  }
+
+  /** A sweep's runs in the order they started. */
+  forSweep(sweepId: number): Run[] {
+    return this.statements.forSweep.all(sweepId).map(toRun);
   }
 
   get(id: number): Run | undefined {
@@ -260,5 +289,9 @@ function toRun(row: RunRow): Run {
     summary: row.summary_json ? (JSON.parse(row.summary_json) as RunSummary) : EMPTY_SUMMARY,
     gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,
     fingerprint: row.fingerprint_json ? (JSON.parse(row.fingerprint_json) as Record<string, unknown>) : null,
+    sweepId: row.sweep_id,
+    configIndex: row.config_index,
+    repeatIndex: row.repeat_index,
+    wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
   };
 }

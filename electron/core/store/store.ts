@@ -1,6 +1,7 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
 import { BatchWriter } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
+import { SweepStore } from './sweepStore.js';
 import { openDatabase, type Db } from './open.js';
 import { MetricStore } from './metricStore.js';
 import { OutputWriter } from './outputWriter.js';
@@ -17,6 +18,7 @@ export class Store {
   readonly metrics: MetricStore;
   readonly telemetry: TelemetryStore;
   readonly gpuJournal: GpuJournalStore;
+  readonly sweeps: SweepStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
@@ -27,6 +29,7 @@ export class Store {
     this.metrics = new MetricStore(this.db, this.writer);
     this.telemetry = new TelemetryStore(this.db, this.writer);
     this.gpuJournal = new GpuJournalStore(this.db);
+    this.sweeps = new SweepStore(this.db);
   }
 
   /** Everything queued so far (output in the worker, samples here) committed. */

@@ -2,6 +2,7 @@
 import { initial } from './0001-initial.js';
 import { workloadMode } from './0002-workload-mode.js';
 import { fingerprint } from './0003-fingerprint.js';
+import { sweeps } from './0004-sweeps.js';
 
 export interface Migration {
   version: number;
@@ -9,5 +10,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps];
 export const SCHEMA_VERSION = migrations.length;

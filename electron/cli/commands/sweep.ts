@@ -1,0 +1,182 @@
+// `tuning-bench sweep` and `find-batch`: a plan of configs run by the engine's queue, with a progress
+// bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
+import type { Core } from '../../core/createCore.js';
+import type { Sweep, SweepRequest } from '../../shared/api.js';
+import { sweepRequest } from '../../shared/api.js';
+import { UsageError } from '../errors.js';
+import { formatDuration } from '../format.js';
+import { runSettingsFrom, withConfirmation, type GpuCliOptions } from './gpu.js';
+import { parseAssignments } from './run.js';
+
+export interface SweepCommandOptions extends GpuCliOptions {
+  workload?: string;
+  set: string[];
+  vary: string[];
+  plan: string;
+  repeats: number;
+  maxSteps?: number;
+  timeout?: number;
+  waitIdle: boolean;
+  maxWait: number;
+  resume?: number;
+  json: boolean;
+}
+
+/** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] } */
+export function parseVary(text: string): { name: string; values: string[] } {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/su.exec(text);
+  if (!match) throw new UsageError(`--vary takes VAR=V1,V2,... (the first value is the baseline's), got "${text}"`);
+  const values = match[2]!.split(',');
+  if (values.some((v) => v === '')) throw new UsageError(`--vary ${match[1]}: an empty value in "${match[2]}"`);
+  return { name: match[1]!, values };
+}
+
+function requireWorkloadId(core: Core, name: string | undefined): number {
+  if (name === undefined) throw new UsageError('a sweep needs --workload NAME (see `tuning-bench workloads`)');
+  const workload = core.store.workloads.getByName(name);
+  if (!workload) throw new UsageError(`no workload "${name}" (registered: ${core.store.workloads.list().map((w) => w.name).join(', ')})`);
+  return workload.id;
+}
+
+/** A progress line: on a terminal redrawn in place, otherwise one line per change. */
+function progressPrinter(json: boolean): { update(sweep: Sweep): void; end(): void } {
+  const out = process.stderr;
+  const tty = out.isTTY === true;
+  let last = '';
+  return {
+    update(sweep) {
+      const { done, total, current, etaSeconds, waiting } = sweep.progress;
+      const width = 24;
+      const filled = total === 0 ? 0 : Math.round((done / total) * width);
+      const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+      const eta = etaSeconds === null ? '' : `, ETA ${formatDuration(etaSeconds * 1000)}`;
+      const now = waiting ?? (current ? `running ${current}` : sweep.status);
+      const line = `sweep ${sweep.id} ${bar} ${done}/${total}${eta}  ${now}`;
+      if (line === last) return;
+      last = line;
+      if (tty && !json) out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (out.columns ?? 120) - 1))}`);
+      else out.write(`${line}\n`);
+    },
+    end() {
+      if (tty && !json && last !== '') out.write('\n');
+    },
+  };
+}
+
+function formatNumber(value: number | null, digits = 1): string {
+  return value === null ? '-' : value.toFixed(digits);
+}
+
+export function formatSweepTable(sweep: Sweep): string {
+  const baseline = sweep.configs[0]?.throughputMedian ?? null;
+  const header = ['CONFIG', 'STATUS', 'RUNS', `THROUGHPUT${sweep.configs[0]?.throughputUnit ? ` (${sweep.configs[0].throughputUnit})` : ''}`, 'SPEEDUP', 'STEP MS', 'LOSS', 'VRAM MIB'];
+  const rows = sweep.configs.map((config) => [
+    config.name,
+    config.status,
+    String(config.runIds.length),
+    formatNumber(config.throughputMedian),
+    baseline !== null && config.throughputMedian !== null ? `${(config.throughputMedian / baseline).toFixed(2)}x` : '-',
+    formatNumber(config.stepTimeMsMedian, 2),
+    formatNumber(config.finalLossMedian, 3),
+    formatNumber(config.vramPeakMiB, 0),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const lines = [`sweep ${sweep.id} (${sweep.name}): ${sweep.status}, ${sweep.plan}, ${sweep.repeats} repeat${sweep.repeats === 1 ? '' : 's'}`, line(header), ...rows.map(line)];
+  if (sweep.result) lines.push(sweep.result.message);
+  if (sweep.error) lines.push(`error: ${sweep.error}`);
+  return lines.join('\n');
+}
+
+/** Follows a sweep to its end: progress on stderr, Ctrl-C cancels it (the current run is stopped). */
+export async function followSweep(core: Core, sweep: Sweep, json: boolean): Promise<Sweep> {
+  const progress = progressPrinter(json);
+  progress.update(sweep);
+  const subscription = core.subscribe((event, payload) => {
+    if (event === 'sweeps.onDidChange' && (payload as Sweep).id === sweep.id) progress.update(payload as Sweep);
+  });
+  const onSignal = () => {
+    process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
+    core.sweeps.control(sweep.id, 'cancel');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const ended = await core.sweeps.waitForEnd(sweep.id);
+    progress.update(ended);
+    return ended;
+  } finally {
+    progress.end();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    subscription.unsubscribe();
+  }
+}
+
+export async function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
+  let sweep: Sweep;
+  if (options.resume !== undefined) {
+    sweep = core.sweeps.control(options.resume, 'resume');
+  } else {
+    if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
+    const parsed = sweepRequest.safeParse({
+      workloadId: requireWorkloadId(core, options.workload),
+      values: parseAssignments(options.set),
+      vary: options.vary.map(parseVary),
+      plan: options.plan,
+      repeats: options.repeats,
+      maxSteps: options.maxSteps,
+      timeoutSeconds: options.timeout,
+      waitForIdle: options.waitIdle,
+      maxWaitSeconds: options.maxWait,
+      gpuSettings: undefined,
+      confirmOtherProcesses: false,
+    });
+    if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+    const request: SweepRequest = { ...parsed.data, gpuSettings: runSettingsFrom(options) };
+    sweep = await withConfirmation(options.yes === true, (confirm) => core.sweeps.start({ ...request, confirmOtherProcesses: confirm }));
+  }
+  const ended = await followSweep(core, sweep, options.json);
+  process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
+  if (ended.status === 'failed') process.exitCode = 1;
+}
+
+/** DESIGN's `sweep --json`: each config with `name`, `config`, `runIds` and its pooled `summary`. */
+export function sweepJson(sweep: Sweep): Record<string, unknown> {
+  return {
+    ...sweep,
+    configs: sweep.configs.map((config) => ({
+      ...config,
+      config: config.values,
+      summary: {
+        throughput: { median: config.throughputMedian, unit: config.throughputUnit },
+        stepTimeMs: { median: config.stepTimeMsMedian },
+        finalLoss: config.finalLossMedian,
+        vramPeakMiB: config.vramPeakMiB,
+      },
+    })),
+  };
+}
+
+export interface FindBatchOptions {
+  workload?: string;
+  set: string[];
+  variable: string;
+  start: number;
+  maxSteps: number;
+  json: boolean;
+}
+
+export async function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
+  const sweep = core.sweeps.findBatch({
+    workloadId: requireWorkloadId(core, options.workload),
+    values: parseAssignments(options.set),
+    variable: options.variable,
+    start: options.start,
+    maxSteps: options.maxSteps,
+    timeoutSeconds: 300,
+  });
+  const ended = await followSweep(core, sweep, options.json);
+  process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
+  if (ended.status === 'failed' || ended.result?.largestFit === null) process.exitCode = 1;
+}

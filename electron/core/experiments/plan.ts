@@ -1,0 +1,128 @@
+// Sweep plans: which configs a sweep runs (one at a time, ladder, grid), in what order, and for how long.
+import type { Run, SweepConfig } from '../../shared/api.js';
+
+export type SweepPlanKind = 'one-at-a-time' | 'ladder' | 'grid';
+
+export interface VariedVariable {
+  name: string;
+  values: string[];
+}
+
+/** A grid of 16 variables of 64 values is astronomically large; past this a plan is a mistake. */
+export const MAX_CONFIGS = 256;
+
+export class PlanError extends Error {
+  override name = 'PlanError';
+}
+
+function key(values: Record<string, string>): string {
+  return JSON.stringify(Object.entries(values).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * The configs of a plan, baseline first. The first value of each varied variable is the baseline's.
+ * - one at a time: each other value alone against the baseline;
+ * - ladder: each step adds one change to the step before (baseline, +batch, +workers, +AMP...);
+ * - grid: every combination.
+ * Configs that repeat one already planned (a value listed twice) are dropped.
+ */
+export function planConfigs(vary: readonly VariedVariable[], plan: SweepPlanKind, shared: Record<string, string>): SweepConfig[] {
+  const names = vary.map((v) => v.name);
+  const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+  if (duplicate) throw new PlanError(`${duplicate} is varied twice; give all its values in one --vary ${duplicate}=V1,V2`);
+  const baseline: Record<string, string> = { ...shared };
+  for (const variable of vary) baseline[variable.name] = variable.values[0]!;
+
+  const configs: Array<Omit<SweepConfig, 'index'>> = [{ name: 'baseline', values: baseline, changes: [] }];
+  if (plan === 'one-at-a-time') {
+    for (const variable of vary) {
+      for (const value of variable.values.slice(1)) {
+        configs.push({ name: `${variable.name}=${value}`, values: { ...baseline, [variable.name]: value }, changes: [`${variable.name}=${value}`] });
+      }
+    }
+  } else if (plan === 'ladder') {
+    let values = baseline;
+    let changes: string[] = [];
+    for (const variable of vary) {
+      for (const value of variable.values.slice(1)) {
+        values = { ...values, [variable.name]: value };
+        changes = [...changes.filter((c) => !c.startsWith(`${variable.name}=`)), `${variable.name}=${value}`];
+        configs.push({ name: `+${variable.name}=${value}`, values, changes });
+      }
+    }
+  } else {
+    const count = vary.reduce((n, v) => n * v.values.length, 1);
+    if (count > MAX_CONFIGS) throw new PlanError(`this grid has ${count} configs; at most ${MAX_CONFIGS}: vary fewer values, or use a ladder`);
+    let combos: Array<Record<string, string>> = [{}];
+    for (const variable of vary) combos = combos.flatMap((combo) => variable.values.map((value) => ({ ...combo, [variable.name]: value })));
+    for (const combo of combos.slice(1)) {
+      const changes = Object.entries(combo)
+        .filter(([name, value]) => baseline[name] !== value)
+        .map(([name, value]) => `${name}=${value}`);
+      configs.push({ name: changes.join(' '), values: { ...baseline, ...combo }, changes });
+    }
+  }
+
+  const seen = new Set<string>();
+  const unique = configs.filter((config) => {
+    const k = key(config.values);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  if (unique.length > MAX_CONFIGS) throw new PlanError(`this plan has ${unique.length} configs; at most ${MAX_CONFIGS}`);
+  return unique.map((config, index) => ({ index, ...config }));
+}
+
+export interface SchedulePosition {
+  configIndex: number;
+  repeatIndex: number;
+}
+
+/** Repeats interleaved (A B C A B C), so slow drift (heat, other load) spreads over every config alike. */
+export function interleavedSchedule(configCount: number, repeats: number): SchedulePosition[] {
+  const schedule: SchedulePosition[] = [];
+  for (let repeatIndex = 0; repeatIndex < repeats; repeatIndex += 1) {
+    for (let configIndex = 0; configIndex < configCount; configIndex += 1) schedule.push({ configIndex, repeatIndex });
+  }
+  return schedule;
+}
+
+export function runSeconds(run: Run): number | null {
+  if (run.endedAt === null) return null;
+  return (Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000;
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Seconds the plan should take, from earlier runs of the workload: a config's own earlier runs where
+ * there are some, else the workload's typical run. Null with nothing to go by.
+ */
+export function estimateSeconds(
+  configs: readonly SweepConfig[],
+  repeats: number,
+  history: readonly Run[],
+): { seconds: number | null; basis: string } {
+  const finished = history.filter((run) => run.exitClass === 'ok' && runSeconds(run) !== null);
+  if (finished.length === 0) return { seconds: null, basis: 'no earlier finished run of this workload to estimate from' };
+  const typical = median(finished.map((run) => runSeconds(run)!))!;
+  let fromOwn = 0;
+  let total = 0;
+  for (const config of configs) {
+    const own = finished.filter((run) => key(run.config) === key(config.values)).map((run) => runSeconds(run)!);
+    if (own.length > 0) fromOwn += 1;
+    total += (median(own) ?? typical) * repeats;
+  }
+  return {
+    seconds: total,
+    basis: `${fromOwn} of ${configs.length} configs from their own earlier runs, the rest from the workload's median run (${typical.toFixed(1)} s)`,
+  };
+}
+
+export { median };

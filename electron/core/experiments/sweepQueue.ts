@@ -1,0 +1,497 @@
+// The sweep queue: one run at a time on the GPU, repeats interleaved, fair conditions before each
+// run, the sweep's GPU settings held throughout, pause/resume/skip/cancel, resumption after a crash.
+import type { Run, Sweep, SweepConfig, SweepPreview, SweepRequest, Workload } from '../../shared/api.js';
+import { ApiFailure } from '../../shared/api.js';
+import { hasRunSettings, type GpuRunSettings } from '../../shared/gpuSettings.js';
+import type { EventHub } from '../events.js';
+import type { GpuControl, GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
+import type { RunManager } from '../runner/runManager.js';
+import type { Store } from '../store/store.js';
+import type { RunPlacement } from '../store/runStore.js';
+import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
+import { findLargestBatch } from './batchFinder.js';
+import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
+import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, runSeconds, type SchedulePosition } from './plan.js';
+
+const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
+
+export interface SweepStartRun {
+  (request: {
+    workload: Workload;
+    values: Record<string, string>;
+    maxSteps?: number | undefined;
+    timeoutSeconds?: number | undefined;
+    sweep: RunPlacement;
+    inForce?: GpuSettingsRecord | null;
+  }): Promise<Run>;
+}
+
+export interface SweepQueueDeps {
+  store: Store;
+  runner: RunManager;
+  startRun: SweepStartRun;
+  gpu: GpuControl;
+  events: EventHub;
+  /** null: no GPU here, so no waiting for one. */
+  reader: GpuReader | null;
+  now: () => Date;
+  ownerPid: number;
+}
+
+type FindBatchRequest = { workloadId: number; values: Record<string, string>; variable: string; start: number; maxSteps: number; timeoutSeconds: number };
+
+/** What only the engine running a sweep knows: the run now, a wait, a pause or cancel asked for. */
+interface LiveSweep {
+  paused: boolean;
+  cancelled: boolean;
+  skipCurrent: boolean;
+  currentRunId: number | null;
+  current: string | null;
+  waiting: string | null;
+  resume: (() => void) | null;
+}
+
+export class SweepQueue {
+  private readonly live = new Map<number, LiveSweep>();
+  private readonly pending: number[] = [];
+  private runningSweep: number | null = null;
+  private draining: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly deps: SweepQueueDeps) {}
+
+  /** Marks the sweeps of engines that died as interrupted, so they can be offered for resumption. */
+  recoverInterrupted(isAlive: (pid: number) => boolean): SweepRecord[] {
+    const interrupted: SweepRecord[] = [];
+    for (const sweep of this.deps.store.sweeps.unfinished()) {
+      if (sweep.ownerPid !== null && sweep.ownerPid !== this.deps.ownerPid && isAlive(sweep.ownerPid)) continue;
+      this.deps.store.sweeps.setStatus(sweep.id, 'interrupted');
+      interrupted.push(sweep);
+    }
+    return interrupted;
+  }
+
+  preview(request: SweepRequest): SweepPreview {
+    const workload = this.requireWorkload(request.workloadId);
+    const configs = this.plan(request, workload);
+    const history = this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id);
+    const estimate = estimateSeconds(configs, request.repeats, history);
+    return {
+      configs: configs.map((config) => ({ ...config, ...this.deps.runner.preview(workload, config.values) })),
+      runCount: configs.length * request.repeats,
+      estimateSeconds: estimate.seconds,
+      estimateBasis: estimate.basis,
+    };
+  }
+
+  /** Queues a sweep. With the queue idle its GPU settings are applied now, so a refusal answers this call. */
+  async start(request: SweepRequest): Promise<Sweep> {
+    const workload = this.requireWorkload(request.workloadId);
+    const configs = this.plan(request, workload);
+    // Every config's command is built now: a bad value fails the request, not the fifth run.
+    for (const config of configs) this.deps.runner.preview(workload, config.values);
+    const record = this.deps.store.sweeps.insert({
+      createdAt: this.deps.now(),
+      name: request.name || `${workload.name} ${request.plan}`,
+      kind: 'sweep',
+      workloadId: workload.id,
+      workloadName: workload.name,
+      plan: request.plan,
+      request: request as unknown as Record<string, unknown>,
+      configs,
+      ownerPid: this.deps.ownerPid,
+    });
+    let lease: GpuLease | null = null;
+    if (this.runningSweep === null && hasRunSettings(request.gpuSettings)) {
+      try {
+        lease = await this.acquire(record.id, request.gpuSettings, request.confirmOtherProcesses);
+      } catch (error) {
+        this.deps.store.sweeps.remove(record.id);
+        throw error;
+      }
+    }
+    this.enqueue(record.id, lease);
+    return this.get(record.id);
+  }
+
+  /** A batch-size finder runs as a sweep of its own, its configs added probe by probe. */
+  findBatch(request: FindBatchRequest): Sweep {
+    const workload = this.requireWorkload(request.workloadId);
+    if (!workload.variables.some((v) => v.name === request.variable)) {
+      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${request.variable}`);
+    }
+    this.deps.runner.preview(workload, { ...request.values, [request.variable]: String(request.start) });
+    const record = this.deps.store.sweeps.insert({
+      createdAt: this.deps.now(),
+      name: `${workload.name} batch-size finder (${request.variable})`,
+      kind: 'batch-finder',
+      workloadId: workload.id,
+      workloadName: workload.name,
+      plan: 'double then bisect',
+      request: request as unknown as Record<string, unknown>,
+      configs: [],
+      ownerPid: this.deps.ownerPid,
+    });
+    this.enqueue(record.id, null);
+    return this.get(record.id);
+  }
+
+  control(id: number, action: 'pause' | 'resume' | 'skip' | 'cancel'): Sweep {
+    const record = this.requireRecord(id);
+    const live = this.live.get(id);
+    if (action === 'resume' && record.status === 'interrupted') {
+      this.deps.store.sweeps.setOwner(id, this.deps.ownerPid);
+      this.enqueue(id, null);
+      return this.get(id);
+    }
+    if (!live) throw new ApiFailure('conflict', `sweep ${id} is ${record.status}; only a queued, running or paused sweep can be ${action}d`);
+    if (action === 'pause') {
+      live.paused = true;
+      if (this.runningSweep === id && live.currentRunId === null) this.setStatus(id, 'paused');
+    } else if (action === 'resume') {
+      live.paused = false;
+      live.resume?.();
+    } else if (action === 'skip') {
+      live.skipCurrent = true;
+      if (live.currentRunId !== null && this.deps.runner.isActive(live.currentRunId)) this.deps.runner.stop(live.currentRunId);
+    } else {
+      live.cancelled = true;
+      live.paused = false;
+      live.resume?.();
+      if (live.currentRunId !== null && this.deps.runner.isActive(live.currentRunId)) this.deps.runner.stop(live.currentRunId);
+      if (this.runningSweep !== id) {
+        this.pending.splice(this.pending.indexOf(id), 1);
+        this.live.delete(id);
+        this.setStatus(id, 'cancelled', this.deps.now());
+      }
+    }
+    const sweep = this.get(id);
+    this.deps.events.emit('sweeps.onDidChange', sweep);
+    return sweep;
+  }
+
+  list(limit: number): Sweep[] {
+    return this.deps.store.sweeps.list(limit).map((record) => this.toSweep(record));
+  }
+
+  get(id: number): Sweep {
+    return this.toSweep(this.requireRecord(id));
+  }
+
+  /** Resolves when the sweep has ended (any final status). */
+  async waitForEnd(id: number): Promise<Sweep> {
+    for (;;) {
+      const sweep = this.get(id);
+      if (!['queued', 'running', 'paused'].includes(sweep.status) || !this.live.has(id)) return sweep;
+      await new Promise<void>((resolve) => {
+        const subscription = this.deps.events.subscribe((event, payload) => {
+          if (event === 'sweeps.onDidChange' && (payload as Sweep).id === id) {
+            subscription.unsubscribe();
+            resolve();
+          }
+        });
+      });
+    }
+  }
+
+  /** On quit: the current run is stopped by the runner; the sweep stays resumable (interrupted). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [id, live] of this.live) {
+      live.cancelled = true;
+      live.resume?.();
+      this.setStatus(id, 'interrupted');
+    }
+    await this.draining;
+  }
+
+  private plan(request: SweepRequest, workload: Workload): SweepConfig[] {
+    const known = new Set(workload.variables.map((v) => v.name));
+    const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name));
+    if (unknown) {
+      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')})`);
+    }
+    try {
+      return planConfigs(request.vary, request.plan, request.values);
+    } catch (error) {
+      if (error instanceof PlanError) throw new ApiFailure('invalid_input', error.message);
+      throw error;
+    }
+  }
+
+  private requireWorkload(id: number): Workload {
+    const workload = this.deps.store.workloads.get(id);
+    if (!workload) throw new ApiFailure('not_found', `no workload ${id}`);
+    return workload;
+  }
+
+  private requireRecord(id: number): SweepRecord {
+    const record = this.deps.store.sweeps.get(id);
+    if (!record) throw new ApiFailure('not_found', `no sweep ${id}`);
+    return record;
+  }
+
+  private acquire(id: number, settings: GpuRunSettings, confirm: boolean): Promise<GpuLease> {
+    return this.deps.gpu.acquire(settings, { scope: 'sweep', confirmOtherProcesses: confirm, label: `sweep ${id}` });
+  }
+
+  private enqueue(id: number, lease: GpuLease | null): void {
+    if (this.closed) throw new ApiFailure('unavailable', 'Tuning Bench is closing');
+    this.live.set(id, { paused: false, cancelled: false, skipCurrent: false, currentRunId: null, current: null, waiting: null, resume: null });
+    this.leases.set(id, lease);
+    this.pending.push(id);
+    this.setStatus(id, 'queued');
+    this.draining ??= this.drain().finally(() => (this.draining = null));
+  }
+
+  private readonly leases = new Map<number, GpuLease | null>();
+
+  private async drain(): Promise<void> {
+    for (let id = this.pending.shift(); id !== undefined; id = this.pending.shift()) {
+      this.runningSweep = id;
+      try {
+        await this.runSweep(id);
+      } catch (error) {
+        this.deps.store.sweeps.setError(id, error instanceof Error ? error.message : String(error));
+        this.setStatus(id, 'failed', this.deps.now());
+      } finally {
+        const lease = this.leases.get(id);
+        this.leases.delete(id);
+        if (lease) {
+          const outcome = await lease.release();
+          if (!outcome.ok) this.deps.store.sweeps.setError(id, `GPU settings not restored: ${outcome.errors.join('; ')}`);
+        }
+        this.live.delete(id);
+        this.runningSweep = null;
+        this.deps.events.emit('sweeps.onDidChange', this.get(id));
+      }
+    }
+  }
+
+  private async runSweep(id: number): Promise<void> {
+    const record = this.requireRecord(id);
+    const live = this.live.get(id)!;
+    if (live.cancelled) return;
+    const request = record.request as unknown as SweepRequest & FindBatchRequest;
+    const workload = this.requireWorkload(record.workloadId ?? -1);
+    this.setStatus(id, 'running');
+    if (record.kind === 'sweep' && !this.leases.get(id) && hasRunSettings(request.gpuSettings)) {
+      this.leases.set(id, await this.acquire(id, request.gpuSettings, true));
+    }
+    const idleTempC = await this.idleTemperature();
+
+    if (record.kind === 'batch-finder') {
+      await this.runFinder(id, workload, request, idleTempC);
+    } else {
+      const schedule = interleavedSchedule(record.configs.length, request.repeats);
+      for (const position of schedule) {
+        if (live.cancelled) break;
+        await this.pauseIfAsked(id, live);
+        if (live.cancelled) break;
+        const current = this.requireRecord(id);
+        if (this.isDone(current, position)) continue;
+        const config = current.configs[position.configIndex]!;
+        if (this.configRanOutOfMemory(id, position.configIndex)) {
+          this.skip(id, position, 'oom');
+          continue;
+        }
+        const label = `config ${position.configIndex + 1} of ${current.configs.length} (${config.name}), repeat ${position.repeatIndex + 1} of ${request.repeats}`;
+        const run = await this.runOne(id, live, workload, config.values, position, label, request, idleTempC);
+        if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
+          for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
+        }
+      }
+    }
+    if (this.closed) return;
+    const runs = this.deps.store.runs.forSweep(id);
+    const anyOk = runs.some((run) => run.exitClass === 'ok');
+    this.setStatus(id, live.cancelled ? 'cancelled' : anyOk ? 'succeeded' : 'failed', this.deps.now());
+  }
+
+  private async runFinder(id: number, workload: Workload, request: FindBatchRequest, idleTempC: number | null): Promise<void> {
+    const live = this.live.get(id)!;
+    const result = await findLargestBatch(request.start, async (batch) => {
+      if (live.cancelled) return 'cancelled';
+      const record = this.requireRecord(id);
+      const values = { ...request.values, [request.variable]: String(batch) };
+      const config: SweepConfig = { index: record.configs.length, name: `${request.variable}=${batch}`, values, changes: [`${request.variable}=${batch}`] };
+      this.deps.store.sweeps.setConfigs(id, [...record.configs, config]);
+      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60 };
+      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC);
+      if (run === null) return 'cancelled';
+      if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
+      if (run.exitClass === 'ok') return 'fits';
+      throw new Error(`the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`);
+    });
+    if (result === null) return;
+    const message =
+      result.largestFit === null
+        ? `even ${request.variable}=${request.start} ran out of memory`
+        : result.firstFailure === null
+          ? `${request.variable}=${result.largestFit} fits and nothing larger was tried (the search stops at ${result.largestFit})`
+          : `${request.variable}=${result.largestFit} is the largest that fits; ${result.firstFailure} ran out of memory`;
+    this.deps.store.sweeps.setResult(id, { variable: request.variable, largestFit: result.largestFit, firstFailure: result.firstFailure, message });
+  }
+
+  /** One run of the sweep, after waiting for fair conditions; null when it was skipped or cancelled before starting. */
+  private async runOne(
+    id: number,
+    live: LiveSweep,
+    workload: Workload,
+    values: Record<string, string>,
+    position: SchedulePosition,
+    label: string,
+    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number },
+    idleTempC: number | null,
+  ): Promise<Run | null> {
+    live.current = label;
+    live.skipCurrent = false;
+    let wait: RunWait = { seconds: 0, reason: 'disabled', startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
+    if (limits.waitForIdle && this.deps.reader) {
+      wait = await waitForFairConditions({
+        read: this.deps.reader,
+        idleTempC,
+        maxWaitMs: limits.maxWaitSeconds * 1000,
+        cancelled: () => live.cancelled || live.skipCurrent,
+        onWaiting: (what) => {
+          if (live.waiting === what) return;
+          live.waiting = what;
+          this.deps.events.emit('sweeps.onDidChange', this.get(id));
+        },
+      });
+      live.waiting = null;
+    }
+    if (live.cancelled) return null;
+    if (live.skipCurrent) {
+      this.skip(id, position, 'person');
+      return null;
+    }
+    const lease = this.leases.get(id);
+    const run = await this.deps.startRun({
+      workload,
+      values,
+      maxSteps: limits.maxSteps,
+      timeoutSeconds: limits.timeoutSeconds,
+      sweep: { sweepId: id, ...position },
+      inForce: lease?.record ?? null,
+    });
+    this.deps.store.runs.setWait(run.id, wait);
+    live.currentRunId = run.id;
+    this.deps.events.emit('sweeps.onDidChange', this.get(id));
+    const ended = await this.deps.runner.waitForExit(run.id);
+    live.currentRunId = null;
+    if (live.skipCurrent) this.skip(id, position, 'person');
+    this.deps.events.emit('sweeps.onDidChange', this.get(id));
+    return ended;
+  }
+
+  private async pauseIfAsked(id: number, live: LiveSweep): Promise<void> {
+    if (!live.paused) return;
+    this.setStatus(id, 'paused');
+    this.deps.events.emit('sweeps.onDidChange', this.get(id));
+    await new Promise<void>((resolve) => (live.resume = resolve));
+    live.resume = null;
+    if (!live.cancelled) this.setStatus(id, 'running');
+  }
+
+  /** Measured once, when the sweep begins: the GPU's temperature if it is idle now, else unknown. */
+  private async idleTemperature(): Promise<number | null> {
+    const reading = await this.deps.reader?.();
+    if (!reading || reading.computeProcesses > 0 || (reading.utilPercent ?? 0) > 10) return null;
+    return reading.tempC;
+  }
+
+  private isDone(record: SweepRecord, position: SchedulePosition): boolean {
+    if (record.skipped.some((s) => s.configIndex === position.configIndex && s.repeatIndex === position.repeatIndex)) return true;
+    return this.deps.store.runs
+      .forSweep(record.id)
+      .some((run) => run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status !== 'interrupted' && run.status !== 'running');
+  }
+
+  private configRanOutOfMemory(id: number, configIndex: number): boolean {
+    return this.deps.store.runs.forSweep(id).some((run) => run.configIndex === configIndex && OOM_CLASSES.has(run.exitClass ?? ''));
+  }
+
+  private skip(id: number, position: SchedulePosition, reason: SkippedPosition['reason']): void {
+    const record = this.requireRecord(id);
+    if (record.skipped.some((s) => s.configIndex === position.configIndex && s.repeatIndex === position.repeatIndex)) return;
+    this.deps.store.sweeps.setSkipped(id, [...record.skipped, { ...position, reason }]);
+  }
+
+  private setStatus(id: number, status: SweepRecord['status'], endedAt: Date | null = null): void {
+    this.deps.store.sweeps.setStatus(id, status, endedAt);
+  }
+
+  private toSweep(record: SweepRecord): Sweep {
+    const runs = this.deps.store.runs.forSweep(record.id);
+    const live = this.live.get(record.id);
+    const request = record.request as { repeats?: number };
+    const repeats = record.kind === 'batch-finder' ? 1 : (request.repeats ?? 1);
+    const configs = record.configs.map((config) => {
+      const own = runs.filter((run) => run.configIndex === config.index);
+      const ok = own.filter((run) => run.exitClass === 'ok');
+      const skipped = record.skipped.filter((s) => s.configIndex === config.index);
+      const finished = own.filter((run) => run.status !== 'running' && run.status !== 'interrupted');
+      const pick = (value: (run: Run) => number | null) => median(ok.map(value).filter((v): v is number => v !== null));
+      const status: Sweep['configs'][number]['status'] = own.some((run) => run.status === 'running')
+        ? 'running'
+        : own.some((run) => OOM_CLASSES.has(run.exitClass ?? ''))
+          ? 'oom'
+          : skipped.length >= repeats
+            ? 'skipped'
+            : finished.length + skipped.length >= repeats
+              ? ok.length > 0
+                ? 'done'
+                : 'failed'
+              : 'pending';
+      const vram = ok.map((run) => run.summary.gpu?.vramPeakMiB ?? null).filter((v): v is number => v !== null);
+      return {
+        ...config,
+        runIds: own.map((run) => run.id),
+        status,
+        throughputMedian: pick((run) => run.summary.throughput.median),
+        throughputUnit: ok.find((run) => run.summary.throughput.unit !== null)?.summary.throughput.unit ?? null,
+        stepTimeMsMedian: pick((run) => run.summary.stepTimeMs.median),
+        finalLossMedian: pick((run) => run.summary.finalLoss),
+        vramPeakMiB: vram.length > 0 ? Math.max(...vram) : null,
+      };
+    });
+    const total = record.kind === 'batch-finder' ? Math.max(record.configs.length, 1) : record.configs.length * repeats;
+    const done = Math.min(
+      total,
+      record.configs.reduce((n, config) => {
+        const finished = runs.filter((run) => run.configIndex === config.index && run.status !== 'running' && run.status !== 'interrupted');
+        const repeatsDone = new Set([...finished.map((run) => run.repeatIndex), ...record.skipped.filter((s) => s.configIndex === config.index).map((s) => s.repeatIndex)]);
+        return n + repeatsDone.size;
+      }, 0),
+    );
+    const durations = runs.map(runSeconds).filter((s): s is number => s !== null);
+    const waits = runs.map((run) => run.wait?.seconds ?? 0);
+    const perRun = durations.length > 0 ? median(durations)! + (median(waits) ?? 0) : null;
+    const running = ['queued', 'running', 'paused'].includes(record.status);
+    return {
+      id: record.id,
+      name: record.name,
+      kind: record.kind,
+      createdAt: record.createdAt,
+      endedAt: record.endedAt,
+      workloadId: record.workloadId,
+      workloadName: record.workloadName,
+      plan: record.plan,
+      repeats,
+      status: record.status,
+      configs,
+      progress: {
+        done,
+        total,
+        currentRunId: live?.currentRunId ?? null,
+        current: running ? (live?.current ?? null) : null,
+        etaSeconds: running && perRun !== null && record.kind === 'sweep' ? perRun * (total - done) : null,
+        waiting: live?.waiting ?? null,
+      },
+      request: record.request,
+      error: record.error,
+      result: record.result,
+    };
+  }
+}
