@@ -1,7 +1,9 @@
-// The window: header with the app's facts, the runs sidebar, and the main area (New run or one run).
+// The window: header with the app's facts, the runs sidebar, and the main area (New run, GPU control or one run).
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
+import { AbandonedGpuBanner } from './components/AbandonedGpuBanner.js';
+import { GpuControl } from './components/GpuControl.js';
 import { GpuInfo } from './components/GpuInfo.js';
 import { ImportLog } from './components/ImportLog.js';
 import { NewRun } from './components/NewRun.js';
@@ -104,6 +106,8 @@ export function App() {
   let main;
   if (view.kind === 'new') {
     main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
+  } else if (view.kind === 'gpu') {
+    main = <GpuControl />;
   } else if (selectedRun) {
     main = <RunView key={selectedRun.id} run={selectedRun} />;
   } else if (missingRun && missingRun.id === view.id) {
@@ -130,10 +134,23 @@ export function App() {
           </div>
         )}
         <span className="spacer" />
-        <GpuInfo />
+        <nav className="header-nav" aria-label="GPU">
+          <button
+            type="button"
+            className="button small"
+            data-testid="gpu-control-button"
+            aria-current={view.kind === 'gpu' ? 'page' : undefined}
+            title="Persistence mode, clock locks and power limit"
+            onClick={() => navigate({ kind: 'gpu' })}
+          >
+            GPU control
+          </button>
+          <GpuInfo />
+        </nav>
       </header>
       <ConnectionBanner />
       <OrphanBanners />
+      <AbandonedGpuBanner />
       {loadError && (
         <div className="load-error" role="alert">
           Could not load from the engine: {loadError}

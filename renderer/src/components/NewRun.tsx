@@ -1,12 +1,17 @@
 // The New run view: pick a workload, set its variables, see exactly what will run, and start it.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../format.js';
+import { useGpuStatus } from '../gpuStatus.js';
+import { changesSpeed, commandInMessage, describeRunSettings } from '../gpuText.js';
 import { parseStepLimit } from '../stepLimit.js';
 import { estimateTerminalSize } from '../terminalSize.js';
 import { parseTimeLimit } from '../timeLimit.js';
+import { CommandToCopy } from './GpuMessage.js';
+import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from './GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
+import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 
 /** Long enough to skip the keystrokes of one word, short enough to feel live. */
 const PREVIEW_DEBOUNCE_MS = 250;
@@ -35,6 +40,16 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   const [creating, setCreating] = useState(false);
   const [timeLimit, setTimeLimit] = useState('');
   const [stepLimit, setStepLimit] = useState('');
+  const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
+  const gpu = useGpuStatus();
+  const refreshGpu = gpu.refresh;
+  const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
+  const { dialog: confirmDialog, guard } = useOtherProcessesConfirm(recheckGpu);
+
+  // The profiles and the processes on the GPU, as they are when the form opens.
+  useEffect(() => {
+    void refreshGpu();
+  }, [refreshGpu]);
 
   const workload =
     workloads.find((w) => w.id === chosenId) ??
@@ -88,20 +103,36 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       setStartError(maxSteps.error);
       return;
     }
+    // Without a GPU there is nothing to set, whatever the fields held when it had one.
+    const gpuState = gpu.status?.available ? (gpu.status.state ?? null) : null;
+    const gpuSettings = gpuState ? parseGpuRunFields(gpuFields) : ({ ok: true, input: null, settings: null } as const);
+    if (!gpuSettings.ok) {
+      setStartError(gpuSettings.error);
+      return;
+    }
     setStarting(true);
     setStartError(null);
     try {
       // The run view will fill the whole main area, not just this form's height.
       const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
-      onStarted(
-        await api['runs.start']({
+      const start = (confirmOtherProcesses: boolean) =>
+        api['runs.start']({
           workloadId: workload.id,
           values,
           timeoutSeconds: limit.seconds,
           maxSteps: maxSteps.steps,
+          ...(gpuSettings.input ? { gpuSettings: gpuSettings.input, confirmOtherProcesses } : {}),
           ...size,
-        }),
-      );
+        });
+      const { settings } = gpuSettings;
+      // Only clocks and power change other processes' speed; persistence alone needs no question.
+      const others = gpuState !== null && settings !== null && changesSpeed(settings) ? gpuState.processes : [];
+      const started = await guard(others, settings ? describeRunSettings(settings) : 'start the run', start);
+      if (started.done) {
+        onStarted(started.value);
+        // Starting with settings may have restored a dead engine's (the banner's) and now holds the GPU.
+        if (gpuSettings.input) void refreshGpu();
+      }
     } catch (error) {
       setStartError(errorMessage(error));
     } finally {
@@ -116,6 +147,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   };
 
   const samePreview = preview !== null && preview.key === previewKey;
+  /** A GPU change refused for want of root: the command to run in a terminal instead. */
+  const startCommand = startError ? commandInMessage(startError) : null;
   const previewForWorkload = preview !== null && workload !== null && preview.key.startsWith(`${workload.id}:`);
 
   return (
@@ -222,6 +255,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
             </label>
           </div>
 
+          <GpuRunSettingsFields gpu={gpu} fields={gpuFields} onChange={setGpuFields} />
+
           <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
             <span className="label">Will run</span>
             {!previewForWorkload && <p className="hint">Working out the command…</p>}
@@ -260,6 +295,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
               {startError}
             </p>
           )}
+          {startCommand && <CommandToCopy command={startCommand} />}
           <div className="actions">
             <button type="submit" className="button primary" data-testid="start-run" disabled={!workload || starting}>
               {starting ? 'Starting…' : '▶ Run'}
@@ -267,6 +303,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
           </div>
         </form>
       )}
+      {confirmDialog}
     </section>
   );
 }

@@ -15,6 +15,7 @@ import { useNow } from '../useNow.js';
 import { RunCharts } from './RunCharts.js';
 import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
+import { RunGpuSettings } from './RunGpuSettings.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { Terminal } from './Terminal.js';
 
@@ -130,6 +131,7 @@ export function RunView({ run }: { run: Run }) {
           <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
         )}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
+        <RunGpuSettings run={run} />
       </header>
       <RunCharts runId={run.id} running={running} />
       <Terminal key={run.id} runId={run.id} running={running} />

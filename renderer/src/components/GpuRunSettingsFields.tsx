@@ -1,0 +1,244 @@
+// The New run form's GPU settings for one run: a profile (or none, or custom values), shown as the exact values the
+// engine will set, checked as they are typed; the engine journals them and puts the GPU back when the run ends.
+import { useId } from 'react';
+import type { GpuProfile, MethodInput } from '../../../electron/shared/api.js';
+import { formatClockRange, type GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
+import type { GpuStatusSnapshot } from '../gpuStatus.js';
+import { checkClockField, checkWattsField, clockHint, describeRunSettings, powerHint, type FieldCheck } from '../gpuText.js';
+
+export type GpuRunSettingsInput = NonNullable<MethodInput<'runs.start'>['gpuSettings']>;
+
+export interface GpuRunFields {
+  profile: 'none' | 'custom' | GpuProfile['id'];
+  persistence: boolean;
+  lockClocks: string;
+  lockMemoryClocks: string;
+  powerLimitW: string;
+}
+
+export const NO_GPU_SETTINGS: GpuRunFields = { profile: 'none', persistence: false, lockClocks: '', lockMemoryClocks: '', powerLimitW: '' };
+
+/** A profile's settings as the text fields show them, so the person sees exactly what will be set. */
+export function fieldsFromProfile(profile: GpuProfile): GpuRunFields {
+  const { settings } = profile;
+  return {
+    profile: profile.id,
+    persistence: settings.persistence === true,
+    lockClocks: settings.lockClocks ? formatClockRange(settings.lockClocks) : '',
+    lockMemoryClocks: settings.lockMemoryClocks ? formatClockRange(settings.lockMemoryClocks) : '',
+    powerLimitW: settings.powerLimitW === undefined ? '' : String(settings.powerLimitW),
+  };
+}
+
+interface FieldChecks {
+  lockClocks: FieldCheck<{ minMHz: number; maxMHz: number }>;
+  lockMemoryClocks: FieldCheck<{ minMHz: number; maxMHz: number }>;
+  powerLimitW: FieldCheck<number>;
+}
+
+function checkFields(fields: GpuRunFields): FieldChecks {
+  return {
+    lockClocks: checkClockField(fields.lockClocks, 'a GPU clock lock'),
+    lockMemoryClocks: checkClockField(fields.lockMemoryClocks, 'a memory clock lock'),
+    powerLimitW: checkWattsField(fields.powerLimitW),
+  };
+}
+
+export type ParsedGpuRunFields =
+  | { ok: true; input: GpuRunSettingsInput; settings: GpuRunSettings }
+  | { ok: true; input: null; settings: null }
+  | { ok: false; error: string };
+
+/**
+ * What `runs.start` gets: the text forms the contract takes (formatClockRange, String(watts)), or null for none.
+ * Persistence unticked leaves the mode as it is (it does not turn it off); an empty field leaves that setting alone.
+ */
+export function parseGpuRunFields(fields: GpuRunFields): ParsedGpuRunFields {
+  if (fields.profile === 'none') return { ok: true, input: null, settings: null };
+  const checks = checkFields(fields);
+  for (const check of [checks.lockClocks, checks.lockMemoryClocks, checks.powerLimitW]) {
+    if (check.state === 'invalid') return { ok: false, error: `GPU settings: ${check.error}` };
+  }
+  const input: GpuRunSettingsInput = {};
+  const settings: GpuRunSettings = {};
+  if (fields.persistence) {
+    input.persistence = true;
+    settings.persistence = true;
+  }
+  if (checks.lockClocks.state === 'ok') {
+    input.lockClocks = checks.lockClocks.text;
+    settings.lockClocks = checks.lockClocks.value;
+  }
+  if (checks.lockMemoryClocks.state === 'ok') {
+    input.lockMemoryClocks = checks.lockMemoryClocks.text;
+    settings.lockMemoryClocks = checks.lockMemoryClocks.value;
+  }
+  if (checks.powerLimitW.state === 'ok') {
+    input.powerLimitW = checks.powerLimitW.text;
+    settings.powerLimitW = checks.powerLimitW.value;
+  }
+  return Object.keys(input).length === 0 ? { ok: true, input: null, settings: null } : { ok: true, input, settings };
+}
+
+interface TextFieldProps {
+  label: string;
+  testId: string;
+  value: string;
+  placeholder: string;
+  check: FieldCheck<unknown>;
+  hint: string;
+  onChange: (value: string) => void;
+}
+
+function TextField({ label, testId, value, placeholder, check, hint, onChange }: TextFieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        className="mono"
+        data-testid={testId}
+        value={value}
+        placeholder={placeholder}
+        spellCheck={false}
+        aria-invalid={check.state === 'invalid'}
+        onChange={(event) => onChange(event.target.value)}
+      />
+      <span className="hint">{hint}</span>
+      {check.state === 'invalid' && (
+        <span className="field-error" data-testid={`${testId}-error`}>
+          {check.error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+interface GpuRunSettingsFieldsProps {
+  gpu: GpuStatusSnapshot;
+  fields: GpuRunFields;
+  onChange: (fields: GpuRunFields) => void;
+}
+
+export function GpuRunSettingsFields({ gpu, fields, onChange }: GpuRunSettingsFieldsProps) {
+  const selectId = useId();
+  const { status } = gpu;
+  const state = status?.state ?? null;
+
+  let body;
+  if (status === null) {
+    body = <p className="hint">{gpu.error ? `Could not read the GPU status: ${gpu.error}` : 'Reading the GPU…'}</p>;
+  } else if (!status.available || state === null) {
+    body = (
+      <p className="hint" data-testid="gpu-run-settings-unavailable">
+        No NVIDIA GPU: {status.reason ?? 'nvidia-smi gave no state'}. The run leaves GPU settings alone.
+      </p>
+    );
+  } else {
+    const profile = status.profiles.find((p) => p.id === fields.profile) ?? null;
+    const checks = checkFields(fields);
+    const parsed = parseGpuRunFields(fields);
+    const persistenceNow = state.persistenceMode === null ? 'unknown' : state.persistenceMode ? 'on' : 'off';
+    // Editing a value makes the settings custom: a profile's name stays only on its own values.
+    const edit = (change: Partial<GpuRunFields>) => onChange({ ...fields, ...change, profile: 'custom' });
+    const choose = (id: string) => {
+      const chosen = status.profiles.find((p) => p.id === id);
+      if (chosen) onChange(fieldsFromProfile(chosen));
+      else if (id === 'none') onChange({ ...fields, profile: 'none' });
+      else onChange({ ...fields, profile: 'custom' });
+    };
+    body = (
+      <>
+        <div className="field gpu-profile">
+          <label className="label" htmlFor={selectId}>
+            Profile
+          </label>
+          <select id={selectId} data-testid="gpu-profile-select" value={fields.profile} onChange={(event) => choose(event.target.value)}>
+            <option value="none">None (leave the GPU as it is)</option>
+            {status.profiles.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+            <option value="custom">Custom</option>
+          </select>
+          <span className="hint" data-testid="gpu-profile-basis">
+            {fields.profile === 'none' && 'The run records the settings in force and changes nothing.'}
+            {profile && `${profile.name}: ${profile.basis}.`}
+            {fields.profile === 'custom' && 'Your own values; an empty field leaves that setting as it is.'}
+          </span>
+        </div>
+        {fields.profile !== 'none' && (
+          <>
+            <div className="field-row gpu-run-fields">
+              <TextField
+                label="Lock GPU clocks (MHz)"
+                testId="gpu-run-lock-clocks"
+                value={fields.lockClocks}
+                placeholder="MIN or MIN,MAX"
+                check={checks.lockClocks}
+                hint={clockHint(state.supportedGraphicsMHz, state.clocks.maxGraphicsMHz)}
+                onChange={(lockClocks) => edit({ lockClocks })}
+              />
+              <TextField
+                label="Lock memory clocks (MHz)"
+                testId="gpu-run-lock-memory-clocks"
+                value={fields.lockMemoryClocks}
+                placeholder="MIN or MIN,MAX"
+                check={checks.lockMemoryClocks}
+                hint={clockHint(state.supportedMemoryMHz, state.clocks.maxMemMHz)}
+                onChange={(lockMemoryClocks) => edit({ lockMemoryClocks })}
+              />
+              <TextField
+                label="Power limit (W)"
+                testId="gpu-run-power-limit"
+                value={fields.powerLimitW}
+                placeholder="as it is"
+                check={checks.powerLimitW}
+                hint={powerHint(state.power)}
+                onChange={(powerLimitW) => edit({ powerLimitW })}
+              />
+            </div>
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                data-testid="gpu-run-persistence"
+                checked={fields.persistence}
+                onChange={(event) => edit({ persistence: event.target.checked })}
+              />
+              Persistence mode on for the run <span className="hint">(unticked: left as it is, now {persistenceNow})</span>
+            </label>
+            {parsed.ok && (
+              <p className="gpu-run-summary" data-testid="gpu-run-summary">
+                {parsed.settings === null
+                  ? 'Nothing to set: the run leaves the GPU as it is.'
+                  : `For this run only: ${describeRunSettings(parsed.settings)}. Put back when it ends.`}
+              </p>
+            )}
+            {status.heldBy && (
+              <p className="field-error" data-testid="gpu-run-held">
+                {status.heldBy} holds this GPU&apos;s settings until it ends: a run with GPU settings cannot start before.
+              </p>
+            )}
+            {state.processes.length > 0 && (
+              <p className="hint">
+                Other processes use this GPU ({state.processes.map((p) => `${p.name ?? 'unknown'}, pid ${p.pid}`).join('; ')}): you will be
+                asked before clocks or power change.
+              </p>
+            )}
+          </>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <fieldset className="gpu-run-settings" data-testid="gpu-run-settings">
+      <legend>GPU settings for this run</legend>
+      {body}
+    </fieldset>
+  );
+}
