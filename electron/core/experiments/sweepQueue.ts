@@ -380,7 +380,8 @@ export class SweepQueue {
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
     const ended = await this.deps.runner.waitForExit(run.id);
     live.currentRunId = null;
-    if (live.skipCurrent) this.skip(id, position, 'person');
+    // A run stopped by a skip or a cancel did not measure anything: its place counts as skipped.
+    if (live.skipCurrent || (live.cancelled && !this.closed)) this.skip(id, position, 'person');
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
     return ended;
   }

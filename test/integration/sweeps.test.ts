@@ -1,0 +1,246 @@
+// Sweeps over the synthetic workload: a ladder in the right order with the formula's speedups, an OOM
+// config marked and skipped, the batch-size finder, pause/skip/cancel, resumption after a crash, and a
+// sweep's GPU settings held for every run on the fake nvidia-smi.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Core } from '../../electron/core/createCore.js';
+import type { Sweep, SweepRequest } from '../../electron/shared/api.js';
+import { sweepRequest } from '../../electron/shared/api.js';
+import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
+import { makeTempDir, REPO_ROOT, tempCore, type TempCore } from '../helpers/tempCore.js';
+
+const FAKE = path.join(REPO_ROOT, 'test/fixtures/fake-nvidia-smi');
+
+/** The synthetic workload's documented formula (resources/workloads/synthetic/train.js), tokens/s. */
+function expectedThroughput(values: Record<string, string>): number {
+  const batch = Number(values.batch);
+  const workers = Number(values.workers);
+  const compute = (2 + 0.75 * batch) * (values.amp === 'on' ? 0.55 : 1) * (values.compile === 'on' ? 0.7 : 1);
+  const data = 0.5 * batch;
+  const stepMs = workers === 0 ? compute + data : Math.max(compute, data / workers) + 0.2;
+  return (batch * 256) / (stepMs / 1000);
+}
+
+let temp: TempCore | null = null;
+afterEach(async () => {
+  await temp?.cleanup();
+  temp = null;
+});
+
+function open(env: Record<string, string> = {}): Core {
+  // No nvidia-smi on these machines' PATH unless a test gives the fake.
+  temp = tempCore({ env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent/nvidia-smi', ...env } });
+  return temp.core;
+}
+
+/** Fields as a face sends them (GPU values as text), parsed by the contract. */
+function request(core: Core, fields: Partial<SweepRequest> & Pick<SweepRequest, 'vary'>): SweepRequest {
+  const synthetic = core.store.workloads.getByName('synthetic')!;
+  return sweepRequest.parse({ workloadId: synthetic.id, ...fields });
+}
+
+async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a ladder sweep over the synthetic workload', () => {
+  it('runs the seed plan interleaved, and its speedups follow the formula', async () => {
+    const core = open();
+    const plan = {
+      values: { steps: '80' },
+      vary: [
+        { name: 'batch', values: ['8', '16'] },
+        { name: 'workers', values: ['0', '4'] },
+        { name: 'amp', values: ['off', 'on'] },
+        { name: 'compile', values: ['off', 'on'] },
+      ],
+      plan: 'ladder' as const,
+      repeats: 2,
+    };
+    const preview = core.sweeps.preview(request(core, plan));
+    expect(preview.runCount).toBe(10);
+    expect(preview.configs[1]!.command).toEqual(expect.arrayContaining(['--batch-size', '16', '--workers', '0']));
+    expect(preview.estimateSeconds).toBeNull();
+
+    const started = await core.sweeps.start(request(core, plan));
+    const changes: Sweep[] = [];
+    const subscription = core.subscribe((event, payload) => {
+      if (event === 'sweeps.onDidChange') changes.push(payload as Sweep);
+    });
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    subscription.unsubscribe();
+
+    expect(sweep.status).toBe('succeeded');
+    expect(sweep.progress).toMatchObject({ done: 10, total: 10, currentRunId: null });
+    // Progress was reported all along, with an ETA once a run had ended.
+    expect(changes.some((c) => c.progress.current?.startsWith('config 3 of 5 (+workers=4), repeat 1 of 2'))).toBe(true);
+    expect(changes.some((c) => c.progress.etaSeconds !== null && c.progress.done > 0 && c.progress.done < 10)).toBe(true);
+
+    const runs = core.store.runs.forSweep(sweep.id);
+    expect(runs.map((r) => `${r.configIndex}.${r.repeatIndex}`)).toEqual(['0.0', '1.0', '2.0', '3.0', '4.0', '0.1', '1.1', '2.1', '3.1', '4.1']);
+    expect(runs.every((r) => r.exitClass === 'ok' && r.wait?.reason === 'no-gpu')).toBe(true);
+
+    const baseline = sweep.configs[0]!;
+    const expectedBaseline = expectedThroughput(baseline.values);
+    for (const config of sweep.configs) {
+      expect(config.status).toBe('done');
+      expect(config.runIds).toHaveLength(2);
+      const speedup = config.throughputMedian! / baseline.throughputMedian!;
+      const expected = expectedThroughput(config.values) / expectedBaseline;
+      expect(Math.abs(speedup / expected - 1)).toBeLessThan(0.05);
+    }
+    expect(sweep.configs.map((c) => c.name)).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
+  }, 90_000);
+});
+
+describe('failures and the batch-size finder', () => {
+  it('marks a config that runs out of memory, skips its repeats, and goes on', async () => {
+    const core = open({ SYNTHETIC_MAX_BATCH: '12' });
+    const started = await core.sweeps.start(
+      request(core, { values: { steps: '30' }, vary: [{ name: 'batch', values: ['8', '16', '4'] }], plan: 'one-at-a-time', repeats: 2 }),
+    );
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    expect(sweep.status).toBe('succeeded');
+    expect(sweep.configs.map((c) => [c.name, c.status, c.runIds.length])).toEqual([
+      ['baseline', 'done', 2],
+      ['batch=16', 'oom', 1],
+      ['batch=4', 'done', 2],
+    ]);
+    expect(sweep.progress.done).toBe(6);
+    expect(core.store.runs.get(sweep.configs[1]!.runIds[0]!)!.exitClass).toBe('cuda_oom');
+  }, 60_000);
+
+  it('the batch-size finder lands on the known limit', async () => {
+    const core = open({ SYNTHETIC_MAX_BATCH: '24' });
+    const synthetic = core.store.workloads.getByName('synthetic')!;
+    const started = core.sweeps.findBatch({ workloadId: synthetic.id, values: { steps: '200' }, variable: 'batch', start: 1, maxSteps: 5, timeoutSeconds: 60 });
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    expect(sweep.kind).toBe('batch-finder');
+    expect(sweep.result).toMatchObject({ variable: 'batch', largestFit: 24, firstFailure: 25 });
+    expect(sweep.result!.message).toMatch(/batch=24 is the largest that fits/u);
+    expect(sweep.configs.map((c) => c.name)).toEqual(['batch=1', 'batch=2', 'batch=4', 'batch=8', 'batch=16', 'batch=32', 'batch=24', 'batch=28', 'batch=26', 'batch=25']);
+    expect(sweep.configs.filter((c) => c.status === 'oom').map((c) => c.name)).toEqual(['batch=32', 'batch=28', 'batch=26', 'batch=25']);
+  }, 90_000);
+
+  it('refuses a variable the workload does not have, before anything runs', async () => {
+    const core = open();
+    await expect(core.sweeps.start(request(core, { vary: [{ name: 'lr', values: ['1', '2'] }] }))).rejects.toThrow(/no variable lr/u);
+    expect(core.sweeps.list(10)).toEqual([]);
+  });
+});
+
+describe('controlling a sweep', () => {
+  it('pauses after the current run, resumes, skips the current run, and cancels the rest', async () => {
+    const core = open();
+    const started = await core.sweeps.start(
+      request(core, { values: { steps: '1000000' }, vary: [{ name: 'batch', values: ['8', '16', '32'] }], plan: 'one-at-a-time', repeats: 1, timeoutSeconds: 60 }),
+    );
+    await waitFor(() => core.sweeps.get(started.id).progress.currentRunId !== null);
+    const first = core.sweeps.get(started.id).progress.currentRunId!;
+    core.sweeps.control(started.id, 'pause');
+    core.sweeps.control(started.id, 'skip');
+    await waitFor(() => core.sweeps.get(started.id).status === 'paused');
+    expect(core.store.runs.get(first)!.status).toBe('stopped');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(core.store.runs.forSweep(started.id)).toHaveLength(1);
+
+    core.sweeps.control(started.id, 'resume');
+    await waitFor(() => {
+      const current = core.sweeps.get(started.id).progress.currentRunId;
+      return current !== null && current !== first;
+    });
+    core.sweeps.control(started.id, 'cancel');
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    expect(sweep.status).toBe('cancelled');
+    expect(sweep.configs.map((c) => c.status)).toEqual(['skipped', 'skipped', 'pending']);
+    expect(core.store.runs.forSweep(started.id)).toHaveLength(2);
+  }, 60_000);
+
+  it('a sweep whose engine was SIGKILLed is offered for resumption and finishes', async () => {
+    const dir = makeTempDir('tb-sweep-crash-');
+    const db = path.join(dir, 'runs.db');
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'sweep', '--workload', 'synthetic', '--set', 'steps=400', '--vary', 'batch=8,16', '--repeats', '1'],
+      { cwd: dir, env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent' }, stdio: 'ignore', detached: true },
+    );
+    try {
+      temp = tempCore({ dbPath: db } as never);
+      // Watch the child's database until the first run is under way.
+      const probe = temp.core;
+      await waitFor(() => probe.store.runs.list(5).length > 0, 30_000);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    const core = temp.reopen();
+    expect(core.interruptedSweeps).toEqual([1]);
+    expect(core.sweeps.get(1).status).toBe('interrupted');
+    core.sweeps.control(1, 'resume');
+    const sweep = await core.sweeps.waitForEnd(1);
+    expect(sweep.status).toBe('succeeded');
+    expect(sweep.configs.map((c) => c.status)).toEqual(['done', 'done']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+});
+
+describe('a sweep on the fake GPU', () => {
+  it('holds its GPU settings for every run, waits for fair conditions, and restores at the end', async () => {
+    const dir = makeTempDir('tb-sweep-gpu-');
+    const state = path.join(dir, 'gpu-state.json');
+    const core = open({ TUNING_BENCH_NVIDIA_SMI: FAKE, FAKE_NVIDIA_SMI_STATE: state, FAKE_NVIDIA_SMI_ROOT: '1' });
+    const started = await core.sweeps.start(
+      request(core, {
+        values: { steps: '30' },
+        vary: [{ name: 'amp', values: ['off', 'on'] }],
+        repeats: 1,
+        maxWaitSeconds: 2,
+        gpuSettings: { persistence: true, lockClocks: '2400' } as never,
+      }),
+    );
+    const locked = JSON.parse(fs.readFileSync(state, 'utf8')).gpus['0'];
+    expect(locked).toMatchObject({ persistence: true, gpuClockLock: [2400, 2400] });
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    expect(sweep.status).toBe('succeeded');
+    const runs = core.store.runs.forSweep(sweep.id);
+    for (const run of runs) {
+      expect(run.gpuSettings).toMatchObject({ setBy: 'sweep', clockLock: { minMHz: 2400, maxMHz: 2400 }, persistenceMode: true });
+      expect(['ready', 'timeout']).toContain(run.wait!.reason);
+      expect(run.summary.gpu!.smClockMeanMHz).toBe(2400);
+    }
+    expect(JSON.parse(fs.readFileSync(state, 'utf8')).gpus['0']).toMatchObject({ persistence: false, gpuClockLock: null });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+});
+
+describe('tuning-bench sweep', () => {
+  it('--json prints id, plan, status and each config with its runs and pooled summary', () => {
+    const dir = makeTempDir('tb-sweep-cli-');
+    const result = runCli(
+      ['--db', path.join(dir, 'runs.db'), '--json', 'sweep', '--workload', 'synthetic', '--set', 'steps=30', '--vary', 'batch=8,16', '--plan', 'one-at-a-time', '--repeats', '1'],
+      { env: { TUNING_BENCH_NVIDIA_SMI: '/nonexistent' }, cwd: dir },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const sweep = JSON.parse(result.stdout);
+    expect(sweep).toMatchObject({ id: 1, plan: 'one-at-a-time', status: 'succeeded' });
+    expect(sweep.configs[1]).toMatchObject({ name: 'batch=16', config: { batch: '16', steps: '30' }, runIds: [2] });
+    expect(sweep.configs[1].summary.throughput.median).toBeGreaterThan(sweep.configs[0].summary.throughput.median);
+    expect(result.stderr).toMatch(/sweep 1 \[#+\] 2\/2/u);
+
+    const bad = runCli(['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--vary', 'batch'], { cwd: dir });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--vary takes VAR=V1,V2/u);
+    spawnSync('rm', ['-rf', dir]);
+  }, 60_000);
+});

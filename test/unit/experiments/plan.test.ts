@@ -1,0 +1,136 @@
+// Sweep plans, the interleaved schedule, the estimate, the batch-size search and the fair-conditions wait.
+import { describe, expect, it } from 'vitest';
+import { findLargestBatch } from '../../../electron/core/experiments/batchFinder.js';
+import { waitForFairConditions, type GpuReading } from '../../../electron/core/experiments/fairConditions.js';
+import { estimateSeconds, interleavedSchedule, planConfigs } from '../../../electron/core/experiments/plan.js';
+import type { Run } from '../../../electron/shared/api.js';
+
+const SEED_PLAN = [
+  { name: 'batch', values: ['8', '16'] },
+  { name: 'workers', values: ['0', '4'] },
+  { name: 'amp', values: ['off', 'on'] },
+  { name: 'compile', values: ['off', 'on'] },
+];
+
+describe('planConfigs', () => {
+  it('ladder: each step adds one change to the one before', () => {
+    const configs = planConfigs(SEED_PLAN, 'ladder', { steps: '100' });
+    expect(configs.map((c) => c.name)).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
+    expect(configs[0]!.values).toEqual({ steps: '100', batch: '8', workers: '0', amp: 'off', compile: 'off' });
+    expect(configs[4]!.values).toEqual({ steps: '100', batch: '16', workers: '4', amp: 'on', compile: 'on' });
+    expect(configs[3]!.changes).toEqual(['batch=16', 'workers=4', 'amp=on']);
+  });
+
+  it('a ladder through several values of one variable replaces, not stacks, its change', () => {
+    const configs = planConfigs([{ name: 'batch', values: ['8', '16', '32'] }], 'ladder', {});
+    expect(configs.map((c) => c.changes)).toEqual([[], ['batch=16'], ['batch=32']]);
+  });
+
+  it('one at a time: each change alone against the baseline', () => {
+    const configs = planConfigs(SEED_PLAN, 'one-at-a-time', {});
+    expect(configs.map((c) => c.name)).toEqual(['baseline', 'batch=16', 'workers=4', 'amp=on', 'compile=on']);
+    expect(configs[3]!.values).toMatchObject({ batch: '8', workers: '0', amp: 'on', compile: 'off' });
+  });
+
+  it('grid: every combination, baseline first, named by what differs', () => {
+    const configs = planConfigs(SEED_PLAN.slice(0, 2), 'grid', {});
+    expect(configs.map((c) => c.name)).toEqual(['baseline', 'workers=4', 'batch=16', 'batch=16 workers=4']);
+    expect(configs.map((c) => c.index)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('drops repeated configs and refuses a variable varied twice or a huge grid', () => {
+    expect(planConfigs([{ name: 'batch', values: ['8', '8', '16'] }], 'one-at-a-time', {})).toHaveLength(2);
+    expect(() => planConfigs([SEED_PLAN[0]!, SEED_PLAN[0]!], 'ladder', {})).toThrow(/varied twice/u);
+    const big = Array.from({ length: 9 }, (_, i) => ({ name: `v${i}`, values: ['1', '2'] }));
+    expect(() => planConfigs(big, 'grid', {})).toThrow(/512 configs; at most 256/u);
+  });
+});
+
+describe('interleavedSchedule', () => {
+  it('runs A B C A B C, not A A B B C C', () => {
+    expect(interleavedSchedule(3, 2).map((p) => `${p.configIndex}.${p.repeatIndex}`)).toEqual(['0.0', '1.0', '2.0', '0.1', '1.1', '2.1']);
+  });
+});
+
+describe('estimateSeconds', () => {
+  const run = (config: Record<string, string>, seconds: number): Run =>
+    ({ exitClass: 'ok', config, startedAt: '2026-01-01T00:00:00.000Z', endedAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + seconds * 1000).toISOString() }) as Run;
+
+  it('uses a config’s own earlier runs, else the workload’s median run', () => {
+    const configs = planConfigs([{ name: 'batch', values: ['8', '16'] }], 'ladder', {});
+    const estimate = estimateSeconds(configs, 3, [run({ batch: '8' }, 10), run({ batch: '8' }, 12), run({ batch: '32' }, 30)]);
+    // batch 8: median 11 s from its own runs; batch 16: the workload median (12 s); three repeats each.
+    expect(estimate.seconds).toBeCloseTo(3 * 11 + 3 * 12);
+    expect(estimate.basis).toMatch(/1 of 2 configs/u);
+  });
+
+  it('says it cannot estimate without history', () => {
+    expect(estimateSeconds(planConfigs([{ name: 'a', values: ['1'] }], 'ladder', {}), 3, [])).toEqual({ seconds: null, basis: expect.stringMatching(/no earlier/u) });
+  });
+});
+
+describe('findLargestBatch', () => {
+  const limit = (max: number) => async (batch: number) => (batch <= max ? ('fits' as const) : ('oom' as const));
+
+  it('doubles to the first failure, then bisects to the largest fit', async () => {
+    const result = await findLargestBatch(1, limit(24));
+    expect(result).toMatchObject({ largestFit: 24, firstFailure: 25 });
+    expect(result!.probes.map((p) => p.batch)).toEqual([1, 2, 4, 8, 16, 32, 24, 28, 26, 25]);
+  });
+
+  it('handles a power of two, a first batch that fails, and a cancel', async () => {
+    expect(await findLargestBatch(1, limit(16))).toMatchObject({ largestFit: 16, firstFailure: 17 });
+    expect(await findLargestBatch(8, limit(4))).toMatchObject({ largestFit: 4, firstFailure: 5 });
+    expect(await findLargestBatch(1, limit(0))).toMatchObject({ largestFit: null, firstFailure: 1 });
+    expect(await findLargestBatch(1, async () => 'cancelled')).toBeNull();
+  });
+});
+
+describe('waitForFairConditions', () => {
+  function fakeGpu(readings: GpuReading[]) {
+    let t = 0;
+    let i = 0;
+    return {
+      read: async () => readings[Math.min(i++, readings.length - 1)]!,
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+      },
+    };
+  }
+
+  it('waits while another process uses the GPU, then until it is cool', async () => {
+    const gpu = fakeGpu([
+      { utilPercent: 95, tempC: 70, computeProcesses: 1 },
+      { utilPercent: 0, tempC: 60, computeProcesses: 0 },
+      { utilPercent: 0, tempC: 45, computeProcesses: 0 },
+      { utilPercent: 0, tempC: 37, computeProcesses: 0 },
+    ]);
+    const waiting: string[] = [];
+    const wait = await waitForFairConditions({ ...gpu, idleTempC: 35, maxWaitMs: 60_000, cancelled: () => false, onWaiting: (w) => waiting.push(w) });
+    expect(wait).toMatchObject({ reason: 'ready', seconds: 3, startTempC: 70, endTempC: 37, targetTempC: 38 });
+    expect(waiting[0]).toMatch(/1 other compute process, 95 % busy/u);
+    expect(waiting[1]).toMatch(/cool: 60 °C, target 38 °C/u);
+  });
+
+  it('stops at the bound, and accepts a temperature that has settled above the target', async () => {
+    const hot = fakeGpu([{ utilPercent: 99, tempC: 80, computeProcesses: 2 }]);
+    expect(await waitForFairConditions({ ...hot, idleTempC: 35, maxWaitMs: 5000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+      reason: 'timeout',
+      seconds: 5,
+      busyProcesses: 2,
+    });
+    const warmRoom = fakeGpu([{ utilPercent: 0, tempC: 50, computeProcesses: 0 }]);
+    expect(await waitForFairConditions({ ...warmRoom, idleTempC: 35, maxWaitMs: 120_000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+      reason: 'ready',
+      seconds: 30,
+    });
+  });
+
+  it('does not wait without a GPU', async () => {
+    expect(await waitForFairConditions({ read: async () => null, idleTempC: null, maxWaitMs: 1000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+      reason: 'no-gpu',
+      seconds: 0,
+    });
+  });
+});
