@@ -3,6 +3,7 @@ import path from 'node:path';
 import { app, BrowserWindow, session, shell } from 'electron';
 import { createCore, type Core } from '../core/createCore.js';
 import { bindIpc, forwardEvents } from './ipc.js';
+import { notifySweeps } from './sweepNotifications.js';
 
 /** The renderer's CSP, also sent as a header (the meta tag covers file:// loads, the header the dev server). */
 const CONTENT_SECURITY_POLICY =
@@ -91,6 +92,7 @@ async function start(): Promise<void> {
     nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
   });
   bindIpc(core, isTrustedUrl, (contents) => BrowserWindow.fromWebContents(contents));
+  notifySweeps(core);
   mainWindow = createWindow(core);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && core) mainWindow = createWindow(core);
