@@ -13,6 +13,7 @@ import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
+import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
 
@@ -138,6 +139,25 @@ export function buildProgram(): Command {
       await withCore(global, (core) =>
         findBatchCommand(core, { workload: options.workload, set: options.set, variable: options.var, start: options.start, maxSteps: options.maxSteps, json: global.json === true }),
       );
+    });
+
+  const fraction = (what: string) => (value: string) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
+    return number;
+  };
+  program
+    .command('compare')
+    .description('runs or sweeps side by side against a baseline, as a table to share')
+    .argument('<ids...>', 'run ids (12) and sweeps (s3 or sweep:3); a sweep\'s baseline is its first config')
+    .option('--baseline <run-id>', 'the run whose config is the baseline', (value: string) => parseRunId(value))
+    .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
+    .option('-o, --output <file>', 'write to this file (. for a generated name) instead of stdout')
+    .addOption(new Option('--by <grouping>', 'one row per config (repeats pooled) or per run').choices(['config', 'run']).default('config'))
+    .option('--gate-abs <loss>', 'quality gate: loss allowed above the baseline', fraction('--gate-abs'), 0.05)
+    .option('--gate-rel <fraction>', 'quality gate: or this fraction above it', fraction('--gate-rel'), 0.1)
+    .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
+      await withCore(globals(command), (core) => compareCommand(core, ids, options));
     });
 
   addGpuCommands(program, {

@@ -8,6 +8,7 @@ import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-con
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
 import { nvidiaSmiReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
+import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
@@ -46,6 +47,7 @@ export interface Core {
   readonly orphans: OrphanRegistry;
   readonly gpu: GpuControl;
   readonly sweeps: SweepQueue;
+  readonly compare: CompareService;
   /** Sweeps whose engine died; they can be resumed. */
   readonly interruptedSweeps: number[];
   readonly dbPath: string;
@@ -157,6 +159,8 @@ export function createCore(options: CoreOptions): Core {
   });
   const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
 
+  const compare = new CompareService(store, now);
+
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
     if (!workload) throw new ApiFailure('not_found', `no workload ${id}`);
@@ -253,6 +257,16 @@ export function createCore(options: CoreOptions): Core {
     'sweeps.get': ({ id }) => sweeps.get(id),
     'sweeps.control': ({ id, action }) => sweeps.control(id, action),
     'sweeps.findBatch': (input) => sweeps.findBatch(input),
+    'compare.runs': (input) => compare.compare(input),
+    'compare.export': ({ format, ...input }) => compare.export(input, format),
+    'compare.series': ({ runIds }) => compare.series(runIds),
+    'runs.annotate': ({ id, notes, tags }) => {
+      requireRun(id);
+      store.runs.annotate(id, { notes, tags });
+      const run = requireRun(id);
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);
@@ -269,6 +283,7 @@ export function createCore(options: CoreOptions): Core {
     orphans,
     gpu,
     sweeps,
+    compare,
     interruptedSweeps,
     dbPath,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),

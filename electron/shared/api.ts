@@ -87,7 +87,13 @@ const nullableNumber = z.number().nullable();
 export const runSummary = z.object({
   steps: nullableNumber,
   /** Steady-state throughput: warm-up and outlier steps left out. */
-  throughput: z.object({ median: nullableNumber, iqr: nullableNumber, unit: z.string().nullable() }),
+  throughput: z.object({
+    median: nullableNumber,
+    iqr: nullableNumber,
+    unit: z.string().nullable(),
+    /** Medians of up to 20 consecutive stretches of the steady state: what comparisons bootstrap over. */
+    blocks: z.array(z.number()).default([]),
+  }),
   stepTimeMs: z.object({ median: nullableNumber }),
   finalLoss: nullableNumber,
   bestLoss: nullableNumber.default(null),
@@ -122,6 +128,10 @@ export const runSummary = z.object({
   host: z.object({ cpuMean: nullableNumber, rssPeakMiB: nullableNumber }).nullable(),
   /** Plain-language readings of the telemetry, such as a likely input-bound run. */
   hints: z.array(z.string()).default([]),
+  /** Tokens per step where known (to compare losses at a matched token count). */
+  tokensPerStep: nullableNumber.default(null),
+  /** The training loss at up to 200 steps, [step, loss], to compare at a matched step. */
+  lossCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
 });
 
 export const run = z.object({
@@ -149,6 +159,8 @@ export const run = z.object({
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
   fingerprint: z.record(z.string(), z.unknown()).nullable().default(null),
+  notes: z.string().default(''),
+  tags: z.array(z.string()).default([]),
   /** Its place in a sweep: which sweep, which config, which repeat (all null outside one). */
   sweepId: z.number().int().nullable().default(null),
   configIndex: z.number().int().nullable().default(null),
@@ -165,6 +177,79 @@ export const run = z.object({
     })
     .nullable()
     .default(null),
+});
+
+
+export const qualityGate = z.object({
+  /** A loss at most this much above the baseline's passes... */
+  absolute: z.number().min(0).default(0.05),
+  /** ...or at most this fraction above it, whichever is larger. */
+  relative: z.number().min(0).default(0.1),
+});
+
+const interval = z.object({ low: z.number(), high: z.number() }).nullable();
+
+export const comparisonRow = z.object({
+  key: z.string(),
+  name: z.string(),
+  runIds: z.array(z.number().int()),
+  sweepId: z.number().int().nullable(),
+  configIndex: z.number().int().nullable(),
+  config: z.record(z.string(), z.string()),
+  isBaseline: z.boolean(),
+  throughput: z.object({ median: z.number().nullable(), ci95: interval, unit: z.string().nullable() }),
+  speedup: z.object({
+    ratio: z.number().nullable(),
+    ci95: interval,
+    verdict: z.enum(['baseline', 'faster', 'slower', 'within noise', 'unknown']),
+  }),
+  stepTimeMs: z.number().nullable(),
+  vramPeakMiB: z.number().nullable(),
+  utilMean: z.number().nullable(),
+  powerMeanW: z.number().nullable(),
+  energyPer1kTokensJ: z.number().nullable(),
+  finalLoss: z.number().nullable(),
+  evalLoss: z.number().nullable(),
+  /** Loss at the step (or token count) every row reached, against the baseline's there. */
+  matchedLoss: z.object({ at: z.number(), by: z.enum(['step', 'tokens']), value: z.number(), delta: z.number() }).nullable(),
+  lossDelta: z.number().nullable(),
+  gate: z.enum(['pass', 'fail', 'n/a']),
+  gateReason: z.string(),
+  fasterButWorse: z.boolean(),
+  exitClasses: z.array(z.string()),
+  /** Where its GPU settings or environment differ from the baseline's (or within its own repeats). */
+  differences: z.array(z.string()),
+  best: z.boolean(),
+});
+
+export const comparison = z.object({
+  /** Variables whose values differ between rows: the only ones worth a column. */
+  columns: z.array(z.string()),
+  rows: z.array(comparisonRow),
+  baselineKey: z.string(),
+  groupBy: z.enum(['config', 'run']),
+  gate: qualityGate,
+  generatedAt: z.string(),
+  notes: z.array(z.string()),
+});
+
+export const compareRequest = z.object({
+  runIds: z.array(z.number().int().positive()).max(1000).default([]),
+  sweepIds: z.array(z.number().int().positive()).max(100).default([]),
+  /** A run id whose row is the baseline; default: the first sweep's first config, else the first run. */
+  baselineRunId: z.number().int().positive().optional(),
+  groupBy: z.enum(['config', 'run']).default('config'),
+  gate: qualityGate.default({ absolute: 0.05, relative: 0.1 }),
+});
+
+export const exportFormat = z.enum(['md', 'csv', 'json', 'html']);
+
+/** One run's series for overlaid charts, decimated to at most ~1000 points each. */
+export const runSeries = z.object({
+  runId: z.number().int(),
+  label: z.string(),
+  metrics: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
+  telemetry: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
 });
 
 export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
@@ -543,6 +628,24 @@ export const methods = {
     }),
     output: sweep,
   },
+  /** Runs or sweeps side by side against a baseline: one row per config (repeats pooled) or per run. */
+  'compare.runs': { input: compareRequest, output: comparison },
+  /** The same comparison as Markdown, CSV, JSON or a self-contained HTML report. */
+  'compare.export': {
+    input: compareRequest.extend({ format: exportFormat }),
+    output: z.object({ content: z.string(), filename: z.string(), mimeType: z.string() }),
+  },
+  /** Decimated series of runs for overlaid charts: throughput and loss by step, telemetry by time. */
+  'compare.series': { input: z.object({ runIds: z.array(z.number().int().positive()).min(1).max(50) }), output: z.array(runSeries) },
+  /** Notes and tags of a run (tags: short words to filter by). */
+  'runs.annotate': {
+    input: z.object({
+      id: z.number().int().positive(),
+      notes: z.string().max(10_000).optional(),
+      tags: z.array(z.string().trim().min(1).max(40).regex(/^[\w.+-]+$/u, 'a tag is letters, digits and . _ - +')).max(20).optional(),
+    }),
+    output: run,
+  },
   /** Training processes of interrupted runs still alive after the engine died. */
   'runs.orphans': { input: empty, output: z.array(orphan) },
   'runs.killOrphan': { input: z.object({ runId }), output: ok },
@@ -576,6 +679,11 @@ export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
 export type GpuControlState = z.output<typeof gpuControlState>;
 export type Sweep = z.output<typeof sweep>;
+export type Comparison = z.output<typeof comparison>;
+export type ComparisonRow = z.output<typeof comparisonRow>;
+export type CompareRequest = z.output<typeof compareRequest>;
+export type ExportFormat = z.output<typeof exportFormat>;
+export type RunSeries = z.output<typeof runSeries>;
 export type SweepRequest = z.output<typeof sweepRequest>;
 export type SweepConfig = z.output<typeof sweepConfig>;
 export type SweepPreview = z.output<typeof sweepPreview>;

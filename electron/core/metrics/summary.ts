@@ -7,7 +7,11 @@ export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
 
 export interface TrainingSummary {
   steps: number | null;
-  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null };
+  /**
+   * `blocks`: medians of up to THROUGHPUT_BLOCKS consecutive stretches of the steady state, in order.
+   * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
+   */
+  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[] };
   stepTimeMs: { median: number | null };
   finalLoss: number | null;
   bestLoss: number | null;
@@ -19,7 +23,14 @@ export interface TrainingSummary {
   outlierSteps: number;
   /** Which samples the summary used: the structured channel wins over parsed text when present. */
   metricsSource: 'channel' | 'text' | null;
+  /** Tokens in one step where known, so losses can be compared at a matched token count. */
+  tokensPerStep: number | null;
+  /** The training loss at up to LOSS_CURVE_POINTS steps (each a window's mean), to compare at a matched step. */
+  lossCurve: Array<[number, number]>;
 }
+
+export const THROUGHPUT_BLOCKS = 20;
+export const LOSS_CURVE_POINTS = 200;
 
 export interface SummaryOptions {
   /** Tokens in one step (from the workload's expression), to turn step times into tokens/s. */
@@ -49,7 +60,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   const records = byStep(timingSource);
   const { points, throughputs, unit } = timePoints(records, options.tokensPerStep ?? null);
 
-  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null };
+  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let outlierSteps = 0;
@@ -61,7 +72,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: round(split.warmupSeconds, 3) };
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => throughputs[i]!);
-      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit };
+      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values) };
       stepTime = median(steadyIndexes.map((i) => points[i]!.stepTimeMs));
     }
   }
@@ -87,7 +98,31 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     warmup,
     outlierSteps,
     metricsSource,
+    tokensPerStep: options.tokensPerStep ?? null,
+    lossCurve: lossCurve(lossSeries),
   };
+}
+
+function blockMedians(values: readonly number[]): number[] {
+  const count = Math.min(THROUGHPUT_BLOCKS, values.length);
+  const blocks: number[] = [];
+  for (let b = 0; b < count; b++) {
+    const block = values.slice(Math.floor((b * values.length) / count), Math.floor(((b + 1) * values.length) / count));
+    blocks.push(median(block));
+  }
+  return blocks;
+}
+
+/** The finite losses with a step, in windows of equal count, each as [last step, mean loss]. */
+function lossCurve(losses: readonly MetricSample[]): Array<[number, number]> {
+  const points = losses.filter((s) => s.step !== null && Number.isFinite(s.value));
+  const windows = Math.min(LOSS_CURVE_POINTS, points.length);
+  const curve: Array<[number, number]> = [];
+  for (let w = 0; w < windows; w++) {
+    const window = points.slice(Math.floor((w * points.length) / windows), Math.floor(((w + 1) * points.length) / windows));
+    curve.push([window.at(-1)!.step!, round(window.reduce((sum, s) => sum + s.value, 0) / window.length, 6)]);
+  }
+  return curve;
 }
 
 function byStepThenTime(a: MetricSample, b: MetricSample): number {

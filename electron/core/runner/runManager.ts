@@ -17,6 +17,7 @@ import type { OutputWriter } from '../store/outputWriter.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
+import { buildSeries } from '../compare/series.js';
 import { classifyExit } from './exitClassifier.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
@@ -482,6 +483,8 @@ export class RunManager {
       host: summarizeHost(hostSamples),
       hints: hint ? [hint] : [],
     });
+    // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
+    this.runs.setSeries(active.id, buildSeries(this.metricStore.forRun(active.id), this.telemetry.gpuSamples(active.id)));
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);

@@ -1,5 +1,6 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
 import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
+import { runSummary } from '../../shared/api.js';
 import type { OutputWriter } from './outputWriter.js';
 import type { Db } from './open.js';
 
@@ -29,6 +30,8 @@ interface RunRow {
   config_index: number | null;
   repeat_index: number | null;
   wait_json: string | null;
+  notes: string;
+  tags_json: string;
 }
 
 export interface NewRun {
@@ -42,6 +45,12 @@ export interface NewRun {
   enginePid: number;
   /** Where the run sits in a sweep, if it belongs to one. */
   sweep?: RunPlacement | null | undefined;
+}
+
+/** Chart series by name, each [x, y] points: metrics by step, telemetry by seconds since the start. */
+export interface StoredSeries {
+  metrics: Record<string, Array<[number, number]>>;
+  telemetry: Record<string, Array<[number, number]>>;
 }
 
 export interface RunPlacement {
@@ -76,7 +85,7 @@ export interface OrphanCandidate {
 
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
-  throughput: { median: null, iqr: null, unit: null },
+  throughput: { median: null, iqr: null, unit: null, blocks: [] },
   stepTimeMs: { median: null },
   finalLoss: null,
   bestLoss: null,
@@ -89,6 +98,8 @@ export const EMPTY_SUMMARY: RunSummary = {
   hints: [],
   gpu: null,
   host: null,
+  tokensPerStep: null,
+  lossCurve: [],
 };
 
 export class RunStore {
@@ -128,6 +139,10 @@ export class RunStore {
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
       setGpuSettings: db.prepare('UPDATE runs SET gpu_settings_json = ? WHERE id = ?'),
       setWait: db.prepare('UPDATE runs SET wait_json = ? WHERE id = ?'),
+      setNotes: db.prepare<[string, number]>('UPDATE runs SET notes = ? WHERE id = ?'),
+      setTags: db.prepare<[string, number]>('UPDATE runs SET tags_json = ? WHERE id = ?'),
+      getSeries: db.prepare<[number], { series_json: string }>('SELECT series_json FROM run_series WHERE run_id = ?'),
+      setSeries: db.prepare<[number, string]>('INSERT OR REPLACE INTO run_series (run_id, series_json) VALUES (?, ?)'),
       forSweep: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE sweep_id = ? ORDER BY id'),
     };
   }
@@ -188,6 +203,21 @@ export class RunStore {
   /** How long the run waited for fair conditions before it started. */
   setWait(id: number, wait: Record<string, unknown>): void {
     this.statements.setWait.run(JSON.stringify(wait), id);
+  }
+
+  annotate(id: number, annotation: { notes?: string | undefined; tags?: string[] | undefined }): void {
+    if (annotation.notes !== undefined) this.statements.setNotes.run(annotation.notes, id);
+    if (annotation.tags !== undefined) this.statements.setTags.run(JSON.stringify([...new Set(annotation.tags)]), id);
+  }
+
+  /** The run's decimated chart series, stored when it ended (null for runs from before that). */
+  series(id: number): StoredSeries | null {
+    const row = this.statements.getSeries.get(id);
+    return row ? (JSON.parse(row.series_json) as StoredSeries) : null;
+  }
+
+  setSeries(id: number, series: StoredSeries): void {
+    this.statements.setSeries.run(id, JSON.stringify(series));
   }
 
   /** A sweep's runs in the order they started. */
@@ -286,12 +316,15 @@ function toRun(row: RunRow): Run {
     env: JSON.parse(row.env_json) as Record<string, string>,
     pid: row.pid,
     outputBytes: row.output_bytes,
-    summary: row.summary_json ? (JSON.parse(row.summary_json) as RunSummary) : EMPTY_SUMMARY,
+    // Through the schema, so summaries stored before a field existed read with its default.
+    summary: row.summary_json ? runSummary.parse(JSON.parse(row.summary_json)) : EMPTY_SUMMARY,
     gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,
     fingerprint: row.fingerprint_json ? (JSON.parse(row.fingerprint_json) as Record<string, unknown>) : null,
     sweepId: row.sweep_id,
     configIndex: row.config_index,
     repeatIndex: row.repeat_index,
     wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
+    notes: row.notes,
+    tags: JSON.parse(row.tags_json) as string[],
   };
 }

@@ -3,6 +3,7 @@ import { initial } from './0001-initial.js';
 import { workloadMode } from './0002-workload-mode.js';
 import { fingerprint } from './0003-fingerprint.js';
 import { sweeps } from './0004-sweeps.js';
+import { compare } from './0005-compare.js';
 
 export interface Migration {
   version: number;
@@ -10,5 +11,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare];
 export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,79 @@
+// Compare and export over the store: resolves runs and sweeps, reads each run's stored series, and
+// renders a comparison in any export format.
+import type { CompareRequest, Comparison, ExportFormat, Run, RunSeries } from '../../shared/api.js';
+import { ApiFailure } from '../../shared/api.js';
+import { EXPORTERS } from '../export/exporters.js';
+import type { Store } from '../store/store.js';
+import { compareRuns } from './compare.js';
+import { buildSeries } from './series.js';
+
+export class CompareService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Sweeps' runs first (config by config, then repeat), then the runs named; each once. */
+  private resolve(request: CompareRequest): { runs: Run[]; sweepNames: Map<string, string>; titles: string[] } {
+    const runs: Run[] = [];
+    const seen = new Set<number>();
+    const sweepNames = new Map<string, string>();
+    const titles: string[] = [];
+    for (const id of request.sweepIds) {
+      const sweep = this.store.sweeps.get(id);
+      if (!sweep) throw new ApiFailure('not_found', `no sweep ${id}`);
+      titles.push(`${sweep.name} (sweep ${id})`);
+      for (const config of sweep.configs) sweepNames.set(`${id}:${config.index}`, config.name);
+      const ordered = this.store.runs.forSweep(id).sort((a, b) => (a.configIndex ?? 0) - (b.configIndex ?? 0) || (a.repeatIndex ?? 0) - (b.repeatIndex ?? 0));
+      for (const run of ordered) {
+        if (seen.has(run.id) || run.status === 'running' || run.status === 'interrupted') continue;
+        seen.add(run.id);
+        runs.push(run);
+      }
+    }
+    for (const id of request.runIds) {
+      const run = this.store.runs.get(id);
+      if (!run) throw new ApiFailure('not_found', `no run ${id}`);
+      if (seen.has(run.id)) continue;
+      seen.add(run.id);
+      runs.push(run);
+    }
+    if (request.runIds.length > 0) titles.push(`runs ${request.runIds.join(', ')}`);
+    if (runs.length === 0) throw new ApiFailure('invalid_input', 'nothing to compare: name runs or sweeps that have finished runs');
+    return { runs, sweepNames, titles };
+  }
+
+  compare(request: CompareRequest): Comparison {
+    const { runs, sweepNames } = this.resolve(request);
+    if (request.baselineRunId !== undefined && !runs.some((r) => r.id === request.baselineRunId)) {
+      throw new ApiFailure('invalid_input', `the baseline run ${request.baselineRunId} is not among the runs compared`);
+    }
+    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.now() }, sweepNames);
+  }
+
+  /** The stored series, built (and stored) for runs that ended before series were kept. */
+  series(runIds: readonly number[]): RunSeries[] {
+    return runIds.map((id) => {
+      const run = this.store.runs.get(id);
+      if (!run) throw new ApiFailure('not_found', `no run ${id}`);
+      let stored = this.store.runs.series(id);
+      if (!stored && run.status !== 'running') {
+        stored = buildSeries(this.store.metrics.forRun(id), this.store.telemetry.gpuSamples(id));
+        this.store.runs.setSeries(id, stored);
+      }
+      const config = Object.entries(run.config).map(([k, v]) => `${k}=${v}`).join(' ');
+      return { runId: id, label: `#${id}${config ? ` ${config}` : ''}`, ...(stored ?? { metrics: {}, telemetry: {} }) };
+    });
+  }
+
+  export(request: CompareRequest, format: ExportFormat): { content: string; filename: string; mimeType: string } {
+    const { runs, titles } = this.resolve(request);
+    const comparison = this.compare(request);
+    const exporter = EXPORTERS[format];
+    const title = `Tuning Bench comparison: ${titles.join(', ')}`;
+    const series = format === 'html' ? this.series(runs.slice(0, 50).map((r) => r.id)) : [];
+    const content = exporter.render({ comparison, runs: new Map(runs.map((r) => [r.id, r])), series, title });
+    const stamp = comparison.generatedAt.slice(0, 19).replace(/[:T]/gu, '-');
+    return { content, filename: `tuning-bench-comparison-${stamp}.${exporter.extension}`, mimeType: exporter.mimeType };
+  }
+}

@@ -1,0 +1,64 @@
+// Each run's chart series, decimated once (min and max per bucket, so spikes survive) and stored, so a
+// comparison of ten one-hour runs reads ten small rows instead of a million samples.
+import type { MetricSample } from '../metrics/samples.js';
+import type { StoredSeries } from '../store/runStore.js';
+import type { TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
+
+/** About one point per horizontal pixel of a wide chart. */
+export const MAX_SERIES_POINTS = 1000;
+
+const METRIC_SERIES = ['loss', 'eval_loss', 'tokens_per_sec', 'samples_per_sec', 'step_time_ms', 'lr', 'grad_norm'];
+const TELEMETRY_SERIES: Array<[string, (s: TimedGpuSample) => number | null]> = [
+  ['utilGpu', (s) => s.utilGpu],
+  ['memUsedMiB', (s) => s.memUsedMiB],
+  ['powerW', (s) => s.powerW],
+  ['tempC', (s) => s.tempC],
+  ['smClockMHz', (s) => s.smClockMHz],
+];
+
+/**
+ * At most `maxPoints` points: the first and last kept, and in between each bucket's lowest and
+ * highest in their own order. Input sorted by x.
+ */
+export function decimate(points: ReadonlyArray<[number, number]>, maxPoints = MAX_SERIES_POINTS): Array<[number, number]> {
+  if (points.length <= maxPoints) return [...points];
+  const buckets = Math.floor((maxPoints - 2) / 2);
+  const inner = points.length - 2;
+  const out: Array<[number, number]> = [points[0]!];
+  for (let b = 0; b < buckets; b++) {
+    const from = 1 + Math.floor((b * inner) / buckets);
+    const to = 1 + Math.floor(((b + 1) * inner) / buckets);
+    let low = from;
+    let high = from;
+    for (let i = from; i < to; i++) {
+      if (points[i]![1] < points[low]![1]) low = i;
+      if (points[i]![1] > points[high]![1]) high = i;
+    }
+    if (low === high) out.push(points[low]!);
+    else out.push(points[Math.min(low, high)]!, points[Math.max(low, high)]!);
+  }
+  out.push(points.at(-1)!);
+  return out;
+}
+
+export function buildSeries(metrics: readonly MetricSample[], gpu: readonly TimedGpuSample[]): StoredSeries {
+  // The structured channel wins over text where it has the metric (as in the summary).
+  const fromChannel = metrics.some((s) => s.source === 'channel');
+  const usable = metrics.filter((s) => s.step !== null && Number.isFinite(s.value) && (s.kind === 'train' || s.kind === 'eval') && (!fromChannel || s.source === 'channel'));
+  const series: StoredSeries = { metrics: {}, telemetry: {} };
+  for (const name of METRIC_SERIES) {
+    const byStep = new Map<number, number>();
+    for (const sample of usable) if (sample.name === name) byStep.set(sample.step!, sample.value);
+    if (byStep.size === 0) continue;
+    series.metrics[name] = decimate([...byStep.entries()].sort((a, b) => a[0] - b[0]));
+  }
+  for (const [name, pick] of TELEMETRY_SERIES) {
+    const points: Array<[number, number]> = [];
+    for (const sample of gpu) {
+      const value = pick(sample);
+      if (value !== null) points.push([Math.round(sample.tMs) / 1000, value]);
+    }
+    if (points.length > 0) series.telemetry[name] = decimate(points);
+  }
+  return series;
+}

@@ -1,0 +1,219 @@
+// A comparison as Markdown (GitHub tables), CSV (RFC 4180), JSON (per config, against the baseline)
+// and a self-contained HTML report with its charts.
+import { stringify } from 'csv-stringify/sync';
+import type { Comparison, ComparisonRow, ExportFormat, Run, RunSeries } from '../../shared/api.js';
+import { columnTitle, fixed, intervalText, rowLabel, speedupText, throughputTitle, whole } from './format.js';
+import { lineChartSvg } from './svgChart.js';
+
+export interface ExportInput {
+  comparison: Comparison;
+  runs: ReadonlyMap<number, Run>;
+  series: readonly RunSeries[];
+  title: string;
+}
+
+function unitOf(comparison: Comparison): string | null {
+  return comparison.rows.find((r) => r.throughput.unit)?.throughput.unit ?? null;
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/\|/gu, '\\|').replace(/\n/gu, ' ');
+}
+
+export function toMarkdown({ comparison, title }: ExportInput): string {
+  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), 'Speedup', 'Verdict', 'VRAM', 'Loss', 'Gate'];
+  const rows = comparison.rows.map((row) => [
+    rowLabel(row),
+    ...comparison.columns.map((c) => row.config[c] ?? ''),
+    whole(row.throughput.median),
+    speedupText(row),
+    row.speedup.verdict,
+    row.vramPeakMiB === null ? '' : `${whole(row.vramPeakMiB)} MiB`,
+    fixed(row.finalLoss, 4),
+    row.gate + (row.fasterButWorse ? ' (faster but worse)' : ''),
+  ]);
+  const numeric = new Set([header.length - 6, header.length - 5, header.length - 3, header.length - 2]);
+  const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
+  const rule = `|${header.map((_, i) => (numeric.has(i) ? ' ---: ' : ' --- ')).join('|')}|`;
+  const lines = [`## ${escapeMarkdown(title)}`, '', line(header), rule, ...rows.map(line), ''];
+  lines.push(`Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict "within noise" when it includes 1).`);
+  lines.push(`Quality gate: loss at most +${comparison.gate.absolute} or +${comparison.gate.relative * 100} % above the baseline; NaN fails.`);
+  for (const note of comparison.notes) lines.push(note);
+  const flagged = comparison.rows.filter((r) => r.differences.length > 0);
+  for (const row of flagged) lines.push(`- ${escapeMarkdown(row.name)}: ${escapeMarkdown(row.differences.join('; '))}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function toCsv({ comparison }: ExportInput): string {
+  const header = [
+    'config',
+    ...comparison.columns,
+    'baseline',
+    'runs',
+    'throughput_median',
+    'throughput_ci95_low',
+    'throughput_ci95_high',
+    'throughput_unit',
+    'speedup',
+    'speedup_ci95_low',
+    'speedup_ci95_high',
+    'verdict',
+    'step_time_ms',
+    'vram_peak_mib',
+    'gpu_util_mean',
+    'power_mean_w',
+    'energy_per_1k_tokens_j',
+    'final_loss',
+    'eval_loss',
+    'loss_delta',
+    'quality_gate',
+    'faster_but_worse',
+    'exit_classes',
+    'differences',
+    'best',
+  ];
+  const num = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+  const rows = comparison.rows.map((row) => [
+    row.name,
+    ...comparison.columns.map((c) => row.config[c] ?? ''),
+    String(row.isBaseline),
+    row.runIds.join(' '),
+    num(row.throughput.median),
+    num(row.throughput.ci95?.low),
+    num(row.throughput.ci95?.high),
+    row.throughput.unit ?? '',
+    num(row.speedup.ratio),
+    num(row.speedup.ci95?.low),
+    num(row.speedup.ci95?.high),
+    row.speedup.verdict,
+    num(row.stepTimeMs),
+    num(row.vramPeakMiB),
+    num(row.utilMean),
+    num(row.powerMeanW),
+    num(row.energyPer1kTokensJ),
+    num(row.finalLoss),
+    num(row.evalLoss),
+    num(row.lossDelta),
+    row.gate,
+    String(row.fasterButWorse),
+    row.exitClasses.join(' '),
+    row.differences.join('; '),
+    String(row.best),
+  ]);
+  // RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break.
+  return stringify([header, ...rows], { record_delimiter: '\r\n' });
+}
+
+function rowJson(row: ComparisonRow, runs: ReadonlyMap<number, Run>) {
+  const first = runs.get(row.runIds[0]!);
+  return {
+    name: row.name,
+    date: first?.startedAt ?? null,
+    baseline: row.isBaseline,
+    best: row.best,
+    config: row.config,
+    runIds: row.runIds,
+    metrics: {
+      throughput: row.throughput.median,
+      throughput_ci95: row.throughput.ci95,
+      throughput_unit: row.throughput.unit,
+      step_time_ms: row.stepTimeMs,
+      vram_peak_mib: row.vramPeakMiB,
+      gpu_util_mean: row.utilMean,
+      power_mean_w: row.powerMeanW,
+      energy_per_1k_tokens_j: row.energyPer1kTokensJ,
+      final_loss: row.finalLoss,
+      eval_loss: row.evalLoss,
+      exit_classes: row.exitClasses,
+    },
+    vs_baseline: {
+      speedup: row.speedup.ratio,
+      speedup_ci95: row.speedup.ci95,
+      verdict: row.speedup.verdict,
+      loss_delta: row.lossDelta,
+      matched_loss: row.matchedLoss,
+      quality_gate: row.gate,
+      faster_but_worse: row.fasterButWorse,
+      differences: row.differences,
+    },
+  };
+}
+
+export function toJson({ comparison, runs, title }: ExportInput): string {
+  return `${JSON.stringify(
+    { title, generatedAt: comparison.generatedAt, groupBy: comparison.groupBy, gate: comparison.gate, notes: comparison.notes, configs: comparison.rows.map((row) => rowJson(row, runs)) },
+    null,
+    2,
+  )}\n`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export function toHtml(input: ExportInput): string {
+  const { comparison, series, title } = input;
+  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), '95 % CI', 'Speedup', 'Verdict', 'Step ms', 'VRAM MiB', 'Util %', 'Power W', 'J / 1k tok', 'Loss', 'Δ loss', 'Gate', 'Conditions'];
+  const body = comparison.rows
+    .map((row) => {
+      const cells = [
+        rowLabel(row),
+        ...comparison.columns.map((c) => row.config[c] ?? ''),
+        whole(row.throughput.median),
+        intervalText(row.throughput.ci95, 0),
+        `${speedupText(row)}${row.speedup.ci95 ? ` (${intervalText(row.speedup.ci95, 2)})` : ''}`,
+        row.speedup.verdict,
+        fixed(row.stepTimeMs, 2),
+        whole(row.vramPeakMiB),
+        fixed(row.utilMean, 0),
+        fixed(row.powerMeanW, 0),
+        fixed(row.energyPer1kTokensJ, 3),
+        fixed(row.finalLoss, 4),
+        fixed(row.lossDelta, 4),
+        `${row.gate}${row.fasterButWorse ? ' (faster but worse)' : ''}`,
+        row.differences.join('; '),
+      ];
+      return `<tr class="${row.best ? 'best' : ''}${row.gate === 'fail' ? ' fail' : ''}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`;
+    })
+    .join('\n');
+  const chart = (name: string, label: string, from: 'metrics' | 'telemetry', xLabel: string) => {
+    const lines = series.map((s) => ({ label: s.label, points: s[from][name] ?? [] })).filter((l) => l.points.length > 0);
+    return lines.length === 0 ? '' : `<figure><figcaption>${escapeHtml(label)}</figcaption>${lineChartSvg(lines, { xLabel, yLabel: label })}</figure>`;
+  };
+  const charts = [
+    chart('tokens_per_sec', 'Tokens/s by step', 'metrics', 'step'),
+    chart('step_time_ms', 'Step time (ms) by step', 'metrics', 'step'),
+    chart('loss', 'Loss by step', 'metrics', 'step'),
+    chart('utilGpu', 'GPU utilisation (%) by time', 'telemetry', 's'),
+    chart('memUsedMiB', 'VRAM (MiB) by time', 'telemetry', 's'),
+    chart('powerW', 'Power (W) by time', 'telemetry', 's'),
+    chart('tempC', 'Temperature (°C) by time', 'telemetry', 's'),
+    chart('smClockMHz', 'SM clock (MHz) by time', 'telemetry', 's'),
+  ].join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;background:#fff}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:right;white-space:nowrap}
+td:first-child,th:first-child,td:last-child{text-align:left}tr.best{background:#e6f4ea}tr.fail td{color:#a40e26}
+figure{display:inline-block;margin:0 1.5rem 1.5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}.notes{color:#57606a}
+@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}td,th{border-color:#30363d}tr.best{background:#12361f}}
+</style></head><body>
+<h1>${escapeHtml(title)}</h1>
+<p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench. Throughput is the steady-state median with repeats pooled; the speedup's 95 % interval is a bootstrap over runs and stretches of each run.</p>
+<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
+${body}
+</tbody></table>
+${comparison.notes.map((n) => `<p class="notes">${escapeHtml(n)}</p>`).join('\n')}
+<section>${charts}</section>
+</body></html>
+`;
+}
+
+export const EXPORTERS: Record<ExportFormat, { render: (input: ExportInput) => string; extension: string; mimeType: string }> = {
+  md: { render: toMarkdown, extension: 'md', mimeType: 'text/markdown' },
+  csv: { render: toCsv, extension: 'csv', mimeType: 'text/csv' },
+  json: { render: toJson, extension: 'json', mimeType: 'application/json' },
+  html: { render: toHtml, extension: 'html', mimeType: 'text/html' },
+};
