@@ -66,7 +66,12 @@ function lossAt(run: Run, at: number, by: 'step' | 'tokens'): number | null {
 /** Where two runs' recorded conditions differ: GPU settings, then the environment fingerprint. */
 export function conditionDifferences(run: Run, baseline: Run): string[] {
   const out: string[] = [];
-  const show = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const show = (value: unknown) => {
+    if (value === null || value === undefined) return 'none';
+    const range = value as { minMHz?: unknown; maxMHz?: unknown };
+    if (typeof range.minMHz === 'number') return range.minMHz === range.maxMHz ? `${range.minMHz} MHz` : `${range.minMHz}-${String(range.maxMHz)} MHz`;
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  };
   const settingKeys: Array<[string, string]> = [
     ['persistenceMode', 'persistence'],
     ['powerLimitW', 'power limit'],

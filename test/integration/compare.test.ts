@@ -1,0 +1,94 @@
+// The seed plan's matrix (baseline, +batch, +workers, +AMP, +compile) from a synthetic sweep, as a
+// Markdown table whose speedups match the workload's formula; and compare from the CLI.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepRequest } from '../../electron/shared/api.js';
+import { runCli } from '../helpers/cli.js';
+import { tempCore, type TempCore } from '../helpers/tempCore.js';
+
+/** resources/workloads/synthetic/train.js's formula, in tokens/s. */
+function expectedThroughput(batch: number, workers: number, amp: boolean, compile: boolean): number {
+  const compute = (2 + 0.75 * batch) * (amp ? 0.55 : 1) * (compile ? 0.7 : 1);
+  const stepMs = workers === 0 ? compute + 0.5 * batch : Math.max(compute, (0.5 * batch) / workers) + 0.2;
+  return (batch * 256) / (stepMs / 1000);
+}
+
+let temp: TempCore;
+let sweepId: number;
+
+beforeAll(async () => {
+  temp = tempCore({ env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent/nvidia-smi' } });
+  const core = temp.core;
+  const synthetic = core.store.workloads.getByName('synthetic')!;
+  const started = await core.sweeps.start(
+    sweepRequest.parse({
+      workloadId: synthetic.id,
+      values: { steps: '100' },
+      vary: [
+        { name: 'batch', values: ['8', '16'] },
+        { name: 'workers', values: ['0', '4'] },
+        { name: 'amp', values: ['off', 'on'] },
+        { name: 'compile', values: ['off', 'on'] },
+      ],
+      plan: 'ladder',
+      repeats: 2,
+    }),
+  );
+  sweepId = (await core.sweeps.waitForEnd(started.id)).id;
+}, 120_000);
+
+afterAll(async () => {
+  await temp.cleanup();
+});
+
+describe('the seed plan as a Markdown table', () => {
+  it("has the shape to paste into an issue, and speedups that match the workload's formula", () => {
+    const { content, filename } = temp.core.compare.export(
+      { runIds: [], sweepIds: [sweepId], groupBy: 'config', gate: { absolute: 0.05, relative: 0.1 } },
+      'md',
+    );
+    expect(filename).toMatch(/^tuning-bench-comparison-.*\.md$/u);
+    const lines = content.split('\n');
+    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tok/s | Speedup | Verdict | VRAM | Loss | Gate |');
+    const rows = lines.filter((l) => /^\| [+b]/u.test(l) && !l.startsWith('| Config')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    expect(rows.map((r) => r[0]!.replace(' ★', ''))).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
+    const base = expectedThroughput(8, 0, false, false);
+    for (const row of rows) {
+      const [, batch, workers, amp, compile, , speedup, verdict] = row;
+      const expected = expectedThroughput(Number(batch), Number(workers), amp === 'on', compile === 'on') / base;
+      const measured = Number(speedup!.replace('x', ''));
+      expect(Math.abs(measured / expected - 1)).toBeLessThan(0.05);
+      if (row[0] !== 'baseline') expect(verdict).toBe('faster');
+    }
+  });
+
+  it('renders every format from the CLI, and refuses an unknown id clearly', () => {
+    for (const format of ['md', 'csv', 'json', 'html']) {
+      const out = path.join(temp.dir, `report.${format}`);
+      const result = runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', format, '-o', out]);
+      expect(result.status, result.stderr).toBe(0);
+      expect(fs.statSync(out).size).toBeGreaterThan(200);
+    }
+    const json = JSON.parse(fs.readFileSync(path.join(temp.dir, 'report.json'), 'utf8'));
+    expect(json.configs[4]).toMatchObject({ name: '+compile=on', config: { compile: 'on' }, vs_baseline: { verdict: 'faster' } });
+    expect(json.configs[4].vs_baseline.speedup).toBeGreaterThan(4);
+    expect(fs.readFileSync(path.join(temp.dir, 'report.html'), 'utf8')).toMatch(/<svg[^>]*aria-label="Tokens\/s by step"|<svg/u);
+
+    const bad = runCli(['--db', temp.dbPath, 'compare', 'x1']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/neither a run id/u);
+    const missing = runCli(['--db', temp.dbPath, 'compare', '999']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/no run 999/u);
+  }, 60_000);
+
+  it('compares runs one by one too, with a chosen baseline', () => {
+    const runs = temp.core.store.runs.forSweep(sweepId);
+    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[5]!.id], sweepIds: [], groupBy: 'run', gate: { absolute: 0.05, relative: 0.1 } });
+    // Two repeats of the baseline config: the same thing measured twice.
+    expect(comparison.rows).toHaveLength(2);
+    expect(comparison.rows[1]!.speedup.ratio!).toBeGreaterThan(0.97);
+    expect(comparison.rows[1]!.speedup.ratio!).toBeLessThan(1.03);
+  });
+});
