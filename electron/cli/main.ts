@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
-import { defaultRendererDir } from '../core/paths.js';
+import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
+import { integrityCheck, setAsideDatabase } from '../core/store/open.js';
 import { writeRunLog } from '../core/runner/runLog.js';
 import { importLog } from '../core/runner/importLog.js';
 import { toPoint } from '../core/metrics/runMetrics.js';
@@ -158,6 +159,25 @@ export function buildProgram(): Command {
     .option('--gate-rel <fraction>', 'quality gate: or this fraction above it', fraction('--gate-rel'), 0.1)
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
+    });
+
+  const db = program.command('db').description('the database file: check it, or set a damaged one aside');
+  db.command('check')
+    .description("SQLite's integrity check of the database")
+    .action(async (_options: unknown, command: Command) => {
+      await withCore(globals(command), (core) => {
+        const problems = integrityCheck(core.store.db);
+        process.stdout.write(`${core.dbPath}: ${problems.join('\n')}\n`);
+        if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
+      });
+    });
+  db.command('set-aside')
+    .description('rename a damaged database to <file>.damaged-<time> (kept, never deleted); the next start makes a fresh one')
+    .action((_options: unknown, command: Command) => {
+      const file = globals(command).db ?? defaultDatabasePath(process.env);
+      if (!fs.existsSync(file)) throw new UsageError(`there is no database at ${file}`);
+      const aside = setAsideDatabase(file);
+      process.stdout.write(`${file} is now ${aside}; the next start creates a fresh database at ${file}.\n`);
     });
 
   addGpuCommands(program, {

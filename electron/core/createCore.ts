@@ -24,6 +24,7 @@ import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
+import { explainCorruption } from './store/open.js';
 import { WorkloadNameTakenError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 
@@ -92,8 +93,15 @@ export function createCore(options: CoreOptions): Core {
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
     ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
     : resolveCommand('nvidia-smi', process.cwd(), env.PATH);
-  for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-  const recovery = recoverInterruptedRuns(store.runs, now());
+  let recovery: RecoveryReport;
+  try {
+    for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
+    recovery = recoverInterruptedRuns(store.runs, now());
+  } catch (error) {
+    // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
+    void store.close();
+    throw explainCorruption(error, dbPath);
+  }
   const orphans = new OrphanRegistry(recovery.orphans);
 
   const childEnv = stringEnv(env);

@@ -1,7 +1,8 @@
 // Electron main: one hardened window over the shared renderer, the engine behind IPC.
 import path from 'node:path';
-import { app, BrowserWindow, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { createCore, type Core } from '../core/createCore.js';
+import { DatabaseCorruptError, setAsideDatabase } from '../core/store/open.js';
 import { bindIpc, forwardEvents } from './ipc.js';
 import { notifySweeps } from './sweepNotifications.js';
 
@@ -83,14 +84,36 @@ function hardenSession(): void {
 async function start(): Promise<void> {
   await app.whenReady();
   hardenSession();
-  core = createCore({
-    face: 'electron',
-    version: app.getVersion(),
-    resourcesDir: resourcesDir(),
-    // `{node}` in a workload runs Electron as plain Node, so the synthetic workload needs no Node install.
-    nodePath: process.execPath,
-    nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
-  });
+  const open = () =>
+    createCore({
+      face: 'electron',
+      version: app.getVersion(),
+      resourcesDir: resourcesDir(),
+      // `{node}` in a workload runs Electron as plain Node, so the synthetic workload needs no Node install.
+      nodePath: process.execPath,
+      nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
+    });
+  try {
+    core = open();
+  } catch (error) {
+    if (!(error instanceof DatabaseCorruptError)) throw error;
+    // Nothing recorded is deleted: the damaged file is renamed, and only if the person agrees.
+    const { response } = await dialog.showMessageBox({
+      type: 'error',
+      title: 'Tuning Bench',
+      message: 'The run database cannot be read',
+      detail: `${error.message}\n\nStart fresh keeps the damaged file beside the new one, renamed to *.damaged-<time>.`,
+      buttons: ['Start with a fresh database', 'Quit'],
+      defaultId: 1,
+      cancelId: 1,
+    });
+    if (response !== 0) {
+      app.exit(1);
+      return;
+    }
+    setAsideDatabase(error.file);
+    core = open();
+  }
   bindIpc(core, isTrustedUrl, (contents) => BrowserWindow.fromWebContents(contents));
   notifySweeps(core);
   mainWindow = createWindow(core);

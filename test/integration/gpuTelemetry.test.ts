@@ -1,46 +1,15 @@
-// GPU telemetry against the fake nvidia-smi: samples that follow the synthetic load, a filled summary, faults survived.
-import fs from 'node:fs';
-import path from 'node:path';
+// GPU telemetry against the fake nvidia-smi: samples that follow the synthetic load, a filled summary, in a summary; faults are in test/reliability.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventPayload } from '../../electron/shared/api.js';
 import { summarizeGpu } from '../../electron/core/store/telemetryStore.js';
 import type { TimedGpuSample } from '../../electron/core/telemetry/nvidiaSmiSampler.js';
-import { makeTempDir, REPO_ROOT, tempCore, type TempCore } from '../helpers/tempCore.js';
+import { coreWithFakeGpu, runSynthetic } from '../helpers/fakeGpu.js';
+import { tempCore, type TempCore } from '../helpers/tempCore.js';
 
-const FAKE = path.join(REPO_ROOT, 'test/fixtures/fake-nvidia-smi');
 let harness: TempCore | null = null;
 afterEach(async () => {
   await harness?.cleanup();
   harness = null;
 });
-
-let stateDir: string | null = null;
-afterEach(() => {
-  if (stateDir) fs.rmSync(stateDir, { recursive: true, force: true });
-  stateDir = null;
-});
-
-function coreWithFakeGpu(fault?: string): TempCore {
-  stateDir = makeTempDir('tb-fake-gpu-');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TUNING_BENCH_NVIDIA_SMI: FAKE,
-    FAKE_NVIDIA_SMI_STATE: path.join(stateDir, 'gpu-state.json'),
-    ...(fault ? { FAKE_NVIDIA_SMI_FAULT: fault } : {}),
-  };
-  return tempCore({ env });
-}
-
-async function runSynthetic(h: TempCore, steps = '150') {
-  const statuses: string[] = [];
-  h.core.subscribe((event, payload) => {
-    if (event === 'runs.onTelemetryStatus') statuses.push((payload as EventPayload<'runs.onTelemetryStatus'>).message);
-  });
-  const workload = h.core.store.workloads.getByName('synthetic')!;
-  const run = h.core.runner.start({ workload, values: { steps, batch: '8' } });
-  const finished = await h.core.runner.waitForExit(run.id);
-  return { finished, statuses, samples: h.core.store.telemetry.gpuSamples(run.id) };
-}
 
 describe('GPU telemetry on the fake nvidia-smi', () => {
   it('fills summary.gpu from samples that follow the training load', async () => {
@@ -60,27 +29,6 @@ describe('GPU telemetry on the fake nvidia-smi', () => {
     // The synthetic workload's simulated memory (500 + 8 * 180 MiB), all of it the run's own process.
     expect(finished.summary.gpu!.runVramPeakMiB).toBeGreaterThanOrEqual(500 + 8 * 180);
     expect(finished.summary.gpu!.vramPeakMiB).toBeGreaterThanOrEqual(500 + 8 * 180);
-  });
-
-  it.each([
-    ['garbage=3', /not a sample/],
-    ['die-after=4', /nvidia-smi stopped .*restarting/],
-    ['hang-after=3', /sent nothing for \d+ s; restarting/],
-    ['gpu-lost=5', /GPU is lost/i],
-  ])('survives the fault %s: the run goes on and says what happened', async (fault, said) => {
-    harness = coreWithFakeGpu(fault);
-    const { finished, statuses, samples } = await runSynthetic(harness, fault.startsWith('hang') ? '450' : '150');
-    expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
-    expect(statuses.join('\n')).toMatch(said);
-    expect(samples.length).toBeGreaterThan(0);
-  }, 30_000);
-
-  it('says plainly when the driver is not loaded', async () => {
-    harness = coreWithFakeGpu('no-driver');
-    const { finished, statuses } = await runSynthetic(harness, '60');
-    expect(finished.status).toBe('succeeded');
-    expect(finished.summary.gpu).toBeNull();
-    expect(statuses.join('\n')).toMatch(/couldn't communicate with the NVIDIA driver/);
   });
 
   it('without nvidia-smi, records host telemetry only and says so', async () => {

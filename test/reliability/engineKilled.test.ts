@@ -1,10 +1,13 @@
-// The engine SIGKILLed mid-run: the next start finds the run interrupted, its output kept, its survivor reported.
+// The engine SIGKILLed mid-run with clocks locked: the database passes integrity_check, the run is
+// interrupted with its output kept, its survivor reported, and the GPU's clocks are put back.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processGroupMembers } from '../../electron/core/runner/procStat.js';
 import { FLUSH_INTERVAL_MS } from '../../electron/core/store/batchWriter.js';
+import { integrityCheck } from '../../electron/core/store/open.js';
+import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
 import { CLI_ENTRY, TSX_LOADER } from '../helpers/cli.js';
 import { makeTempDir, tempCore, type TempCore } from '../helpers/tempCore.js';
 
@@ -21,11 +24,14 @@ afterEach(async () => {
 const SURVIVOR = 'trap "" HUP; echo started; i=0; while :; do i=$((i+1)); echo "tick $i $(date +%s%3N)"; sleep 0.05; done';
 
 describe('an engine killed with SIGKILL mid-run', () => {
-  it('leaves an interrupted run with its output up to about a second before the kill, and a stoppable orphan', async () => {
+  it('leaves a sound database, an interrupted run with its output up to about a second before the kill, a stoppable orphan, and clocks to restore', async () => {
     dir = makeTempDir();
     const db = path.join(dir, 'runs.db');
-    const engine = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'run', '--', 'sh', '-c', SURVIVOR], {
+    const gpuState = path.join(dir, 'gpu-state.json');
+    const gpuEnv = { TUNING_BENCH_NVIDIA_SMI: FAKE_NVIDIA_SMI, FAKE_NVIDIA_SMI_STATE: gpuState, FAKE_NVIDIA_SMI_ROOT: '1' };
+    const engine = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'run', '--lock-clocks', '2250', '--', 'sh', '-c', SURVIVOR], {
       cwd: dir,
+      env: { ...process.env, ...gpuEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let seen = '';
@@ -35,8 +41,15 @@ describe('an engine killed with SIGKILL mid-run', () => {
     engine.kill('SIGKILL');
     await new Promise((resolve) => engine.once('exit', resolve));
 
-    harness = tempCore({ dbPath: db });
+    // Clocks still locked: nobody was left to put them back.
+    expect(JSON.parse(fs.readFileSync(gpuState, 'utf8')).gpus['0'].gpuClockLock).toEqual([2250, 2250]);
+    harness = tempCore({ dbPath: db, env: { ...process.env, ...gpuEnv } });
     const core = harness.core;
+    expect(integrityCheck(core.store.db)).toEqual(['ok']);
+    // The engine's next start restores them (the CLI does it at once; the desktop asks first, via the same call).
+    const restored = await core.handlers['gpu.restoreAbandoned']({}, { subscriberId: null });
+    expect(restored.restored.map((e) => e.operation)).toEqual(['lockClocks']);
+    expect(JSON.parse(fs.readFileSync(gpuState, 'utf8')).gpus['0'].gpuClockLock).toBeNull();
     const [run] = core.store.runs.list(10);
     expect(run).toMatchObject({ status: 'interrupted' });
     expect(run!.exitReason).toMatch(/engine stopped/);
@@ -50,6 +63,7 @@ describe('an engine killed with SIGKILL mid-run', () => {
 
     const orphans = await core.handlers['runs.orphans']({}, { subscriberId: null });
     expect(orphans).toEqual([{ runId: run!.id, pid: run!.pid, command: ['sh', '-c', SURVIVOR] }]);
+    expect(run!.gpuSettings).toMatchObject({ setBy: 'run', clockLock: { minMHz: 2250, maxMHz: 2250 } });
     expect(processGroupMembers(run!.pid!).length).toBeGreaterThan(0);
     await core.handlers['runs.killOrphan']({ runId: run!.id }, { subscriberId: null });
     await expect.poll(() => processGroupMembers(run!.pid!), { timeout: 10_000 }).toEqual([]);
