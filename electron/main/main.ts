@@ -4,7 +4,9 @@ import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { createCore, type Core } from '../core/createCore.js';
 import { DatabaseCorruptError, setAsideDatabase } from '../core/store/open.js';
 import { bindIpc, forwardEvents } from './ipc.js';
+import { installMenu } from './menu.js';
 import { notifySweeps } from './sweepNotifications.js';
+import { loadWindowState, rememberWindowState } from './windowState.js';
 
 /** The renderer's CSP, also sent as a header (the meta tag covers file:// loads, the header the dev server). */
 const CONTENT_SECURITY_POLICY =
@@ -36,9 +38,9 @@ function isTrustedUrl(url: string): boolean {
 }
 
 function createWindow(engine: Core): BrowserWindow {
+  const saved = loadWindowState();
   const window = new BrowserWindow({
-    width: 1400,
-    height: 900,
+    ...saved.bounds,
     minWidth: 900,
     minHeight: 600,
     title: 'Tuning Bench',
@@ -52,7 +54,11 @@ function createWindow(engine: Core): BrowserWindow {
       spellcheck: false,
     },
   });
-  window.once('ready-to-show', () => window.show());
+  window.once('ready-to-show', () => {
+    if (saved.maximized) window.maximize();
+    window.show();
+  });
+  rememberWindowState(window);
   // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
   window.webContents.setWindowOpenHandler(({ url }) => {
     if (url.startsWith('https://')) void shell.openExternal(url);
@@ -116,6 +122,7 @@ async function start(): Promise<void> {
   }
   bindIpc(core, isTrustedUrl, (contents) => BrowserWindow.fromWebContents(contents));
   notifySweeps(core);
+  installMenu(core, () => mainWindow);
   mainWindow = createWindow(core);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && core) mainWindow = createWindow(core);

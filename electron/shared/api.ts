@@ -661,6 +661,8 @@ export const events = {
   'runs.onTelemetryStatus': z.object({ runId, level: z.enum(['info', 'warning', 'error']), message: z.string() }),
   /** A telemetry sample of a running run (GPU every 250 ms, host every 500 ms by default). */
   'runs.onTelemetry': z.object({ runId, gpu: gpuTelemetryPoint.optional(), host: hostTelemetryPoint.optional() }),
+  /** The desktop menu or a shortcut asked for a view (Electron only). */
+  'app.onMenuCommand': z.object({ command: z.enum(['new-run', 'new-sweep', 'import-log', 'runs', 'sweeps', 'compare', 'gpu-control']) }),
   /** A sweep changed: progress, a config's status, paused, ended. */
   'sweeps.onDidChange': sweep,
   /** New metric samples of a running run (for live charts), batched. */
