@@ -52,6 +52,8 @@ function createWindow(engine: Core): BrowserWindow {
       nodeIntegration: false,
       webSecurity: true,
       spellcheck: false,
+      // A middle click on a link would open a new window outside the handlers below.
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   window.once('ready-to-show', () => {
