@@ -108,10 +108,13 @@ export function estimateSeconds(
   configs: readonly SweepConfig[],
   repeats: number,
   history: readonly Run[],
+  /** Values every config shares (steps, say): earlier runs with other values there say little. */
+  shared: Record<string, string> = {},
 ): { seconds: number | null; basis: string } {
   const finished = history.filter((run) => run.exitClass === 'ok' && runSeconds(run) !== null);
   if (finished.length === 0) return { seconds: null, basis: 'no earlier finished run of this workload to estimate from' };
-  const typical = median(finished.map((run) => runSeconds(run)!))!;
+  const alike = finished.filter((run) => Object.entries(shared).every(([name, value]) => run.config[name] === undefined || run.config[name] === value));
+  const typical = median((alike.length > 0 ? alike : finished).map((run) => runSeconds(run)!))!;
   let fromOwn = 0;
   let total = 0;
   for (const config of configs) {

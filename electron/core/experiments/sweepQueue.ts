@@ -75,7 +75,7 @@ export class SweepQueue {
     const workload = this.requireWorkload(request.workloadId);
     const configs = this.plan(request, workload);
     const history = this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id);
-    const estimate = estimateSeconds(configs, request.repeats, history);
+    const estimate = estimateSeconds(configs, request.repeats, history, request.values);
     return {
       configs: configs.map((config) => ({ ...config, ...this.deps.runner.preview(workload, config.values) })),
       runCount: configs.length * request.repeats,
