@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { compareBenchmark } from './compare.js';
 import { ingestBenchmark } from './ingest.js';
 import { parserBenchmark } from './parsers.js';
 import { telemetryBenchmark } from './telemetry.js';
@@ -11,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchRow[]>> = {
   ingest: ingestBenchmark,
   parsers: parserBenchmark,
   telemetry: telemetryBenchmark,
+  compare: compareBenchmark,
 };
 
 const only = process.argv.slice(2);

@@ -1,17 +1,23 @@
-// The window: header with the app's facts, the runs sidebar, and the main area (New run, GPU control or one run).
+// The window: header with the app's facts, the sweeps and runs sidebar, and the main area (New run, GPU control, a sweep view or one run).
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
 import { AbandonedGpuBanner } from './components/AbandonedGpuBanner.js';
+import { CompareView } from './components/CompareView.js';
 import { GpuControl } from './components/GpuControl.js';
 import { GpuInfo } from './components/GpuInfo.js';
 import { ImportLog } from './components/ImportLog.js';
 import { NewRun } from './components/NewRun.js';
 import { OrphanBanners } from './components/OrphanBanners.js';
 import { RunsList } from './components/RunsList.js';
+import { RunsTable } from './components/RunsTable.js';
 import { RunView } from './components/RunView.js';
+import { SweepNotifier } from './components/SweepNotifier.js';
+import { SweepPages } from './components/SweepPages.js';
+import { SweepsSidebar } from './components/SweepsList.js';
 import { errorMessage } from './format.js';
 import { useView } from './route.js';
+import { isSweepRoute } from './sweepRoute.js';
 import { telemetryStatusLog } from './telemetryStatus.js';
 
 type AppInfo = MethodOutput<'app.info'>;
@@ -108,6 +114,12 @@ export function App() {
     main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
   } else if (view.kind === 'gpu') {
     main = <GpuControl />;
+  } else if (isSweepRoute(view)) {
+    main = <SweepPages route={view} workloads={workloads} />;
+  } else if (view.kind === 'runs') {
+    main = <RunsTable />;
+  } else if (view.kind === 'compare') {
+    main = <CompareView route={view} />;
   } else if (selectedRun) {
     main = <RunView key={selectedRun.id} run={selectedRun} />;
   } else if (missingRun && missingRun.id === view.id) {
@@ -134,7 +146,17 @@ export function App() {
           </div>
         )}
         <span className="spacer" />
-        <nav className="header-nav" aria-label="GPU">
+        <nav className="header-nav" aria-label="Views">
+          <button
+            type="button"
+            className="button small"
+            data-testid="runs-table-button"
+            aria-current={view.kind === 'runs' || view.kind === 'compare' ? 'page' : undefined}
+            title="Every run in a table: filter, tag, pick runs to compare"
+            onClick={() => navigate({ kind: 'runs' })}
+          >
+            Runs &amp; compare
+          </button>
           <button
             type="button"
             className="button small"
@@ -151,6 +173,7 @@ export function App() {
       <ConnectionBanner />
       <OrphanBanners />
       <AbandonedGpuBanner />
+      <SweepNotifier />
       {loadError && (
         <div className="load-error" role="alert">
           Could not load from the engine: {loadError}
@@ -158,6 +181,7 @@ export function App() {
       )}
       <div className="app-body">
         <aside className="sidebar" aria-label="Runs">
+          <SweepsSidebar selectedId={view.kind === 'sweep' ? view.id : null} />
           <div className="sidebar-header">
             <h2>Runs</h2>
             <span className="spacer" />

@@ -1,8 +1,9 @@
 // What the main area shows, kept in the URL hash so a reload (or a shared link) reopens the same run.
 import { useCallback, useSyncExternalStore } from 'react';
+import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './compareRoute.js';
 import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './sweepRoute.js';
 
-export type View = { kind: 'new' } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute;
+export type View = { kind: 'new' } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute | CompareRoute;
 
 const RUN_HASH = /^#\/runs\/(\d+)$/u;
 const GPU_HASH = '#/gpu';
@@ -11,6 +12,8 @@ export function parseHash(hash: string): View {
   if (hash === GPU_HASH) return { kind: 'gpu' };
   const sweep = parseSweepHash(hash);
   if (sweep) return sweep;
+  const compare = parseCompareHash(hash);
+  if (compare) return compare;
   const match = RUN_HASH.exec(hash);
   const id = match ? Number(match[1]) : NaN;
   return Number.isSafeInteger(id) && id > 0 ? { kind: 'run', id } : { kind: 'new' };
@@ -19,6 +22,7 @@ export function parseHash(hash: string): View {
 export function viewHash(view: View): string {
   if (view.kind === 'gpu') return GPU_HASH;
   if (isSweepRoute(view)) return sweepRouteHash(view);
+  if (isCompareRoute(view)) return compareRouteHash(view);
   return view.kind === 'run' ? `#/runs/${view.id}` : '#/new';
 }
 

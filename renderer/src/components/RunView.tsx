@@ -15,6 +15,7 @@ import { useNow } from '../useNow.js';
 import { RunCharts } from './RunCharts.js';
 import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
+import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { Terminal } from './Terminal.js';
@@ -132,6 +133,7 @@ export function RunView({ run }: { run: Run }) {
         )}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
         <RunGpuSettings run={run} />
+        <RunAnnotations key={run.id} run={run} />
       </header>
       <RunCharts runId={run.id} running={running} />
       <Terminal key={run.id} runId={run.id} running={running} />

@@ -1,0 +1,12 @@
+// The main area for a sweep route: the list of sweeps, the New sweep form, or one sweep.
+import type { Workload } from '../../../electron/shared/api.js';
+import type { SweepRoute } from '../sweepRoute.js';
+import { SweepBuilder } from './SweepBuilder.js';
+import { SweepsList } from './SweepsList.js';
+import { SweepView } from './SweepView.js';
+
+export function SweepPages({ route, workloads }: { route: SweepRoute; workloads: readonly Workload[] }) {
+  if (route.kind === 'sweeps') return <SweepsList />;
+  if (route.kind === 'new-sweep') return <SweepBuilder workloads={workloads} />;
+  return <SweepView key={route.id} id={route.id} workloads={workloads} />;
+}

@@ -1,0 +1,280 @@
+// Sweeps in the UI: a ladder built in the New sweep form, its plan previewed before Start, run live to a matrix of
+// speedups with links to every run; the batch finder against a simulated memory limit, its answer put into the form;
+// a sweep that holds GPU settings on the fake nvidia-smi and puts them back; and a sweep whose engine died, resumed.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { DATA_DIR, expect, REPO_ROOT, screenshot, startServer, test } from './serverFixture.js';
+
+/** Six short runs of the synthetic workload, with a second of start-up each at most: a minute and a half is generous. */
+const SWEEP_TIMEOUT_MS = 90_000;
+/** No nvidia-smi at all: no waiting for an idle GPU, and no GPU settings to offer. */
+const NO_GPU = { TUNING_BENCH_NVIDIA_SMI: '', PATH: '/usr/bin:/bin' };
+
+function collectConsoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return errors;
+}
+
+async function openNewSweep(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByTestId('new-sweep-button').click();
+  await expect(page).toHaveURL(/#\/sweeps\/new$/u);
+  await page.getByTestId('sweep-workload').selectOption({ label: 'synthetic (builtin)' });
+}
+
+async function speedupOf(page: Page, index: number): Promise<number> {
+  return Number(await page.getByTestId(`speedup-${index}`).getAttribute('data-value'));
+}
+
+test.describe('without a GPU', () => {
+  test.use({ serverEnv: NO_GPU });
+
+  test('a ladder built in the form: the plan previewed before Start, live progress, the matrix with speedups and run links', async ({
+    page,
+    server,
+  }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    const consoleErrors = collectConsoleErrors(page);
+    await openNewSweep(page, server.url);
+    await expect(page.getByTestId('sweep-gpu-settings')).toHaveCount(0);
+
+    // The first row is ready for the batch; amp is a second row.
+    await expect(page.getByTestId('vary-name-0')).toHaveValue('batch');
+    await page.getByTestId('vary-values-0').fill('8, 16');
+    await page.getByTestId('vary-add').click();
+    await page.getByTestId('vary-name-1').selectOption('amp');
+    await page.getByTestId('vary-values-1').fill('off,on');
+    await expect(page.getByTestId('vary-count-1')).toHaveText('2 values');
+    // Varied variables leave the shared ones; the rest keep their defaults until typed over.
+    await expect(page.getByTestId('shared-batch')).toHaveCount(0);
+    await expect(page.getByTestId('shared-workers')).toHaveValue('0');
+    await page.getByTestId('shared-steps').fill('40');
+    await page.getByTestId('sweep-plan-ladder').check();
+    await page.getByTestId('sweep-repeats').fill('2');
+
+    // Nothing starts before its plan has been seen.
+    await expect(page.getByTestId('sweep-start')).toBeDisabled();
+    await expect(page.getByTestId('sweep-start-note')).toContainText('Preview the plan first');
+    await page.getByTestId('sweep-preview').click();
+    await expect(page.getByTestId('plan-run-count')).toHaveText('3 configs × 2 repeats = 6 runs');
+    await expect(page.getByTestId('plan-table').locator('tbody tr')).toHaveCount(3);
+    await expect(page.getByTestId('plan-config-0').getByTestId('plan-command')).toContainText('--batch-size 8 --workers 0 --amp off');
+    await expect(page.getByTestId('plan-config-1').getByTestId('plan-command')).toContainText('--batch-size 16 --workers 0 --amp off');
+    await expect(page.getByTestId('plan-config-2').getByTestId('plan-command')).toContainText('--batch-size 16 --workers 0 --amp on');
+    await expect(page.getByTestId('plan-config-2')).toContainText('+amp=on');
+    for (const index of [0, 1, 2]) await expect(page.getByTestId(`plan-config-${index}`).getByTestId('plan-command')).toContainText('--steps 40');
+    // A fresh database has no earlier run to estimate from, and says so.
+    await expect(page.getByTestId('plan-estimate')).toHaveText('no estimate');
+    await expect(page.getByTestId('plan-estimate-basis')).toContainText('no earlier finished run');
+    await expect(page.getByTestId('sweep-start')).toBeEnabled();
+    await expect(page.getByTestId('sweep-start')).toHaveText('▶ Start sweep (6 runs)');
+    await screenshot(page, 'sweep-builder');
+    await page.getByTestId('plan-table').scrollIntoViewIfNeeded();
+    await screenshot(page, 'sweep-builder-preview');
+
+    // A change after the preview asks for a new one; changing it back makes the preview current again.
+    await page.getByTestId('sweep-repeats').fill('3');
+    await expect(page.getByTestId('sweep-start')).toBeDisabled();
+    await expect(page.getByTestId('sweep-start-note')).toContainText('preview the plan again');
+    await page.getByTestId('sweep-repeats').fill('2');
+    await expect(page.getByTestId('sweep-start')).toBeEnabled();
+
+    await page.getByTestId('sweep-start').click();
+    await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
+    await expect(page.getByTestId('sweep-status')).toHaveText(/queued|running/u);
+    await expect(page.getByTestId('sweep-current')).toContainText(/config \d of 3 \(.+\), repeat \d of 2/u);
+    await expect(page).toHaveTitle(/^▶ \d\/6 · synthetic ladder — Tuning Bench$/u);
+    await expect(page.getByTestId('sweep-pause')).toBeEnabled();
+    await expect(page.getByTestId('sweep-cancel')).toBeEnabled();
+    await screenshot(page, 'sweep-running');
+
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    await expect(page.getByTestId('sweep-toast')).toHaveText(/Sweep \d+ finished: succeeded/u);
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('6/6 runs');
+    await expect(page.getByTestId('sweep-pause')).toHaveCount(0);
+
+    const matrix = page.getByTestId('sweep-matrix');
+    await expect(matrix.locator('tbody tr')).toHaveCount(3);
+    for (const index of [0, 1, 2]) {
+      const row = page.getByTestId(`sweep-config-${index}`);
+      await expect(row.getByTestId('config-status')).toHaveText('done');
+      await expect(row.getByTestId('run-link')).toHaveCount(2);
+      await expect(row.getByTestId('config-throughput')).toContainText('tokens/s');
+    }
+    await expect(page.getByTestId('speedup-0')).toHaveText('baseline');
+    // The synthetic formula: batch 16 is ~1.09× batch 8, and AMP on top ~1.53×.
+    expect(await speedupOf(page, 1)).toBeGreaterThan(1);
+    expect(await speedupOf(page, 2)).toBeGreaterThan(await speedupOf(page, 1));
+    await expect(page.getByTestId('sweep-row-1').getByTestId('sweep-row-status')).toHaveText('succeeded');
+    await expect(page.getByTestId('compare-sweep')).toHaveAttribute('href', /^#\/compare\?(.*&)?sweeps=1(&|$)/u);
+    await screenshot(page, 'sweep-succeeded');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'sweep-succeeded-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // The title flashes the end, then is the app's name again.
+    await expect(page).toHaveTitle('Tuning Bench', { timeout: 15_000 });
+
+    // Each run link opens that run, which knows its place in the sweep.
+    await page.getByTestId('sweep-config-2').getByTestId('run-link').first().click();
+    await expect(page).toHaveURL(/#\/runs\/\d+$/u);
+    await expect(page.getByTestId('run-status')).toHaveText('succeeded');
+    await expect(page.getByTestId('run-command')).toContainText('--batch-size 16 --workers 0 --amp on');
+
+    await page.getByTestId('all-sweeps-button').click();
+    await expect(page.getByTestId('sweeps-table').locator('tbody tr')).toHaveCount(1);
+    await expect(page.getByTestId('sweeps-table-status')).toHaveText('succeeded');
+    await screenshot(page, 'sweeps-list');
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+test.describe('with a simulated GPU memory limit of batch 24', () => {
+  test.use({ serverEnv: { ...NO_GPU, SYNTHETIC_MAX_BATCH: '24' } });
+
+  test('the batch finder doubles and bisects to 24, and "Use 24" puts it into the form', async ({ page, server }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    const consoleErrors = collectConsoleErrors(page);
+    await openNewSweep(page, server.url);
+    await page.getByTestId('vary-values-0').fill('8, 16');
+    await expect(page.getByTestId('finder-variable')).toHaveValue('batch');
+    // It starts from the baseline's batch unless told otherwise.
+    await expect(page.getByTestId('finder-start')).toHaveAttribute('placeholder', '8');
+    await expect(page.getByTestId('finder-steps')).toHaveValue('20');
+    await page.getByTestId('finder-start-button').click();
+
+    await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
+    await expect(page.getByTestId('sweep-plan-label')).toHaveText('batch finder');
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    await expect(page.getByTestId('finder-message')).toHaveText('batch=24 is the largest that fits; 25 ran out of memory');
+    await expect(page.getByTestId('sweep-toast')).toHaveText(/Batch finder \d+ finished: succeeded/u);
+    // 8, 16 fit; 32 runs out of memory; then 24 fits and 28, 26, 25 do not.
+    const matrix = page.getByTestId('sweep-matrix');
+    await expect(matrix.locator('tbody tr')).toHaveCount(7);
+    await expect(matrix.getByTestId('config-status').filter({ hasText: 'OOM' })).toHaveCount(4);
+    await expect(page.getByTestId('sweep-config-2')).toContainText('batch=32');
+    await expect(page.getByTestId('sweep-config-2').getByTestId('config-status')).toHaveText('OOM');
+    await screenshot(page, 'sweep-batch-finder');
+
+    await page.getByTestId('use-batch').click();
+    await expect(page).toHaveURL(/#\/sweeps\/new$/u);
+    await expect(page.getByTestId('vary-values-0')).toHaveValue('8, 16, 24');
+    await expect(page.getByTestId('finder-last')).toContainText('batch=24 is the largest that fits');
+    await page.getByTestId('sweep-preview').click();
+    await expect(page.getByTestId('plan-config-2').getByTestId('plan-command')).toContainText('--batch-size 24');
+    await screenshot(page, 'sweep-builder-after-finder');
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+test.describe('on the fake nvidia-smi, as root', () => {
+  test.use({
+    serverEnv: {
+      TUNING_BENCH_NVIDIA_SMI: path.join(REPO_ROOT, 'test/fixtures/fake-nvidia-smi'),
+      // Per test: parallel tests must not share one pretend GPU.
+      FAKE_NVIDIA_SMI_STATE: path.join(DATA_DIR, 'gpu-state.json'),
+      FAKE_NVIDIA_SMI_ROOT: '1',
+    },
+  });
+
+  test('a sweep with the Max sustained profile holds the clocks for its runs and puts them back at its end', async ({ page, server }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    const consoleErrors = collectConsoleErrors(page);
+    await openNewSweep(page, server.url);
+    await page.getByTestId('vary-values-0').fill('8,16');
+    await page.getByTestId('shared-steps').fill('40');
+    await page.getByTestId('sweep-plan-one-at-a-time').check();
+    await page.getByTestId('sweep-repeats').fill('1');
+    await page.getByTestId('sweep-wait').uncheck();
+    await expect(page.getByTestId('sweep-max-wait')).toBeDisabled();
+
+    await expect(page.getByTestId('sweep-gpu-settings')).toBeVisible();
+    await page.getByTestId('sweep-gpu-profile').selectOption({ label: 'Max sustained' });
+    await expect(page.getByTestId('sweep-gpu-lock-clocks')).not.toHaveValue('');
+    await expect(page.getByTestId('sweep-gpu-summary')).toContainText('For the whole sweep: ');
+    await expect(page.getByTestId('sweep-gpu-summary')).toContainText('lock GPU clocks at');
+    await page.getByTestId('sweep-preview').click();
+    await expect(page.getByTestId('plan-run-count')).toHaveText('2 configs × 1 repeat = 2 runs');
+    await screenshot(page, 'sweep-builder-gpu');
+
+    await page.getByTestId('sweep-start').click();
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    await expect(page.getByTestId('sweep-config-1').getByTestId('config-status')).toHaveText('done');
+    // The fake's telemetry follows the synthetic load: a peak VRAM per config.
+    await expect(page.getByTestId('sweep-config-1')).toContainText(/[\d,]+ MiB/u);
+    await page.getByTestId('sweep-request').locator('summary').click();
+    await expect(page.getByTestId('sweep-request-gpu')).toContainText(/lock GPU clocks at \d+ MHz/u);
+
+    // Put back: the fake's clocks are unlocked again.
+    const state = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'gpu-state.json'), 'utf8')) as {
+      gpus: Record<string, { gpuClockLock: unknown }>;
+    };
+    expect(state.gpus['0']?.gpuClockLock).toBeNull();
+    await screenshot(page, 'sweep-gpu-succeeded');
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+test('a sweep whose engine was killed is offered for resumption, and resumed runs what was left', async ({ page }) => {
+  test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+  const consoleErrors = collectConsoleErrors(page);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-e2e-sweep-resume-'));
+  const servers: ChildProcess[] = [];
+  try {
+    const first = await startServer(dataDir, { env: NO_GPU });
+    servers.push(first.child);
+    await openNewSweep(page, first.url);
+    await page.getByTestId('vary-values-0').fill('8, 16');
+    // Runs of a few seconds: long enough to be killed in the middle of the first.
+    await page.getByTestId('shared-steps').fill('300');
+    await page.getByTestId('sweep-repeats').fill('1');
+    await page.getByTestId('sweep-preview').click();
+    await page.getByTestId('sweep-start').click();
+    await expect(page.getByTestId('sweep-current')).toContainText('config 1 of 2');
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+
+    const second = await startServer(dataDir, { env: NO_GPU });
+    servers.push(second.child);
+    await page.goto(second.url);
+    const row = page.getByTestId('sweep-row-1');
+    await expect(row.getByTestId('sweep-row-status')).toHaveText('interrupted');
+    await page.getByTestId('all-sweeps-button').click();
+    await expect(page.getByTestId('interrupted-note')).toContainText('One sweep was interrupted');
+    await expect(page.getByTestId('resume-sweep-1')).toHaveCount(2);
+    await screenshot(page, 'sweeps-interrupted');
+
+    await row.click();
+    await expect(page.getByTestId('sweep-status')).toHaveText('interrupted');
+    await expect(page.getByTestId('sweep-interrupted')).toContainText('Resume runs what is left');
+    await expect(page.getByTestId('sweep-pause')).toHaveCount(0);
+    await page.getByTestId('sweep-resume').click();
+    await expect(page.getByTestId('sweep-status')).toHaveText(/queued|running/u);
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    await expect(page.getByTestId('sweep-toast')).toContainText('Sweep 1 finished: succeeded');
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('2/2 runs');
+    // The killed run stays listed (interrupted) beside the one that replaced it.
+    await expect(page.getByTestId('sweep-config-0').getByTestId('run-link')).toHaveCount(2);
+    await expect(page.getByTestId('sweep-config-0').getByTestId('config-status')).toHaveText('done');
+    await expect(page.getByTestId('sweep-config-1').getByTestId('run-link')).toHaveCount(1);
+    await screenshot(page, 'sweep-resumed');
+    // The first page tried to reconnect to the killed server before it was left: that much is expected.
+    expect(consoleErrors.filter((error) => !error.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+  } finally {
+    for (const child of servers) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,105 @@
+// The New sweep form's text fields as requests: values split and checked, shared values as shown, the finder's
+// request at the baseline, and a found batch put back where the form uses that variable.
+import { describe, expect, it } from 'vitest';
+import type { Workload } from '../../electron/shared/api.js';
+import {
+  finderStartDefault,
+  initialSweepFields,
+  parseFinderFields,
+  parseSweepFields,
+  splitValues,
+  withFoundValue,
+  withWorkload,
+  type SweepFields,
+} from '../../renderer/src/sweepForm.js';
+
+const workload = (id: number, names: string[]): Workload => ({
+  id,
+  name: `w${id}`,
+  description: '',
+  cwd: '/tmp',
+  mode: 'argv',
+  command: ['train'],
+  tokensPerStep: '',
+  metricRegex: '',
+  env: {},
+  variables: names.map((name) => ({ name, default: name === 'batch' ? '8' : 'x', description: '' })),
+  builtin: false,
+  createdAt: '2026-01-01T00:00:00Z',
+});
+
+const SYNTHETIC = workload(1, ['batch', 'amp', 'steps']);
+
+function fields(change: Partial<SweepFields> = {}): SweepFields {
+  return { ...initialSweepFields(SYNTHETIC), ...change };
+}
+
+describe('splitValues', () => {
+  it('trims and drops empty items', () => {
+    expect(splitValues(' 8, 16,32 ,')).toEqual(['8', '16', '32']);
+    expect(splitValues('')).toEqual([]);
+  });
+});
+
+describe('parseSweepFields', () => {
+  it('starts with a row for the batch and makes a request with every other variable shared', () => {
+    const form = fields({ vary: [{ name: 'batch', values: '8, 16' }], shared: { steps: '40' }, repeats: '2' });
+    expect(parseSweepFields(form, SYNTHETIC)).toEqual({
+      ok: true,
+      value: { workloadId: 1, values: { amp: 'x', steps: '40' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'ladder', repeats: 2, waitForIdle: true, maxWaitSeconds: 120 },
+    });
+  });
+
+  it('adds limits, a name, and no wait when unticked', () => {
+    const form = fields({ vary: [{ name: 'amp', values: 'off,on' }], name: ' mine ', maxSteps: '1,000', timeoutSeconds: '90', waitForIdle: false });
+    const parsed = parseSweepFields(form, SYNTHETIC);
+    expect(parsed.ok && parsed.value).toMatchObject({ name: 'mine', maxSteps: 1000, timeoutSeconds: 90, waitForIdle: false });
+    expect(parsed.ok && 'maxWaitSeconds' in parsed.value).toBe(false);
+  });
+
+  it.each([
+    [{ vary: [{ name: 'batch', values: '' }] }, 'batch: give its values'],
+    [{ vary: [] }, 'vary at least one variable'],
+    [{ vary: [{ name: 'batch', values: '8' }, { name: 'batch', values: '16' }] }, 'batch is varied twice'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], repeats: '0' }, 'Repeats: give a whole number from 1 to 50'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], maxSteps: 'many' }, 'Per-run limit: give a whole number of steps'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], timeoutSeconds: '-1' }, 'Per-run limit: give seconds'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], maxWaitSeconds: '5000' }, 'Wait at most: at most 3600 seconds'],
+  ] as Array<[Partial<SweepFields>, string]>)('refuses %j', (change, error) => {
+    const parsed = parseSweepFields(fields(change), SYNTHETIC);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.error).toContain(error);
+  });
+});
+
+describe('the batch finder', () => {
+  it('probes at the baseline: shared values and each varied first value, without its own variable', () => {
+    const form = fields({ vary: [{ name: 'batch', values: '8, 16' }, { name: 'amp', values: 'on, off' }], shared: { steps: '40' } });
+    expect(finderStartDefault(form, SYNTHETIC)).toBe('8');
+    expect(parseFinderFields(form, SYNTHETIC)).toEqual({
+      ok: true,
+      value: { workloadId: 1, values: { amp: 'on', steps: '40' }, variable: 'batch', start: 8, maxSteps: 20 },
+    });
+  });
+
+  it('starts at 1 when the value is not a whole number', () => {
+    expect(finderStartDefault(fields({ vary: [{ name: 'batch', values: 'auto' }] }), SYNTHETIC)).toBe('1');
+  });
+
+  it('puts a found batch into the varied values, or as the shared value when it is not varied', () => {
+    const varied = withFoundValue(fields({ vary: [{ name: 'batch', values: '8, 16' }] }), SYNTHETIC, 'batch', 24);
+    expect(varied.vary).toEqual([{ name: 'batch', values: '8, 16, 24' }]);
+    expect(withFoundValue(varied, SYNTHETIC, 'batch', 24)).toEqual(varied);
+    const shared = withFoundValue(fields({ vary: [{ name: 'amp', values: 'off,on' }] }), SYNTHETIC, 'batch', 24);
+    expect(shared.shared).toEqual({ batch: '24' });
+  });
+
+  it('switches the form to the finder workload first', () => {
+    const other = workload(2, ['batch', 'lr']);
+    const next = withFoundValue(fields({ vary: [{ name: 'amp', values: 'off,on' }], repeats: '5' }), other, 'batch', 64);
+    expect(next.workloadId).toBe(2);
+    expect(next.repeats).toBe('5');
+    expect(next.vary).toEqual([{ name: 'batch', values: '64' }]);
+    expect(withWorkload(next, other)).toBe(next);
+  });
+});
