@@ -6,7 +6,7 @@ import { median, quantileSorted } from 'simple-statistics';
 export const RESAMPLES = 2000;
 
 /** mulberry32: small, fast, and seeded, so the same runs give the same interval every time. */
-function random(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -37,7 +37,7 @@ export function bootstrapRatio(a: readonly (readonly number[])[], b: readonly (r
   const left = a.filter((g) => g.length > 0);
   const right = b.filter((g) => g.length > 0);
   if (left.length === 0 || right.length === 0) return null;
-  const next = random(seed);
+  const next = seededRandom(seed);
   const ratios: number[] = [];
   for (let i = 0; i < RESAMPLES; i++) ratios.push(resampleMedian(left, next) / resampleMedian(right, next));
   ratios.sort((x, y) => x - y);
@@ -48,7 +48,7 @@ export function bootstrapRatio(a: readonly (readonly number[])[], b: readonly (r
 export function bootstrapMedian(groups: readonly (readonly number[])[], seed = 1): Interval | null {
   const usable = groups.filter((g) => g.length > 0);
   if (usable.length === 0) return null;
-  const next = random(seed);
+  const next = seededRandom(seed);
   const medians: number[] = [];
   for (let i = 0; i < RESAMPLES; i++) medians.push(resampleMedian(usable, next));
   medians.sort((x, y) => x - y);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bootstrapRatio } from '../../../electron/core/compare/bootstrap.js';
+import { bootstrapRatio, seededRandom } from '../../../electron/core/compare/bootstrap.js';
 import { compareRuns } from '../../../electron/core/compare/compare.js';
 import { decimate } from '../../../electron/core/compare/series.js';
 import { EXPORTERS } from '../../../electron/core/export/exporters.js';
@@ -14,21 +14,9 @@ const GOLDEN = path.join(REPO_ROOT, 'test/fixtures/golden');
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const GATE = { absolute: 0.05, relative: 0.1 };
 
-/** mulberry32, for noise that is the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Twenty stretch medians around `throughput`, with ±1 % noise. */
 function blocks(throughput: number, seed: number): number[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: 20 }, () => Math.round(throughput * (1 + (next() - 0.5) * 0.02)));
 }
 
