@@ -90,8 +90,11 @@ export function createCore(options: CoreOptions): Core {
   }
   const store = new Store(dbPath);
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
+  // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
-    ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
+    ? fs.existsSync(path.resolve(env.TUNING_BENCH_NVIDIA_SMI))
+      ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
+      : null
     : resolveCommand('nvidia-smi', process.cwd(), env.PATH);
   let recovery: RecoveryReport;
   try {

@@ -1,12 +1,14 @@
-// The window: header with the app's facts, the sweeps and runs sidebar, and the main area (New run, GPU control, a sweep view or one run).
-import { useCallback, useEffect, useMemo, useState } from 'react';
+// The window: header with the app's facts, the sweeps and runs sidebar, and the main area (the first-run view, New run,
+// GPU control, a sweep view or one run).
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
 import { AbandonedGpuBanner } from './components/AbandonedGpuBanner.js';
 import { CompareView } from './components/CompareView.js';
+import { FirstRun } from './components/FirstRun.js';
 import { GpuControl } from './components/GpuControl.js';
 import { GpuInfo } from './components/GpuInfo.js';
-import { ImportLog } from './components/ImportLog.js';
+import { ImportLog, type ImportLogHandle } from './components/ImportLog.js';
 import { NewRun } from './components/NewRun.js';
 import { OrphanBanners } from './components/OrphanBanners.js';
 import { RunsList } from './components/RunsList.js';
@@ -19,6 +21,7 @@ import { errorMessage } from './format.js';
 import { useView } from './route.js';
 import { isSweepRoute } from './sweepRoute.js';
 import { telemetryStatusLog } from './telemetryStatus.js';
+import { useMenuCommands } from './useMenuCommands.js';
 
 type AppInfo = MethodOutput<'app.info'>;
 
@@ -50,6 +53,9 @@ export function App() {
   const [workloads, setWorkloads] = useState<readonly Workload[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [missingRun, setMissingRun] = useState<{ id: number; error: string } | null>(null);
+  const importLogRef = useRef<ImportLogHandle>(null);
+  const openImportLog = useCallback(() => importLogRef.current?.open(), []);
+  useMenuCommands(openImportLog);
 
   useEffect(() => bridge.on('runs.onDidChange', (run) => setRuns((prev) => withRun(prev, run))), [bridge]);
 
@@ -109,8 +115,15 @@ export function App() {
     setWorkloads((prev) => [...prev.filter((w) => w.id !== workload.id), workload]);
   }, []);
 
+  // Known once the first answers came (app.info comes with runs.list): until then an empty list means nothing.
+  const loaded = info !== null;
+  const showsNewRun = view.kind === 'new' || (view.kind === 'home' && loaded && runs.size > 0);
   let main;
-  if (view.kind === 'new') {
+  if (view.kind === 'home' && !loaded) {
+    main = <div className="placeholder">Loading…</div>;
+  } else if (view.kind === 'home' && runs.size === 0) {
+    main = <FirstRun workloads={workloads} onStarted={onNewRun} onImportLog={openImportLog} />;
+  } else if (view.kind === 'new' || view.kind === 'home') {
     main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
   } else if (view.kind === 'gpu') {
     main = <GpuControl />;
@@ -185,12 +198,12 @@ export function App() {
           <div className="sidebar-header">
             <h2>Runs</h2>
             <span className="spacer" />
-            <ImportLog onImported={onNewRun} />
+            <ImportLog ref={importLogRef} onImported={onNewRun} />
             <button
               type="button"
               className="button primary small"
               data-testid="new-run-button"
-              aria-current={view.kind === 'new' ? 'page' : undefined}
+              aria-current={showsNewRun ? 'page' : undefined}
               onClick={() => navigate({ kind: 'new' })}
             >
               + New run

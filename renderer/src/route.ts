@@ -3,12 +3,16 @@ import { useCallback, useSyncExternalStore } from 'react';
 import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './compareRoute.js';
 import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './sweepRoute.js';
 
-export type View = { kind: 'new' } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute | CompareRoute;
+/** `home`: the address with no view named; the first-run view while there are no runs, else New run. */
+export type View = { kind: 'home' } | { kind: 'new' } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute | CompareRoute;
 
 const RUN_HASH = /^#\/runs\/(\d+)$/u;
 const GPU_HASH = '#/gpu';
+const HOME_HASH = '#/';
 
 export function parseHash(hash: string): View {
+  // The browser reads a bare `#` as ''.
+  if (hash === '' || hash === HOME_HASH) return { kind: 'home' };
   if (hash === GPU_HASH) return { kind: 'gpu' };
   const sweep = parseSweepHash(hash);
   if (sweep) return sweep;
@@ -20,6 +24,7 @@ export function parseHash(hash: string): View {
 }
 
 export function viewHash(view: View): string {
+  if (view.kind === 'home') return HOME_HASH;
   if (view.kind === 'gpu') return GPU_HASH;
   if (isSweepRoute(view)) return sweepRouteHash(view);
   if (isCompareRoute(view)) return compareRouteHash(view);

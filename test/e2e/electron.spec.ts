@@ -43,6 +43,7 @@ test.describe('the Electron app', () => {
         return { require: typeof page.require, process: typeof page.process, bridge: Object.keys(page.tuningBench ?? {}).sort() };
       });
       expect(exposed).toEqual({ require: 'undefined', process: 'undefined', bridge: ['methods', 'on'] });
+      await window.getByTestId('new-run-button').click();
       await window.getByTestId('var-steps').fill('40');
       await window.getByTestId('start-run').click();
       await expect(window.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });

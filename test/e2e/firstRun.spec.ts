@@ -10,6 +10,8 @@ test('create a workload, run it, see its progress and status, reload and see the
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
   await page.goto(server.url);
+  // A fresh database opens on the first-run view; its New run link leads to the form.
+  await page.getByTestId('first-run-new-run').click();
   await expect(page.getByTestId('workload-select')).toBeVisible();
 
   await page.getByTestId('new-workload-button').click();
@@ -48,6 +50,7 @@ test('create a workload, run it, see its progress and status, reload and see the
 
 test('stop a running training from the UI', async ({ page, server }) => {
   await page.goto(server.url);
+  await page.getByTestId('new-run-button').click();
   await page.getByTestId('workload-select').selectOption({ label: 'synthetic (builtin)' });
   await page.getByTestId('var-steps').fill('100000');
   await page.getByTestId('start-run').click();

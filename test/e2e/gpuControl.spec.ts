@@ -135,6 +135,7 @@ test.describe('as root', () => {
   test('a run with the Max sustained profile runs with its clocks locked, and the GPU is put back when it ends', async ({ page, server }) => {
     const consoleErrors = collectConsoleErrors(page);
     await page.goto(server.url);
+    await page.getByTestId('new-run-button').click();
     await page.getByTestId('workload-select').selectOption({ label: 'synthetic (builtin)' });
     await page.getByTestId('var-steps').fill('400');
 
@@ -311,6 +312,7 @@ test.describe('without nvidia-smi', () => {
 
   test('the GPU view and the New run form say plainly that there is no NVIDIA GPU', async ({ page, server }) => {
     await page.goto(server.url);
+    await page.getByTestId('new-run-button').click();
     await expect(page.getByTestId('gpu-run-settings-unavailable')).toContainText('No NVIDIA GPU: no nvidia-smi found');
     await expect(page.getByTestId('gpu-profile-select')).toHaveCount(0);
     await page.getByTestId('gpu-control-button').click();

@@ -169,6 +169,7 @@ test('an imported log with a NaN loss is flagged; one without metrics says so qu
 
 test('a running command without metrics keeps the charts’ room, so the terminal does not jump when they come', async ({ page, server }) => {
   await page.goto(server.url);
+  await page.getByTestId('new-run-button').click();
   await page.getByTestId('new-workload-button').click();
   await page.getByTestId('workload-name').fill('quiet then loud');
   await page.getByTestId('workload-cwd').fill(os.tmpdir());

@@ -1,5 +1,5 @@
 // The sidebar's Import log button and its dialog: a log file (or pasted text) made elsewhere becomes a run.
-import { useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import { useImperativeHandle, useRef, useState, type ChangeEvent, type FormEvent, type Ref } from 'react';
 import { MAX_IMPORT_CHARS, type Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatBytes } from '../format.js';
@@ -11,7 +11,12 @@ interface ChosenFile {
   text: string;
 }
 
-export function ImportLog({ onImported }: { onImported: (run: Run) => void }) {
+/** For the dialog's other openers: the first-run view and the desktop menu's Import Log. */
+export interface ImportLogHandle {
+  open(): void;
+}
+
+export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void; ref?: Ref<ImportLogHandle> }) {
   const { api } = useBridge();
   const dialogRef = useRef<HTMLDialogElement>(null);
   const fileInputRef = useRef<HTMLInputElement>(null);
@@ -22,6 +27,8 @@ export function ImportLog({ onImported }: { onImported: (run: Run) => void }) {
   const [error, setError] = useState<string | null>(null);
 
   const open = () => {
+    // Asked again while open (the menu's shortcut twice), it keeps what was typed.
+    if (dialogRef.current?.open) return;
     setFile(null);
     setText('');
     setName('');
@@ -29,6 +36,8 @@ export function ImportLog({ onImported }: { onImported: (run: Run) => void }) {
     if (fileInputRef.current) fileInputRef.current.value = '';
     dialogRef.current?.showModal();
   };
+
+  useImperativeHandle(ref, () => ({ open }));
 
   const clearFile = () => {
     setFile(null);
