@@ -346,7 +346,9 @@ export class SweepQueue {
   ): Promise<Run | null> {
     live.current = label;
     live.skipCurrent = false;
-    let wait: RunWait = { seconds: 0, reason: 'disabled', startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
+    // Without nvidia-smi there is nothing to wait for; the record says so rather than "disabled".
+    const noWait = limits.waitForIdle ? 'no-gpu' : 'disabled';
+    let wait: RunWait = { seconds: 0, reason: noWait, startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
     if (limits.waitForIdle && this.deps.reader) {
       wait = await waitForFairConditions({
         read: this.deps.reader,
