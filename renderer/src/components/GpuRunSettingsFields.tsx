@@ -1,7 +1,7 @@
 // The New run form's GPU settings for one run: a profile (or none, or custom values), shown as the exact values the
 // engine will set, checked as they are typed; the engine journals them and puts the GPU back when the run ends.
 import { useId } from 'react';
-import type { GpuProfile, MethodInput } from '../../../electron/shared/api.js';
+import type { GpuControlState, GpuProfile, MethodInput } from '../../../electron/shared/api.js';
 import { formatClockRange, type GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
 import type { GpuStatusSnapshot } from '../gpuStatus.js';
 import { checkClockField, checkWattsField, clockHint, describeRunSettings, powerHint, type FieldCheck } from '../gpuText.js';
@@ -117,6 +117,167 @@ function TextField({ label, testId, value, placeholder, check, hint, onChange }:
   );
 }
 
+/** What differs between a run's GPU settings and a sweep's: the words, and the test ids of each part. */
+interface EditorScope {
+  ids: { select: string; basis: string; lockClocks: string; lockMemoryClocks: string; powerLimit: string; persistence: string; summary: string; held: string };
+  noneHint: string;
+  persistenceLabel: string;
+  /** Shows what persistence is now beside its box (the run form), or not (the sweep form). */
+  persistenceNow: boolean;
+  nothingToSet: string;
+  willSet: (described: string) => string;
+  held: { className: string; text: (holder: string) => string };
+  /** Names other processes on the GPU ahead of the confirm. */
+  listProcesses: boolean;
+}
+
+export const RUN_SCOPE: EditorScope = {
+  ids: {
+    select: 'gpu-profile-select',
+    basis: 'gpu-profile-basis',
+    lockClocks: 'gpu-run-lock-clocks',
+    lockMemoryClocks: 'gpu-run-lock-memory-clocks',
+    powerLimit: 'gpu-run-power-limit',
+    persistence: 'gpu-run-persistence',
+    summary: 'gpu-run-summary',
+    held: 'gpu-run-held',
+  },
+  noneHint: 'The run records the settings in force and changes nothing.',
+  persistenceLabel: 'Persistence mode on for the run',
+  persistenceNow: true,
+  nothingToSet: 'Nothing to set: the run leaves the GPU as it is.',
+  willSet: (described) => `For this run only: ${described}. Put back when it ends.`,
+  held: { className: 'field-error', text: (holder) => `${holder} holds this GPU's settings until it ends: a run with GPU settings cannot start before.` },
+  listProcesses: true,
+};
+
+export const SWEEP_SCOPE: EditorScope = {
+  ids: {
+    select: 'sweep-gpu-profile',
+    basis: 'sweep-gpu-basis',
+    lockClocks: 'sweep-gpu-lock-clocks',
+    lockMemoryClocks: 'sweep-gpu-lock-memory-clocks',
+    powerLimit: 'sweep-gpu-power-limit',
+    persistence: 'sweep-gpu-persistence',
+    summary: 'sweep-gpu-summary',
+    held: 'sweep-gpu-held',
+  },
+  noneHint: 'Each run records the settings in force; nothing is changed.',
+  persistenceLabel: 'Persistence mode on for the sweep',
+  persistenceNow: false,
+  nothingToSet: 'Nothing to set: the sweep leaves the GPU as it is.',
+  willSet: (described) => `For the whole sweep: ${described}. Put back when it ends, even if it fails.`,
+  held: { className: 'hint', text: (holder) => `${holder} holds this GPU's settings until it ends.` },
+  listProcesses: false,
+};
+
+interface GpuSettingsEditorProps {
+  status: NonNullable<GpuStatusSnapshot['status']>;
+  state: GpuControlState;
+  fields: GpuRunFields;
+  onChange: (fields: GpuRunFields) => void;
+  scope: EditorScope;
+}
+
+/** The profile select, the values it fills in, persistence and what will be set: shared by the run and sweep forms. */
+export function GpuSettingsEditor({ status, state, fields, onChange, scope }: GpuSettingsEditorProps) {
+  const selectId = useId();
+  const { ids } = scope;
+  const profile = status.profiles.find((p) => p.id === fields.profile) ?? null;
+  const checks = checkFields(fields);
+  const parsed = parseGpuRunFields(fields);
+  const persistenceNow = state.persistenceMode === null ? 'unknown' : state.persistenceMode ? 'on' : 'off';
+  // Editing a value makes the settings custom: a profile's name stays only on its own values.
+  const edit = (change: Partial<GpuRunFields>) => onChange({ ...fields, ...change, profile: 'custom' });
+  const choose = (id: string) => {
+    const chosen = status.profiles.find((p) => p.id === id);
+    if (chosen) onChange(fieldsFromProfile(chosen));
+    else onChange({ ...fields, profile: id === 'none' ? 'none' : 'custom' });
+  };
+  return (
+    <>
+      <div className="field gpu-profile">
+        <label className="label" htmlFor={selectId}>
+          Profile
+        </label>
+        <select id={selectId} data-testid={ids.select} value={fields.profile} onChange={(event) => choose(event.target.value)}>
+          <option value="none">None (leave the GPU as it is)</option>
+          {status.profiles.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+          <option value="custom">Custom</option>
+        </select>
+        <span className="hint" data-testid={ids.basis}>
+          {fields.profile === 'none' && scope.noneHint}
+          {profile && `${profile.name}: ${profile.basis}.`}
+          {fields.profile === 'custom' && 'Your own values; an empty field leaves that setting as it is.'}
+        </span>
+      </div>
+      {fields.profile !== 'none' && (
+        <>
+          <div className="field-row gpu-run-fields">
+            <TextField
+              label="Lock GPU clocks (MHz)"
+              testId={ids.lockClocks}
+              value={fields.lockClocks}
+              placeholder="MIN or MIN,MAX"
+              check={checks.lockClocks}
+              hint={clockHint(state.supportedGraphicsMHz, state.clocks.maxGraphicsMHz)}
+              onChange={(lockClocks) => edit({ lockClocks })}
+            />
+            <TextField
+              label="Lock memory clocks (MHz)"
+              testId={ids.lockMemoryClocks}
+              value={fields.lockMemoryClocks}
+              placeholder="MIN or MIN,MAX"
+              check={checks.lockMemoryClocks}
+              hint={clockHint(state.supportedMemoryMHz, state.clocks.maxMemMHz)}
+              onChange={(lockMemoryClocks) => edit({ lockMemoryClocks })}
+            />
+            <TextField
+              label="Power limit (W)"
+              testId={ids.powerLimit}
+              value={fields.powerLimitW}
+              placeholder="as it is"
+              check={checks.powerLimitW}
+              hint={powerHint(state.power)}
+              onChange={(powerLimitW) => edit({ powerLimitW })}
+            />
+          </div>
+          <label className="checkbox">
+            <input
+              type="checkbox"
+              data-testid={ids.persistence}
+              checked={fields.persistence}
+              onChange={(event) => edit({ persistence: event.target.checked })}
+            />
+            {scope.persistenceLabel}
+            {scope.persistenceNow && <span className="hint"> (unticked: left as it is, now {persistenceNow})</span>}
+          </label>
+          {parsed.ok && (
+            <p className="gpu-run-summary" data-testid={ids.summary}>
+              {parsed.settings === null ? scope.nothingToSet : scope.willSet(describeRunSettings(parsed.settings))}
+            </p>
+          )}
+          {status.heldBy && (
+            <p className={scope.held.className} data-testid={ids.held}>
+              {scope.held.text(status.heldBy)}
+            </p>
+          )}
+          {scope.listProcesses && state.processes.length > 0 && (
+            <p className="hint">
+              Other processes use this GPU ({state.processes.map((p) => `${p.name ?? 'unknown'}, pid ${p.pid}`).join('; ')}): you will be
+              asked before clocks or power change.
+            </p>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
 interface GpuRunSettingsFieldsProps {
   gpu: GpuStatusSnapshot;
   fields: GpuRunFields;
@@ -124,7 +285,6 @@ interface GpuRunSettingsFieldsProps {
 }
 
 export function GpuRunSettingsFields({ gpu, fields, onChange }: GpuRunSettingsFieldsProps) {
-  const selectId = useId();
   const { status } = gpu;
   const state = status?.state ?? null;
 
@@ -138,101 +298,7 @@ export function GpuRunSettingsFields({ gpu, fields, onChange }: GpuRunSettingsFi
       </p>
     );
   } else {
-    const profile = status.profiles.find((p) => p.id === fields.profile) ?? null;
-    const checks = checkFields(fields);
-    const parsed = parseGpuRunFields(fields);
-    const persistenceNow = state.persistenceMode === null ? 'unknown' : state.persistenceMode ? 'on' : 'off';
-    // Editing a value makes the settings custom: a profile's name stays only on its own values.
-    const edit = (change: Partial<GpuRunFields>) => onChange({ ...fields, ...change, profile: 'custom' });
-    const choose = (id: string) => {
-      const chosen = status.profiles.find((p) => p.id === id);
-      if (chosen) onChange(fieldsFromProfile(chosen));
-      else if (id === 'none') onChange({ ...fields, profile: 'none' });
-      else onChange({ ...fields, profile: 'custom' });
-    };
-    body = (
-      <>
-        <div className="field gpu-profile">
-          <label className="label" htmlFor={selectId}>
-            Profile
-          </label>
-          <select id={selectId} data-testid="gpu-profile-select" value={fields.profile} onChange={(event) => choose(event.target.value)}>
-            <option value="none">None (leave the GPU as it is)</option>
-            {status.profiles.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-            <option value="custom">Custom</option>
-          </select>
-          <span className="hint" data-testid="gpu-profile-basis">
-            {fields.profile === 'none' && 'The run records the settings in force and changes nothing.'}
-            {profile && `${profile.name}: ${profile.basis}.`}
-            {fields.profile === 'custom' && 'Your own values; an empty field leaves that setting as it is.'}
-          </span>
-        </div>
-        {fields.profile !== 'none' && (
-          <>
-            <div className="field-row gpu-run-fields">
-              <TextField
-                label="Lock GPU clocks (MHz)"
-                testId="gpu-run-lock-clocks"
-                value={fields.lockClocks}
-                placeholder="MIN or MIN,MAX"
-                check={checks.lockClocks}
-                hint={clockHint(state.supportedGraphicsMHz, state.clocks.maxGraphicsMHz)}
-                onChange={(lockClocks) => edit({ lockClocks })}
-              />
-              <TextField
-                label="Lock memory clocks (MHz)"
-                testId="gpu-run-lock-memory-clocks"
-                value={fields.lockMemoryClocks}
-                placeholder="MIN or MIN,MAX"
-                check={checks.lockMemoryClocks}
-                hint={clockHint(state.supportedMemoryMHz, state.clocks.maxMemMHz)}
-                onChange={(lockMemoryClocks) => edit({ lockMemoryClocks })}
-              />
-              <TextField
-                label="Power limit (W)"
-                testId="gpu-run-power-limit"
-                value={fields.powerLimitW}
-                placeholder="as it is"
-                check={checks.powerLimitW}
-                hint={powerHint(state.power)}
-                onChange={(powerLimitW) => edit({ powerLimitW })}
-              />
-            </div>
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                data-testid="gpu-run-persistence"
-                checked={fields.persistence}
-                onChange={(event) => edit({ persistence: event.target.checked })}
-              />
-              Persistence mode on for the run <span className="hint">(unticked: left as it is, now {persistenceNow})</span>
-            </label>
-            {parsed.ok && (
-              <p className="gpu-run-summary" data-testid="gpu-run-summary">
-                {parsed.settings === null
-                  ? 'Nothing to set: the run leaves the GPU as it is.'
-                  : `For this run only: ${describeRunSettings(parsed.settings)}. Put back when it ends.`}
-              </p>
-            )}
-            {status.heldBy && (
-              <p className="field-error" data-testid="gpu-run-held">
-                {status.heldBy} holds this GPU&apos;s settings until it ends: a run with GPU settings cannot start before.
-              </p>
-            )}
-            {state.processes.length > 0 && (
-              <p className="hint">
-                Other processes use this GPU ({state.processes.map((p) => `${p.name ?? 'unknown'}, pid ${p.pid}`).join('; ')}): you will be
-                asked before clocks or power change.
-              </p>
-            )}
-          </>
-        )}
-      </>
-    );
+    body = <GpuSettingsEditor status={status} state={state} fields={fields} onChange={onChange} scope={RUN_SCOPE} />;
   }
 
   return (
