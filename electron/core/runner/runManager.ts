@@ -474,7 +474,8 @@ export class RunManager {
     if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
-    const gpu = summarizeGpu(this.telemetry.gpuSamples(active.id));
+    const gpuSamples = this.telemetry.gpuSamples(active.id);
+    const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
     this.runs.setSummary(active.id, {
       ...EMPTY_SUMMARY,
@@ -484,7 +485,7 @@ export class RunManager {
       hints: hint ? [hint] : [],
     });
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
-    this.runs.setSeries(active.id, buildSeries(this.metricStore.forRun(active.id), this.telemetry.gpuSamples(active.id)));
+    this.runs.setSeries(active.id, buildSeries(this.metricStore.forRun(active.id), gpuSamples));
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);
