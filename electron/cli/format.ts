@@ -68,6 +68,15 @@ export function formatRunDetails(run: Run): string {
   const gpuSettings = describeGpuSettings(run.gpuSettings);
   if (gpuSettings) lines.push(`  gpu       ${gpuSettings}`);
   if (summary.metricsSource) lines.push(`  metrics   from ${summary.metricsSource === 'channel' ? 'the structured channel' : 'the terminal output'}`);
+  else if (run.status !== 'running' && run.outputBytes > 0) {
+    lines.push(
+      `  metrics   none found in its output: see which lines hold numbers with \`tuning-bench log ${run.id}\`, give a workload a regex`,
+      `            (\`tuning-bench workloads add|edit NAME --regex '...'\`), then \`tuning-bench reparse ${run.id} --workload NAME\``,
+    );
+  }
+  if (run.unitsPerStep) {
+    lines.push(`  per step  ${run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : `${run.unitsPerStep.samples} samples`} (given with the run)`);
+  }
   return lines.join('\n');
 }
 

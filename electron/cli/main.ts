@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // tuning-bench: the engine on the command line, for headless boxes and scripts (contract in DESIGN.md).
 import fs from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
 import { integrityCheck, setAsideDatabase } from '../core/store/open.js';
 import { writeRunLog } from '../core/runner/runLog.js';
-import { importLog } from '../core/runner/importLog.js';
 import { toPoint } from '../core/metrics/runMetrics.js';
 import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
+import { importCommand, reparseCommand } from './commands/ingest.js';
+import { addWorkload, editWorkload, formatWorkloads, removeWorkload, type WorkloadOptions } from './commands/workloads.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
 import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
@@ -46,6 +46,24 @@ async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise
   }
 }
 
+function parsePerStep(what: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !(number > 0)) throw new InvalidArgumentError(`${what} is a positive number, e.g. 8192`);
+    return number;
+  };
+}
+
+/** `1048576`, `512K`, `200M`, `2G` (powers of 1024). */
+export function parseByteSize(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([KMG]?)i?B?$/iu.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('a size is bytes, or a number with K, M or G (e.g. 4G)');
+  const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2]!.toUpperCase() as '' | 'K' | 'M' | 'G'];
+  const bytes = Math.floor(Number(match[1]) * scale);
+  if (bytes < 1) throw new InvalidArgumentError('a size is at least 1 byte');
+  return bytes;
+}
+
 export function parseRunId(value: string): number {
   if (!/^\d+$/u.test(value) || Number(value) < 1) throw new InvalidArgumentError('a run id is a positive whole number');
   return Number(value);
@@ -75,7 +93,8 @@ export function buildProgram(): Command {
     .command('run')
     .description('run a command (or a workload) in a pseudo-terminal and record it')
     .option('--workload <name>', 'a registered workload (see `tuning-bench workloads`)')
-    .option('--cwd <dir>', 'working directory of an ad-hoc COMMAND', process.cwd())
+    // npm runs scripts in the package's folder; INIT_CWD is where the user stood when they typed the command.
+    .option('--cwd <dir>', 'working directory of an ad-hoc COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--set <var=value>', 'a workload variable (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--timeout <seconds>', 'stop the run after this many seconds', (value: string) => {
       const seconds = Number(value);
@@ -83,12 +102,14 @@ export function buildProgram(): Command {
       return seconds;
     })
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
+    .option('--tokens-per-step <n>', 'tokens in one step, so throughput is given in tokens/s', parsePerStep('--tokens-per-step'))
+    .option('--samples-per-step <n>', 'samples in one step (the batch size), so throughput is given in samples/s', parsePerStep('--samples-per-step'))
     .option('--json', 'print the finished run as JSON')
     .argument('[command...]', 'the command after --, when no --workload is given');
   addGpuRunOptions(run).action(
     async (
       commandArgs: string[],
-      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number } & GpuCliOptions,
+      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & GpuCliOptions,
       command: Command,
     ) => {
       const global = globals(command);
@@ -247,41 +268,71 @@ export function buildProgram(): Command {
 
   program
     .command('import')
-    .description('a log produced elsewhere, parsed into a run')
-    .argument('<logfile>', 'the log file')
+    .description('a log produced elsewhere, parsed into a run (read in pieces: any size up to --max-bytes)')
+    .argument('<logfile>', 'the log file (- for standard input)')
     .option('--name <name>', 'a name for the run (default: the file name)')
+    .option('--max-bytes <size>', 'refuse a log larger than this: bytes, or with K, M, G (default 2G)', parseByteSize)
     .option('--json', 'print the run as JSON')
-    .action(async (file: string, options: { name?: string }, command: Command) => {
+    .action(async (file: string, options: { name?: string; maxBytes?: number }, command: Command) => {
       const global = globals(command);
-      let bytes: Buffer;
-      try {
-        bytes = fs.readFileSync(file);
-      } catch (error) {
-        throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      await withCore(global, async (core) => {
-        const run = await importLog(core.store, { text: bytes, name: options.name ?? path.basename(file), now: new Date(), source: path.resolve(file) });
-        print(global.json, run, () => formatRunDetails(run));
-      });
+      await withCore(global, (core) => importCommand(core, file, { ...options, json: global.json === true }));
     });
 
   program
+    .command('reparse')
+    .description("parse runs' stored output again with today's parsers and the workload's current regex (the old summary is kept)")
+    .argument('<run-ids...>', 'the runs', (value: string, previous: number[] = []) => [...previous, parseRunId(value)])
+    .option('--workload <name>', "file the runs under this workload first, so its regex applies (for imports and ad-hoc runs)")
+    .option('--json', 'machine-readable output')
+    .action(async (ids: number[], options: { workload?: string }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => reparseCommand(core, ids, { ...options, json: global.json === true }));
+    });
+
+  const workloadOptions = (command: Command) =>
+    command
+      .option('--cwd <dir>', 'directory the command runs in (default: where you stand)')
+      .option('--shell', 'the command is one shell script (values are shell-quoted into it)')
+      .option('--description <text>', 'what it is')
+      .option('--tokens-per-step <expr>', 'tokens in one step, as arithmetic of the variables: "{batch} * {seq_len}"')
+      .option('--regex <pattern>', 'its own metric regex with named groups: "step (?<step>\\d+).*loss (?<loss>[\\d.]+)"')
+      .option('--env <var=value>', 'an environment variable (repeatable)', collect, [])
+      .option('--var <name=default>', "a {placeholder}'s default value (repeatable)", collect, []);
+  const workloads = program
     .command('workloads')
-    .description('registered workloads (`synthetic` is always there)')
+    .description('registered workloads (`synthetic` is always there): list, add, edit, rm')
     .option('--json', 'machine-readable output')
     .action(async (_options: unknown, command: Command) => {
       const global = globals(command);
       await withCore(global, (core) => {
-        const workloads = core.store.workloads.list();
-        print(global.json, workloads, () =>
-          workloads
-            .map((w) => {
-              const vars = w.variables.map((v) => `${v.name}=${v.default}`).join(' ');
-              return `${w.name}${w.builtin ? ' (built-in)' : ''}\n  ${w.command.join(' ')}\n  variables: ${vars || 'none'}`;
-            })
-            .join('\n'),
-        );
+        const list = core.store.workloads.list();
+        print(global.json, list, () => formatWorkloads(list));
       });
+    });
+  workloadOptions(
+    workloads.command('add').description('register a command template: `workloads add NAME -- python train.py --batch {batch}`'),
+  )
+    .argument('<name>', 'its name')
+    .argument('[command...]', 'the template after --, with {var} placeholders')
+    .action(async (name: string, commandArgs: string[], options: WorkloadOptions, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => addWorkload(core, name, commandArgs, options, global.json === true));
+    });
+  workloadOptions(workloads.command('edit').description('change a workload you registered (give only what changes)'))
+    .option('--rename <name>', 'a new name')
+    .argument('<name>', 'its name')
+    .argument('[command...]', 'a new template after --')
+    .action(async (name: string, commandArgs: string[], options: WorkloadOptions & { rename?: string }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => editWorkload(core, name, commandArgs, options, global.json === true));
+    });
+  workloads
+    .command('rm')
+    .description('remove a workload you registered; its runs are kept')
+    .argument('<name>', 'its name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => removeWorkload(core, name, global.json === true));
     });
 
   program
@@ -324,7 +375,7 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are "errors" to commander; they exit 0.
       return error.exitCode === 0 ? 0 : EXIT_BAD_ARGUMENTS;
     }
-    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
+    if (error instanceof UsageError || (error instanceof ApiFailure && (error.code === 'invalid_input' || error.code === 'not_found'))) {
       process.stderr.write(`tuning-bench: ${error.message}\n`);
       return EXIT_BAD_ARGUMENTS;
     }

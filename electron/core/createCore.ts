@@ -12,7 +12,8 @@ import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { testUserRegex } from './metrics/userRegex.js';
-import { importLog } from './runner/importLog.js';
+import { importLogText } from './ingest/importLog.js';
+import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './runner/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
 import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
@@ -25,7 +26,7 @@ import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.j
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
 import { explainCorruption } from './store/open.js';
-import { WorkloadNameTakenError } from './store/workloadStore.js';
+import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 
 export interface CoreOptions {
@@ -194,14 +195,32 @@ export function createCore(options: CoreOptions): Core {
         throw error;
       }
     },
+    'workloads.update': ({ id, workload: input }) => {
+      try {
+        const updated = store.workloads.update(id, input);
+        events.emit('workloads.onDidChange', { workloads: store.workloads.list() });
+        return updated;
+      } catch (error) {
+        throw workloadFailure(error);
+      }
+    },
+    'workloads.remove': ({ id }) => {
+      try {
+        store.workloads.remove(id);
+        events.emit('workloads.onDidChange', { workloads: store.workloads.list() });
+        return { ok: true as const };
+      } catch (error) {
+        throw workloadFailure(error);
+      }
+    },
     'workloads.preview': ({ workloadId, values }) => {
       const { command, cwd, env: runEnv } = runner.preview(requireWorkload(workloadId), values);
       return { command, cwd, env: runEnv };
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }) =>
-      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep }) =>
+      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep }),
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -240,9 +259,36 @@ export function createCore(options: CoreOptions): Core {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
-      const run = await importLog(store, { text, name: name ?? 'imported log', now: now() });
+      const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() });
       events.emit('runs.onDidChange', run);
       return run;
+    },
+    'runs.reparse': async ({ ids, workloadId }) => {
+      const workload = workloadId === undefined ? null : requireWorkload(workloadId);
+      for (const id of ids) requireRun(id);
+      const results = [];
+      for (const id of ids) {
+        if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
+        if (workload) store.runs.setWorkload(id, workload);
+        try {
+          const result = await reparseRun(store, id, now());
+          events.emit('runs.onDidChange', result.run);
+          results.push(result);
+        } catch (error) {
+          if (error instanceof ReparseRefused) throw new ApiFailure(store.runs.get(id) ? 'conflict' : 'not_found', error.message);
+          throw error;
+        }
+      }
+      return results;
+    },
+    'runs.summaryHistory': ({ id }) => {
+      requireRun(id);
+      return store.runs.summaryHistory(id);
+    },
+    'runs.numericLines': async ({ id, limit }) => {
+      requireRun(id);
+      await store.flush();
+      return numericLines(store, id, limit);
     },
     'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
     'runs.telemetry': async ({ id }) => {
@@ -313,6 +359,12 @@ export function createCore(options: CoreOptions): Core {
       await store.close();
     },
   };
+}
+
+function workloadFailure(error: unknown): unknown {
+  if (error instanceof WorkloadNameTakenError || error instanceof BuiltinWorkloadError) return new ApiFailure('conflict', error.message);
+  if (error instanceof WorkloadNotFoundError) return new ApiFailure('not_found', error.message);
+  return error;
 }
 
 /** Sampling faster than 50 ms would cost more than it shows; slower than a minute shows nothing. */

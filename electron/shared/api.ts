@@ -155,6 +155,8 @@ export const run = z.object({
   env: z.record(z.string(), z.string()),
   pid: z.number().int().nullable(),
   outputBytes: z.number().int().nonnegative(),
+  /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
+  unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
   summary: runSummary,
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
@@ -478,6 +480,24 @@ export const hostTelemetryPoint = z.object({
   busiestThreadCpu: z.number(),
 });
 
+/** Work in one step, stated by the user so throughput can be given in tokens/s or samples/s for any command. */
+export const unitsPerStepInput = z
+  .object({
+    tokens: z.number().positive().max(1e12).nullable().default(null),
+    samples: z.number().positive().max(1e12).nullable().default(null),
+  })
+  .refine((u) => u.tokens === null || u.samples === null, { message: 'give tokens or samples per step, not both' });
+
+/** A run parsed again: what its summary said before and says now. */
+export const reparseResult = z.object({
+  run,
+  before: z.object({ samples: z.number().int(), steps: z.number().nullable(), throughput: z.number().nullable(), unit: z.string().nullable() }),
+  after: z.object({ samples: z.number().int(), steps: z.number().nullable(), throughput: z.number().nullable(), unit: z.string().nullable() }),
+});
+
+/** A summary a run had before it was parsed again. */
+export const summaryHistoryEntry = z.object({ replacedAt: z.string(), reason: z.string(), summary: runSummary });
+
 /** Largest log the UI may import in one call; the CLI has no such limit. */
 export const MAX_IMPORT_CHARS = 8 * 1024 * 1024;
 
@@ -494,6 +514,10 @@ export const methods = {
   },
   'workloads.list': { input: empty, output: z.array(workload) },
   'workloads.create': { input: workloadInput, output: workload },
+  /** Changes a workload the user registered (built-in ones are fixed); its runs keep what they ran with. */
+  'workloads.update': { input: z.object({ id: z.number().int().positive(), workload: workloadInput }), output: workload },
+  /** Removes a workload the user registered; its runs stay, named as they were. */
+  'workloads.remove': { input: z.object({ id: z.number().int().positive() }), output: ok },
   'workloads.preview': {
     input: z.object({ workloadId: z.number().int().positive(), values: z.record(varName, z.string().max(LIMITS.argChars)) }),
     output: z.object({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
@@ -513,6 +537,8 @@ export const methods = {
         gpuSettings: gpuRunSettingsInput.optional(),
         /** Lock even though other processes use the GPU (the person was shown them and agreed). */
         confirmOtherProcesses: z.boolean().default(false),
+        /** Tokens or samples in one step, when the workload does not say (throughput in tokens/s or samples/s). */
+        unitsPerStep: unitsPerStepInput.optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -554,6 +580,25 @@ export const methods = {
   'runs.import': {
     input: z.object({ name: name.optional(), text: z.string().min(1).max(MAX_IMPORT_CHARS) }),
     output: run,
+  },
+  /**
+   * Parses runs' stored output again with today's parsers and their workload's current regex: their
+   * parsed metrics and summary are replaced in one transaction, the old summary kept in the history.
+   */
+  'runs.reparse': {
+    input: z.object({
+      ids: z.array(runId).min(1).max(1000),
+      /** Files the runs under this workload first (its regex then applies): for imports and ad-hoc runs. */
+      workloadId: z.number().int().positive().optional(),
+    }),
+    output: z.array(reparseResult),
+  },
+  /** The summaries a run had before it was parsed again, oldest first. */
+  'runs.summaryHistory': { input: z.object({ id: runId }), output: z.array(summaryHistoryEntry) },
+  /** Lines of a run's output that hold numbers, for a run whose output gave no metrics: what a regex could match. */
+  'runs.numericLines': {
+    input: z.object({ id: runId, limit: z.number().int().min(1).max(200).default(20) }),
+    output: z.object({ lines: z.array(z.string()), scannedBytes: z.number().int().nonnegative() }),
   },
   /** Tries a user regex with named groups against a log before it is saved with a workload. */
   'metrics.testRegex': {
@@ -667,6 +712,8 @@ export const events = {
   'sweeps.onDidChange': sweep,
   /** New metric samples of a running run (for live charts), batched. */
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
+  /** The registered workloads changed (one was added, edited or removed). */
+  'workloads.onDidChange': z.object({ workloads: z.array(workload) }),
 } as const;
 
 export type Methods = typeof methods;
@@ -700,6 +747,9 @@ export type RunSummary = z.output<typeof runSummary>;
 export type RunStatus = z.output<typeof runStatus>;
 export type ExitClass = z.output<typeof exitClass>;
 export type Workload = z.output<typeof workload>;
+export type SummaryHistoryEntry = z.output<typeof summaryHistoryEntry>;
+export type ReparseResult = z.output<typeof reparseResult>;
+export type UnitsPerStepInput = z.output<typeof unitsPerStepInput>;
 export type WorkloadInput = z.input<typeof workloadInput>;
 export type OutputChunk = z.output<typeof outputChunk>;
 

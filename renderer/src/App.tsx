@@ -58,6 +58,7 @@ export function App() {
   useMenuCommands(openImportLog);
 
   useEffect(() => bridge.on('runs.onDidChange', (run) => setRuns((prev) => withRun(prev, run))), [bridge]);
+  useEffect(() => bridge.on('workloads.onDidChange', ({ workloads: list }) => setWorkloads(list)), [bridge]);
 
   // On every (re)connect: whatever changed while the socket was down arrives only this way.
   useEffect(() => {
@@ -134,7 +135,7 @@ export function App() {
   } else if (view.kind === 'compare') {
     main = <CompareView route={view} />;
   } else if (selectedRun) {
-    main = <RunView key={selectedRun.id} run={selectedRun} />;
+    main = <RunView key={selectedRun.id} run={selectedRun} workloads={workloads} />;
   } else if (missingRun && missingRun.id === view.id) {
     main = (
       <div className="placeholder" role="alert">

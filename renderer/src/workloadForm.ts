@@ -18,6 +18,21 @@ export interface WorkloadFormFields {
   metricRegex: string;
 }
 
+/** A stored workload back into the form's text fields, to edit it. */
+export function workloadToForm(workload: WorkloadInput): WorkloadFormFields {
+  return {
+    name: workload.name,
+    mode: workload.mode ?? 'argv',
+    description: workload.description ?? '',
+    cwd: workload.cwd,
+    command: workload.mode === 'shell' ? (workload.command[0] ?? '') : workload.command.join('\n'),
+    env: Object.entries(workload.env).map(([key, value]) => `${key}=${value}`).join('\n'),
+    variables: workload.variables.map((v) => `${v.name}=${v.default}`).join('\n'),
+    tokensPerStep: workload.tokensPerStep ?? '',
+    metricRegex: workload.metricRegex ?? '',
+  };
+}
+
 export type ParsedWorkloadForm = { ok: true; input: WorkloadInput } | { ok: false; error: string };
 
 function lines(text: string): { text: string; number: number }[] {

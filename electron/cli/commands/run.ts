@@ -13,6 +13,8 @@ export interface RunCommandOptions {
   set: string[];
   timeout?: number;
   maxSteps?: number;
+  tokensPerStep?: number;
+  samplesPerStep?: number;
   commandArgs: string[];
   json: boolean;
   /** For the run's duration only: journaled, applied before it starts, restored after. */
@@ -38,6 +40,14 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     rows: process.stdout.isTTY ? Math.max(5, process.stdout.rows) : DEFAULT_TERMINAL.rows,
   };
 
+  if (options.tokensPerStep !== undefined && options.samplesPerStep !== undefined) {
+    throw new UsageError('give --tokens-per-step or --samples-per-step, not both');
+  }
+  const unitsPerStep =
+    options.tokensPerStep === undefined && options.samplesPerStep === undefined
+      ? null
+      : { tokens: options.tokensPerStep ?? null, samples: options.samplesPerStep ?? null };
+
   let run: Run;
   if (options.workload !== undefined) {
     if (options.commandArgs.length > 0) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
@@ -47,7 +57,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
     }
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload, values, maxSteps: options.maxSteps, unitsPerStep, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -56,7 +66,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
     const adHoc = { command: options.commandArgs, cwd: options.cwd };
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, unitsPerStep, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   }
 

@@ -16,6 +16,7 @@ export interface RunMetricsOptions {
   channelFile: string;
   maxSteps: number | null;
   tokensPerStep: number | null;
+  samplesPerStep: number | null;
   onStepLimit: (step: number) => void;
 }
 
@@ -58,7 +59,7 @@ export class RunMetrics {
   }
 
   summarize(): TrainingSummary {
-    return summarizeMetrics(this.store.forRun(this.options.runId), { tokensPerStep: this.options.tokensPerStep });
+    return summarizeMetrics(this.store.forRun(this.options.runId), { tokensPerStep: this.options.tokensPerStep, samplesPerStep: this.options.samplesPerStep });
   }
 
   private readChannel(): void {

@@ -35,6 +35,8 @@ export const LOSS_CURVE_POINTS = 200;
 export interface SummaryOptions {
   /** Tokens in one step (from the workload's expression), to turn step times into tokens/s. */
   tokensPerStep?: number | null;
+  /** Samples in one step (stated with the run), to turn step times into samples/s. */
+  samplesPerStep?: number | null;
   warmup?: WarmupRule;
 }
 
@@ -58,7 +60,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
   const records = byStep(timingSource);
-  const { points, throughputs, unit } = timePoints(records, options.tokensPerStep ?? null);
+  const { points, throughputs, unit } = timePoints(records, options.tokensPerStep ?? null, options.samplesPerStep ?? null);
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
@@ -149,12 +151,16 @@ function byStep(samples: readonly MetricSample[]): StepRecord[] {
  * Step time and throughput at each step record, from what the log gives, in this order: printed
  * step time; printed throughput with the tokens per step; time between records over the steps between.
  */
-function timePoints(records: readonly StepRecord[], tokensPerStep: number | null) {
+function timePoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
   const points: TimedPoint[] = [];
   const throughputs: number[] = [];
   const has = (name: string) => records.some((r) => finite(r.values.get(name)));
   const unit: ThroughputUnit =
-    has('tokens_per_sec') || has('tokens') || tokensPerStep !== null ? 'tokens/s' : has('samples_per_sec') || has('samples') ? 'samples/s' : 'steps/s';
+    has('tokens_per_sec') || has('tokens') || tokensPerStep !== null
+      ? 'tokens/s'
+      : has('samples_per_sec') || has('samples') || samplesPerStep !== null
+        ? 'samples/s'
+        : 'steps/s';
 
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
@@ -178,6 +184,7 @@ function timePoints(records: readonly StepRecord[], tokensPerStep: number | null
     } else if (unit === 'samples/s') {
       if (finite(v('samples_per_sec'))) rate = v('samples_per_sec')!;
       else if (finite(v('samples'))) rate = (v('samples')! / stepTimeMs) * 1000;
+      else if (samplesPerStep !== null) rate = (samplesPerStep / stepTimeMs) * 1000;
     } else {
       rate = 1000 / stepTimeMs;
     }

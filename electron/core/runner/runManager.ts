@@ -14,10 +14,11 @@ import { gpuPoint, hostPoint } from '../telemetry/points.js';
 import { gpuFingerprint, hostFingerprint, pythonFingerprint } from '../telemetry/fingerprint.js';
 import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
-import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import { buildSeries } from '../compare/series.js';
+import { stepUnits } from '../ingest/unitsPerStep.js';
+import type { UnitsPerStep } from '../store/runStore.js';
 import { classifyExit } from './exitClassifier.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
@@ -78,6 +79,8 @@ export interface StartRequest {
   gpuLease?: GpuLease | null | undefined;
   /** Its place in a sweep. */
   sweep?: RunPlacement | null | undefined;
+  /** Tokens or samples in one step as the user stated them (otherwise the workload's expression says). */
+  unitsPerStep?: UnitsPerStep | null | undefined;
 }
 
 interface ActiveRun {
@@ -172,6 +175,7 @@ export class RunManager {
       startedAt,
       enginePid: process.pid,
       sweep: request.sweep ?? null,
+      unitsPerStep: request.unitsPerStep ?? null,
     });
     if (request.gpuSettingsInForce) this.runs.setGpuSettings(record.id, request.gpuSettingsInForce);
     request.gpuLease?.attachRun(record.id);
@@ -242,7 +246,7 @@ export class RunManager {
           startedAtMs: startedAt.getTime(),
           channelFile,
           maxSteps: request.maxSteps ?? null,
-          tokensPerStep: this.tokensPerStep(request.workload, expanded.config),
+          ...stepUnits(request.unitsPerStep ?? null, request.workload, expanded.config),
           onStepLimit: (step) => this.stopAtStepLimit(record.id, step),
         },
         this.metricStore,
@@ -358,16 +362,6 @@ export class RunManager {
       },
       onStatus: status,
     });
-  }
-
-  private tokensPerStep(workload: Workload | null, config: Record<string, string>): number | null {
-    if (!workload?.tokensPerStep) return null;
-    try {
-      return evaluateExpression(workload.tokensPerStep, config);
-    } catch (error) {
-      if (error instanceof ExpressionError) return null;
-      throw error;
-    }
   }
 
   /** Kills every live run at once (the app is closing) and waits for their records to be complete. */

@@ -35,6 +35,7 @@ export class MetricStore {
   private readonly insert;
   private readonly byRun;
   private readonly countByRun;
+  private readonly deleteText;
 
   constructor(
     db: Db,
@@ -44,6 +45,7 @@ export class MetricStore {
     this.byRun = db.prepare<[number], SampleRow>(
       'SELECT step, t_ms, name, value, special, source, kind FROM metric_samples WHERE run_id = ? ORDER BY rowid',
     );
+    this.deleteText = db.prepare<[number]>("DELETE FROM metric_samples WHERE run_id = ? AND source = 'text'");
     this.countByRun = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM metric_samples WHERE run_id = ?');
   }
 
@@ -64,15 +66,25 @@ export class MetricStore {
     this.writer.flush();
   }
 
+  /**
+   * Replaces the samples parsed from a run's terminal output (the structured channel's stay); runs
+   * inside the caller's transaction, so a reader never sees the run with neither set.
+   */
+  replaceParsedText(runId: number, samples: readonly MetricSample[]): void {
+    this.deleteText.run(runId);
+    for (const sample of samples) {
+      const { value, special } = toColumns(sample.value);
+      this.insert.run(runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
+    }
+  }
+
+  /** Row by row, so a long run is never held twice (rows, then samples). */
   forRun(runId: number): MetricSample[] {
-    return this.byRun.all(runId).map((row) => ({
-      step: row.step,
-      tMs: row.t_ms,
-      name: row.name,
-      value: fromColumns(row.value, row.special),
-      source: row.source,
-      kind: row.kind,
-    }));
+    const samples: MetricSample[] = [];
+    for (const row of this.byRun.iterate(runId)) {
+      samples.push({ step: row.step, tMs: row.t_ms, name: row.name, value: fromColumns(row.value, row.special), source: row.source, kind: row.kind });
+    }
+    return samples;
   }
 
   count(runId: number): number {

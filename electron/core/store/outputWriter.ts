@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FLUSH_INTERVAL_MS } from './batchWriter.js';
+import { LIVE_PROGRESS_INTERVAL_MS } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 
@@ -68,8 +69,11 @@ export class OutputWriter {
     this.metricsListener = listener;
   }
 
-  startRun(runId: number, options: { metricRegex: string }): void {
-    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
+  /** `progressIntervalMs`: how far apart (run time) kept progress redraws are; a live run's default thins floods. */
+  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number }): void {
+    if (!this.closing && !this.failure) {
+      this.post({ type: 'startRun', runId, metricRegex: options.metricRegex, progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS });
+    }
   }
 
   endRun(runId: number, tMs: number): void {

@@ -3,7 +3,7 @@
 import { TextDecoder } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
+import { MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from './metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
@@ -78,7 +78,7 @@ port.on('message', (message: ToOutputWriter) => {
     case 'startRun':
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
-        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: LIVE_PROGRESS_INTERVAL_MS }),
+        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: message.progressIntervalMs }),
       });
       break;
     case 'chunk': {

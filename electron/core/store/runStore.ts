@@ -1,5 +1,6 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
 import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
+import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runSummary } from '../../shared/api.js';
 import type { OutputWriter } from './outputWriter.js';
 import type { Db } from './open.js';
@@ -32,6 +33,7 @@ interface RunRow {
   wait_json: string | null;
   notes: string;
   tags_json: string;
+  units_per_step_json: string | null;
 }
 
 export interface NewRun {
@@ -45,6 +47,13 @@ export interface NewRun {
   enginePid: number;
   /** Where the run sits in a sweep, if it belongs to one. */
   sweep?: RunPlacement | null | undefined;
+  /** Tokens or samples in one step as the user stated them. */
+  unitsPerStep?: UnitsPerStep | null | undefined;
+}
+
+export interface UnitsPerStep {
+  tokens: number | null;
+  samples: number | null;
 }
 
 /** Chart series by name, each [x, y] points: metrics by step, telemetry by seconds since the start. */
@@ -112,9 +121,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index)
+           sweep_id, config_index, repeat_index, units_per_step_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex)`,
+           @sweepId, @configIndex, @repeatIndex, @unitsPerStep)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -144,6 +153,14 @@ export class RunStore {
       getSeries: db.prepare<[number], { series_json: string }>('SELECT series_json FROM run_series WHERE run_id = ?'),
       setSeries: db.prepare<[number, string]>('INSERT OR REPLACE INTO run_series (run_id, series_json) VALUES (?, ?)'),
       forSweep: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE sweep_id = ? ORDER BY id'),
+      remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
+      setWorkload: db.prepare<[number, string, number]>('UPDATE runs SET workload_id = ?, workload_name = ? WHERE id = ?'),
+      addHistory: db.prepare<[string, string, number]>(
+        'INSERT INTO run_summary_history (run_id, replaced_at, reason, summary_json) SELECT id, ?, ?, summary_json FROM runs WHERE id = ? AND summary_json IS NOT NULL',
+      ),
+      history: db.prepare<[number], { replaced_at: string; reason: string; summary_json: string }>(
+        'SELECT replaced_at, reason, summary_json FROM run_summary_history WHERE run_id = ? ORDER BY id',
+      ),
     };
   }
 
@@ -160,6 +177,7 @@ export class RunStore {
       sweepId: run.sweep?.sweepId ?? null,
       configIndex: run.sweep?.configIndex ?? null,
       repeatIndex: run.sweep?.repeatIndex ?? null,
+      unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -187,6 +205,30 @@ export class RunStore {
 
   setSummary(id: number, summary: RunSummary): void {
     this.statements.setSummary.run(JSON.stringify(summary), id);
+  }
+
+  /** Files a run under a workload (an import or an ad-hoc run the user says is one), so its regex applies. */
+  setWorkload(id: number, workload: { id: number; name: string }): void {
+    this.statements.setWorkload.run(workload.id, workload.name, id);
+  }
+
+  /** Deletes a run with everything stored for it (an import that failed half-way). */
+  remove(id: number): void {
+    this.statements.remove.run(id);
+  }
+
+  /** Keeps the run's current summary in its history (before it is replaced), with why and when. */
+  keepSummaryInHistory(id: number, reason: string, at: Date): void {
+    this.statements.addHistory.run(at.toISOString(), reason, id);
+  }
+
+  /** The summaries a run had before it was parsed again, oldest first. */
+  summaryHistory(id: number): SummaryHistoryEntry[] {
+    return this.statements.history.all(id).map((row) => ({
+      replacedAt: row.replaced_at,
+      reason: row.reason,
+      summary: runSummary.parse(JSON.parse(row.summary_json)),
+    }));
   }
 
   /** Merges facts into the run's fingerprint (the GPU's at start, Python's once known). */
@@ -316,6 +358,7 @@ function toRun(row: RunRow): Run {
     env: JSON.parse(row.env_json) as Record<string, string>,
     pid: row.pid,
     outputBytes: row.output_bytes,
+    unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     // Through the schema, so summaries stored before a field existed read with its default.
     summary: row.summary_json ? runSummary.parse(JSON.parse(row.summary_json)) : EMPTY_SUMMARY,
     gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,

@@ -25,12 +25,28 @@ export class WorkloadNameTakenError extends Error {
   }
 }
 
+export class WorkloadNotFoundError extends Error {
+  constructor(id: number) {
+    super(`no workload ${id}`);
+    this.name = 'WorkloadNotFoundError';
+  }
+}
+
+export class BuiltinWorkloadError extends Error {
+  constructor(name: string, verb: 'changed' | 'removed') {
+    super(`"${name}" is built into Tuning Bench and cannot be ${verb}; register a copy under another name instead`);
+    this.name = 'BuiltinWorkloadError';
+  }
+}
+
 export class WorkloadStore {
   private readonly selectAll;
   private readonly selectById;
   private readonly selectByName;
   private readonly insert;
   private readonly updateBuiltin;
+  private readonly updateOwn;
+  private readonly deleteOwn;
 
   constructor(private readonly db: Db) {
     this.selectAll = db.prepare<[], WorkloadRow>('SELECT * FROM workloads ORDER BY builtin DESC, name');
@@ -45,6 +61,13 @@ export class WorkloadStore {
          metric_regex = @metric_regex, command_json = @command_json,
          env_json = @env_json, variables_json = @variables_json WHERE name = @name AND builtin = 1`,
     );
+    this.updateOwn = db.prepare(
+      `UPDATE workloads SET name = @name, description = @description, cwd = @cwd, mode = @mode, tokens_per_step = @tokens_per_step,
+         metric_regex = @metric_regex, command_json = @command_json,
+         env_json = @env_json, variables_json = @variables_json WHERE id = @id AND builtin = 0`,
+    );
+    // Runs and sweeps keep their rows: their workload_id becomes NULL (ON DELETE SET NULL) and they keep its name.
+    this.deleteOwn = db.prepare<[number]>('DELETE FROM workloads WHERE id = ? AND builtin = 0');
   }
 
   list(): Workload[] {
@@ -70,6 +93,26 @@ export class WorkloadStore {
       created_at: (options.now ?? new Date()).toISOString(),
     });
     return this.get(Number(result.lastInsertRowid))!;
+  }
+
+  /** Changes a workload the user registered; built-in ones are the app's and are refused. */
+  update(id: number, input: WorkloadInput): Workload {
+    const parsed = workloadInput.parse(input);
+    const current = this.selectById.get(id);
+    if (!current) throw new WorkloadNotFoundError(id);
+    if (current.builtin === 1) throw new BuiltinWorkloadError(current.name, 'changed');
+    const other = this.selectByName.get(parsed.name);
+    if (other && other.id !== id) throw new WorkloadNameTakenError(parsed.name);
+    this.updateOwn.run({ ...columns(parsed), id });
+    return this.get(id)!;
+  }
+
+  /** Removes a workload the user registered; its runs stay. */
+  remove(id: number): void {
+    const current = this.selectById.get(id);
+    if (!current) throw new WorkloadNotFoundError(id);
+    if (current.builtin === 1) throw new BuiltinWorkloadError(current.name, 'removed');
+    this.deleteOwn.run(id);
   }
 
   /** Creates a built-in workload, or brings an existing one up to this version's definition. */

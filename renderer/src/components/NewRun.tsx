@@ -13,6 +13,18 @@ import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFi
 import { NewWorkload } from './NewWorkload.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 
+/** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
+export function parsePerStep(
+  text: string,
+  unit: 'tokens' | 'samples',
+): { ok: true; value: { tokens: number | null; samples: number | null } | null } | { ok: false; error: string } {
+  const trimmed = text.trim().replace(/[_,\s]/gu, '');
+  if (trimmed === '') return { ok: true, value: null };
+  const number = Number(trimmed);
+  if (!/^\d+(\.\d+)?$/u.test(trimmed) || !(number > 0)) return { ok: false, error: `work per step is a positive number of ${unit}, e.g. 8192` };
+  return { ok: true, value: unit === 'tokens' ? { tokens: number, samples: null } : { tokens: null, samples: number } };
+}
+
 /** Long enough to skip the keystrokes of one word, short enough to feel live. */
 const PREVIEW_DEBOUNCE_MS = 250;
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
@@ -41,6 +53,11 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   const [timeLimit, setTimeLimit] = useState('');
   const [stepLimit, setStepLimit] = useState('');
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
+  const [perStep, setPerStep] = useState('');
+  const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>('tokens');
+  const [editing, setEditing] = useState<Workload | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const [workloadError, setWorkloadError] = useState<string | null>(null);
   const gpu = useGpuStatus();
   const refreshGpu = gpu.refresh;
   const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
@@ -103,6 +120,11 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       setStartError(maxSteps.error);
       return;
     }
+    const units = parsePerStep(perStep, perStepUnit);
+    if (!units.ok) {
+      setStartError(units.error);
+      return;
+    }
     // Without a GPU there is nothing to set, whatever the fields held when it had one.
     const gpuState = gpu.status?.available ? (gpu.status.state ?? null) : null;
     const gpuSettings = gpuState ? parseGpuRunFields(gpuFields) : ({ ok: true, input: null, settings: null } as const);
@@ -121,6 +143,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
           values,
           timeoutSeconds: limit.seconds,
           maxSteps: maxSteps.steps,
+          ...(units.value ? { unitsPerStep: units.value } : {}),
           ...(gpuSettings.input ? { gpuSettings: gpuSettings.input, confirmOtherProcesses } : {}),
           ...size,
         });
@@ -144,6 +167,18 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
     onWorkloadCreated(newWorkload);
     setChosenId(newWorkload.id);
     setCreating(false);
+    setEditing(null);
+  };
+
+  const remove = async (target: Workload) => {
+    setWorkloadError(null);
+    try {
+      await api['workloads.remove']({ id: target.id });
+      setChosenId(null);
+      setConfirmRemove(false);
+    } catch (error) {
+      setWorkloadError(errorMessage(error));
+    }
   };
 
   const samePreview = preview !== null && preview.key === previewKey;
@@ -168,8 +203,11 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       </header>
 
       {creating && <NewWorkload runs={runs} onCreated={created} onCancel={() => setCreating(false)} />}
+      {editing && !creating && (
+        <NewWorkload key={editing.id} runs={runs} editing={editing} onCreated={created} onCancel={() => setEditing(null)} />
+      )}
 
-      {!creating && (
+      {!creating && !editing && (
         <form className="card form" onSubmit={(event) => void start(event)}>
           <label className="field">
             <span className="label">Workload</span>
@@ -189,6 +227,33 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
             </select>
             {workload?.description && <span className="hint">{workload.description}</span>}
           </label>
+          {workload && !workload.builtin && (
+            <div className="workload-actions">
+              <button type="button" className="button small" data-testid="edit-workload" onClick={() => setEditing(workload)}>
+                Edit workload
+              </button>
+              {!confirmRemove ? (
+                <button type="button" className="button small" data-testid="remove-workload" onClick={() => setConfirmRemove(true)}>
+                  Remove…
+                </button>
+              ) : (
+                <span className="confirm-inline" role="group" aria-label="Confirm removal">
+                  Remove {workload.name}? Its runs are kept.
+                  <button type="button" className="button small danger" data-testid="confirm-remove-workload" onClick={() => void remove(workload)}>
+                    Remove
+                  </button>
+                  <button type="button" className="button small" onClick={() => setConfirmRemove(false)}>
+                    Keep
+                  </button>
+                </span>
+              )}
+            </div>
+          )}
+          {workloadError && (
+            <p className="inline-error" role="alert">
+              {workloadError}
+            </p>
+          )}
 
           {workload && (
             <div className="template">
@@ -254,6 +319,32 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
               </span>
             </label>
           </div>
+
+          <label className="field per-step">
+            <span className="label">Work per step</span>
+            <span className="input-with-unit">
+              <input
+                data-testid="per-step"
+                inputMode="numeric"
+                placeholder={workload?.tokensPerStep ? `from the workload: ${workload.tokensPerStep}` : 'not given'}
+                value={perStep}
+                onChange={(event) => setPerStep(event.target.value)}
+              />
+              <select
+                aria-label="Unit of work per step"
+                data-testid="per-step-unit"
+                value={perStepUnit}
+                onChange={(event) => setPerStepUnit(event.target.value as 'tokens' | 'samples')}
+              >
+                <option value="tokens">tokens</option>
+                <option value="samples">samples</option>
+              </select>
+            </span>
+            <span className="hint">
+              Optional. How many tokens (or samples) one training step holds, so throughput is given in tokens/s (or samples/s)
+              when the log prints only steps or step times.
+            </span>
+          </label>
 
           <GpuRunSettingsFields gpu={gpu} fields={gpuFields} onChange={setGpuFields} />
 

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
-import { parseWorkloadForm, type CommandMode, type WorkloadFormFields } from '../workloadForm.js';
+import { parseWorkloadForm, workloadToForm, type CommandMode, type WorkloadFormFields } from '../workloadForm.js';
 import { RegexTester } from './RegexTester.js';
 
 interface NewWorkloadProps {
@@ -12,6 +12,8 @@ interface NewWorkloadProps {
   runs: readonly Run[];
   onCreated: (workload: Workload) => void;
   onCancel: () => void;
+  /** A workload the user registered, to change instead of creating a new one. */
+  editing?: Workload | null;
 }
 
 const EMPTY_FIELDS: WorkloadFormFields = {
@@ -31,9 +33,9 @@ const COMMAND_PLACEHOLDERS: Record<CommandMode, string> = {
   shell: 'source .venv/bin/activate\npython train.py --batch_size {batch} 2>&1 | tee train.log',
 };
 
-export function NewWorkload({ runs, onCreated, onCancel }: NewWorkloadProps) {
+export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWorkloadProps) {
   const { api } = useBridge();
-  const [fields, setFields] = useState<WorkloadFormFields>(EMPTY_FIELDS);
+  const [fields, setFields] = useState<WorkloadFormFields>(() => (editing ? workloadToForm(editing) : EMPTY_FIELDS));
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
@@ -52,7 +54,7 @@ export function NewWorkload({ runs, onCreated, onCancel }: NewWorkloadProps) {
     setSaving(true);
     setError(null);
     try {
-      onCreated(await api['workloads.create'](parsed.input));
+      onCreated(editing ? await api['workloads.update']({ id: editing.id, workload: parsed.input }) : await api['workloads.create'](parsed.input));
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {
@@ -61,8 +63,14 @@ export function NewWorkload({ runs, onCreated, onCancel }: NewWorkloadProps) {
   };
 
   return (
-    <form className="card form" onSubmit={(event) => void save(event)} aria-label="New workload">
-      <h3>New workload</h3>
+    <form className="card form" onSubmit={(event) => void save(event)} aria-label={editing ? 'Edit workload' : 'New workload'}>
+      <h3>{editing ? `Edit ${editing.name}` : 'New workload'}</h3>
+      {editing && (
+        <p className="hint">
+          Runs already made keep the command they ran. A changed metric regex applies to them when you parse them again (Parse
+          again on a run).
+        </p>
+      )}
       <label className="field">
         <span className="label">Name</span>
         <input data-testid="workload-name" placeholder="char-lm" autoFocus {...field('name')} />

@@ -64,10 +64,10 @@ function MatchesTable({ result }: { result: TestResult }) {
   );
 }
 
-export function RegexTester({ pattern, runs }: { pattern: string; runs: readonly Run[] }) {
+export function RegexTester({ pattern, runs, initialRunId = null }: { pattern: string; runs: readonly Run[]; initialRunId?: number | null }) {
   const { api } = useBridge();
   const [sample, setSample] = useState('');
-  const [runId, setRunId] = useState<number | null>(null);
+  const [runId, setRunId] = useState<number | null>(initialRunId);
   const [stored, setStored] = useState<StoredLog | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 

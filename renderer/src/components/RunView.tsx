@@ -1,6 +1,6 @@
 // One run: what ran and how it ended, a Stop button while it runs, its summary and charts, and its terminal.
 import { useState } from 'react';
-import type { Run } from '../../../electron/shared/api.js';
+import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import {
   errorMessage,
@@ -17,6 +17,7 @@ import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
 import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
+import { RunParsing } from './RunParsing.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { Terminal } from './Terminal.js';
 
@@ -31,7 +32,7 @@ function exitText(run: Run): string {
   return parts.length > 0 ? parts.join(', ') : 'no exit status recorded';
 }
 
-export function RunView({ run }: { run: Run }) {
+export function RunView({ run, workloads }: { run: Run; workloads: readonly Workload[] }) {
   const { api } = useBridge();
   const running = run.status === 'running';
   const now = useNow(running);
@@ -132,6 +133,7 @@ export function RunView({ run }: { run: Run }) {
           <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
         )}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
+        <RunParsing run={run} workloads={workloads} />
         <RunGpuSettings run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>

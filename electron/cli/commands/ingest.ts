@@ -1,0 +1,73 @@
+// `tuning-bench import` and `reparse`: logs into runs, and stored runs parsed again, through the engine's contract.
+import path from 'node:path';
+import type { Core } from '../../core/createCore.js';
+import { DEFAULT_MAX_IMPORT_BYTES, ImportTooLarge, importLogFile } from '../../core/ingest/importLog.js';
+import { createClient, dispatch, type ReparseResult } from '../../shared/api.js';
+import { formatRunDetails } from '../format.js';
+import { UsageError } from '../errors.js';
+
+export interface ImportCommandOptions {
+  name?: string;
+  maxBytes?: number;
+  json: boolean;
+}
+
+export async function importCommand(core: Core, file: string, options: ImportCommandOptions): Promise<void> {
+  const progress = importProgress(options.json);
+  try {
+    const run = await importLogFile(core.store, file, {
+      name: options.name ?? (file === '-' ? 'standard input' : path.basename(file)),
+      now: new Date(),
+      source: file === '-' ? 'standard input' : path.resolve(file),
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES,
+      onProgress: progress.update,
+    });
+    progress.end();
+    process.stdout.write(options.json ? `${JSON.stringify(run, null, 2)}\n` : `${formatRunDetails(run)}\n`);
+  } catch (error) {
+    progress.end();
+    if (error instanceof ImportTooLarge) throw new UsageError(`${file}: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`cannot read ${file}: ${code}`);
+    throw error;
+  }
+}
+
+/** Bytes read, on stderr: redrawn in place on a terminal, silent otherwise (a log or a pipe needs no bar). */
+function importProgress(json: boolean): { update: (read: number, total: number | null) => void; end: () => void } {
+  const out = process.stderr;
+  if (json || out.isTTY !== true) return { update: () => undefined, end: () => undefined };
+  let drawn = false;
+  return {
+    update: (read, total) => {
+      const mib = (bytes: number) => (bytes / 1024 ** 2).toFixed(1);
+      const line = total ? `importing: ${mib(read)} of ${mib(total)} MiB (${Math.floor((100 * read) / total)} %)` : `importing: ${mib(read)} MiB`;
+      out.write(`\r${line}\u001b[K`);
+      drawn = true;
+    },
+    end: () => {
+      if (drawn) out.write('\r\u001b[K');
+    },
+  };
+}
+
+export async function reparseCommand(core: Core, ids: number[], options: { workload?: string; json: boolean }): Promise<void> {
+  // Through the contract, like every face: the same validation, the same refusals.
+  const api = createClient((method, input) => dispatch(core.handlers, method, input));
+  let workloadId: number | undefined;
+  if (options.workload !== undefined) {
+    const workloads = await api['workloads.list']({});
+    const workload = workloads.find((w) => w.name === options.workload);
+    if (!workload) throw new UsageError(`no workload "${options.workload}" (registered: ${workloads.map((w) => w.name).join(', ')})`);
+    workloadId = workload.id;
+  }
+  const json = options.json;
+  const results = await api['runs.reparse']({ ids, ...(workloadId === undefined ? {} : { workloadId }) });
+  process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${results.map(formatReparse).join('\n')}\n`);
+}
+
+function formatReparse(result: ReparseResult): string {
+  const describe = (facts: ReparseResult['before']) =>
+    `${facts.samples} samples, ${facts.steps ?? '-'} steps, ${facts.throughput === null ? 'no throughput' : `${+facts.throughput.toPrecision(4)} ${facts.unit ?? ''}`}`;
+  return `run ${result.run.id}: before ${describe(result.before)}; now ${describe(result.after)} (the old summary is kept in the run's history)`;
+}

@@ -1,0 +1,87 @@
+// Parses a stored run's output again with today's parsers and its workload's current regex.
+import type { ReparseResult, RunSummary } from '../../shared/api.js';
+import { stripAnsi } from '../../shared/ansi.js';
+import { buildSeries } from '../compare/series.js';
+import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
+import type { MetricSample } from '../metrics/samples.js';
+import { summarizeMetrics } from '../metrics/summary.js';
+import type { Store } from '../store/store.js';
+import { IMPORTED_COMMAND } from './importLog.js';
+import { stepUnits } from './unitsPerStep.js';
+
+export class ReparseRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReparseRefused';
+  }
+}
+
+/**
+ * Reads the stored bytes in order (never the whole log at once), parses them as a live run's writer
+ * thread would, and replaces the run's text-parsed samples, summary and chart series in one
+ * transaction; the summary it had is kept in its history. Samples from the structured channel stay.
+ */
+export async function reparseRun(store: Store, id: number, now: Date): Promise<ReparseResult> {
+  const run = store.runs.get(id);
+  if (!run) throw new ReparseRefused(`no run ${id}`);
+  if (run.status === 'running') throw new ReparseRefused(`run ${id} is still running; parse it again once it has ended`);
+  await store.flush();
+
+  const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
+  const imported = run.command[0] === IMPORTED_COMMAND;
+  // The same thinning a live run had (an import's lines all share one time, so nothing is thinned there).
+  const collector = new MetricsCollector({ metricRegex: workload?.metricRegex ?? '', progressIntervalMs: imported ? 0 : LIVE_PROGRESS_INTERVAL_MS });
+  const decoder = new TextDecoder('utf-8');
+  const parsed: MetricSample[] = [];
+  let lastTMs = 0;
+  for (const chunk of store.runs.iterateOutput(id)) {
+    for (const sample of collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs)) parsed.push(sample);
+    lastTMs = chunk.tMs;
+  }
+  for (const sample of [...collector.push(decoder.decode(), lastTMs), ...collector.end(lastTMs)]) parsed.push(sample);
+
+  const previous = store.metrics.forRun(id);
+  const kept = previous.filter((sample) => sample.source !== 'text');
+  const samples = [...kept, ...parsed];
+  const units = stepUnits(run.unitsPerStep, workload, run.config);
+  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, units) };
+  const series = buildSeries(samples, store.telemetry.gpuSamples(id));
+
+  store.db.transaction(() => {
+    store.metrics.replaceParsedText(id, parsed);
+    store.runs.keepSummaryInHistory(id, 'parsed again', now);
+    store.runs.setSummary(id, summary);
+    store.runs.setSeries(id, series);
+  })();
+
+  const facts = (count: number, s: RunSummary) => ({ samples: count, steps: s.steps, throughput: s.throughput.median, unit: s.throughput.unit });
+  return { run: store.runs.get(id)!, before: facts(previous.filter((s) => s.source === 'text').length, run.summary), after: facts(parsed.length, summary) };
+}
+
+/** Lines of stored output that hold a number, for a run that gave no metrics: what a regex could be written against. */
+export function numericLines(store: Store, id: number, limit: number): { lines: string[]; scannedBytes: number } {
+  const decoder = new TextDecoder('utf-8');
+  const lines: string[] = [];
+  let held = '';
+  let scannedBytes = 0;
+  for (const chunk of store.runs.iterateOutput(id)) {
+    scannedBytes += chunk.data.length;
+    const parts = (held + decoder.decode(chunk.data, { stream: true })).split(/\r\n|\r|\n/u);
+    held = parts.pop() ?? '';
+    for (const part of parts) {
+      if (lines.length >= limit) return { lines, scannedBytes };
+      const line = stripAnsi(part).trim();
+      if (NUMBER_WITH_WORD.test(line) && line.length <= MAX_SHOWN_LINE_CHARS) lines.push(line);
+    }
+    // Enough looked at: a log that gave nothing in its first megabytes shows what those hold.
+    if (scannedBytes >= MAX_SCANNED_BYTES) break;
+  }
+  const last = stripAnsi(held).trim();
+  if (lines.length < limit && NUMBER_WITH_WORD.test(last) && last.length <= MAX_SHOWN_LINE_CHARS) lines.push(last);
+  return { lines, scannedBytes };
+}
+
+/** A word and a decimal number on one line: `loss 3.1`, `acc=0.93`; bare counters and blank lines are not shown. */
+const NUMBER_WITH_WORD = /[A-Za-z_]{2,}.*\d+\.\d+|\d+\.\d+.*[A-Za-z_]{2,}/u;
+const MAX_SHOWN_LINE_CHARS = 400;
+const MAX_SCANNED_BYTES = 8 * 1024 * 1024;

@@ -1,0 +1,216 @@
+// Imports stream through the live ingest path with bounded memory; stored runs parse again; workloads change.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dispatch, type ApiResult, type MethodName, type MethodOutput } from '../../electron/shared/api.js';
+import { CLI_ENTRY, TSX_LOADER, runCli } from '../helpers/cli.js';
+import { makeTempDir, tempCore } from '../helpers/tempCore.js';
+
+const harness = tempCore();
+afterAll(() => harness.cleanup());
+
+async function call<M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> {
+  const result: ApiResult<unknown> = await dispatch(harness.core.handlers, method, input);
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  return result.value as MethodOutput<M>;
+}
+
+/** About a MiB of a chatty training log: a step line every 40 lines among filler, from step `first` on. */
+function chattyBlock(first: number): { text: string; steps: number } {
+  const lines: string[] = [];
+  let steps = 0;
+  for (let line = 0; line < 10_000; line++) {
+    if (line % 40 === 0) lines.push(`myrun it=${first + steps++} L=${(3 - (first + steps) * 1e-7).toFixed(5)}`);
+    else lines.push(`INFO data shard ${line} prefetched, cache warm, nothing to see here ${'.'.repeat(30)}`);
+  }
+  return { text: `${lines.join('\n')}\n`, steps };
+}
+
+describe('import streams a log of any size', () => {
+  it('keeps peak memory bounded on a log piped in that is never held whole', async () => {
+    const dir = makeTempDir();
+    const db = path.join(dir, 'runs.db');
+    // More than the bound asserted below: a log held whole could not pass.
+    const total = 512 * 1024 * 1024;
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'import', '-', '--name', 'piped', '--json'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    let peakKiB = 0;
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    // The child's own high-water mark of resident memory, read while it works and just before it exits.
+    const watch = setInterval(() => {
+      try {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/u.exec(status)?.[1] ?? 0));
+      } catch {
+        // Gone already: the last reading stands.
+      }
+    }, 20);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.on('error', () => undefined);
+    let sent = 0;
+    let steps = 0;
+    while (sent < total && child.exitCode === null) {
+      const block = chattyBlock(steps);
+      steps += block.steps;
+      sent += Buffer.byteLength(block.text);
+      // A child that died stops the writing (its exit is then the failure to report), never hangs it.
+      if (!child.stdin.write(block.text)) await Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), exited]);
+    }
+    child.stdin.end();
+    const code = await exited;
+    clearInterval(watch);
+    expect(code, stderr).toBe(0);
+    const run = JSON.parse(stdout) as { outputBytes: number; summary: { steps: number | null } };
+    expect(run.outputBytes).toBe(sent);
+    // The log is 512 MiB: a process that held it whole would be far above this.
+    expect(peakKiB / 1024).toBeLessThan(400);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('refuses a stream past --max-bytes and keeps nothing of it', () => {
+    const dir = makeTempDir();
+    const db = path.join(dir, 'runs.db');
+    const result = runCli(['--db', db, 'import', '/dev/zero', '--max-bytes', '4M']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/\/dev\/zero: the log is larger than 4 MiB; nothing was imported/u);
+    const runs = runCli(['--db', db, 'runs', '--json']);
+    expect(JSON.parse(runs.stdout)).toEqual([]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a file larger than --max-bytes before storing anything', () => {
+    const dir = makeTempDir();
+    const log = path.join(dir, 'train.log');
+    fs.writeFileSync(log, 'step 1: loss 3.1\n'.repeat(10_000));
+    const result = runCli(['--db', path.join(dir, 'runs.db'), 'import', log, '--max-bytes', '1K']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/larger than 1024 bytes; nothing was imported. Give a larger --max-bytes/u);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('a stored run parsed again', () => {
+  it("uses the workload's edited regex, replaces the text metrics at once and keeps the old summary", async () => {
+    const workload = await call('workloads.create', {
+      name: 'own format',
+      cwd: harness.dir,
+      command: ['sh', '-c', 'for i in 1 2 3 4 5 6; do echo "myrun it=$i L=3.$((9 - i))"; sleep 0.02; done'],
+      env: {},
+      variables: [],
+      metricRegex: 'myrun it=(?<step>\\d+) LOSS=(?<loss>[\\d.]+)',
+    });
+    const started = harness.core.runner.start({ workload, values: {} });
+    const first = await harness.core.runner.waitForExit(started.id);
+    expect(first.summary.metricsSource).toBeNull();
+
+    await call('workloads.update', { id: workload.id, workload: { ...workload, metricRegex: 'myrun it=(?<step>\\d+) L=(?<loss>[\\d.]+)' } });
+    const [result] = await call('runs.reparse', { ids: [started.id] });
+    expect(result!.before.samples).toBe(0);
+    expect(result!.after).toMatchObject({ samples: 6, steps: 6 });
+    expect(result!.run.summary).toMatchObject({ steps: 6, finalLoss: 3.3, metricsSource: 'text' });
+    const history = await call('runs.summaryHistory', { id: started.id });
+    expect(history).toHaveLength(1);
+    expect(history[0]!.summary.metricsSource).toBeNull();
+
+    // Again: the same samples, not twice as many.
+    await call('runs.reparse', { ids: [started.id] });
+    expect(harness.core.store.metrics.count(started.id)).toBe(6);
+    expect(await call('runs.summaryHistory', { id: started.id })).toHaveLength(2);
+  });
+
+  it('files an import under a workload so its regex applies, and says so when nothing parsed', async () => {
+    const imported = await call('runs.import', { name: 'elsewhere', text: 'epoch one: val_nll=2.50\nepoch two: val_nll=2.25\n' });
+    expect(imported.summary.metricsSource).toBeNull();
+    const numeric = await call('runs.numericLines', { id: imported.id });
+    expect(numeric.lines).toEqual(['epoch one: val_nll=2.50', 'epoch two: val_nll=2.25']);
+    const regex = await call('workloads.create', {
+      name: 'val nll',
+      cwd: harness.dir,
+      command: ['true'],
+      env: {},
+      variables: [],
+      metricRegex: 'val_nll=(?<eval_loss>[\\d.]+)',
+    });
+    const [result] = await call('runs.reparse', { ids: [imported.id], workloadId: regex.id });
+    expect(result!.run).toMatchObject({ workloadId: regex.id, workloadName: 'val nll' });
+    expect(result!.run.summary.evalLoss).toBe(2.25);
+  });
+
+  it('refuses a running run and an unknown one, changing nothing', async () => {
+    const workload = harness.core.store.workloads.getByName('synthetic')!;
+    const running = harness.core.runner.start({ workload, values: { steps: '100000' } });
+    await expect(call('runs.reparse', { ids: [running.id] })).rejects.toThrow(/conflict: run \d+ is still running/u);
+    await expect(call('runs.reparse', { ids: [987654] })).rejects.toThrow(/not_found: no run 987654/u);
+    harness.core.runner.stop(running.id);
+    await harness.core.runner.waitForExit(running.id);
+  });
+});
+
+describe('workloads are edited and removed', () => {
+  it('keeps the runs of a removed workload and refuses to touch a built-in one', async () => {
+    const workload = await call('workloads.create', { name: 'short lived', cwd: harness.dir, command: ['true'], env: {}, variables: [] });
+    const run = harness.core.runner.start({ workload, values: {} });
+    await harness.core.runner.waitForExit(run.id);
+    await call('workloads.remove', { id: workload.id });
+    expect((await call('workloads.list', {})).map((w) => w.name)).not.toContain('short lived');
+    expect(await call('runs.get', { id: run.id })).toMatchObject({ workloadId: null, workloadName: 'short lived' });
+
+    const synthetic = harness.core.store.workloads.getByName('synthetic')!;
+    await expect(call('workloads.remove', { id: synthetic.id })).rejects.toThrow(/conflict: "synthetic" is built into Tuning Bench/u);
+    await expect(call('workloads.update', { id: synthetic.id, workload: { ...synthetic, metricRegex: 'x' } })).rejects.toThrow(/cannot be changed/u);
+  });
+});
+
+describe('work per step stated with a run', () => {
+  it('gives an ad-hoc command that prints only steps a throughput in tokens/s, and samples/s likewise', async () => {
+    const script = 'for i in $(seq 1 30); do echo "myrun it=$i L=3.0"; sleep 0.01; done';
+    const regex = await call('workloads.create', {
+      name: 'per step',
+      cwd: harness.dir,
+      command: ['sh', '-c', script],
+      env: {},
+      variables: [],
+      metricRegex: 'myrun it=(?<step>\\d+) L=(?<loss>[\\d.]+)',
+    });
+    const tokens = harness.core.runner.start({ workload: regex, values: {}, unitsPerStep: { tokens: 4096, samples: null } });
+    const samples = harness.core.runner.start({ workload: regex, values: {}, unitsPerStep: { tokens: null, samples: 16 } });
+    const [withTokens, withSamples] = await Promise.all([harness.core.runner.waitForExit(tokens.id), harness.core.runner.waitForExit(samples.id)]);
+    expect(withTokens.unitsPerStep).toEqual({ tokens: 4096, samples: null });
+    expect(withTokens.summary.throughput.unit).toBe('tokens/s');
+    // Throughput is the stated work over the measured step time (medians of each, so within a step's noise).
+    expect((withTokens.summary.throughput.median! * withTokens.summary.stepTimeMs.median!) / (4096 * 1000)).toBeCloseTo(1, 1);
+    expect(withSamples.summary.throughput.unit).toBe('samples/s');
+  });
+});
+
+describe('the CLI faces of these', () => {
+  it('adds, edits and removes a workload, and runs with --tokens-per-step', () => {
+    const dir = makeTempDir();
+    const db = path.join(dir, 'runs.db');
+    const added = runCli(['--db', db, 'workloads', 'add', 'mine', '--var', 'n=3', '--', 'sh', '-c', 'echo {n}']);
+    expect(added.status, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/registered mine[\s\S]*variables: n=3/u);
+    const edited = runCli(['--db', db, 'workloads', 'edit', 'mine', '--regex', 'x=(?<x>\\d+)', '--rename', 'mine2']);
+    expect(edited.status, edited.stderr).toBe(0);
+    const list = JSON.parse(runCli(['--db', db, 'workloads', '--json']).stdout) as Array<{ name: string; metricRegex: string }>;
+    expect(list.find((w) => w.name === 'mine2')?.metricRegex).toBe('x=(?<x>\\d+)');
+    expect(runCli(['--db', db, 'workloads', 'rm', 'synthetic']).status).toBe(1);
+    expect(runCli(['--db', db, 'workloads', 'rm', 'nosuch']).status).toBe(2);
+    expect(runCli(['--db', db, 'workloads', 'rm', 'mine2']).status).toBe(0);
+
+    const both = runCli(['--db', db, 'run', '--tokens-per-step', '8', '--samples-per-step', '2', '--', 'true']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/not both/u);
+    const run = runCli(['--db', db, 'run', '--json', '--tokens-per-step', '8192', '--', 'true']);
+    expect(JSON.parse(run.stdout).unitsPerStep).toEqual({ tokens: 8192, samples: null });
+    const reparse = runCli(['--db', db, 'reparse', String(JSON.parse(run.stdout).id)]);
+    expect(reparse.status, reparse.stderr).toBe(0);
+    expect(reparse.stdout).toMatch(/the old summary is kept/u);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+});
