@@ -19,6 +19,7 @@ import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaS
 import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
 import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
+import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { isAlive } from './runner/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
@@ -140,6 +141,7 @@ export function createCore(options: CoreOptions): Core {
     flushStore: () => store.flush(),
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     intervals,
+    pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json')),
     now,
   });
 

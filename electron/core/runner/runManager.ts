@@ -11,7 +11,8 @@ import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telem
 import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
 import { gpuPoint, hostPoint } from '../telemetry/points.js';
-import { gpuFingerprint, hostFingerprint, pythonFingerprint } from '../telemetry/fingerprint.js';
+import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
+import type { PythonFacts, PythonFingerprints } from '../telemetry/pythonFingerprint.js';
 import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../store/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
@@ -41,6 +42,8 @@ const MAX_TELEMETRY_NOTES = 20;
 const OUTPUT_TAIL_BYTES = 64 * 1024;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
 export const STOP_ESCALATION_MS = 3000;
+/** The longest a run's end waits for Python's versions (asked when it started; `import torch` takes ~2 s). */
+const PYTHON_ANSWER_WAIT_MS = 5000;
 export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
 
 export interface RunnerEnvironment {
@@ -59,6 +62,8 @@ export interface RunnerEnvironment {
   nvidiaSmi: { binary: string | null; gpu: string };
   /** Sampling intervals (DESIGN defaults: 250 ms GPU, 500 ms host). */
   intervals: { gpuMs: number; hostMs: number };
+  /** Python's and PyTorch's versions, cached on disk per interpreter. */
+  pythonFingerprints: PythonFingerprints;
   now: () => Date;
 }
 
@@ -115,6 +120,8 @@ interface ActiveRun {
   bytes: number;
   lastProgressEventAt: number;
   gpuLease: GpuLease | null;
+  /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
+  python: Promise<PythonFacts | null>;
   finished: Promise<Run>;
 }
 
@@ -266,6 +273,7 @@ export class RunManager {
       bytes: 0,
       lastProgressEventAt: Date.now(),
       gpuLease: request.gpuLease ?? null,
+      python: this.environment.pythonFingerprints.ask([file, ...args], cwd, childEnv),
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -463,8 +471,8 @@ export class RunManager {
     });
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
     if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
-    // Asked after the run, so importing torch costs the measured training nothing; cached per Python.
-    const python = await pythonFingerprint(active.command, active.cwd, active.env);
+    // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
+    const python = await Promise.race([active.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS))]);
     if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
