@@ -191,7 +191,9 @@ export function createCore(options: CoreOptions): Core {
     'workloads.list': () => store.workloads.list(),
     'workloads.create': (input) => {
       try {
-        return store.workloads.create(input);
+        const created = store.workloads.create(input);
+        events.emit('workloads.onDidChange', { workloads: store.workloads.list() });
+        return created;
       } catch (error) {
         if (error instanceof WorkloadNameTakenError) throw new ApiFailure('conflict', error.message);
         throw error;
