@@ -74,6 +74,10 @@ export function formatRunDetails(run: Run): string {
       `            (\`tuning-bench workloads add|edit NAME --regex '...'\`), then \`tuning-bench reparse ${run.id} --workload NAME\``,
     );
   }
+  if (run.git) {
+    const where = `${run.git.branch ?? 'detached'} @ ${run.git.commit?.slice(0, 12) ?? 'no commit'}`;
+    lines.push(`  code      ${where}${run.git.dirty ? ` + uncommitted changes (sha256 ${run.git.diffSha256?.slice(0, 12)}, ${run.git.diffBytes} bytes)` : ''} in ${run.git.root}`);
+  }
   if (run.unitsPerStep) {
     lines.push(`  per step  ${run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : `${run.unitsPerStep.samples} samples`} (given with the run)`);
   }

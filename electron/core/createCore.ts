@@ -285,6 +285,14 @@ export function createCore(options: CoreOptions): Core {
       }
       return results;
     },
+    'runs.codeDiff': ({ id }) => {
+      const { git } = requireRun(id);
+      if (!git) return { diff: null, reason: 'the run did not start in a git repository' };
+      if (!git.dirty || git.diffSha256 === null) return { diff: null, reason: `the code was committed as it ran (${git.commit?.slice(0, 12) ?? 'no commit'}), with no uncommitted changes` };
+      const diff = store.runs.codeDiff(git.diffSha256);
+      if (!diff) return { diff: null, reason: `the diff was ${git.diffBytes} bytes, too large to keep; its sha256 is ${git.diffSha256}` };
+      return { diff: diff.toString('utf8'), reason: null };
+    },
     'runs.summaryHistory': ({ id }) => {
       requireRun(id);
       return store.runs.summaryHistory(id);

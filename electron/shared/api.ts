@@ -155,6 +155,18 @@ export const run = z.object({
   env: z.record(z.string(), z.string()),
   pid: z.number().int().nullable(),
   outputBytes: z.number().int().nonnegative(),
+  /** The code it ran: the git commit, branch and uncommitted changes of its directory; null outside a repository. */
+  git: z
+    .object({
+      root: z.string(),
+      commit: z.string().nullable(),
+      branch: z.string().nullable(),
+      dirty: z.boolean(),
+      diffSha256: z.string().nullable(),
+      diffBytes: z.number().int().nonnegative(),
+    })
+    .nullable()
+    .default(null),
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
   summary: runSummary,
@@ -592,6 +604,11 @@ export const methods = {
       workloadId: z.number().int().positive().optional(),
     }),
     output: z.array(reparseResult),
+  },
+  /** The uncommitted changes of the code a run ran (git diff against its commit, untracked files added). */
+  'runs.codeDiff': {
+    input: z.object({ id: runId }),
+    output: z.object({ diff: z.string().nullable(), reason: z.string().nullable() }),
   },
   /** The summaries a run had before it was parsed again, oldest first. */
   'runs.summaryHistory': { input: z.object({ id: runId }), output: z.array(summaryHistoryEntry) },

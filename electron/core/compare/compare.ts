@@ -105,7 +105,17 @@ export function conditionDifferences(run: Run, baseline: Run): string[] {
     seen.add(label);
     out.push(`${label}: ${show(fa[key])} vs ${show(fb[key])}`);
   }
+  const codeA = describeCode(run.git);
+  const codeB = describeCode(baseline.git);
+  if (codeA !== codeB) out.push(`code: ${codeA} vs ${codeB}`);
   return out;
+}
+
+/** A run's code in a few characters: the commit, and the hash of its uncommitted changes when there were any. */
+export function describeCode(git: Run['git']): string {
+  if (!git) return 'not in git';
+  const commit = git.commit?.slice(0, 10) ?? 'no commit';
+  return git.dirty ? `${commit} + uncommitted ${git.diffSha256?.slice(0, 8) ?? ''}`.trim() : commit;
 }
 
 function rowName(group: Group, columns: readonly string[], by: 'config' | 'run'): string {

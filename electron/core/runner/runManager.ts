@@ -21,6 +21,7 @@ import { buildSeries } from '../compare/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import type { UnitsPerStep } from '../store/runStore.js';
 import { classifyExit } from './exitClassifier.js';
+import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import { resolveCommand } from './resolveCommand.js';
@@ -120,6 +121,8 @@ interface ActiveRun {
   bytes: number;
   lastProgressEventAt: number;
   gpuLease: GpuLease | null;
+  /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
+  git: Promise<GitSnapshot | null>;
   /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
   python: Promise<PythonFacts | null>;
   finished: Promise<Run>;
@@ -274,6 +277,7 @@ export class RunManager {
       lastProgressEventAt: Date.now(),
       gpuLease: request.gpuLease ?? null,
       python: this.environment.pythonFingerprints.ask([file, ...args], cwd, childEnv),
+      git: readGitProvenance(cwd, this.environment.baseEnv),
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -471,6 +475,8 @@ export class RunManager {
     });
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
     if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
+    const git = await active.git;
+    if (git) this.runs.setGit(active.id, git.provenance, git.diff);
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
     const python = await Promise.race([active.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS))]);
     if (python) this.runs.addFingerprint(active.id, python);

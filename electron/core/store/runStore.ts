@@ -34,6 +34,7 @@ interface RunRow {
   notes: string;
   tags_json: string;
   units_per_step_json: string | null;
+  git_json: string | null;
 }
 
 export interface NewRun {
@@ -154,6 +155,9 @@ export class RunStore {
       setSeries: db.prepare<[number, string]>('INSERT OR REPLACE INTO run_series (run_id, series_json) VALUES (?, ?)'),
       forSweep: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE sweep_id = ? ORDER BY id'),
       remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
+      setGit: db.prepare<[string, number]>('UPDATE runs SET git_json = ? WHERE id = ?'),
+      addDiff: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO code_diffs (sha256, diff) VALUES (?, ?)'),
+      getDiff: db.prepare<[string], { diff: Buffer }>('SELECT diff FROM code_diffs WHERE sha256 = ?'),
       setWorkload: db.prepare<[number, string, number]>('UPDATE runs SET workload_id = ?, workload_name = ? WHERE id = ?'),
       addHistory: db.prepare<[string, string, number]>(
         'INSERT INTO run_summary_history (run_id, replaced_at, reason, summary_json) SELECT id, ?, ?, summary_json FROM runs WHERE id = ? AND summary_json IS NOT NULL',
@@ -205,6 +209,19 @@ export class RunStore {
 
   setSummary(id: number, summary: RunSummary): void {
     this.statements.setSummary.run(JSON.stringify(summary), id);
+  }
+
+  /** The code the run ran; the diff is stored once per distinct content. */
+  setGit(id: number, provenance: NonNullable<Run['git']>, diff: Buffer | null): void {
+    this.db.transaction(() => {
+      if (diff !== null && provenance.diffSha256 !== null) this.statements.addDiff.run(provenance.diffSha256, diff);
+      this.statements.setGit.run(JSON.stringify(provenance), id);
+    })();
+  }
+
+  /** A stored uncommitted diff by its hash (null when it was too large to keep, or is unknown). */
+  codeDiff(sha256: string): Buffer | null {
+    return this.statements.getDiff.get(sha256)?.diff ?? null;
   }
 
   /** Files a run under a workload (an import or an ad-hoc run the user says is one), so its regex applies. */
@@ -358,6 +375,7 @@ function toRun(row: RunRow): Run {
     env: JSON.parse(row.env_json) as Record<string, string>,
     pid: row.pid,
     outputBytes: row.output_bytes,
+    git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     // Through the schema, so summaries stored before a field existed read with its default.
     summary: row.summary_json ? runSummary.parse(JSON.parse(row.summary_json)) : EMPTY_SUMMARY,

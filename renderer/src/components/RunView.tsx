@@ -18,6 +18,7 @@ import { RunFingerprint } from './RunFingerprint.js';
 import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
 import { RunParsing } from './RunParsing.js';
+import { RunCode } from './RunCode.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { Terminal } from './Terminal.js';
 
@@ -119,6 +120,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <span className="prompt">{run.cwd} $</span> {envText && <span className="env">{envText} </span>}
           {shellJoin(run.command)}
         </pre>
+        <RunCode run={run} />
         {configEntries.length > 0 && (
           <ul className="chips" data-testid="run-config" aria-label="Configuration">
             {configEntries.map(([key, value]) => (

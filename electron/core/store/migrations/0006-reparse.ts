@@ -1,4 +1,4 @@
-// Work per step stated by the user (tokens or samples), and each run's earlier summaries, kept when a run is parsed again.
+// Work per step stated by the user, each run's earlier summaries (kept when parsed again), and the code each run ran (git).
 import type { Migration } from './index.js';
 
 export const reparse: Migration = {
@@ -15,5 +15,12 @@ export const reparse: Migration = {
       summary_json TEXT NOT NULL
     );
     CREATE INDEX run_summary_history_by_run ON run_summary_history (run_id, id);
+    -- {"root", "commit", "branch", "dirty", "diffSha256", "diffBytes"} of the run's directory, NULL outside git.
+    ALTER TABLE runs ADD COLUMN git_json TEXT;
+    -- Uncommitted diffs by their hash: ten runs of one working tree store it once.
+    CREATE TABLE code_diffs (
+      sha256 TEXT PRIMARY KEY,
+      diff BLOB NOT NULL
+    );
   `,
 };
