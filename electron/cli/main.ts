@@ -133,7 +133,7 @@ export function buildProgram(): Command {
     .description('run a plan of configs as one experiment: repeats interleaved, one run at a time, on a quiet GPU')
     .option('--workload <name>', 'a registered workload')
     .option('--set <var=value>', 'a value every config shares (repeatable)', collect, [])
-    .option('--vary <var=v1,v2>', 'a variable and its values, the first the baseline\'s (repeatable)', collect, [])
+    .option('--vary <var=v1,v2>', "a variable and its values, the first the baseline's (repeatable); git=REV1,REV2[,WORKTREE] runs each in a temporary worktree", collect, [])
     .addOption(new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination').choices(['one-at-a-time', 'ladder', 'grid']).default('ladder'))
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps'))
@@ -141,10 +141,15 @@ export function buildProgram(): Command {
     .option('--no-wait-idle', 'do not wait for an idle, cool GPU before each run')
     .option('--max-wait <seconds>', 'longest wait for an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
     .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('a sweep id'))
-    .option('--json', 'print the finished sweep as JSON');
-  addGpuRunOptions(sweep).action(async (options: Omit<SweepCommandOptions, 'json'>, command: Command) => {
+    .option('--json', 'print the finished sweep as JSON')
+    .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
+    .option('--shell', 'the typed COMMAND is one shell script (values are shell-quoted into it)')
+    .option('--link <path>', 'with --vary git=...: a path (relative to the repository) linked into each worktree, e.g. data/ (repeatable)', collect, [])
+    .option('--keep-worktrees', 'with --vary git=...: keep the temporary worktrees after the sweep')
+    .argument('[command...]', 'a command after -- with {var} placeholders, instead of --workload');
+  addGpuRunOptions(sweep).action(async (commandArgs: string[], options: Omit<SweepCommandOptions, 'json' | 'commandArgs'>, command: Command) => {
     const global = globals(command);
-    await withCore(global, (core) => sweepCommand(core, { ...options, json: global.json === true }), options.gpu);
+    await withCore(global, (core) => sweepCommand(core, { ...options, commandArgs, json: global.json === true }), options.gpu);
   });
 
   program

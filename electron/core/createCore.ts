@@ -170,6 +170,7 @@ export function createCore(options: CoreOptions): Core {
     reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
     now,
     ownerPid: process.pid,
+    worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
   });
   const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
 

@@ -273,8 +273,22 @@ const sweepVariable = z.object({
 });
 
 /** What a sweep is asked to do: the same for the plan preview and the start. */
+/** A command typed for a sweep, with `{var}` placeholders (no workload registered): values are quoted by the app. */
+export const sweepCommand = z.object({
+  template: z.array(z.string().min(1).max(LIMITS.argChars)).min(1).max(LIMITS.argCount),
+  mode: commandMode.default('argv'),
+  cwd: z.string().min(1).max(LIMITS.argChars),
+});
+
 export const sweepRequest = z.object({
-  workloadId: z.number().int().positive(),
+  /** A registered workload, or... */
+  workloadId: z.number().int().positive().optional(),
+  /** ...a typed command (exactly one of the two). */
+  command: sweepCommand.optional(),
+  /** Paths (relative to the repository) linked into each `git=` worktree: datasets, outputs the script needs. */
+  links: z.array(z.string().min(1).max(LIMITS.argChars)).max(64).default([]),
+  /** Keep the `git=` worktrees after the sweep (to look at them); removed otherwise. */
+  keepWorktrees: z.boolean().default(false),
   name: z.string().trim().max(LIMITS.nameChars).optional(),
   /** Values every config shares (the rest come from the workload's defaults). */
   values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),

@@ -202,7 +202,8 @@ describe('a sweep on the fake GPU', () => {
     const core = open({ TUNING_BENCH_NVIDIA_SMI: FAKE, FAKE_NVIDIA_SMI_STATE: state, FAKE_NVIDIA_SMI_ROOT: '1' });
     const started = await core.sweeps.start(
       request(core, {
-        values: { steps: '30' },
+        // Long enough (~2 s) for the fake nvidia-smi to report a few samples even on a loaded machine.
+        values: { steps: '100' },
         vary: [{ name: 'amp', values: ['off', 'on'] }],
         repeats: 1,
         maxWaitSeconds: 2,

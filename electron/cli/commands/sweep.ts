@@ -20,6 +20,12 @@ export interface SweepCommandOptions extends GpuCliOptions {
   maxWait: number;
   resume?: number;
   json: boolean;
+  /** A typed command with {var} placeholders, instead of --workload. */
+  commandArgs?: string[];
+  cwd?: string;
+  shell?: boolean;
+  link?: string[];
+  keepWorktrees?: boolean;
 }
 
 /** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] } */
@@ -32,7 +38,9 @@ export function parseVary(text: string): { name: string; values: string[] } {
 }
 
 function requireWorkloadId(core: Core, name: string | undefined): number {
-  if (name === undefined) throw new UsageError('a sweep needs --workload NAME (see `tuning-bench workloads`)');
+  if (name === undefined) {
+    throw new UsageError('a sweep needs --workload NAME, or a command after -- with {var} placeholders: `sweep --vary batch=4,12 -- python train.py --batch_size {batch}`');
+  }
   const workload = core.store.workloads.getByName(name);
   if (!workload) throw new UsageError(`no workload "${name}" (registered: ${core.store.workloads.list().map((w) => w.name).join(', ')})`);
   return workload.id;
@@ -119,8 +127,16 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     sweep = core.sweeps.control(options.resume, 'resume');
   } else {
     if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
+    const typed = options.commandArgs ?? [];
+    if (typed.length > 0 && options.workload !== undefined) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
+    const source =
+      typed.length > 0
+        ? { command: { template: options.shell ? [typed.join(' ')] : typed, mode: options.shell ? 'shell' : 'argv', cwd: options.cwd ?? process.cwd() } }
+        : { workloadId: requireWorkloadId(core, options.workload) };
     const parsed = sweepRequest.safeParse({
-      workloadId: requireWorkloadId(core, options.workload),
+      ...source,
+      links: options.link ?? [],
+      keepWorktrees: options.keepWorktrees === true,
       values: parseAssignments(options.set),
       vary: options.vary.map(parseVary),
       plan: options.plan,

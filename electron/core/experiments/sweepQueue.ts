@@ -9,11 +9,19 @@ import type { RunManager } from '../runner/runManager.js';
 import type { Store } from '../store/store.js';
 import type { RunPlacement } from '../store/runStore.js';
 import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
+import path from 'node:path';
 import { findLargestBatch } from './batchFinder.js';
+import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, runSeconds, type SchedulePosition } from './plan.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
+
+/** A config's values less `git`, which picks the directory rather than filling the command. */
+function commandValues(values: Record<string, string>): Record<string, string> {
+  const { [GIT_VARIABLE]: _revision, ...rest } = values;
+  return rest;
+}
 
 export interface SweepStartRun {
   (request: {
@@ -23,6 +31,10 @@ export interface SweepStartRun {
     timeoutSeconds?: number | undefined;
     sweep: RunPlacement;
     inForce?: GpuSettingsRecord | null;
+    /** A `git=` config runs in its revision's worktree. */
+    cwdOverride?: string | undefined;
+    /** Values recorded with the run that are not command values (`git`). */
+    extraConfig?: Record<string, string> | undefined;
   }): Promise<Run>;
 }
 
@@ -36,6 +48,29 @@ export interface SweepQueueDeps {
   reader: GpuReader | null;
   now: () => Date;
   ownerPid: number;
+  /** Where each sweep's `git=` worktrees are made (one folder per sweep). */
+  worktreeDir: string;
+}
+
+/** A typed command stands in for a workload: its `{var}` placeholders are its variables. */
+export function adHocWorkload(command: NonNullable<SweepRequest['command']>): Workload {
+  const names = new Set<string>();
+  for (const part of command.template) for (const match of part.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/gu)) names.add(match[1]!);
+  for (const builtin of ['resources', 'node']) names.delete(builtin);
+  return {
+    id: 0,
+    name: 'ad-hoc command',
+    description: '',
+    cwd: command.cwd,
+    mode: command.mode,
+    command: command.template,
+    tokensPerStep: '',
+    metricRegex: '',
+    env: {},
+    variables: [...names].map((name) => ({ name, default: '', description: '' })),
+    builtin: false,
+    createdAt: '',
+  };
 }
 
 type FindBatchRequest = { workloadId: number; values: Record<string, string>; variable: string; start: number; maxSteps: number; timeoutSeconds: number };
@@ -72,12 +107,13 @@ export class SweepQueue {
   }
 
   preview(request: SweepRequest): SweepPreview {
-    const workload = this.requireWorkload(request.workloadId);
+    const workload = this.sweepWorkload(request);
     const configs = this.plan(request, workload);
-    const history = this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id);
+    // A typed command has no earlier runs to learn from: its estimate says so.
+    const history = workload.id > 0 ? this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id) : [];
     const estimate = estimateSeconds(configs, request.repeats, history, request.values);
     return {
-      configs: configs.map((config) => ({ ...config, ...this.deps.runner.preview(workload, config.values) })),
+      configs: configs.map((config) => ({ ...config, ...this.deps.runner.preview(workload, commandValues(config.values)) })),
       runCount: configs.length * request.repeats,
       estimateSeconds: estimate.seconds,
       estimateBasis: estimate.basis,
@@ -86,15 +122,18 @@ export class SweepQueue {
 
   /** Queues a sweep. With the queue idle its GPU settings are applied now, so a refusal answers this call. */
   async start(request: SweepRequest): Promise<Sweep> {
-    const workload = this.requireWorkload(request.workloadId);
+    const workload = this.sweepWorkload(request);
     const configs = this.plan(request, workload);
     // Every config's command is built now: a bad value fails the request, not the fifth run.
-    for (const config of configs) this.deps.runner.preview(workload, config.values);
+    for (const config of configs) this.deps.runner.preview(workload, commandValues(config.values));
+    // Every revision is checked now too, before anything runs.
+    const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
+    if (revisions) await this.revisionPlan(workload, revisions.values, request.links);
     const record = this.deps.store.sweeps.insert({
       createdAt: this.deps.now(),
       name: request.name || `${workload.name} ${request.plan}`,
       kind: 'sweep',
-      workloadId: workload.id,
+      workloadId: workload.id > 0 ? workload.id : null,
       workloadName: workload.name,
       plan: request.plan,
       request: request as unknown as Record<string, unknown>,
@@ -206,7 +245,7 @@ export class SweepQueue {
   }
 
   private plan(request: SweepRequest, workload: Workload): SweepConfig[] {
-    const known = new Set(workload.variables.map((v) => v.name));
+    const known = new Set([...workload.variables.map((v) => v.name), GIT_VARIABLE]);
     const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name));
     if (unknown) {
       throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')})`);
@@ -215,6 +254,25 @@ export class SweepQueue {
       return planConfigs(request.vary, request.plan, request.values);
     } catch (error) {
       if (error instanceof PlanError) throw new ApiFailure('invalid_input', error.message);
+      throw error;
+    }
+  }
+
+  /** The registered workload a request names, or the typed command it gives. */
+  private sweepWorkload(request: Pick<SweepRequest, 'workloadId' | 'command'>): Workload {
+    if (request.workloadId !== undefined && request.command !== undefined) {
+      throw new ApiFailure('invalid_input', 'give a workload or a command, not both');
+    }
+    if (request.command !== undefined) return adHocWorkload(request.command);
+    if (request.workloadId === undefined) throw new ApiFailure('invalid_input', 'give a workload, or a command with {var} placeholders');
+    return this.requireWorkload(request.workloadId);
+  }
+
+  private async revisionPlan(workload: Workload, values: readonly string[], links: readonly string[]) {
+    try {
+      return await planRevisions(this.deps.runner.preview(workload, {}).cwd, values, links);
+    } catch (error) {
+      if (error instanceof GitWorktreeError) throw new ApiFailure('invalid_input', error.message);
       throw error;
     }
   }
@@ -273,7 +331,7 @@ export class SweepQueue {
     const live = this.live.get(id)!;
     if (live.cancelled) return;
     const request = record.request as unknown as SweepRequest & FindBatchRequest;
-    const workload = this.requireWorkload(record.workloadId ?? -1);
+    const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
     this.setStatus(id, 'running');
     if (record.kind === 'sweep' && !this.leases.get(id) && hasRunSettings(request.gpuSettings)) {
       this.leases.set(id, await this.acquire(id, request.gpuSettings, true));
@@ -283,6 +341,21 @@ export class SweepQueue {
     if (record.kind === 'batch-finder') {
       await this.runFinder(id, workload, request, idleTempC);
     } else {
+      await this.runPlan(id, live, record, workload, request, idleTempC);
+    }
+    if (this.closed) return;
+    const runs = this.deps.store.runs.forSweep(id);
+    const anyOk = runs.some((run) => run.exitClass === 'ok');
+    this.setStatus(id, live.cancelled ? 'cancelled' : anyOk ? 'succeeded' : 'failed', this.deps.now());
+  }
+
+  /** The configs' runs, repeats interleaved; `git=` configs each in their revision's worktree. */
+  private async runPlan(id: number, live: LiveSweep, record: SweepRecord, workload: Workload, request: SweepRequest, idleTempC: number | null): Promise<void> {
+    const revisions = (request.vary ?? []).find((v) => v.name === GIT_VARIABLE);
+    const worktrees = revisions
+      ? new SweepWorktrees(await this.revisionPlan(workload, revisions.values, request.links ?? []), path.join(this.deps.worktreeDir, `sweep-${id}`), request.links ?? [])
+      : null;
+    try {
       const schedule = interleavedSchedule(record.configs.length, request.repeats);
       for (const position of schedule) {
         if (live.cancelled) break;
@@ -296,16 +369,19 @@ export class SweepQueue {
           continue;
         }
         const label = `config ${position.configIndex + 1} of ${current.configs.length} (${config.name}), repeat ${position.repeatIndex + 1} of ${request.repeats}`;
-        const run = await this.runOne(id, live, workload, config.values, position, label, request, idleTempC);
+        const revision = config.values[GIT_VARIABLE];
+        const placement =
+          worktrees && revision !== undefined
+            ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, commandValues(config.values)).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
+            : {};
+        const run = await this.runOne(id, live, workload, commandValues(config.values), position, label, request, idleTempC, placement);
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }
       }
+    } finally {
+      await worktrees?.close(request.keepWorktrees === true);
     }
-    if (this.closed) return;
-    const runs = this.deps.store.runs.forSweep(id);
-    const anyOk = runs.some((run) => run.exitClass === 'ok');
-    this.setStatus(id, live.cancelled ? 'cancelled' : anyOk ? 'succeeded' : 'failed', this.deps.now());
   }
 
   private async runFinder(id: number, workload: Workload, request: FindBatchRequest, idleTempC: number | null): Promise<void> {
@@ -343,6 +419,7 @@ export class SweepQueue {
     label: string,
     limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number },
     idleTempC: number | null,
+    placement: { cwdOverride?: string; extraConfig?: Record<string, string> } = {},
   ): Promise<Run | null> {
     live.current = label;
     live.skipCurrent = false;
@@ -376,6 +453,7 @@ export class SweepQueue {
       timeoutSeconds: limits.timeoutSeconds,
       sweep: { sweepId: id, ...position },
       inForce: lease?.record ?? null,
+      ...placement,
     });
     this.deps.store.runs.setWait(run.id, wait);
     live.currentRunId = run.id;

@@ -1,6 +1,8 @@
 // Which code a run ran: the git commit, branch and uncommitted changes of the directory it started in.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /** Each git call is quick; one that hangs (a network filesystem, a lock) is given up on. */
 const GIT_TIMEOUT_MS = 10_000;
@@ -56,7 +58,15 @@ export async function readGitProvenance(cwd: string, env: Record<string, string>
     git(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], env),
   ]);
   const commit = head?.toString('utf8').trim() || null;
-  const entries = (status?.toString('utf8') ?? '').split('\0').filter(Boolean);
+  // An untracked symlink is a way to reach data (a sweep links data/ into each worktree), not code.
+  const isSymlink = (file: string) => {
+    try {
+      return fs.lstatSync(path.join(root, file.replace(/\/$/u, ''))).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  };
+  const entries = (status?.toString('utf8') ?? '').split('\0').filter((entry) => entry !== '' && !(entry.startsWith('?? ') && isSymlink(entry.slice(3))));
   const untracked = entries.filter((entry) => entry.startsWith('?? ')).map((entry) => entry.slice(3));
   const dirty = entries.length > 0;
 

@@ -85,6 +85,10 @@ export interface StartRequest {
   gpuLease?: GpuLease | null | undefined;
   /** Its place in a sweep. */
   sweep?: RunPlacement | null | undefined;
+  /** Runs in this directory instead of the workload's (a sweep's `git=` worktree). */
+  cwdOverride?: string | undefined;
+  /** Values recorded in the run's config that are not command values (a sweep's `git=REV`). */
+  extraConfig?: Record<string, string> | undefined;
   /** Tokens or samples in one step as the user stated them (otherwise the workload's expression says). */
   unitsPerStep?: UnitsPerStep | null | undefined;
 }
@@ -163,9 +167,10 @@ export class RunManager {
   }
 
   start(request: StartRequest): Run {
-    const expanded: ExpandedCommand = request.workload
+    const base: ExpandedCommand = request.workload
       ? this.preview(request.workload, request.values)
       : { command: request.adHoc!.command, cwd: request.adHoc!.cwd, env: request.adHoc!.env ?? {}, config: {} };
+    const expanded: ExpandedCommand = { ...base, cwd: request.cwdOverride ?? base.cwd, config: { ...base.config, ...request.extraConfig } };
     const cwd = expanded.cwd;
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
       throw new ApiFailure('invalid_input', `the working directory ${cwd} does not exist; create it or change the workload's cwd`);
@@ -176,8 +181,9 @@ export class RunManager {
     const startedAt = this.environment.now();
     const runEnv = { ...expanded.env };
     const record = this.runs.insert({
-      workloadId: request.workload?.id ?? null,
-      workloadName: request.workload?.name ?? null,
+      // A typed command of a sweep stands in for a workload (id 0) but is not one.
+      workloadId: request.workload && request.workload.id > 0 ? request.workload.id : null,
+      workloadName: request.workload && request.workload.id > 0 ? request.workload.name : null,
       command: expanded.command,
       cwd,
       config: expanded.config,

@@ -71,7 +71,7 @@ export interface NewSweep {
   createdAt: Date;
   name: string;
   kind: SweepKind;
-  workloadId: number;
+  workloadId: number | null;
   workloadName: string;
   plan: string;
   request: Record<string, unknown>;
