@@ -13,6 +13,12 @@ export interface MetricRecord {
   kind: MetricRecordKind;
   /** Canonical names (see names.ts) to values; NaN and ±Infinity are kept as printed. */
   values: Record<string, number>;
+  /**
+   * The time stamped in the line's prefix (see linePrefix.ts), in milliseconds: since 1970 UTC
+   * when a date was printed (UTC where no zone was), since midnight for a time of day alone.
+   * Only differences between a log's stamps mean anything. Absent when the line had none.
+   */
+  wallTimeMs?: number;
 }
 
 /**
