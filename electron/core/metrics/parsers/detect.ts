@@ -3,6 +3,7 @@ import { LinePrefixReader } from './linePrefix.js';
 import { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
 import { readBar } from './tqdm.js';
 import type { LineParser, MetricRecord } from './types.js';
+import { dropPlaceholders, hasValues } from './values.js';
 
 /** Lines read to detect the format: enough for setup output and the first log intervals, cheap on a 100 MB log. */
 export const DETECTION_LINES = 2000;
@@ -37,8 +38,13 @@ function countRecords(parser: LineParser, lines: readonly string[]): number {
   return count;
 }
 
+/** The parser's record of the line with placeholder values dropped; null when nothing measured is left. */
 function parseWith(parser: LineParser, line: string): MetricRecord | null {
-  return parser.matches(line) ? parser.parse(line) : null;
+  if (!parser.matches(line)) return null;
+  const record = parser.parse(line);
+  if (record === null) return null;
+  dropPlaceholders(record.values, parser.isPlaceholder);
+  return hasValues(record.values) ? record : null;
 }
 
 /** The record of the first parser that reads the line, or null. A bar line goes only to the bar parsers. */

@@ -40,6 +40,12 @@ export interface LineParser {
    * bars are most lines of a long log, and no other format prints a `[elapsed<remaining, rate]` bracket.
    */
   readsBars?: boolean;
+  /**
+   * Values this format prints where it has no measurement (a sentinel such as `-1`): true drops
+   * the value from the record, as if it had not been printed. SHARED_PLACEHOLDERS (values.ts)
+   * apply to every parser besides.
+   */
+  isPlaceholder?(name: string, value: number): boolean;
 }
 
 export type LineParserFactory = () => LineParser;
