@@ -5,7 +5,8 @@
  *   - a date-time stamp: ISO-8601 and its relatives (`2024-05-02T13:45:01.123456789Z`,
  *     `2024-05-02 13:45:01,123`, `2024/05/02 13:45:01`, `+02:00` / `+0200` / `Z` / ` UTC` zones),
  *     a time of day alone (`13:45:01.123`), syslog's `May  2 13:45:01`, glog's `I0502 13:45:01.123 42 file.cc:7]`;
- *     GitLab's stream marker after a stamp (`00O`, `01E+`); a syslog/journal `host proc[pid]:` after a stamp;
+ *     GitLab's stream marker after a stamp (`00O`, `01E+`); a syslog/journal `host proc[pid]:` or `host kernel:`
+ *     after a stamp, and the kernel's `[ 1234.567890]` uptime;
  *   - `> ` (quoted output);
  *   - a bracketed stamp, level, rank or launcher tag: `[2024-05-02 13:45:01,123]`, `[INFO]`, `[rank0]:`,
  *     `[Rank 3]`, `[default0]:` (torchrun's tee), `[1,0]<stdout>:` (mpirun's tag-output), `[titan]`,
@@ -184,6 +185,11 @@ export class LinePrefixReader {
     at++;
     const hostEnd = line.indexOf(' ', at);
     if (hostEnd === -1 || hostEnd - at > MAX_NAME_CHARS) return;
+    if (line.startsWith('kernel: ', hostEnd + 1)) {
+      // The kernel's lines carry no pid.
+      this.at = hostEnd + 'kernel:'.length + 1;
+      return;
+    }
     const close = line.indexOf(']: ', hostEnd);
     if (close === -1 || close - hostEnd > MAX_NAME_CHARS) return;
     const open = line.lastIndexOf('[', close);
@@ -267,7 +273,7 @@ export class LinePrefixReader {
       const level = LEVELS.find((name) => line.startsWith(name, inner));
       known = level !== undefined && inner + level.length === close;
     }
-    if (!known) known = isTag(line, inner, close);
+    if (!known) known = isTag(line, inner, close) || isUptime(line, inner, close);
     if (!known) return false;
     let end = close + 1;
     if (line.startsWith('<stdout>', end) || line.startsWith('<stderr>', end)) end += '<stdout>'.length;
@@ -326,6 +332,14 @@ function isNameRun(line: string, from: number, to: number): boolean {
     if (!(isLower(code) || isUpper(code) || isDigit(code) || code === 0x5f || code === 0x2e || code === 0x3c || code === 0x3e)) return false;
   }
   return true;
+}
+
+/** The kernel's uptime stamp (dmesg, the journal): `[ 1234.567890]`. */
+function isUptime(line: string, from: number, to: number): boolean {
+  let at = from;
+  while (at < to && line.charCodeAt(at) === SPACE) at++;
+  const point = line.indexOf('.', at);
+  return point > at && point < to - 1 && isDigits(line, at, point - at) && isDigits(line, point + 1, to - point - 1);
 }
 
 /** mpirun's `[1,0]`: job and rank. */
