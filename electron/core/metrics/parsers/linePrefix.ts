@@ -14,9 +14,11 @@
  *   - `rank 0:` / `rank0:`;
  *   - Python logging's level and logger name: `INFO:root:`, `INFO - train - `, `train - INFO - `
  *     after a stamp, loguru's `| INFO     | module:func:42 - `.
- * Between heads: spaces and one of ` - `, ` | `, `: `. After the last head, one space goes with the
- * prefix and the rest (an indent, say) stays with the line, so a prefixed line reads exactly as
- * the bare line would.
+ * Between heads: spaces and one of ` - `, ` | `, `: `. After the last head, ` - ` (or after a level
+ * ` | ` / `: `) and one space go with the prefix and the rest (an indent, say) stays with the line,
+ * so a prefixed line reads exactly as the bare line would. Heads that their writers glue to the text
+ * (`INFO:root:`, mpirun's `[1,0]<stdout>:`) take no space; `[rank0]:` is written both ways, and a
+ * space after it is taken as the separator.
  *
  * Speed: every line of a log meets this. A line is looked at further only when its first
  * character can open a head (a digit, `[`, `>`, `r`/`R`, or an upper-case letter that starts a
@@ -67,6 +69,10 @@ export class LinePrefixReader {
   wallTimeMs: number | null = null;
   /** Where the last `read*` helper stopped. */
   private at = 0;
+  /** The last head read was a logging level (and its logger name). */
+  private levelRead = false;
+  /** The last head read is one that its writer glues to the text (`INFO:root:`, `[1,0]<stdout>:`): a space after it is the text's own. */
+  private gluedHead = false;
 
   /** Where the line's own text starts: 0 when it has no prefix. */
   read(line: string): number {
@@ -75,8 +81,14 @@ export class LinePrefixReader {
     while (at < line.length && isSpaceCode(line.charCodeAt(at))) at++;
     if (at >= line.length || !mayOpenHead(line.charCodeAt(at))) return 0;
     let end = 0;
+    let lastWasLevel = false;
+    let lastIsGlued = false;
     for (let heads = 0; heads < MAX_HEADS; heads++) {
+      this.levelRead = false;
+      this.gluedHead = false;
       if (!this.readHead(line, at) && !(heads > 0 && this.readNameThenLevel(line, at))) break;
+      lastWasLevel = this.levelRead;
+      lastIsGlued = this.gluedHead;
       end = this.at;
       at = skipSeparator(line, end);
     }
@@ -88,10 +100,13 @@ export class LinePrefixReader {
     let after = end;
     while (isSpaceCode(line.charCodeAt(after))) after++;
     const separator = line.charCodeAt(after);
-    if ((separator === DASH || separator === PIPE || separator === COLON) && (after + 1 === line.length || isSpaceCode(line.charCodeAt(after + 1)))) {
+    // ` - ` ends any head (`%(asctime)s - %(message)s`); ` | ` and `: ` only a level's (loguru, `INFO: `), since
+    // lines of their own start with them (fairseq's `| epoch 001 | loss 3.2`).
+    const ends = separator === DASH || (lastWasLevel && (separator === PIPE || separator === COLON));
+    if (ends && (after + 1 === line.length || isSpaceCode(line.charCodeAt(after + 1)))) {
       end = after + 1;
     }
-    return isSpaceCode(line.charCodeAt(end)) ? end + 1 : end;
+    return !lastIsGlued && isSpaceCode(line.charCodeAt(end)) ? end + 1 : end;
   }
 
   /** One head at `at`; on success `this.at` is its end. */
@@ -233,12 +248,15 @@ export class LinePrefixReader {
   private readLevel(line: string, at: number): boolean {
     const level = LEVELS.find((name) => line.startsWith(name, at));
     if (level === undefined) return false;
+    this.levelRead = true;
     let end = at + level.length;
     const next = line.charCodeAt(end);
     if (next === COLON) {
       // basicConfig's `LEVEL:name:message`: the name runs to the next colon.
       const nameEnd = line.indexOf(':', end + 1);
-      this.at = nameEnd !== -1 && nameEnd - end <= MAX_NAME_CHARS && isNameRun(line, end + 1, nameEnd) ? nameEnd + 1 : end + 1;
+      const named = nameEnd !== -1 && nameEnd - end <= MAX_NAME_CHARS && isNameRun(line, end + 1, nameEnd);
+      this.at = named ? nameEnd + 1 : end + 1;
+      this.gluedHead = named;
       return true;
     }
     if (!isSpaceCode(next) && end < line.length) return false;
@@ -246,7 +264,10 @@ export class LinePrefixReader {
     // A logger name after the level: ` - name - ` or loguru's `| module:func:42 - `.
     end = skipSeparator(line, end);
     const nameEnd = nameBeforeDash(line, end);
-    if (nameEnd !== -1) this.at = nameEnd;
+    // A second level is a head of its own, not this one's logger name.
+    const isLevel = (name: string): boolean =>
+      line.startsWith(name, end) && (nameEnd - 2 - end === name.length || line.charCodeAt(end + name.length) === COLON);
+    if (nameEnd !== -1 && !LEVELS.some(isLevel)) this.at = nameEnd;
     return true;
   }
 
@@ -271,12 +292,15 @@ export class LinePrefixReader {
     }
     if (!known && isUpper(first)) {
       const level = LEVELS.find((name) => line.startsWith(name, inner));
-      known = level !== undefined && inner + level.length === close;
+      known = (level !== undefined && inner + level.length === close) || (this.readSyslogStamp(line, inner) && this.at === close);
     }
     if (!known) known = isTag(line, inner, close) || isUptime(line, inner, close);
     if (!known) return false;
     let end = close + 1;
-    if (line.startsWith('<stdout>', end) || line.startsWith('<stderr>', end)) end += '<stdout>'.length;
+    if (line.startsWith('<stdout>', end) || line.startsWith('<stderr>', end)) {
+      end += '<stdout>'.length;
+      this.gluedHead = true;
+    }
     if (line.charCodeAt(end) === COLON) end++;
     this.at = end;
     return true;
