@@ -3,6 +3,8 @@ import { allParsers, forEachRecord } from './parsers/detect.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
+import { TOKENS_PER_STEP_SAMPLE } from './summary.js';
+import { TokensPerStepReader } from './tokensPerStep.js';
 import { compileUserRegex, userRegexSamples, type CompiledUserRegex } from './userRegex.js';
 
 export interface CollectorOptions {
@@ -26,6 +28,7 @@ export class MetricsCollector {
   private readonly progressIntervalMs: number;
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
   private lastRedrawTMs = Number.NEGATIVE_INFINITY;
+  private readonly tokensPerStep = new TokensPerStepReader();
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -46,6 +49,10 @@ export class MetricsCollector {
   private collect(lines: readonly Line[]): MetricSample[] {
     const samples: MetricSample[] = [];
     for (const line of lines) {
+      // The script's own tokens per step, stored as a sample so that the summary finds it however the run was read.
+      if (!line.redraw && this.tokensPerStep.read(line.text)) {
+        samples.push({ step: null, tMs: line.tMs, name: TOKENS_PER_STEP_SAMPLE, value: this.tokensPerStep.value ?? 0, source: 'text', kind: 'summary' });
+      }
       // A redraw that a newer one will overwrite within the interval is not even parsed: in a flood of
       // bar updates this is most of the text, and its numbers would be thinned out anyway.
       if (line.redraw && this.progressIntervalMs > 0) {

@@ -33,7 +33,7 @@ export const THROUGHPUT_BLOCKS = 20;
 export const LOSS_CURVE_POINTS = 200;
 
 export interface SummaryOptions {
-  /** Tokens in one step (from the workload's expression), to turn step times into tokens/s. */
+  /** Tokens in one step (the workload's expression, or the run's own value), to turn step times into tokens/s; the script's statement where null. */
   tokensPerStep?: number | null;
   warmup?: WarmupRule;
 }
@@ -46,7 +46,24 @@ interface StepRecord {
 
 const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
+/**
+ * The sample that holds the tokens per step a script printed about itself (see tokensPerStep.ts):
+ * used when the run was given none (an ad-hoc command, an imported log).
+ */
+export const TOKENS_PER_STEP_SAMPLE = 'tokens_per_step';
+
+/** The last tokens-per-step statement in the samples, or null. */
+function statedTokensPerStep(all: readonly MetricSample[]): number | null {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const sample = all[i]!;
+    if (sample.name === TOKENS_PER_STEP_SAMPLE && Number.isFinite(sample.value) && sample.value > 0) return sample.value;
+  }
+  return null;
+}
+
 export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
+  // A value the run was given wins over the script's own statement.
+  const tokensPerStep = options.tokensPerStep ?? statedTokensPerStep(all);
   const fromChannel = all.filter((s) => s.source === 'channel');
   const samples = fromChannel.length > 0 ? fromChannel : all.filter((s) => s.source === 'text');
   const metricsSource = samples.length === 0 ? null : fromChannel.length > 0 ? 'channel' : 'text';
@@ -58,7 +75,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
   const records = byStep(timingSource);
-  const { points, throughputs, unit, stepTimesKnown } = timePoints(records, options.tokensPerStep ?? null);
+  const { points, throughputs, unit, stepTimesKnown } = timePoints(records, tokensPerStep);
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
@@ -99,7 +116,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     warmup,
     outlierSteps,
     metricsSource,
-    tokensPerStep: options.tokensPerStep ?? null,
+    tokensPerStep,
     lossCurve: lossCurve(lossSeries),
   };
 }
