@@ -150,7 +150,7 @@ export class LinePrefixReader {
       end = isDigits(line, minutesAt, 2) ? minutesAt + 2 : end + 3;
       offsetMs = sign * (hours * 60 + minutes) * 60_000;
     } else if (zone === SPACE && line.startsWith('UTC', end + 1) && !isLetterAt(line, end + 4)) end += 4;
-    this.wallTimeMs = days * 86_400_000 + timeMs - offsetMs;
+    this.wallTimeMs = days * MS_PER_DAY + timeMs - offsetMs;
     // GitLab's job log: a stream marker after the stamp (`00O`, `01E`, `00O+`).
     if (line.charCodeAt(end) === SPACE && isDigits(line, end + 1, 2)) {
       const stream = line.charCodeAt(end + 3);
@@ -193,30 +193,32 @@ export class LinePrefixReader {
     return true;
   }
 
-  /** After a stamp: syslog's or the journal's `host proc[pid]:` (the pid in brackets is what marks it). */
+  /** After a stamp: syslog's or the journal's `host proc[pid]:` (the pid in brackets is what marks it) or `host kernel:`. */
   private readSyslogHost(line: string): void {
     let at = this.at;
     if (line.charCodeAt(at) !== SPACE) return;
     at++;
-    const hostEnd = line.indexOf(' ', at);
-    if (hostEnd === -1 || hostEnd - at > MAX_NAME_CHARS) return;
+    // Bounded scans, not indexOf: on a line that has no such head they would read the whole line.
+    const hostEnd = scanWhile(line, at, isHostCode);
+    if (hostEnd === at || line.charCodeAt(hostEnd) !== SPACE) return;
     if (line.startsWith('kernel: ', hostEnd + 1)) {
       // The kernel's lines carry no pid.
       this.at = hostEnd + 'kernel:'.length + 1;
       return;
     }
-    const close = line.indexOf(']: ', hostEnd);
-    if (close === -1 || close - hostEnd > MAX_NAME_CHARS) return;
-    const open = line.lastIndexOf('[', close);
-    if (open <= hostEnd + 1 || !isDigits(line, open + 1, close - open - 1) || close === open + 1) return;
-    for (let i = hostEnd + 1; i < open; i++) if (isSpaceCode(line.charCodeAt(i))) return;
+    const open = scanWhile(line, hostEnd + 1, isHostCode);
+    if (open === hostEnd + 1 || line.charCodeAt(open) !== 0x5b) return;
+    const close = scanWhile(line, open + 1, isDigit);
+    if (close === open + 1 || line.charCodeAt(close) !== 0x5d || line.charCodeAt(close + 1) !== COLON || line.charCodeAt(close + 2) !== SPACE) return;
     this.at = close + 2;
   }
 
   /** syslog's `May  2 13:45:01` (no year). */
   private readSyslogStamp(line: string, at: number): boolean {
-    const month = MONTHS.findIndex((name) => line.startsWith(name, at));
-    if (month === -1 || line.charCodeAt(at + 3) !== SPACE) return false;
+    if (line.charCodeAt(at + 3) !== SPACE) return false;
+    let month = 0;
+    while (month < MONTHS.length && !line.startsWith(MONTHS[month] ?? '', at)) month++;
+    if (month === MONTHS.length) return false;
     let dayAt = at + 4;
     if (line.charCodeAt(dayAt) === SPACE) dayAt++;
     let dayEnd = dayAt;
@@ -225,7 +227,7 @@ export class LinePrefixReader {
     const day = digitsValue(line, dayAt, dayEnd - dayAt);
     if (!this.readTimeOfDay(line, dayEnd + 1)) return false;
     // No year is printed: 2000 (a leap year) keeps 29 Feb; only differences between stamps are used.
-    this.wallTimeMs = Date.UTC(2000, month, day) + (this.wallTimeMs ?? 0);
+    this.wallTimeMs = daysFromCivil(2000, month + 1, day) * MS_PER_DAY + (this.wallTimeMs ?? 0);
     this.readSyslogHost(line);
     return true;
   }
@@ -239,14 +241,14 @@ export class LinePrefixReader {
     const close = line.indexOf('] ', this.at);
     if (close === -1 || close - this.at > MAX_NAME_CHARS) return false;
     const timeMs = this.wallTimeMs ?? 0;
-    this.wallTimeMs = Date.UTC(2000, digitsValue(line, at + 1, 2) - 1, digitsValue(line, at + 3, 2)) + timeMs;
+    this.wallTimeMs = daysFromCivil(2000, digitsValue(line, at + 1, 2), digitsValue(line, at + 3, 2)) * MS_PER_DAY + timeMs;
     this.at = close + 1;
     return true;
   }
 
   /** `INFO:name:`, `INFO - name - `, `INFO     | module:func:42 - `, `INFO ` (a level before the text). */
   private readLevel(line: string, at: number): boolean {
-    const level = LEVELS.find((name) => line.startsWith(name, at));
+    const level = levelAt(line, at);
     if (level === undefined) return false;
     this.levelRead = true;
     let end = at + level.length;
@@ -265,9 +267,9 @@ export class LinePrefixReader {
     end = skipSeparator(line, end);
     const nameEnd = nameBeforeDash(line, end);
     // A second level is a head of its own, not this one's logger name.
-    const isLevel = (name: string): boolean =>
-      line.startsWith(name, end) && (nameEnd - 2 - end === name.length || line.charCodeAt(end + name.length) === COLON);
-    if (nameEnd !== -1 && !LEVELS.some(isLevel)) this.at = nameEnd;
+    if (nameEnd === -1) return true;
+    const second = levelAt(line, end);
+    if (second === undefined || (nameEnd - 2 - end !== second.length && line.charCodeAt(end + second.length) !== COLON)) this.at = nameEnd;
     return true;
   }
 
@@ -280,8 +282,10 @@ export class LinePrefixReader {
 
   /** `[...]` holding a stamp, a level, a rank, a launcher tag or a source location; then an optional `:` or `<stdout>:`. */
   private readBracket(line: string, at: number): boolean {
-    const close = line.indexOf(']', at + 1);
-    if (close === -1 || close - at > MAX_BRACKET_CHARS || close === at + 1) return false;
+    let close = at + 1;
+    const limit = Math.min(line.length, at + MAX_BRACKET_CHARS);
+    while (close < limit && line.charCodeAt(close) !== 0x5d) close++;
+    if (close >= limit || close === at + 1) return false;
     const inner = at + 1;
     const first = line.charCodeAt(inner);
     let known = false;
@@ -291,7 +295,7 @@ export class LinePrefixReader {
       known = this.readRank(line, inner, true) && this.at === close;
     }
     if (!known && isUpper(first)) {
-      const level = LEVELS.find((name) => line.startsWith(name, inner));
+      const level = levelAt(line, inner);
       known = (level !== undefined && inner + level.length === close) || (this.readSyslogStamp(line, inner) && this.at === close);
     }
     if (!known) known = isTag(line, inner, close) || isUptime(line, inner, close);
@@ -321,6 +325,13 @@ export class LinePrefixReader {
     this.at = end;
     return true;
   }
+}
+
+/** The logging level that starts at `at`, if one does. */
+function levelAt(line: string, at: number): string | undefined {
+  const first = line.charCodeAt(at);
+  for (const level of LEVELS) if (level.charCodeAt(0) === first && line.startsWith(level, at)) return level;
+  return undefined;
 }
 
 /** After a head: spaces, then ` - `, ` | ` or `: ` (with their spaces); the next head starts there. */
@@ -378,9 +389,8 @@ function isRankPair(line: string, from: number, to: number): boolean {
  * brackets that are neither (`[train]`, `[Epoch 1]`) are the line's own text.
  */
 function isTag(line: string, from: number, to: number): boolean {
-  if (BRACKET_TAGS.some((tag) => to - from === tag.length && line.startsWith(tag, from))) return true;
-  const sourceAt = line.indexOf('.py:', from);
-  if (sourceAt !== -1 && sourceAt < to) return true;
+  for (const tag of BRACKET_TAGS) if (to - from === tag.length && line.startsWith(tag, from)) return true;
+  for (let i = from; i + 4 <= to; i++) if (line.charCodeAt(i) === 0x2e && line.startsWith('.py:', i)) return true;
   if (!isLower(line.charCodeAt(from)) || !isDigit(line.charCodeAt(to - 1))) return false;
   for (let i = from; i < to; i++) {
     const code = line.charCodeAt(i);
@@ -408,7 +418,35 @@ function readDate(line: string, at: number): number | null {
     return null;
   }
   if (month < 1 || month > 12 || day < 1 || day > 31) return null;
-  return Date.UTC(year, month - 1, day) / 86_400_000;
+  return daysFromCivil(year, month, day);
+}
+
+/** Where a run of characters that pass `test` ends, reading at most MAX_NAME_CHARS of them. */
+function scanWhile(line: string, from: number, test: (code: number) => boolean): number {
+  const limit = Math.min(line.length, from + MAX_NAME_CHARS);
+  let at = from;
+  while (at < limit && test(line.charCodeAt(at))) at++;
+  return at;
+}
+
+/** Characters of a host or program name in a syslog head: `gpu-node`, `python3`, `train.py`. */
+function isHostCode(code: number): boolean {
+  return isLower(code) || isUpper(code) || isDigit(code) || code === DASH || code === 0x5f || code === 0x2e || code === 0x2f;
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (month 1-12), by Howard Hinnant's
+ * days_from_civil: arithmetic, where Date.UTC costs a call into the runtime on every stamped line.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function isDigits(line: string, at: number, count: number): boolean {
