@@ -17,6 +17,12 @@ export interface CollectorOptions {
    * redraws at most every 100 ms, so only a flood is thinned, never a real training's bar. 0 keeps all.
    */
   progressIntervalMs?: number;
+  /**
+   * Date records by the stamps in their lines' prefixes (milliseconds after the first stamp), where
+   * a line has one, rather than by when the text arrived: for an imported log, whose text all
+   * arrives at once and whose stamps are the only record of when each line was printed.
+   */
+  timesFromStamps?: boolean;
 }
 
 export const LIVE_PROGRESS_INTERVAL_MS = 50;
@@ -29,6 +35,9 @@ export class MetricsCollector {
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
   private lastRedrawTMs = Number.NEGATIVE_INFINITY;
   private readonly tokensPerStep = new TokensPerStepReader();
+  private readonly timesFromStamps: boolean;
+  /** The first stamp seen, when records are dated by stamps. */
+  private firstStampMs: number | null = null;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -36,6 +45,7 @@ export class MetricsCollector {
     // line is offered to the narrower formats first (see parsers/registry.ts).
     this.parsers = options.parsers ?? allParsers();
     this.progressIntervalMs = options.progressIntervalMs ?? 0;
+    this.timesFromStamps = options.timesFromStamps ?? false;
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -71,10 +81,16 @@ export class MetricsCollector {
           if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
           this.lastProgressTMs = line.tMs;
         }
-        pushRecord(samples, record, line.tMs);
+        pushRecord(samples, record, this.recordTime(record, line.tMs));
       });
     }
     return samples;
+  }
+
+  private recordTime(record: MetricRecord, lineTMs: number): number {
+    if (!this.timesFromStamps || record.wallTimeMs === undefined) return lineTMs;
+    this.firstStampMs ??= record.wallTimeMs;
+    return Math.max(0, record.wallTimeMs - this.firstStampMs);
   }
 }
 

@@ -37,7 +37,8 @@ export async function importLog(store: Store, request: ImportRequest): Promise<R
     store.runs.appendOutput(run.id, seq, 0, Buffer.from(bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES)));
   }
 
-  const collector = new MetricsCollector({ metricRegex: '' });
+  // The file's text arrives at once: its lines' own stamps, where they have them, say when each was printed.
+  const collector = new MetricsCollector({ metricRegex: '', timesFromStamps: true });
   const samples = [...collector.push(text, 0), ...collector.end(0)];
   store.metrics.insertNow(run.id, samples);
 

@@ -66,3 +66,22 @@ describe('throughput from a rate alone', () => {
     expect(summary.throughput).toMatchObject({ unit: 'samples/s', median: 41.5 });
   });
 });
+
+describe('times from the prefix stamps of an imported log', () => {
+  it('gives a log that prints no step time its step time and throughput from the stamps', () => {
+    const start = Date.UTC(2024, 4, 2, 13, 45, 0);
+    const text = Array.from({ length: 30 }, (_, i) => `${new Date(start + i * 2500).toISOString()} step ${i + 1}: loss ${(3 - i * 0.01).toFixed(2)}\n`).join('');
+    const collector = new MetricsCollector({ metricRegex: '', timesFromStamps: true });
+    const samples = [...collector.push(text, 0), ...collector.end(0)];
+    expect(samples[1]?.tMs).toBe(2500);
+    const summary = summarizeMetrics(samples);
+    expect(summary.stepTimeMs.median).toBe(2500);
+    expect(summary.throughput).toMatchObject({ unit: 'steps/s', median: 0.4 });
+  });
+
+  it('dates records by arrival unless asked (a live run)', () => {
+    const collector = new MetricsCollector({ metricRegex: '' });
+    const samples = [...collector.push('2024-05-02T13:45:09Z step 1: loss 3\n', 7), ...collector.end(7)];
+    expect(samples.map((sample) => sample.tMs)).toEqual([7]);
+  });
+});
