@@ -1,5 +1,5 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
-import { allParsers, forEachRecord } from './parsers/detect.js';
+import { allParsers, forEachRecord, stripLinePrefix } from './parsers/detect.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
@@ -70,7 +70,12 @@ export class MetricsCollector {
         this.lastRedrawTMs = line.tMs;
       }
       if (this.userRegex) {
-        const own = userRegexSamples(this.userRegex, line.text, line.tMs);
+        let own = userRegexSamples(this.userRegex, line.text, line.tMs);
+        // A pattern written for the script's own lines (`^step ...`) still meets them behind a runner's prefix.
+        if (own.length === 0) {
+          const text = stripLinePrefix(line.text);
+          if (text !== line.text) own = userRegexSamples(this.userRegex, text, line.tMs);
+        }
         if (own.length > 0) {
           samples.push(...own);
           continue;

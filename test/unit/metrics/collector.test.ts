@@ -1,4 +1,4 @@
-// A script's own statement of its tokens per step gives an ad-hoc run's summary tokens/s; a value the run was given wins.
+// What the collector makes of a run's text beyond the parsers' records: the script's tokens per step, rates alone, stamped times, the workload's regex behind a prefix.
 import { describe, expect, it } from 'vitest';
 import { MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
@@ -83,5 +83,16 @@ describe('times from the prefix stamps of an imported log', () => {
     const collector = new MetricsCollector({ metricRegex: '' });
     const samples = [...collector.push('2024-05-02T13:45:09Z step 1: loss 3\n', 7), ...collector.end(7)];
     expect(samples.map((sample) => sample.tMs)).toEqual([7]);
+  });
+});
+
+describe("a workload's own regex", () => {
+  it('meets its lines behind a prefix too', () => {
+    const collector = new MetricsCollector({ metricRegex: String.raw`^my step (?<step>\d+) cost (?<loss>[\d.]+)$` });
+    const samples = [...collector.push('2024-05-02T13:45:09Z my step 4 cost 1.5\n[rank0]: my step 5 cost 1.25\n', 0), ...collector.end(0)];
+    expect(samples.filter((sample) => sample.name === 'loss').map((sample) => [sample.step, sample.value])).toEqual([
+      [4, 1.5],
+      [5, 1.25],
+    ]);
   });
 });
