@@ -18,9 +18,15 @@ interface FormatCase {
   lines: string[];
   records: ExpectedRecord[];
 }
-const { cases: CASES, prefixes: PREFIXES } = JSON.parse(
-  fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/plain-logs/formats.json'), 'utf8'),
-) as { cases: FormatCase[]; prefixes: string[] };
+const {
+  cases: CASES,
+  prefixes: PREFIXES,
+  silent: SILENT,
+} = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/plain-logs/formats.json'), 'utf8')) as {
+  cases: FormatCase[];
+  prefixes: string[];
+  silent: string[];
+};
 
 /** The records without the prefix's stamp, which only a prefixed line has. */
 function withoutWallTime(records: readonly MetricRecord[]): MetricRecord[] {
@@ -51,6 +57,10 @@ describe('plain and prefixed formats (test/fixtures/plain-logs)', () => {
         expect(parsed.records.some((record) => meets(record, expected)), `${JSON.stringify(expected)} in ${JSON.stringify(parsed.records)}`).toBe(true);
       }
     });
+  });
+
+  it.each(SILENT)('finds no metric in prose that names a step: %j, with any prefix', (line) => {
+    for (const prefix of PREFIXES) expect(parseLogText(`${prefix}${line}\n`).records, prefix).toEqual([]);
   });
 
   it('keeps the stamp of a prefixed line as its wall time', () => {

@@ -8,8 +8,8 @@ import { addValues, readQuantity, toStep, withUnit } from './values.js';
  * (`1099.34ms`) or after a space (`12.0 ms/step`), sometimes a rate with no key at all (`991 tok/s`).
  * Such a line is read word by word: words before a number are its key (up to MAX_KEY_WORDS, so
  * `lm loss 3.2` is the loss), a unit after the number goes with it, and a rate unit is its own key.
- * Only lines that state a step (a step word and a number, `N` or `N/M`) and at least one measured
- * quantity are records: prose and settings rarely have both.
+ * Only lines that state a step (a step word and a number, `N` or `N/M`) or an epoch, and at least
+ * one measured quantity, are records: prose and settings rarely have both.
  */
 
 /** Keys hold at most this many words (`lm loss`, `train loss`, `elapsed time per iteration`). */
@@ -85,11 +85,12 @@ function numberFollows(line: string, at: number): boolean {
 }
 
 export interface PlainStepLine {
-  step: number;
+  /** Null for a line placed by its epoch alone. */
+  step: number | null;
   values: Record<string, number>;
 }
 
-/** The step and values of a plain step line, or null when it states no step or no measured quantity. */
+/** The step and values of a plain step line, or null when it states no step (or epoch) or no measured quantity. */
 export function readPlainStepLine(line: string): PlainStepLine | null {
   if (line.length > MAX_PLAIN_LINE_CHARS) return null;
   const pairs: Array<[string, number]> = [];
@@ -183,9 +184,10 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
     const named = withUnit(key, quantity);
     if (named !== null) pairs.push(named);
   }
-  if (step === null) return null;
   const values: Record<string, number> = {};
   addValues(values, pairs);
+  // An epoch alone places the line too (`epoch 3 train_loss 0.45 val_loss 0.51`).
+  if (step === null && values.epoch === undefined) return null;
   if (!Object.keys(values).some(isMeasuredName)) return null;
   return { step, values };
 }
