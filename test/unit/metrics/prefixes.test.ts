@@ -152,3 +152,23 @@ describe('a prefix never changes what a line gives', () => {
     );
   });
 });
+
+describe('every shared real log, with a prefix on every line, gives what it gives bare', () => {
+  const logs = fs
+    .readdirSync(sharedFixture('training-logs'))
+    .filter((name) => name.endsWith('.log'))
+    .map((name) => [name, readSharedFixture('training-logs', name)] as const);
+  // A job runner stamps each line it receives, that is each `\n`; a bar's `\r` redraws inside it are not stamped.
+  const stampEveryLine = (text: string, prefix: string): string => text.replace(/^/gmu, prefix);
+  const REAL_PREFIXES = ['2024-05-02T13:45:01.123456Z ', '[rank0]: ', '2024-05-02 13:45:01,123 - INFO - train - ', 'May  2 13:45:01 gpu-node python3[4242]: '];
+  it.each(logs)('%s', (_name, text) => {
+    const bare = parseLogText(text);
+    for (const prefix of REAL_PREFIXES) {
+      const prefixed = parseLogText(stampEveryLine(text, prefix));
+      expect(prefixed.framework, prefix).toBe(bare.framework);
+      // Line numbers may differ: a prefix in front of a bar's `\r` is a line of its own to the splitter.
+      const content = (records: typeof bare.records) => records.map(({ wallTimeMs: _wallTimeMs, line: _line, ...record }) => record);
+      expect(content(prefixed.records), prefix).toEqual(content(bare.records));
+    }
+  });
+});
