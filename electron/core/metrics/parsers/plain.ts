@@ -58,9 +58,21 @@ export function looksLikePlainStepLine(line: string): boolean {
   if (first !== 0x73 /* s */ && first !== 0x69 /* i */ && first !== 0x65 /* e */ && first !== 0x67 /* g */ && first !== 0x75 /* u */ && first !== 0x74 /* t */) return false;
   let wordEnd = at;
   while (wordEnd < line.length && (isLetter(line.charCodeAt(wordEnd)) || line.charCodeAt(wordEnd) === 0x5f)) wordEnd++;
-  const word = line.slice(at, wordEnd).toLowerCase();
-  if (word === 'epoch' || word === 'training' || word === 'train') return true;
-  return STEP_WORDS.has(word);
+  // Compared in place: this runs on every line that reaches the generic parser.
+  for (const word of LEADING_WORDS) if (word.length === wordEnd - at && equalsIgnoringCase(line, at, word)) return true;
+  return false;
+}
+
+/** Words a plain step line starts with: the step words, and `epoch` / `train` / `training` before them. */
+const LEADING_WORDS: readonly string[] = [...STEP_WORDS, 'epoch', 'training', 'train'].filter((word) => !word.includes(' '));
+
+/** Whether `line` at `at` holds `word` (lower case ASCII), whatever the case of its letters. */
+function equalsIgnoringCase(line: string, at: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const code = line.charCodeAt(at + i);
+    if ((code >= 0x41 && code <= 0x5a ? code | 0x20 : code) !== word.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** A comma between digit groups (`12,345`): part of the number, not a separator. */
