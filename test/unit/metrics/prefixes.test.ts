@@ -132,6 +132,8 @@ const head = fc.oneof(
   fc.nat({ max: 7 }).map((rank) => `[default${rank}]: `),
   fc.nat({ max: 7 }).map((rank) => `[1,${rank}]<stdout>:`),
   fc.constant('> '),
+  fc.tuple(fc.nat({ max: 99999 }), fc.constantFrom('', 'RayTrainWorker ')).map(([pid, actor]) => `(${actor}pid=${pid}) `),
+  fc.tuple(level, stamp).map(([l, s]) => `[${l}|trainer.py:2048] ${s} >> `),
   fc.constant('[titan] '),
   fc.tuple(level, loggerName).map(([l, n]) => `${l}:${n}:`),
   fc.tuple(level, loggerName).map(([l, n]) => `${l} - ${n} - `),

@@ -11,7 +11,8 @@
  *   - a bracketed stamp, level, rank or launcher tag: `[2024-05-02 13:45:01,123]`, `[INFO]`, `[rank0]:`,
  *     `[Rank 3]`, `[default0]:` (torchrun's tee), `[1,0]<stdout>:` (mpirun's tag-output), `[titan]`,
  *     `[logging.py:96:log_dist]` (DeepSpeed's source location);
- *   - `rank 0:` / `rank0:`;
+ *   - `rank 0:` / `rank0:`; Ray's `(RayTrainWorker pid=4242, ip=10.0.0.1)`; kubectl's `[pod/trainer-0/main]`;
+ *   - transformers' `[INFO|trainer.py:2048] 2024-05-02 13:45:01,123 >> `;
  *   - Python logging's level and logger name: `INFO:root:`, `INFO - train - `, `train - INFO - `
  *     after a stamp, loguru's `| INFO     | module:func:42 - `.
  * Between heads: spaces and one of ` - `, ` | `, `: `. After the last head, ` - ` (or after a level
@@ -49,11 +50,11 @@ const isLower = (code: number): boolean => code >= 0x61 && code <= 0x7a;
 const isSpaceCode = (code: number): boolean => code === SPACE || code === TAB;
 
 /**
- * The characters a head can start with, by code: digits (stamps), `[`, `>`, `r`/`R` (ranks), and the
+ * The characters a head can start with, by code: digits (stamps), `[`, `(`, `>`, `r`/`R` (ranks), and the
  * first letters of levels (I W E D C F N T S), months (J F M A S O N D) and glog severities (I W E F).
  */
 const OPENS_HEAD = new Uint8Array(128);
-for (const opener of '0123456789[>rRIWEDCFNTSJMAO') OPENS_HEAD[opener.charCodeAt(0)] = 1;
+for (const opener of '0123456789[(>rRIWEDCFNTSJMAO') OPENS_HEAD[opener.charCodeAt(0)] = 1;
 
 /** Whether a head can start with this character: the no-prefix fast path. */
 function mayOpenHead(code: number): boolean {
@@ -115,10 +116,13 @@ export class LinePrefixReader {
     if (isDigit(code)) return this.readStamp(line, at);
     if (code === 0x5b) return this.readBracket(line, at);
     if (code === 0x3e) {
-      if (line.charCodeAt(at + 1) !== SPACE) return false;
-      this.at = at + 1;
+      // `> ` (quoted output) and transformers' `>> ` between its head and the message.
+      const end = line.charCodeAt(at + 1) === 0x3e ? at + 2 : at + 1;
+      if (line.charCodeAt(end) !== SPACE) return false;
+      this.at = end;
       return true;
     }
+    if (code === 0x28) return this.readRayWorker(line, at);
     if (code === 0x72 || code === 0x52) return this.readRank(line, at, false);
     if (!isUpper(code)) return false;
     return this.readLevel(line, at) || this.readSyslogStamp(line, at) || this.readGlog(line, at);
@@ -310,6 +314,19 @@ export class LinePrefixReader {
     return true;
   }
 
+  /** Ray's tag on a worker's output: `(RayTrainWorker pid=4242, ip=10.0.0.1) `, `(pid=4242) `. */
+  private readRayWorker(line: string, at: number): boolean {
+    let close = at + 1;
+    const limit = Math.min(line.length, at + MAX_BRACKET_CHARS);
+    while (close < limit && line.charCodeAt(close) !== 0x29) close++;
+    if (close >= limit) return false;
+    let pid = -1;
+    for (let i = at + 1; i + 4 < close && pid === -1; i++) if (line.charCodeAt(i) === 0x70 && line.startsWith('pid=', i)) pid = i;
+    if (pid === -1 || !isDigit(line.charCodeAt(pid + 4))) return false;
+    this.at = close + 1;
+    return true;
+  }
+
   /** `rank 0:`, `rank0:`, `Rank 3` (in brackets no colon is needed). */
   private readRank(line: string, at: number, inBracket: boolean): boolean {
     if (!(line.startsWith('rank', at) || line.startsWith('Rank', at) || line.startsWith('RANK', at))) return false;
@@ -390,6 +407,8 @@ function isRankPair(line: string, from: number, to: number): boolean {
  */
 function isTag(line: string, from: number, to: number): boolean {
   for (const tag of BRACKET_TAGS) if (to - from === tag.length && line.startsWith(tag, from)) return true;
+  // `kubectl logs --prefix`: `[pod/trainer-0/main]`.
+  if (line.startsWith('pod/', from)) return true;
   for (let i = from; i + 4 <= to; i++) if (line.charCodeAt(i) === 0x2e && line.startsWith('.py:', i)) return true;
   if (!isLower(line.charCodeAt(from)) || !isDigit(line.charCodeAt(to - 1))) return false;
   for (let i = from; i < to; i++) {
