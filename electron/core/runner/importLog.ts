@@ -37,8 +37,7 @@ export async function importLog(store: Store, request: ImportRequest): Promise<R
     store.runs.appendOutput(run.id, seq, 0, Buffer.from(bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES)));
   }
 
-  // The file's text arrives at once: its lines' own stamps, where they have them, say when each was printed.
-  const collector = new MetricsCollector({ metricRegex: '', timesFromStamps: true });
+  const collector = new MetricsCollector({ metricRegex: '' });
   const samples = [...collector.push(text, 0), ...collector.end(0)];
   store.metrics.insertNow(run.id, samples);
 
