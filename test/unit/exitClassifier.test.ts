@@ -53,4 +53,43 @@ describe('classifyExit', () => {
       reason: 'ValueError: bad config',
     });
   });
+
+  describe('processes killed from outside, read from the text, with any prefix', () => {
+    const prefixes = ['', '2024-05-02T13:45:01.123Z ', '[2024-05-02 13:45:01,123] ', 'May  2 13:45:01 gpu-node kernel: ', '[rank0]: ', '> '];
+    const shellKilled = ['/bin/bash: line 27: 318 Killed sh start.sh', 'Killed', './run.sh: line 5:  4242 Killed                  python train.py', 'zsh: killed     python train.py'];
+    const shellTerminated = ['/bin/bash: line 27: 318 Terminated sh start.sh', 'Terminated'];
+    const kernelOom = [
+      'Out of memory: Killed process 318 (python) total-vm:81234567kB, anon-rss:61234567kB, file-rss:0kB',
+      'Memory cgroup out of memory: Killed process 4242 (python3) total-vm:1kB',
+      'python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0',
+      'oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),task=python,pid=318,uid=1000',
+    ];
+    const cases = [
+      ...shellKilled.map((line) => [line, 'killed'] as const),
+      ...shellTerminated.map((line) => [line, 'killed'] as const),
+      ...kernelOom.map((line) => [line, 'host_oom'] as const),
+    ];
+    for (const prefix of prefixes) {
+      it.each(cases)(`${JSON.stringify(prefix)} + %s`, (line, exitClass) => {
+        const text = `step 10: loss 2.1\n${prefix}${line}\nDone.\n`;
+        expect(findFailureLine(text)?.exitClass).toBe(exitClass);
+        // The wrapper script may go on and exit 0: the run still failed.
+        expect(classifyExit({ ...base, exitCode: 0, outputTail: text })).toMatchObject({ status: 'failed', exitClass });
+      });
+    }
+
+    it('reads the real capture (a bare Killed line, then the script\'s own Done.)', () => {
+      expect(classifyExit({ ...base, exitCode: 0, outputTail: readSharedFixture('training-logs', 'killed-1.log') })).toMatchObject({
+        status: 'failed',
+        exitClass: 'killed',
+        reason: 'Killed',
+      });
+    });
+
+    it('does not take the word in a sentence for a killed process', () => {
+      for (const line of ['Killed 3 stale workers before start', 'the job was not Terminated', 'INFO: Killed processes: 0', 'loss 2.1 Killed']) {
+        expect(findFailureLine(`${line}\n`), line).toBeNull();
+      }
+    });
+  });
 });

@@ -21,8 +21,6 @@ const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const TAIL_BYTES = 64 * 1024;
 /** Default largest log imported (`--max-bytes` changes it): larger ones are almost always a mistake (a binary, /dev/zero). */
 export const DEFAULT_MAX_IMPORT_BYTES = 2 * 1024 ** 3;
-/** The shell's own report of a process it lost to the kernel (SIGKILL, usually the OOM killer). */
-const KILLED_LINE = /^\s*(?:\S+: line \d+: +\d+ )?Killed(?:\s|$)/mu;
 
 export class ImportTooLarge extends Error {
   constructor(readonly limitBytes: number) {
@@ -79,8 +77,9 @@ async function importPieces(store: Store, request: ImportRequest, total: number 
     enginePid: process.pid,
   });
   // The live path: the writer thread stores each piece and parses it, committing both together.
-  // Every line has time 0 (a log file has no arrival times), so no progress redraw is thinned.
-  store.output.startRun(run.id, { metricRegex: '', progressIntervalMs: 0 });
+  // A log file has no arrival times: lines are dated by their own stamps where they have them, and
+  // no progress redraw is thinned.
+  store.output.startRun(run.id, { metricRegex: '', progressIntervalMs: 0, timesFromStamps: true });
   const tail: Buffer[] = [];
   let tailBytes = 0;
   let read = 0;
@@ -114,14 +113,14 @@ async function importPieces(store: Store, request: ImportRequest, total: number 
   request.onProgress?.(read, total);
 
   const text = stripAnsi(new TextDecoder('utf-8').decode(Buffer.concat(tail)));
+  // The same text rules as a live run's ending: tracebacks, OOM, shells' Killed lines, the kernel's OOM killer.
   const failure = findFailureLine(text);
-  const killed = !failure && KILLED_LINE.test(text);
   await store.runs.end(run.id, {
-    status: failure || killed ? 'failed' : 'succeeded',
+    status: failure ? 'failed' : 'succeeded',
     exitCode: null,
     signal: null,
-    exitClass: failure ? failure.exitClass : killed ? 'killed' : 'ok',
-    exitReason: failure ? failure.line : killed ? 'Killed (the process was killed, most likely by the out-of-memory killer)' : null,
+    exitClass: failure ? failure.exitClass : 'ok',
+    exitReason: failure ? failure.line : null,
     endedAt: request.now,
   });
   const samples = store.metrics.forRun(run.id);

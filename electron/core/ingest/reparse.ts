@@ -30,7 +30,11 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
   const imported = run.command[0] === IMPORTED_COMMAND;
   // The same thinning a live run had (an import's lines all share one time, so nothing is thinned there).
-  const collector = new MetricsCollector({ metricRegex: workload?.metricRegex ?? '', progressIntervalMs: imported ? 0 : LIVE_PROGRESS_INTERVAL_MS });
+  const collector = new MetricsCollector({
+    metricRegex: workload?.metricRegex ?? '',
+    progressIntervalMs: imported ? 0 : LIVE_PROGRESS_INTERVAL_MS,
+    timesFromStamps: imported,
+  });
   const decoder = new TextDecoder('utf-8');
   const parsed: MetricSample[] = [];
   let lastTMs = 0;

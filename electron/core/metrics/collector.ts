@@ -1,8 +1,10 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
-import { allParsers, forEachRecord } from './parsers/detect.js';
+import { allParsers, forEachRecord, stripLinePrefix } from './parsers/detect.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
+import { TOKENS_PER_STEP_SAMPLE } from './summary.js';
+import { TokensPerStepReader } from './tokensPerStep.js';
 import { compileUserRegex, userRegexSamples, type CompiledUserRegex } from './userRegex.js';
 
 export interface CollectorOptions {
@@ -15,6 +17,12 @@ export interface CollectorOptions {
    * redraws at most every 100 ms, so only a flood is thinned, never a real training's bar. 0 keeps all.
    */
   progressIntervalMs?: number;
+  /**
+   * Date records by the stamps in their lines' prefixes (milliseconds after the first stamp), where
+   * a line has one, rather than by when the text arrived: for an imported log, whose text all
+   * arrives at once and whose stamps are the only record of when each line was printed.
+   */
+  timesFromStamps?: boolean;
 }
 
 export const LIVE_PROGRESS_INTERVAL_MS = 50;
@@ -26,6 +34,10 @@ export class MetricsCollector {
   private readonly progressIntervalMs: number;
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
   private lastRedrawTMs = Number.NEGATIVE_INFINITY;
+  private readonly tokensPerStep = new TokensPerStepReader();
+  private readonly timesFromStamps: boolean;
+  /** The first stamp seen, when records are dated by stamps. */
+  private firstStampMs: number | null = null;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -33,6 +45,7 @@ export class MetricsCollector {
     // line is offered to the narrower formats first (see parsers/registry.ts).
     this.parsers = options.parsers ?? allParsers();
     this.progressIntervalMs = options.progressIntervalMs ?? 0;
+    this.timesFromStamps = options.timesFromStamps ?? false;
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -46,6 +59,10 @@ export class MetricsCollector {
   private collect(lines: readonly Line[]): MetricSample[] {
     const samples: MetricSample[] = [];
     for (const line of lines) {
+      // The script's own tokens per step, stored as a sample so that the summary finds it however the run was read.
+      if (!line.redraw && this.tokensPerStep.read(line.text)) {
+        samples.push({ step: null, tMs: line.tMs, name: TOKENS_PER_STEP_SAMPLE, value: this.tokensPerStep.value ?? 0, source: 'text', kind: 'summary' });
+      }
       // A redraw that a newer one will overwrite within the interval is not even parsed: in a flood of
       // bar updates this is most of the text, and its numbers would be thinned out anyway.
       if (line.redraw && this.progressIntervalMs > 0) {
@@ -53,7 +70,12 @@ export class MetricsCollector {
         this.lastRedrawTMs = line.tMs;
       }
       if (this.userRegex) {
-        const own = userRegexSamples(this.userRegex, line.text, line.tMs);
+        let own = userRegexSamples(this.userRegex, line.text, line.tMs);
+        // A pattern written for the script's own lines (`^step ...`) still meets them behind a runner's prefix.
+        if (own.length === 0) {
+          const text = stripLinePrefix(line.text);
+          if (text !== line.text) own = userRegexSamples(this.userRegex, text, line.tMs);
+        }
         if (own.length > 0) {
           samples.push(...own);
           continue;
@@ -64,10 +86,16 @@ export class MetricsCollector {
           if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
           this.lastProgressTMs = line.tMs;
         }
-        pushRecord(samples, record, line.tMs);
+        pushRecord(samples, record, this.recordTime(record, line.tMs));
       });
     }
     return samples;
+  }
+
+  private recordTime(record: MetricRecord, lineTMs: number): number {
+    if (!this.timesFromStamps || record.wallTimeMs === undefined) return lineTMs;
+    this.firstStampMs ??= record.wallTimeMs;
+    return Math.max(0, record.wallTimeMs - this.firstStampMs);
   }
 }
 

@@ -33,7 +33,7 @@ export const THROUGHPUT_BLOCKS = 20;
 export const LOSS_CURVE_POINTS = 200;
 
 export interface SummaryOptions {
-  /** Tokens in one step (from the workload's expression), to turn step times into tokens/s. */
+  /** Tokens in one step (the workload's expression, or the run's own value), to turn step times into tokens/s; the script's statement where null. */
   tokensPerStep?: number | null;
   /** Samples in one step (stated with the run), to turn step times into samples/s. */
   samplesPerStep?: number | null;
@@ -48,7 +48,24 @@ interface StepRecord {
 
 const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
+/**
+ * The sample that holds the tokens per step a script printed about itself (see tokensPerStep.ts):
+ * used when the run was given none (an ad-hoc command, an imported log).
+ */
+export const TOKENS_PER_STEP_SAMPLE = 'tokens_per_step';
+
+/** The last tokens-per-step statement in the samples, or null. */
+function statedTokensPerStep(all: readonly MetricSample[]): number | null {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const sample = all[i]!;
+    if (sample.name === TOKENS_PER_STEP_SAMPLE && Number.isFinite(sample.value) && sample.value > 0) return sample.value;
+  }
+  return null;
+}
+
 export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
+  // A value the run was given wins over the script's own statement.
+  const tokensPerStep = options.tokensPerStep ?? statedTokensPerStep(all);
   const fromChannel = all.filter((s) => s.source === 'channel');
   const samples = fromChannel.length > 0 ? fromChannel : all.filter((s) => s.source === 'text');
   const metricsSource = samples.length === 0 ? null : fromChannel.length > 0 ? 'channel' : 'text';
@@ -60,7 +77,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
   const records = byStep(timingSource);
-  const { points, throughputs, unit } = timePoints(records, options.tokensPerStep ?? null, options.samplesPerStep ?? null);
+  const { points, throughputs, unit, stepTimesKnown } = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
@@ -71,11 +88,12 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     const outliers = new Set(split.outliers);
     const steadyIndexes = points.map((_, i) => i).filter((i) => i >= split.start && !outliers.has(i));
     outlierSteps = split.outliers.length;
-    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: round(split.warmupSeconds, 3) };
+    // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
+    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: stepTimesKnown ? round(split.warmupSeconds, 3) : 0 };
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => throughputs[i]!);
       throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values) };
-      stepTime = median(steadyIndexes.map((i) => points[i]!.stepTimeMs));
+      stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
     }
   }
 
@@ -100,7 +118,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     warmup,
     outlierSteps,
     metricsSource,
-    tokensPerStep: options.tokensPerStep ?? null,
+    tokensPerStep,
     lossCurve: lossCurve(lossSeries),
   };
 }
@@ -150,8 +168,27 @@ function byStep(samples: readonly MetricSample[]): StepRecord[] {
 /**
  * Step time and throughput at each step record, from what the log gives, in this order: printed
  * step time; printed throughput with the tokens per step; time between records over the steps between.
+ * A log that prints only a rate (`991 tok/s`, no step time, no tokens per step, no usable times:
+ * an imported file) still has a throughput: its points then carry the rate's inverse as a relative
+ * step time, enough to find the steady state, and `stepTimesKnown` is false.
  */
 function timePoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
+  const timed = timedPoints(records, tokensPerStep, samplesPerStep);
+  if (timed.points.length > 0) return { ...timed, stepTimesKnown: true };
+  const points: TimedPoint[] = [];
+  const throughputs: number[] = [];
+  const rateName = timed.unit === 'tokens/s' ? 'tokens_per_sec' : timed.unit === 'samples/s' ? 'samples_per_sec' : null;
+  if (rateName === null) return { ...timed, stepTimesKnown: false };
+  for (const record of records) {
+    const rate = record.values.get(rateName);
+    if (!finite(rate) || rate <= 0) continue;
+    points.push({ step: record.step, tMs: record.tMs, stepTimeMs: 1000 / rate });
+    throughputs.push(rate);
+  }
+  return { points, throughputs, unit: timed.unit, stepTimesKnown: false };
+}
+
+function timedPoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
   const points: TimedPoint[] = [];
   const throughputs: number[] = [];
   const has = (name: string) => records.some((r) => finite(r.values.get(name)));

@@ -1,6 +1,7 @@
 // Decides why a run ended (exitClass in the CLI contract) from its exit and the last lines it printed.
 import type { ExitClass, RunStatus } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
+import { stripLinePrefix } from '../metrics/parsers/detect.js';
 
 export interface ExitFacts {
   exitCode: number | null;
@@ -26,15 +27,24 @@ interface TextRule {
 }
 
 // Order matters: an out-of-memory traceback also says "CUDA", and must win over the generic CUDA rule.
+// Rules read each line after its logger's or launcher's prefix (a stamp, a rank, a syslog head: see linePrefix.ts).
 const TEXT_RULES: readonly TextRule[] = [
   { exitClass: 'cuda_oom', pattern: /CUDA out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|out of memory on device/iu },
+  // The kernel's OOM killer, as dmesg, the journal or a container runtime relays it.
+  { exitClass: 'host_oom', pattern: /\bOut of memory: Kill(?:ed)? process \d+|\binvoked oom-killer\b|^oom-kill:|\boom_reaper: reaped process \d+/iu },
   {
     exitClass: 'cuda_error',
     pattern: /CUDA error|cudaError\w*|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|NCCL error|device-side assert|illegal memory access/iu,
   },
+  // A shell's report of a job it lost to a signal from outside (the OOM killer's SIGKILL, a scheduler's SIGTERM):
+  // `/bin/bash: line 27: 318 Killed sh start.sh`, a bare `Killed` / `Terminated` line, zsh's `zsh: killed  python ...`.
+  { exitClass: 'killed', pattern: /^(?:\S+: line \d+: +)?\d+ (?:Killed|Terminated)\b|^(?:Killed|Terminated)(?::\s*\d+)?\s*$|^(?:zsh|bash|sh): (?:killed|terminated)\s/u },
   // The loss itself printed as NaN/Inf; a "grad norm: nan" alone is a skipped step, not a failed run.
   { exitClass: 'nan_loss', pattern: /\bloss\b[^\n,|]{0,24}?[:=\s]\s*[-+]?(?:nan|inf(?:inity)?)\b/iu },
 ];
+
+/** Classes the text proves even when the command exited 0. */
+const EXIT_ZERO_FAILURES: ReadonlySet<ExitClass> = new Set(['nan_loss', 'killed', 'host_oom']);
 
 const GRAD_NORM = /\bgrad(?:ient)?[ _]norm\b[^\n,|]{0,8}?[:=\s]\s*([-+]?(?:nan|inf(?:inity)?|[\d.]+(?:e[-+]?\d+)?))/iu;
 /**
@@ -45,7 +55,7 @@ const NAN_GRAD_NORM_RUN = 3;
 
 /** Finds the last line of `text` that matches a failure rule; used for live runs and imported logs alike. */
 export function findFailureLine(text: string): { exitClass: ExitClass; line: string } | null {
-  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  const lines = stripAnsi(text).split(/\r\n|\r|\n/u).map(stripLinePrefix);
   for (const rule of TEXT_RULES) {
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i]!;
@@ -92,8 +102,10 @@ export function classifyExit(facts: ExitFacts): ExitVerdict {
   if (facts.exitCode !== 0) {
     return { status: 'failed', exitClass: 'error', reason: lastNonEmptyLine(facts.outputTail) };
   }
-  const nan = findFailureLine(facts.outputTail);
-  if (nan?.exitClass === 'nan_loss') return { status: 'failed', exitClass: 'nan_loss', reason: nan.line };
+  // Exit 0 and yet failed: the loss went NaN, or a wrapper script went on after its job was killed.
+  // (A CUDA OOM at exit 0 is one the script recovered from, as batch-size finders do.)
+  const text = findFailureLine(facts.outputTail);
+  if (text !== null && EXIT_ZERO_FAILURES.has(text.exitClass)) return { status: 'failed', exitClass: text.exitClass, reason: text.line };
   return { status: 'succeeded', exitClass: 'ok', reason: null };
 }
 

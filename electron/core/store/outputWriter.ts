@@ -69,10 +69,19 @@ export class OutputWriter {
     this.metricsListener = listener;
   }
 
-  /** `progressIntervalMs`: how far apart (run time) kept progress redraws are; a live run's default thins floods. */
-  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number }): void {
+  /**
+   * `progressIntervalMs`: how far apart (run time) kept progress redraws are; a live run's default thins floods.
+   * `timesFromStamps`: samples are dated by their lines' own stamps (an imported log has no arrival times).
+   */
+  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean }): void {
     if (!this.closing && !this.failure) {
-      this.post({ type: 'startRun', runId, metricRegex: options.metricRegex, progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS });
+      this.post({
+        type: 'startRun',
+        runId,
+        metricRegex: options.metricRegex,
+        progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS,
+        timesFromStamps: options.timesFromStamps ?? false,
+      });
     }
   }
 

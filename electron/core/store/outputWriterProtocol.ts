@@ -9,7 +9,7 @@ import type { MetricSample } from '../metrics/samples.js';
 
 export type ToOutputWriter =
   /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */
-  | { type: 'startRun'; runId: number; metricRegex: string; progressIntervalMs: number }
+  | { type: 'startRun'; runId: number; metricRegex: string; progressIntervalMs: number; timesFromStamps: boolean }
   | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array }
   /** The run's output is complete: a last partial line is parsed too. */
   | { type: 'endRun'; runId: number; tMs: number }

@@ -78,7 +78,7 @@ port.on('message', (message: ToOutputWriter) => {
     case 'startRun':
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
-        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: message.progressIntervalMs }),
+        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: message.progressIntervalMs, timesFromStamps: message.timesFromStamps }),
       });
       break;
     case 'chunk': {

@@ -32,13 +32,41 @@ const METRIC_EVERY_STEPS = 10;
 /** bench/ingest.ts prints a warning every 997 steps; a round hundred is as good. */
 const WARNING_EVERY_STEPS = 100;
 
+/**
+ * Prefixes that job runners, loggers and launchers put in front of lines (issue 13), rotating over
+ * a log's lines when it is built with `prefixed`: container and CI stamps, Python logging heads,
+ * torchrun's rank tags, syslog, mpirun's tags. `{s}` is a second of the stamp.
+ */
+const PREFIX_TEMPLATES: readonly string[] = [
+  '2024-05-02T13:45:{s}.123456789Z ',
+  '2024-05-02 13:45:{s},123 - INFO - train - ',
+  '[rank0]: ',
+  'May  2 13:45:{s} gpu-node python3[4242]: ',
+  '> 2023-03-22 09:30:{s} ',
+  '[1,0]<stdout>:',
+  'INFO:__main__:',
+  '2024-05-02T13:45:{s}.1234567Z ',
+];
+
+export interface MixedLogOptions {
+  /** A prefix (PREFIX_TEMPLATES, rotating) on every line: the cost of reading past them. */
+  prefixed?: boolean;
+}
+
 /** A mixed training log of about `megabytes` MiB (see the templates above). */
-export function buildMixedLog(megabytes: number): string {
+export function buildMixedLog(megabytes: number, options: MixedLogOptions = {}): string {
   const targetBytes = Math.max(1, megabytes) * BYTES_PER_MIB;
   const parts: string[] = [];
   let chars = 0;
+  let lines = 0;
   const add = (template: string, step: number): void => {
-    const line = template.replaceAll('{n}', String(step));
+    let line = template.replaceAll('{n}', String(step));
+    if (options.prefixed === true) {
+      const prefix = (PREFIX_TEMPLATES[lines++ % PREFIX_TEMPLATES.length] ?? '').replace('{s}', String(step % 60).padStart(2, '0'));
+      // After a bar's carriage return or a terminal's erase, where a runner would stamp the line.
+      const at = line.startsWith('\r\u001b[2K') ? 5 : line.startsWith('\r') ? 1 : 0;
+      line = line.slice(0, at) + prefix + line.slice(at);
+    }
     parts.push(line);
     chars += line.length;
   };
@@ -66,8 +94,8 @@ const TIMED_ROUNDS = 3;
 const WARM_UP_MIB = 1;
 
 /** Times `parseLogText` over a freshly built mixed log of `megabytes` MiB (one core, no I/O). */
-export function parserThroughput(megabytes: number): ParserThroughput {
-  const text = buildMixedLog(megabytes);
+export function parserThroughput(megabytes: number, options: MixedLogOptions = {}): ParserThroughput {
+  const text = buildMixedLog(megabytes, options);
   const size = Buffer.byteLength(text, 'utf8') / BYTES_PER_MIB;
   parseLogText(text.slice(0, WARM_UP_MIB * BYTES_PER_MIB));
   let seconds = Number.POSITIVE_INFINITY;

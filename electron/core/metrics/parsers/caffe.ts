@@ -2,6 +2,7 @@
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser, MetricRecord } from './types.js';
 import { canonicalName, evalName } from './names.js';
+import { beginsWith } from './lineStart.js';
 
 /** glog's first characters: severity and date (`I0808`). */
 const GLOG_START = /^[IWEF]\d{4} /;
@@ -13,16 +14,21 @@ const ITERATION_TESTING = /^Iteration (\d+), Testing net/;
 const NET_OUTPUT = /^(Train|Test) net output #\d+: (\w+) = (\S+)/;
 const TEST_SCORE = /^Test score #(\d+): (\S+)/;
 
+/**
+ * The solver's messages, as the line prefix reader (linePrefix.ts) leaves them once it has taken
+ * glog's head off; a line that still has its head (a caller that did not strip it) is read too.
+ */
+const MESSAGE_STARTS: readonly string[] = ['Iteration ', 'Train net output #', 'Test net output #', 'Test score #'];
+
 /** Caffe's solver. Test outputs belong to the iteration whose `Testing net` line came before them. */
 export function createCaffeParser(): LineParser {
   let iteration: number | null = null;
   return {
     name: 'caffe',
-    matches: (line) => GLOG_START.test(line),
+    matches: (line) => beginsWith(line, ...MESSAGE_STARTS) || GLOG_START.test(line),
     parse(line): MetricRecord | null {
       const glog = GLOG.exec(line);
-      if (glog === null) return null;
-      const message = glog[1] ?? '';
+      const message = glog === null ? line.trimStart() : (glog[1] ?? '');
       const testing = ITERATION_TESTING.exec(message);
       if (testing !== null) {
         iteration = Number(testing[1]);

@@ -1,7 +1,9 @@
 // Which parsers fit a log, judged on its first lines, and running them over lines.
+import { LinePrefixReader } from './linePrefix.js';
 import { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
 import { readBar } from './tqdm.js';
 import type { LineParser, MetricRecord } from './types.js';
+import { dropPlaceholders, hasValues } from './values.js';
 
 /** Lines read to detect the format: enough for setup output and the first log intervals, cheap on a 100 MB log. */
 export const DETECTION_LINES = 2000;
@@ -36,8 +38,13 @@ function countRecords(parser: LineParser, lines: readonly string[]): number {
   return count;
 }
 
+/** The parser's record of the line with placeholder values dropped; null when nothing measured is left. */
 function parseWith(parser: LineParser, line: string): MetricRecord | null {
-  return parser.matches(line) ? parser.parse(line) : null;
+  if (!parser.matches(line)) return null;
+  const record = parser.parse(line);
+  if (record === null) return null;
+  dropPlaceholders(record.values, parser.isPlaceholder);
+  return hasValues(record.values) ? record : null;
 }
 
 /** The record of the first parser that reads the line, or null. A bar line goes only to the bar parsers. */
@@ -85,16 +92,38 @@ export function splitGluedBar(line: string): string[] {
   return tail === -1 ? [line] : [line.slice(0, tail), line.slice(tail)];
 }
 
-/** Each record the line holds: one, or two for a bar with glued output, or none. */
+/** One reader for every line: it keeps no state between lines, only the last line's stamp. */
+const prefixes = new LinePrefixReader();
+
+/**
+ * Bar states read from one line at most: a log saved without carriage returns (nohup, CI, log
+ * shippers) holds a whole bar's states in a line, and what was printed after the last (HF Trainer's
+ * loss dict) is what matters. 64 KiB lines (the splitter's cut) hold about 1,000 states.
+ */
+const MAX_GLUED_BARS = 2048;
+
+/** The line's own text, after a logger's or launcher's prefix (see linePrefix.ts). */
+export function stripLinePrefix(line: string): string {
+  const start = prefixes.read(line);
+  return start === 0 ? line : line.slice(start);
+}
+
+/**
+ * Each record the line holds, after its prefix: one, or one per bar state and one for the text
+ * glued after the last bar, or none. A record of a line that has a stamp carries it as `wallTimeMs`.
+ */
 export function forEachRecord(line: string, parsers: readonly LineParser[], take: (record: MetricRecord) => void): void {
-  const tail = gluedTailStart(line);
-  if (tail === -1) {
-    const record = parseLine(line, parsers);
-    if (record !== null) take(record);
-    return;
+  const start = prefixes.read(line);
+  const wallTimeMs = prefixes.wallTimeMs;
+  let rest = start === 0 ? line : line.slice(start);
+  for (let bars = 0; ; bars++) {
+    const tail = bars < MAX_GLUED_BARS ? gluedTailStart(rest) : -1;
+    const record = parseLine(tail === -1 ? rest : rest.slice(0, tail), parsers);
+    if (record !== null) {
+      if (wallTimeMs !== null) record.wallTimeMs = wallTimeMs;
+      take(record);
+    }
+    if (tail === -1) return;
+    rest = rest.slice(tail);
   }
-  const bar = parseLine(line.slice(0, tail), parsers);
-  if (bar !== null) take(bar);
-  const rest = parseLine(line.slice(tail), parsers);
-  if (rest !== null) take(rest);
 }

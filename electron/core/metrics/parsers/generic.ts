@@ -1,6 +1,7 @@
 // The fallback for scripts of no known framework: `key: value` / `key=value` lines, and `name value | name value` tables.
 import type { LineParser, MetricRecordKind } from './types.js';
 import { STEP_KEYS, STEP_NUMBER_KEYS, canonicalName, isMeasuredName } from './names.js';
+import { looksLikePlainStepLine, readPlainStepLine } from './plain.js';
 import { addValues, hasValues, readQuantity, toEvalValues, toStep, withUnit, type Quantity } from './values.js';
 
 /*
@@ -194,8 +195,18 @@ export function createGenericParser(): LineParser {
   return {
     name: 'generic',
     matches: (line) =>
-      line.length <= MAX_GENERIC_LINE_CHARS && (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch')),
+      line.length <= MAX_GENERIC_LINE_CHARS &&
+      (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch') || looksLikePlainStepLine(line)),
     parse(line) {
+      if (looksLikePlainStepLine(line)) {
+        const plain = readPlainStepLine(line);
+        if (plain !== null) {
+          if (plain.values.epoch === undefined && headerEpoch !== null) plain.values.epoch = headerEpoch;
+          const measured = Object.keys(plain.values).filter(isMeasuredName);
+          const kind: MetricRecordKind = measured.every((name) => name.startsWith('eval_')) ? 'eval' : 'train';
+          return { step: plain.step, kind, values: plain.values };
+        }
+      }
       const header = line.includes('poch') ? EPOCH_HEADER.exec(line) : null;
       if (header !== null) {
         headerEpoch = Number(header[1]);

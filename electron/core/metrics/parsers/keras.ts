@@ -1,4 +1,4 @@
-// Keras progbar lines: `422/422 [=====] - 13s 29ms/step - loss: 0.78 - accuracy: 0.76 - val_loss: ...` (tf.keras 2, Keras 1/2, Keras 3).
+// Keras progbar lines: `422/422 [=====] - 13s 29ms/step - loss: 0.78 - accuracy: 0.76 - val_loss: ...` (tf.keras 2, Keras 1/2, Keras 3) and `verbose=2`'s `1079/1079 - 21s - loss: 0.24 - 21s/epoch - 19ms/step`.
 import { parseClockSeconds, parseDuration, parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
 import { beginsWith, contentStart } from './lineStart.js';
@@ -7,8 +7,9 @@ import { addValues } from './values.js';
 /** `Epoch 3/15` on a line of its own, which Keras prints before each epoch's bar. */
 const EPOCH_HEADER = /^\s*Epoch (\d+)\/(\d+)\s*$/;
 /** `n/total` then the bar: `[====>....]` (Keras 1/2) or a run of `━` (Keras 3). */
-const PROGBAR = /^\s*(\d+)\/(\d+) (?:\[[=>.]*\]|[━─]+)(.*)$/;
-const CHEAP_PROGBAR = /^\s*\d+\/\d+ [[━─]/;
+const PROGBAR = /^\s*(\d+)\/(\d+) (?:\[[=>.]*\]|[━─]+|(?=- ))(.*)$/;
+/** The bar's first characters, or `n/total - ` of `verbose=2`, which prints one line per epoch and no bar. */
+const CHEAP_PROGBAR = /^\s*\d+\/\d+ (?:[[━─]|- )/;
 /** `name: value` segments between ` - `. */
 const METRIC_SEGMENT = /^([A-Za-z_][\w/.]*): (\S+)$/;
 
@@ -76,6 +77,10 @@ function readTimes(segment: string, done: boolean, values: Record<string, number
     if (token.endsWith('/step')) {
       const ms = parseDuration(token);
       if (ms !== null) values.step_time_ms = ms;
+    } else if (token.endsWith('/epoch')) {
+      // `verbose=2`'s `21s/epoch`: the epoch's time again, per epoch.
+      const seconds = durationSeconds(token.slice(0, -'/epoch'.length));
+      if (seconds !== null) values.epoch_time_s = seconds;
     } else if (token.endsWith('/sample')) {
       const ms = parseDuration(token);
       if (ms !== null && ms > 0) values.samples_per_sec = 1000 / ms;

@@ -70,6 +70,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   gnorm: 'grad_norm',
   total_norm: 'grad_norm',
   train_loss: 'loss',
+  lm_loss: 'loss',
   val_loss: 'eval_loss',
   valid_loss: 'eval_loss',
   validation_loss: 'eval_loss',

@@ -88,7 +88,7 @@ export class LogTextParser {
 export function parseLogText(text: string): ParsedLog {
   const records: ParsedLog['records'] = [];
   const parser = new LogTextParser((record, line) => {
-    records.push({ step: record.step, kind: record.kind, values: record.values, line });
+    records.push({ ...record, line });
   });
   for (let at = 0; at < text.length; at += FEED_CHARS) parser.push(text.slice(at, at + FEED_CHARS), 0);
   parser.end(0);

@@ -13,6 +13,12 @@ export interface MetricRecord {
   kind: MetricRecordKind;
   /** Canonical names (see names.ts) to values; NaN and ±Infinity are kept as printed. */
   values: Record<string, number>;
+  /**
+   * The time stamped in the line's prefix (see linePrefix.ts), in milliseconds: since 1970 UTC
+   * when a date was printed (UTC where no zone was), since midnight for a time of day alone.
+   * Only differences between a log's stamps mean anything. Absent when the line had none.
+   */
+  wallTimeMs?: number;
 }
 
 /**
@@ -34,6 +40,12 @@ export interface LineParser {
    * bars are most lines of a long log, and no other format prints a `[elapsed<remaining, rate]` bracket.
    */
   readsBars?: boolean;
+  /**
+   * Values this format prints where it has no measurement (a sentinel such as `-1`): true drops
+   * the value from the record, as if it had not been printed. SHARED_PLACEHOLDERS (values.ts)
+   * apply to every parser besides.
+   */
+  isPlaceholder?(name: string, value: number): boolean;
 }
 
 export type LineParserFactory = () => LineParser;

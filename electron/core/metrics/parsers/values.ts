@@ -137,3 +137,20 @@ export function toStep(value: number | null | undefined): number | null {
   if (value === null || value === undefined || !Number.isFinite(value) || value < 0) return null;
   return Math.round(value);
 }
+
+/**
+ * Values that no format prints as a measurement, whichever parser read them. MFU: nanoGPT prints
+ * `mfu -100.00%` until its running estimate has five iterations and `0.00%` where it cannot know
+ * the device's peak (CPU, MPS), and llm.c prints -100% likewise; a real MFU is above zero.
+ */
+const SHARED_PLACEHOLDERS: ReadonlyArray<readonly [string, (value: number) => boolean]> = [['mfu_percent', (value) => value <= 0]];
+
+/** Drops placeholder values from a parsed record's values (see LineParser.isPlaceholder). */
+export function dropPlaceholders(values: Record<string, number>, isPlaceholder?: (name: string, value: number) => boolean): void {
+  for (const [name, test] of SHARED_PLACEHOLDERS) {
+    const value = values[name];
+    if (value !== undefined && test(value)) delete values[name];
+  }
+  if (isPlaceholder === undefined) return;
+  for (const name of Object.keys(values)) if (isPlaceholder(name, values[name]!)) delete values[name];
+}
