@@ -142,6 +142,13 @@ export function createCore(options: CoreOptions): Core {
     now,
   });
 
+  // A full disk or a busy file pauses writing: every live run's page (and the CLI) says so, and again when it resumes.
+  store.onWriteStatus((status) => {
+    const level = status.state === 'paused' ? 'warning' : 'info';
+    const message = status.state === 'paused' ? status.message : 'Writing resumed: everything kept in memory meanwhile is stored.';
+    for (const runId of runner.activeRunIds()) events.emit('runs.onTelemetryStatus', { runId, level, message });
+  });
+
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
     const { gpuSettings, confirmOtherProcesses, inForce, ...start } = request;
     if (!hasRunSettings(gpuSettings)) {

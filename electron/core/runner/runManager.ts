@@ -22,6 +22,8 @@ import { classifyExit } from './exitClassifier.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import { resolveCommand } from './resolveCommand.js';
+import { setLongTimeout, type LongTimer } from './longTimer.js';
+import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
@@ -107,11 +109,19 @@ interface ActiveRun {
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
+  /** Why the run was stopped, when it was not a person in the UI (the CLI's terminal closed, SIGTERM). */
+  stopReason: string | null;
   stopTimers: NodeJS.Timeout[];
   lastDataAt: number;
   bytes: number;
   lastProgressEventAt: number;
   gpuLease: GpuLease | null;
+  /** The --timeout, of any length. */
+  timeout: LongTimer | null;
+  /** Results that arrive after the start (the GPU fingerprint): awaited before the run's record is closed. */
+  lateResults: Array<Promise<void>>;
+  /** The record as last read, returned if the ending itself cannot be stored. */
+  lastKnown: Run;
   finished: Promise<Run>;
 }
 
@@ -126,6 +136,8 @@ function keepTail(active: ActiveRun, data: Buffer): void {
 
 export class RunManager {
   private readonly active = new Map<number, ActiveRun>();
+  /** Work a run left running after it ended (restoring a never-started run's GPU settings): awaited by close(). */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     private readonly runs: RunStore,
@@ -196,7 +208,7 @@ export class RunManager {
         exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
         endedAt: this.environment.now(),
       });
-      if (request.gpuLease) void this.releaseGpu(record.id, request.gpuLease);
+      if (request.gpuLease) this.track(record.id, this.releaseGpu(record.id, request.gpuLease));
       this.events.emit('runs.onDidChange', ended);
       return ended;
     }
@@ -204,13 +216,18 @@ export class RunManager {
     this.output.startRun(record.id, { metricRegex: request.workload?.metricRegex ?? '' });
     this.runs.addFingerprint(record.id, hostFingerprint());
     const { binary, gpu } = this.environment.nvidiaSmi;
+    const lateResults: Array<Promise<void>> = [];
     if (binary !== null) {
-      void gpuFingerprint(binary, gpu, this.environment.baseEnv).then((facts) => {
-        if (!facts) return;
-        this.runs.addFingerprint(record.id, facts);
-        const updated = this.runs.get(record.id);
-        if (updated) this.events.emit('runs.onDidChange', updated);
-      });
+      lateResults.push(
+        gpuFingerprint(binary, gpu, this.environment.baseEnv)
+          .then((facts) => {
+            if (!facts) return;
+            this.runs.addFingerprint(record.id, facts);
+            const updated = this.runs.get(record.id);
+            if (updated) this.events.emit('runs.onDidChange', updated);
+          })
+          .catch((error: unknown) => this.reportFault(record.id, 'the GPU fingerprint could not be recorded', error)),
+      );
     }
     const session = new PtySession({
       file,
@@ -257,11 +274,15 @@ export class RunManager {
       env: childEnv,
       stoppedByShutdown: false,
       timedOut: false,
+      stopReason: null,
       stopTimers: [],
       lastDataAt: Date.now(),
       bytes: 0,
       lastProgressEventAt: Date.now(),
       gpuLease: request.gpuLease ?? null,
+      timeout: null,
+      lateResults,
+      lastKnown: record,
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -276,18 +297,24 @@ export class RunManager {
     );
     active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile, session.pid);
     session.onData((data) => this.onData(active, data));
-    session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
+    session.onExit((exit) => void this.finish(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
-      active.stopTimers.push(setTimeout(() => this.stop(active.id, { timedOut: true }), request.timeoutSeconds * 1000));
+      // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
+      active.timeout = setLongTimeout(() => this.stop(active.id, { timedOut: true }), request.timeoutSeconds * 1000);
     }
 
     const started = this.runs.get(record.id)!;
+    active.lastKnown = started;
     this.events.emit('runs.onDidChange', started);
     return started;
   }
 
   isActive(id: number): boolean {
     return this.active.has(id);
+  }
+
+  activeRunIds(): number[] {
+    return [...this.active.keys()];
   }
 
   /** Resolves with the final record once the run has ended and everything it wrote is stored. */
@@ -308,12 +335,14 @@ export class RunManager {
   }
 
   /** SIGINT to the whole process group (as Ctrl-C would), then SIGTERM, then SIGKILL. */
-  stop(id: number, options: { timedOut?: boolean } = {}): void {
+  stop(id: number, options: { timedOut?: boolean; reason?: string } = {}): void {
     const active = this.requireActive(id);
     if (active.stoppedByUser || active.timedOut) return;
+    if (options.reason !== undefined) active.stopReason = options.reason;
     if (options.timedOut) active.timedOut = true;
     else if (active.stoppedAtStep === null) active.stoppedByUser = true;
     for (const timer of active.stopTimers.splice(0)) clearTimeout(timer);
+    active.timeout?.cancel();
     active.session.signalGroup('SIGINT');
     active.stopTimers.push(
       setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
@@ -379,6 +408,48 @@ export class RunManager {
       return active.finished;
     });
     await Promise.all(finishing);
+    await Promise.all([...this.background]);
+  }
+
+  /** Keeps a promise a run left behind until it settles, so close() waits for it and its failure is reported, not thrown. */
+  private track(runId: number, work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.reportFault(runId, 'finishing the run failed', error));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  /** A fault in the engine's own bookkeeping: shown on the run's page, never thrown into a timer or the event loop. */
+  private reportFault(runId: number, what: string, error: unknown): void {
+    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    console.error(`tuning-bench: run ${runId}: ${message}`);
+    this.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message });
+  }
+
+  /**
+   * The one way a run ends: whatever fails while its record is completed, the run leaves the active set, its
+   * timers and samplers stop and `finished` resolves, so nothing waits on it forever (close() included).
+   */
+  private async finish(active: ActiveRun, exit: PtyExit): Promise<Run> {
+    try {
+      return await this.onExit(active, exit);
+    } catch (error) {
+      this.reportFault(active.id, 'recording the end of the run failed', error);
+      let latest = active.lastKnown;
+      try {
+        latest = this.runs.get(active.id) ?? latest;
+      } catch {
+        // The store itself is gone; the last record read is all there is.
+      }
+      this.events.emit('runs.onDidChange', latest);
+      return latest;
+    } finally {
+      for (const timer of active.stopTimers) clearTimeout(timer);
+      active.timeout?.cancel();
+      if (active.mergeTimer) clearTimeout(active.mergeTimer);
+      active.host?.close();
+      active.gpu?.close();
+      this.active.delete(active.id);
+    }
   }
 
   private requireActive(id: number): ActiveRun {
@@ -440,6 +511,7 @@ export class RunManager {
   private async onExit(active: ActiveRun, exit: PtyExit): Promise<Run> {
     await this.drainTrailingOutput(active);
     for (const timer of active.stopTimers) clearTimeout(timer);
+    active.timeout?.cancel();
     this.flushPending(active);
     // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
     active.session.close();
@@ -453,20 +525,30 @@ export class RunManager {
       outputTail: tail,
     });
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
+    else if (active.stopReason !== null && verdict.status === 'stopped') verdict.reason = active.stopReason;
     active.metrics.finish();
     active.host?.close();
     active.gpu?.close();
     if (active.ownLoadFile) fs.rmSync(active.loadFile, { force: true });
     this.output.endRun(active.id, Date.now() - active.startedAtMs);
+    // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
+    await Promise.all(active.lateResults);
+    const endedAt = this.environment.now();
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
-    await this.runs.end(active.id, {
-      status: verdict.status,
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      exitClass: verdict.exitClass,
-      exitReason: verdict.reason,
-      endedAt: this.environment.now(),
-    });
+    await this.output.flush();
+    const onBusy = (message: string) => this.events.emit('runs.onTelemetryStatus', { runId: active.id, level: 'warning', message });
+    await retryWrite(
+      () =>
+        this.runs.recordEnding(active.id, {
+          status: verdict.status,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          exitClass: verdict.exitClass,
+          exitReason: verdict.reason,
+          endedAt,
+        }),
+      onBusy,
+    );
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
     if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
     // Asked after the run, so importing torch costs the measured training nothing; cached per Python.
@@ -477,15 +559,11 @@ export class RunManager {
     const gpuSamples = this.telemetry.gpuSamples(active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
-    this.runs.setSummary(active.id, {
-      ...EMPTY_SUMMARY,
-      ...active.metrics.summarize(),
-      gpu,
-      host: summarizeHost(hostSamples),
-      hints: hint ? [hint] : [],
-    });
+    const summary = { ...EMPTY_SUMMARY, ...active.metrics.summarize(), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    await retryWrite(() => this.runs.setSummary(active.id, summary), onBusy);
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
-    this.runs.setSeries(active.id, buildSeries(this.metricStore.forRun(active.id), gpuSamples));
+    const series = buildSeries(this.metricStore.forRun(active.id), gpuSamples);
+    await retryWrite(() => this.runs.setSeries(active.id, series), onBusy);
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);
