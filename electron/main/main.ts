@@ -7,6 +7,11 @@ import { bindIpc, forwardEvents } from './ipc.js';
 import { installMenu } from './menu.js';
 import { notifySweeps } from './sweepNotifications.js';
 import { loadWindowState, rememberWindowState } from './windowState.js';
+import { isAllowedExternalUrl } from './externalLinks.js';
+import { installProcessGuards } from '../core/processGuards.js';
+
+// Electron's main process would log and go on anyway; this says it the same way as the CLI and the server.
+installProcessGuards((message) => console.error(`tuning-bench: ${message}`));
 
 /** The renderer's CSP, also sent as a header (the meta tag covers file:// loads, the header the dev server). */
 const CONTENT_SECURITY_POLICY =
@@ -63,7 +68,8 @@ function createWindow(engine: Core): BrowserWindow {
   rememberWindowState(window);
   // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    if (isAllowedExternalUrl(url)) void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
+    else console.error(`tuning-bench: refused to open ${url} (only https links to the documentation hosts open in the browser)`);
     return { action: 'deny' };
   });
   window.webContents.on('will-navigate', (event, url) => {
