@@ -23,6 +23,7 @@ import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import { resolveCommand } from './resolveCommand.js';
 import { setLongTimeout, type LongTimer } from './longTimer.js';
+import { ProcessTree } from './processTree.js';
 import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
 
@@ -43,6 +44,8 @@ const OUTPUT_TAIL_BYTES = 64 * 1024;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
 export const STOP_ESCALATION_MS = 3000;
 export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
+/** After the final SIGKILL, processes get this long to vanish before those left are reported as survivors. */
+const SURVIVOR_GRACE_MS = 1000;
 
 export interface RunnerEnvironment {
   builtins: BuiltinValues;
@@ -85,6 +88,8 @@ export interface StartRequest {
 interface ActiveRun {
   id: number;
   session: PtySession;
+  /** Every process the run started, those that left its group (setsid, os.setpgrp) included. */
+  tree: ProcessTree;
   startedAtMs: number;
   /** Streaming, so a character split across chunks is decoded whole (faster than StringDecoder here). */
   decoder: TextDecoder;
@@ -243,6 +248,7 @@ export class RunManager {
     const active: ActiveRun = {
       id: record.id,
       session,
+      tree: new ProcessTree(session.pid),
       startedAtMs: startedAt.getTime(),
       decoder: new TextDecoder('utf-8'),
       seq: 0,
@@ -343,10 +349,10 @@ export class RunManager {
     else if (active.stoppedAtStep === null) active.stoppedByUser = true;
     for (const timer of active.stopTimers.splice(0)) clearTimeout(timer);
     active.timeout?.cancel();
-    active.session.signalGroup('SIGINT');
+    active.tree.signalAll('SIGINT');
     active.stopTimers.push(
-      setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
-      setTimeout(() => active.session.signalGroup('SIGKILL'), 2 * STOP_ESCALATION_MS),
+      setTimeout(() => active.tree.signalAll('SIGTERM'), STOP_ESCALATION_MS),
+      setTimeout(() => active.tree.signalAll('SIGKILL'), 2 * STOP_ESCALATION_MS),
     );
   }
 
@@ -404,7 +410,7 @@ export class RunManager {
     const finishing = [...this.active.values()].map((active) => {
       active.stoppedByUser = true;
       active.stoppedByShutdown = true;
-      active.session.signalGroup('SIGKILL');
+      active.tree.signalAll('SIGKILL');
       return active.finished;
     });
     await Promise.all(finishing);
@@ -448,8 +454,33 @@ export class RunManager {
       if (active.mergeTimer) clearTimeout(active.mergeTimer);
       active.host?.close();
       active.gpu?.close();
+      active.tree.close();
       this.active.delete(active.id);
     }
+  }
+
+  /**
+   * After the run's end: a stopped run's whole tree is killed; any process of the run still alive then (one that
+   * left the group and outlived a normal end, or one a signal cannot reach) is reported and kept with the run.
+   */
+  private async reportSurvivors(active: ActiveRun): Promise<void> {
+    const stopped = active.stoppedByUser || active.timedOut || active.stoppedAtStep !== null || active.stoppedByShutdown;
+    if (stopped) active.tree.signalAll('SIGKILL');
+    const deadline = Date.now() + SURVIVOR_GRACE_MS;
+    let survivors = active.tree.alive();
+    while (survivors.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      survivors = active.tree.alive();
+    }
+    if (survivors.length === 0) return;
+    const pids = survivors.map((p) => p.pid);
+    this.runs.addFingerprint(active.id, { survivors: pids });
+    const what = stopped ? 'survived the stop' : 'left the run\'s process group and are still running after it ended';
+    this.events.emit('runs.onTelemetryStatus', {
+      runId: active.id,
+      level: 'warning',
+      message: `${pids.length} process(es) started by this run ${what}: ${pids.join(', ')}. Stop them with \`kill ${pids.join(' ')}\` if they should not be running.`,
+    });
   }
 
   private requireActive(id: number): ActiveRun {
@@ -514,7 +545,9 @@ export class RunManager {
     active.timeout?.cancel();
     this.flushPending(active);
     // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
+    active.tree.sample();
     active.session.close();
+    await this.reportSurvivors(active);
 
     const tail = new TextDecoder('utf-8').decode(Buffer.concat(active.tail)).slice(-OUTPUT_TAIL_BYTES);
     const verdict = classifyExit({
