@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
-import { integrityCheck, setAsideDatabase } from '../core/store/open.js';
+import { checkDatabaseFile, setAsideDatabase } from '../core/store/open.js';
 import { writeRunLog } from '../core/runner/runLog.js';
 import { importLog } from '../core/runner/importLog.js';
 import { toPoint } from '../core/metrics/runMetrics.js';
@@ -165,11 +165,11 @@ export function buildProgram(): Command {
   db.command('check')
     .description("SQLite's integrity check of the database")
     .action(async (_options: unknown, command: Command) => {
-      await withCore(globals(command), (core) => {
-        const problems = integrityCheck(core.store.db);
-        process.stdout.write(`${core.dbPath}: ${problems.join('\n')}\n`);
-        if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
-      });
+      // Read-only and without the engine: it must work on the damaged file the engine refuses, and change nothing.
+      const file = globals(command).db ?? defaultDatabasePath(process.env);
+      const problems = checkDatabaseFile(file);
+      process.stdout.write(`${file}: ${problems.join('\n')}\n`);
+      if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
     });
   db.command('set-aside')
     .description('rename a damaged database to <file>.damaged-<time> (kept, never deleted); the next start makes a fresh one')

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { createCore, type Core } from '../core/createCore.js';
-import { DatabaseCorruptError, setAsideDatabase } from '../core/store/open.js';
+import { DatabaseCorruptError, DatabaseTooNewError, ForeignDatabaseError, setAsideDatabase } from '../core/store/open.js';
 import { bindIpc, forwardEvents } from './ipc.js';
 import { installMenu } from './menu.js';
 import { notifySweeps } from './sweepNotifications.js';
@@ -110,6 +110,12 @@ async function start(): Promise<void> {
   try {
     core = open();
   } catch (error) {
+    if (error instanceof ForeignDatabaseError || error instanceof DatabaseTooNewError) {
+      // Not ours to rename: the person points the app at another file.
+      dialog.showErrorBox('Tuning Bench', error.message);
+      app.exit(1);
+      return;
+    }
     if (!(error instanceof DatabaseCorruptError)) throw error;
     // Nothing recorded is deleted: the damaged file is renamed, and only if the person agrees.
     const { response } = await dialog.showMessageBox({
