@@ -39,10 +39,21 @@ function openCore(options: GlobalOptions, gpu?: string): Core {
 async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string): Promise<T> {
   const core = openCore(options, gpu);
   try {
+    reportSurvivors(core);
     await restoreAbandonedGpuSettings(core);
     return await work(core);
   } finally {
     await core.close();
+  }
+}
+
+/** Training processes that outlived the engine recording them: said on every command until they are stopped. */
+function reportSurvivors(core: Core): void {
+  for (const orphan of core.orphans.list()) {
+    process.stderr.write(
+      `tuning-bench: run ${orphan.runId} was interrupted, but its processes are still running (process group ${orphan.pid}: ${orphan.command.join(' ')}). ` +
+        `Stop them with \`kill -- -${orphan.pid}\` or from the app's list of interrupted runs.\n`,
+    );
   }
 }
 

@@ -124,6 +124,10 @@ export class RunStore {
       get: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?'),
       list: db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT ?'),
       running: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running'"),
+      lastOutputMs: db.prepare<[number], { tMs: number | null }>('SELECT max(t_ms) AS tMs FROM run_output WHERE run_id = ?'),
+      markedOrphans: db.prepare<[], RunRow>(
+        "SELECT * FROM runs WHERE status = 'interrupted' AND json_extract(fingerprint_json, '$.orphan') IS NOT NULL",
+      ),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
@@ -280,6 +284,16 @@ export class RunStore {
   }
 
   /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
+  /** When the run last wrote output, as milliseconds after its start; null if it wrote nothing. */
+  lastOutputMs(id: number): number | null {
+    return this.statements.lastOutputMs.get(id)?.tMs ?? null;
+  }
+
+  /** Interrupted runs whose processes were still alive when found (marked by recovery), whoever found them. */
+  markedOrphans(): Run[] {
+    return this.statements.markedOrphans.all().map((row) => toRun(row));
+  }
+
   markInterrupted(id: number, reason: string, endedAt: Date): Run {
     this.db.transaction(() => {
       const stored = this.statements.storedBytes.get(id)?.bytes ?? 0;
