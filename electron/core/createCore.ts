@@ -25,6 +25,7 @@ import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.j
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
 import { explainCorruption } from './store/open.js';
+import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { WorkloadNameTakenError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 
@@ -141,6 +142,9 @@ export function createCore(options: CoreOptions): Core {
     intervals,
     now,
   });
+
+  // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
+  const externalChanges = new ExternalChangeWatcher(store.db, store.runs, (id) => runner.isActive(id), (run) => events.emit('runs.onDidChange', run));
 
   // A full disk or a busy file pauses writing: every live run's page (and the CLI) says so, and again when it resumes.
   store.onWriteStatus((status) => {
@@ -311,6 +315,7 @@ export function createCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       orphans.close();
+      externalChanges.close();
       // Sweeps first, so none starts another run; each run puts its own GPU changes back as it ends,
       // a sweep's are put back as it stops, and anything still held here.
       const sweepsStopped = sweeps.close();
