@@ -327,20 +327,31 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // Under --json a script reads stdout: a failure is a JSON object there too (the message also goes to stderr).
+  const options = argv.slice(2);
+  const commandStart = options.indexOf('--');
+  // Only tuning-bench's own options: a `--json` after `--` belongs to the user's command.
+  const json = (commandStart < 0 ? options : options.slice(0, commandStart)).includes('--json');
+  const fail = (status: number, code: string, message: string) => {
+    process.stderr.write(`tuning-bench: ${message}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, exitStatus: status } }, null, 2)}\n`);
+    return status;
+  };
   try {
     await program.parseAsync(argv);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are "errors" to commander; they exit 0.
-      return error.exitCode === 0 ? 0 : EXIT_BAD_ARGUMENTS;
-    }
-    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
-      process.stderr.write(`tuning-bench: ${error.message}\n`);
+      // Help and version are "errors" to commander; they exit 0. Commander has already printed its message.
+      if (error.exitCode === 0) return 0;
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
       return EXIT_BAD_ARGUMENTS;
     }
-    process.stderr.write(`tuning-bench: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
+      return fail(EXIT_BAD_ARGUMENTS, 'bad_arguments', error.message);
+    }
+    const code = error instanceof ApiFailure ? error.code : error instanceof Error ? error.name : 'error';
+    return fail(1, code, error instanceof Error ? error.message : String(error));
   }
 }
 
