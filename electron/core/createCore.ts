@@ -11,7 +11,7 @@ import { SweepQueue } from './experiments/sweepQueue.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
-import { testUserRegex } from './metrics/userRegex.js';
+import { testUserRegexSafely } from './metrics/userRegex.js';
 import { importLog } from './runner/importLog.js';
 import { resolveCommand } from './runner/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
@@ -255,7 +255,7 @@ export function createCore(options: CoreOptions): Core {
       events.emit('runs.onDidChange', run);
       return run;
     },
-    'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
+    'metrics.testRegex': ({ pattern, text }) => testUserRegexSafely(pattern, text),
     'runs.telemetry': async ({ id }) => {
       requireRun(id);
       await store.flush();
