@@ -295,14 +295,14 @@ export class RunManager {
     active.host = new HostSampler(
       session.pid,
       startedAt.getTime(),
-      (sample) => {
+      this.guarded(record.id, 'a host telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendHost']>[1]) => {
         this.telemetry.appendHost(record.id, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
-      },
+      }),
       this.environment.intervals.hostMs,
     );
     active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile, session.pid);
-    session.onData((data) => this.onData(active, data));
+    session.onData(this.guarded(record.id, 'output could not be passed to the store', (data: Buffer) => this.onData(active, data)));
     session.onExit((exit) => void this.finish(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
       // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
@@ -387,10 +387,10 @@ export class RunManager {
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
       rootPid,
-      onSample: (sample) => {
+      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendGpu']>[1]) => {
         this.telemetry.appendGpu(runId, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
-      },
+      }),
       onStatus: status,
     });
   }
@@ -422,6 +422,23 @@ export class RunManager {
     const tracked = work.catch((error: unknown) => this.reportFault(runId, 'finishing the run failed', error));
     this.background.add(tracked);
     void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  /**
+   * Wraps a callback that runs from a timer or a child's event: a fault is reported (once per kind and run),
+   * never thrown into the event loop, where it would end the process and every run it records.
+   */
+  private guarded<A extends unknown[]>(runId: number, what: string, callback: (...args: A) => void): (...args: A) => void {
+    let reported = false;
+    return (...args: A) => {
+      try {
+        callback(...args);
+      } catch (error) {
+        if (reported) return;
+        reported = true;
+        this.reportFault(runId, what, error);
+      }
+    };
   }
 
   /** A fault in the engine's own bookkeeping: shown on the run's page, never thrown into a timer or the event loop. */
@@ -511,7 +528,7 @@ export class RunManager {
     active.pending.push(data);
     active.pendingBytes += data.length;
     if (active.pendingBytes >= MAX_CHUNK_BYTES) this.flushPending(active);
-    else active.mergeTimer ??= setTimeout(() => this.flushPending(active), MERGE_WINDOW_MS);
+    else active.mergeTimer ??= setTimeout(this.guarded(active.id, 'output could not be passed to the store', () => this.flushPending(active)), MERGE_WINDOW_MS);
   }
 
   private flushPending(active: ActiveRun): void {
