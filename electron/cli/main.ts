@@ -315,8 +315,10 @@ export function buildProgram(): Command {
       process.stdout.write(`Tuning Bench is serving ${core.dbPath}\nOpen ${server.url}\n(Ctrl-C stops it)\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        // A dropped SSH session (SIGHUP) ends the server as Ctrl-C does: its runs stop cleanly and GPU settings are put back.
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+        process.stdout.on('error', () => undefined);
+        process.stderr.on('error', () => undefined);
       });
       await server.close();
       await core.close();
