@@ -457,6 +457,8 @@ export class RunManager {
       return await this.onExit(active, exit);
     } catch (error) {
       this.reportFault(active.id, 'recording the end of the run failed', error);
+      // The normal path ends the pty's group early on; a fault may have come before it.
+      active.session.close();
       let latest = active.lastKnown;
       try {
         latest = this.runs.get(active.id) ?? latest;
@@ -472,6 +474,12 @@ export class RunManager {
       active.host?.close();
       active.gpu?.close();
       active.tree.close();
+      // Whatever failed above, the GPU's settings are put back.
+      if (active.gpuLease) {
+        this.track(active.id, this.releaseGpu(active.id, active.gpuLease));
+        active.gpuLease = null;
+      }
+      if (active.ownLoadFile) fs.rmSync(active.loadFile, { force: true });
       this.active.delete(active.id);
     }
   }
@@ -600,7 +608,11 @@ export class RunManager {
       onBusy,
     );
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
-    if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
+    if (active.gpuLease) {
+      const lease = active.gpuLease;
+      active.gpuLease = null;
+      await this.releaseGpu(active.id, lease);
+    }
     // Asked after the run, so importing torch costs the measured training nothing; cached per Python.
     const python = await pythonFingerprint(active.command, active.cwd, active.env);
     if (python) this.runs.addFingerprint(active.id, python);
