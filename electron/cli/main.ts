@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
-import { integrityCheck, setAsideDatabase } from '../core/store/open.js';
+import { checkDatabaseFile, setAsideDatabase } from '../core/store/open.js';
 import { writeRunLog } from '../core/runner/runLog.js';
 import { toPoint } from '../core/metrics/runMetrics.js';
 import { startServer } from '../server/server.js';
@@ -39,6 +39,7 @@ function openCore(options: GlobalOptions, gpu?: string): Core {
 async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string): Promise<T> {
   const core = openCore(options, gpu);
   try {
+    reportSurvivors(core);
     await restoreAbandonedGpuSettings(core);
     return await work(core);
   } finally {
@@ -62,6 +63,16 @@ export function parseByteSize(value: string): number {
   const bytes = Math.floor(Number(match[1]) * scale);
   if (bytes < 1) throw new InvalidArgumentError('a size is at least 1 byte');
   return bytes;
+}
+
+/** Training processes that outlived the engine recording them: said on every command until they are stopped. */
+function reportSurvivors(core: Core): void {
+  for (const orphan of core.orphans.list()) {
+    process.stderr.write(
+      `tuning-bench: run ${orphan.runId} was interrupted, but its processes are still running (process group ${orphan.pid}: ${orphan.command.join(' ')}). ` +
+        `Stop them with \`kill -- -${orphan.pid}\` or from the app's list of interrupted runs.\n`,
+    );
+  }
 }
 
 export function parseRunId(value: string): number {
@@ -191,11 +202,11 @@ export function buildProgram(): Command {
   db.command('check')
     .description("SQLite's integrity check of the database")
     .action(async (_options: unknown, command: Command) => {
-      await withCore(globals(command), (core) => {
-        const problems = integrityCheck(core.store.db);
-        process.stdout.write(`${core.dbPath}: ${problems.join('\n')}\n`);
-        if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
-      });
+      // Read-only and without the engine: it must work on the damaged file the engine refuses, and change nothing.
+      const file = globals(command).db ?? defaultDatabasePath(process.env);
+      const problems = checkDatabaseFile(file);
+      process.stdout.write(`${file}: ${problems.join('\n')}\n`);
+      if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
     });
   db.command('set-aside')
     .description('rename a damaged database to <file>.damaged-<time> (kept, never deleted); the next start makes a fresh one')
@@ -360,8 +371,10 @@ export function buildProgram(): Command {
       process.stdout.write(`Tuning Bench is serving ${core.dbPath}\nOpen ${server.url}\n(Ctrl-C stops it)\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        // A dropped SSH session (SIGHUP) ends the server as Ctrl-C does: its runs stop cleanly and GPU settings are put back.
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+        process.stdout.on('error', () => undefined);
+        process.stderr.on('error', () => undefined);
       });
       await server.close();
       await core.close();
@@ -372,20 +385,31 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // Under --json a script reads stdout: a failure is a JSON object there too (the message also goes to stderr).
+  const options = argv.slice(2);
+  const commandStart = options.indexOf('--');
+  // Only tuning-bench's own options: a `--json` after `--` belongs to the user's command.
+  const json = (commandStart < 0 ? options : options.slice(0, commandStart)).includes('--json');
+  const fail = (status: number, code: string, message: string) => {
+    process.stderr.write(`tuning-bench: ${message}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, exitStatus: status } }, null, 2)}\n`);
+    return status;
+  };
   try {
     await program.parseAsync(argv);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are "errors" to commander; they exit 0.
-      return error.exitCode === 0 ? 0 : EXIT_BAD_ARGUMENTS;
-    }
-    if (error instanceof UsageError || (error instanceof ApiFailure && (error.code === 'invalid_input' || error.code === 'not_found'))) {
-      process.stderr.write(`tuning-bench: ${error.message}\n`);
+      // Help and version are "errors" to commander; they exit 0. Commander has already printed its message.
+      if (error.exitCode === 0) return 0;
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
       return EXIT_BAD_ARGUMENTS;
     }
-    process.stderr.write(`tuning-bench: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    if (error instanceof UsageError || (error instanceof ApiFailure && (error.code === 'invalid_input' || error.code === 'not_found'))) {
+      return fail(EXIT_BAD_ARGUMENTS, 'bad_arguments', error.message);
+    }
+    const code = error instanceof ApiFailure ? error.code : error instanceof Error ? error.name : 'error';
+    return fail(1, code, error instanceof Error ? error.message : String(error));
   }
 }
 

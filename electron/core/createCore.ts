@@ -11,7 +11,7 @@ import { SweepQueue } from './experiments/sweepQueue.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
-import { testUserRegex } from './metrics/userRegex.js';
+import { testUserRegexSafely } from './metrics/userRegex.js';
 import { importLogText } from './ingest/importLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './runner/resolveCommand.js';
@@ -27,6 +27,7 @@ import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.j
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
 import { explainCorruption } from './store/open.js';
+import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 
@@ -143,6 +144,16 @@ export function createCore(options: CoreOptions): Core {
     intervals,
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json')),
     now,
+  });
+
+  // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
+  const externalChanges = new ExternalChangeWatcher(store.db, store.runs, (id) => runner.isActive(id), (run) => events.emit('runs.onDidChange', run));
+
+  // A full disk or a busy file pauses writing: every live run's page (and the CLI) says so, and again when it resumes.
+  store.onWriteStatus((status) => {
+    const level = status.state === 'paused' ? 'warning' : 'info';
+    const message = status.state === 'paused' ? status.message : 'Writing resumed: everything kept in memory meanwhile is stored.';
+    for (const runId of runner.activeRunIds()) events.emit('runs.onTelemetryStatus', { runId, level, message });
   });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
@@ -303,7 +314,7 @@ export function createCore(options: CoreOptions): Core {
       await store.flush();
       return numericLines(store, id, limit);
     },
-    'metrics.testRegex': ({ pattern, text }) => testUserRegex(pattern, text),
+    'metrics.testRegex': ({ pattern, text }) => testUserRegexSafely(pattern, text),
     'runs.telemetry': async ({ id }) => {
       requireRun(id);
       await store.flush();
@@ -363,6 +374,7 @@ export function createCore(options: CoreOptions): Core {
       if (closed) return;
       closed = true;
       orphans.close();
+      externalChanges.close();
       // Sweeps first, so none starts another run; each run puts its own GPU changes back as it ends,
       // a sweep's are put back as it stops, and anything still held here.
       const sweepsStopped = sweeps.close();

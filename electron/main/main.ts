@@ -2,11 +2,16 @@
 import path from 'node:path';
 import { app, BrowserWindow, dialog, session, shell } from 'electron';
 import { createCore, type Core } from '../core/createCore.js';
-import { DatabaseCorruptError, setAsideDatabase } from '../core/store/open.js';
+import { DatabaseCorruptError, DatabaseTooNewError, ForeignDatabaseError, setAsideDatabase } from '../core/store/open.js';
 import { bindIpc, forwardEvents } from './ipc.js';
 import { installMenu } from './menu.js';
 import { notifySweeps } from './sweepNotifications.js';
 import { loadWindowState, rememberWindowState } from './windowState.js';
+import { isAllowedExternalUrl } from './externalLinks.js';
+import { installProcessGuards } from '../core/processGuards.js';
+
+// Electron's main process would log and go on anyway; this says it the same way as the CLI and the server.
+installProcessGuards((message) => console.error(`tuning-bench: ${message}`));
 
 /** The renderer's CSP, also sent as a header (the meta tag covers file:// loads, the header the dev server). */
 const CONTENT_SECURITY_POLICY =
@@ -63,7 +68,8 @@ function createWindow(engine: Core): BrowserWindow {
   rememberWindowState(window);
   // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    if (isAllowedExternalUrl(url)) void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
+    else console.error(`tuning-bench: refused to open ${url} (only https links to the documentation hosts open in the browser)`);
     return { action: 'deny' };
   });
   window.webContents.on('will-navigate', (event, url) => {
@@ -104,6 +110,12 @@ async function start(): Promise<void> {
   try {
     core = open();
   } catch (error) {
+    if (error instanceof ForeignDatabaseError || error instanceof DatabaseTooNewError) {
+      // Not ours to rename: the person points the app at another file.
+      dialog.showErrorBox('Tuning Bench', error.message);
+      app.exit(1);
+      return;
+    }
     if (!(error instanceof DatabaseCorruptError)) throw error;
     // Nothing recorded is deleted: the damaged file is renamed, and only if the person agrees.
     const { response } = await dialog.showMessageBox({

@@ -7,13 +7,13 @@ import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiFailure, dispatch, logFormat, type ApiHandlers } from '../shared/api.js';
 import { logFileName, writeRunLog } from '../core/runner/runLog.js';
-import { TOKEN_COOKIE, TOKEN_PARAM, WS_PATH, type WsCall, type WsServerMessage } from '../shared/protocol.js';
+import { MAX_WS_MESSAGE_BYTES, TOKEN_PARAM, WS_PATH, type WsServerMessage } from '../shared/protocol.js';
 import type { Core } from '../core/createCore.js';
 
 /** Loopback only: the API can start processes, so nothing but this machine may reach it. */
 export const SERVER_HOST = '127.0.0.1';
-/** Largest message a browser may send (a terminal write is at most 64 KiB; this leaves room for JSON). */
-const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Longest request line we try to read; Node refuses headers over 16 KiB anyway (its --max-http-header-size default). */
+const MAX_URL_CHARS = 16 * 1024;
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -45,6 +45,8 @@ export interface ServerOptions {
   port?: number;
   /** Fixed only in tests; otherwise 32 random bytes. */
   token?: string;
+  /** Where a refused request or a failed handler is reported; stderr by default. */
+  log?: (message: string) => void;
 }
 
 export interface RunningServer {
@@ -67,9 +69,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const hostIsAllowed = (host: string | undefined) => host !== undefined && allowedHosts().has(host.toLowerCase());
   const originIsAllowed = (origin: string | undefined) =>
     origin !== undefined && [...allowedHosts()].some((host) => origin.toLowerCase() === `http://${host}`);
-  const hasToken = (request: http.IncomingMessage, url: URL) =>
-    tokensEqual(url.searchParams.get(TOKEN_PARAM), token) ||
-    tokensEqual(readCookie(request.headers.cookie, TOKEN_COOKIE), token);
+  // The token is read from the raw request line, before anything parses the URL: a malformed URL must
+  // meet a 401 (or a 400 once authorised), never an exception.
+  const hasToken = (rawUrl: string) => tokensEqual(readQueryParam(rawUrl, TOKEN_PARAM), token);
+  const log = options.log ?? ((message: string) => process.stderr.write(`tuning-bench serve: ${message}\n`));
+  const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
   // Headless mode saves a log as a browser download from the server itself.
   const handlers: ApiHandlers = {
@@ -80,65 +84,104 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   };
 
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', `http://${SERVER_HOST}`);
+  const handleRequest = (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const rawUrl = request.url ?? '/';
     // A foreign Host header means DNS rebinding or a proxy: neither should reach the API.
     if (!hostIsAllowed(request.headers.host)) return sendText(response, 421, 'Misdirected request: wrong Host header.\n');
-    if (!hasToken(request, url)) {
+    // The app's code (scripts, styles, fonts under /assets/) is public; the page, which opens the API, and the logs
+    // need the token. No cookie carries it: cookies ignore the port, so every other server on 127.0.0.1 would get it.
+    if (!isPublicAsset(rawUrl) && !hasToken(rawUrl)) {
       return sendText(
         response,
         401,
         'Tuning Bench needs its token. Open the URL that `tuning-bench serve` printed (it ends in ?token=...).\n',
       );
     }
-    if (url.searchParams.has(TOKEN_PARAM)) {
-      // Trade the token in the URL for a cookie, so it leaves the address bar and the history.
-      response.setHeader(
-        'Set-Cookie',
-        `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-      );
-      url.searchParams.delete(TOKEN_PARAM);
-      response.writeHead(303, { Location: url.pathname + url.search });
-      return response.end();
-    }
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'Method not allowed.\n');
-    const logRoute = /^\/runs\/(\d+)\/log$/u.exec(url.pathname);
-    if (logRoute) return void serveLog(options.core, Number(logRoute[1]), url.searchParams.get('format'), response);
-    serveStatic(rendererDir, url.pathname, response);
+    const url = parseRequestUrl(rawUrl);
+    if (!url) return sendText(response, 400, 'Bad request: the URL cannot be read.\n');
+    const pathname = decodePath(url.pathname);
+    if (pathname === null) return sendText(response, 400, 'Bad request: the path is not valid percent-encoding.\n');
+    const logRoute = /^\/runs\/(\d+)\/log$/u.exec(pathname);
+    if (logRoute) {
+      return void serveLog(options.core, Number(logRoute[1]), url.searchParams.get('format'), response).catch((error: unknown) => {
+        log(`GET ${pathname} failed: ${describe(error)}`);
+        if (!response.headersSent) sendText(response, 500, `Could not read the log: ${describe(error)}\n`);
+        else response.destroy();
+      });
+    }
+    serveStatic(rendererDir, pathname, response);
+  };
+
+  const server = http.createServer((request, response) => {
+    // The one error boundary of a request: whatever a handler throws becomes an answer and a log line, never a crash.
+    try {
+      handleRequest(request, response);
+    } catch (error) {
+      log(`${request.method ?? '?'} request failed: ${describe(error)}`);
+      if (!response.headersSent) sendText(response, 400, 'Bad request.\n');
+      else response.destroy();
+    }
+  });
+  // A client that resets its connection or sends garbage must not reach the process's 'error' handler.
+  server.on('clientError', (error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') log(`refused a malformed request: ${describe(error)}`);
   });
 
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
   server.on('upgrade', (request, socket, head) => {
-    const url = new URL(request.url ?? '/', `http://${SERVER_HOST}`);
+    socket.on('error', (error) => log(`WebSocket handshake socket failed: ${describe(error)}`));
     const refuse = (status: number, reason: string) => {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
-    if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
-    if (!hostIsAllowed(request.headers.host)) return refuse(421, 'Misdirected Request');
-    // A page on another origin must not drive the API from the user's browser (cross-site WebSocket hijacking).
-    if (!originIsAllowed(request.headers.origin)) return refuse(403, 'Forbidden');
-    if (!hasToken(request, url)) return refuse(401, 'Unauthorized');
-    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+    try {
+      const rawUrl = request.url ?? '/';
+      if (!hostIsAllowed(request.headers.host)) return refuse(421, 'Misdirected Request');
+      // A page on another origin must not drive the API from the user's browser (cross-site WebSocket hijacking).
+      if (!originIsAllowed(request.headers.origin)) return refuse(403, 'Forbidden');
+      if (!hasToken(rawUrl)) return refuse(401, 'Unauthorized');
+      const url = parseRequestUrl(rawUrl);
+      if (!url) return refuse(400, 'Bad Request');
+      if (url.pathname !== WS_PATH) return refuse(404, 'Not Found');
+      sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+    } catch (error) {
+      log(`WebSocket upgrade failed: ${describe(error)}`);
+      refuse(400, 'Bad Request');
+    }
   });
 
   sockets.on('connection', (ws: WebSocket) => {
     const send = (message: WsServerMessage) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
     };
+    // ws emits 'error' (then closes) for a frame over maxPayload or a broken frame; without a listener it would throw.
+    ws.on('error', (error) => {
+      const tooBig = (error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+      log(
+        tooBig
+          ? `closed a WebSocket that sent a message over ${MAX_WS_MESSAGE_BYTES} bytes (the UI checks this limit before sending)`
+          : `WebSocket failed: ${describe(error)}`,
+      );
+    });
     const subscription = options.core.subscribe((event, payload) => send({ type: 'event', event, payload }), { flowControl: true });
     ws.on('close', () => subscription.unsubscribe());
     ws.on('message', (raw) => {
-      let call: Partial<WsCall>;
+      // The one error boundary of a message: a bad one closes this socket with a reason; the server and its runs go on.
       try {
-        call = JSON.parse(raw.toString()) as Partial<WsCall>;
-      } catch {
-        return ws.close(1003, 'messages must be JSON');
+        const call = parseCall(raw);
+        if (typeof call === 'string') return ws.close(1003, call);
+        dispatch(handlers, call.method, call.input, { subscriberId: subscription.id })
+          .then((result) => send({ type: 'result', id: call.id, result }))
+          .catch((error: unknown) => {
+            log(`call ${String(call.method)} failed: ${describe(error)}`);
+            send({ type: 'result', id: call.id, result: { ok: false, error: { code: 'internal', message: describe(error) } } });
+          });
+      } catch (error) {
+        log(`WebSocket message failed: ${describe(error)}`);
+        ws.close(1011, 'the server could not handle this message');
       }
-      if (call.type !== 'call' || typeof call.id !== 'number') return ws.close(1003, 'expected a call');
-      const id = call.id;
-      void dispatch(handlers, call.method, call.input, { subscriberId: subscription.id }).then((result) =>
-        send({ type: 'result', id, result }),
-      );
     });
   });
 
@@ -180,8 +223,14 @@ async function serveLog(core: Core, id: number, formatParam: string | null, resp
   }
 }
 
+/** Vite puts the app's scripts, styles and fonts under /assets/: public code, served without the token. */
+function isPublicAsset(rawUrl: string): boolean {
+  return /^\/assets\/[\w.-]+(?:\?|$)/u.test(rawUrl);
+}
+
+/** `pathname` is already percent-decoded. */
 function serveStatic(root: string, pathname: string, response: http.ServerResponse): void {
-  const relative = decodeURIComponent(pathname === '/' ? '/index.html' : pathname);
+  const relative = pathname === '/' ? '/index.html' : pathname;
   const file = path.resolve(root, `.${relative}`);
   if (!file.startsWith(root + path.sep)) return sendText(response, 404, 'Not found.\n');
   let target = file;
@@ -197,7 +246,9 @@ function serveStatic(root: string, pathname: string, response: http.ServerRespon
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-cache',
   });
-  fs.createReadStream(target).pipe(response);
+  const stream = fs.createReadStream(target);
+  stream.on('error', () => response.destroy());
+  stream.pipe(response);
 }
 
 function sendText(response: http.ServerResponse, status: number, text: string): void {
@@ -205,12 +256,60 @@ function sendText(response: http.ServerResponse, status: number, text: string): 
   response.end(text);
 }
 
-function readCookie(header: string | undefined, name: string): string | null {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
+/** The URL of a request line, or null when it cannot be read (`//[`, `//a b`, an overlong line). */
+function parseRequestUrl(rawUrl: string): URL | null {
+  if (rawUrl.length > MAX_URL_CHARS || !rawUrl.startsWith('/')) return null;
+  try {
+    // A path starting with `//` would be read as a host; the base's origin is kept by prefixing the path itself.
+    return new URL(`http://${SERVER_HOST}${rawUrl}`);
+  } catch {
+    return null;
+  }
+}
+
+function decodePath(pathname: string): string | null {
+  try {
+    const decoded = decodeURIComponent(pathname);
+    return decoded.includes('\0') ? null : decoded;
+  } catch {
+    return null;
+  }
+}
+
+/** One query parameter read from a raw request line with no URL parser, so no input can throw. */
+export function readQueryParam(rawUrl: string, name: string): string | null {
+  const queryStart = rawUrl.indexOf('?');
+  if (queryStart < 0 || rawUrl.length > MAX_URL_CHARS) return null;
+  const query = rawUrl.slice(queryStart + 1).split('#', 1)[0] ?? '';
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=');
+    if (equals < 0 || pair.slice(0, equals) !== name) continue;
+    try {
+      return decodeURIComponent(pair.slice(equals + 1).replaceAll('+', ' '));
+    } catch {
+      return null;
+    }
   }
   return null;
+}
+
+type ParsedCall = { id: number; method: unknown; input: unknown };
+
+/** A WebSocket call, or why it is refused (sent back as the close reason, at most 123 bytes by the protocol). */
+function parseCall(raw: WebSocket.RawData): ParsedCall | string {
+  let call: unknown;
+  try {
+    const text = Array.isArray(raw) ? Buffer.concat(raw).toString() : Buffer.isBuffer(raw) ? raw.toString() : Buffer.from(new Uint8Array(raw)).toString();
+    call = JSON.parse(text);
+  } catch {
+    return 'messages must be JSON';
+  }
+  if (typeof call !== 'object' || call === null || Array.isArray(call)) return 'expected a call object';
+  const fields = call as Record<string, unknown>;
+  if (fields.type !== 'call' || typeof fields.id !== 'number' || !Number.isSafeInteger(fields.id)) {
+    return 'expected {type:"call", id, method, input}';
+  }
+  return { id: fields.id, method: fields.method, input: fields.input };
 }
 
 function tokensEqual(given: string | null, expected: string): boolean {

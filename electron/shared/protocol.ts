@@ -1,5 +1,5 @@
 // Wire shapes of the two transports (Electron IPC through the preload, WebSocket in headless mode).
-import type { ApiResult, EventName, MethodName } from './api.js';
+import { MAX_IMPORT_CHARS, type ApiResult, type EventName, type MethodName } from './api.js';
 
 /** A call from the renderer to the engine over the WebSocket. */
 export interface WsCall {
@@ -27,9 +27,18 @@ export type WsServerMessage = WsResult | WsEvent;
 
 /** Path of the WebSocket endpoint, relative to the page. */
 export const WS_PATH = '/api';
-/** Query parameter and cookie that carry the headless server's token. */
+/**
+ * Query parameter that carries the headless server's token. There is no cookie: cookies ignore the port, so
+ * any other web server on 127.0.0.1 that the browser visits would receive it.
+ */
 export const TOKEN_PARAM = 'token';
-export const TOKEN_COOKIE = 'tuning_bench_token';
+
+/**
+ * Largest WebSocket message either side accepts. The biggest call the UI makes is `runs.import` of up to
+ * MAX_IMPORT_CHARS UTF-16 units; JSON writes one unit as at most 6 bytes (`\u001b`), plus 64 KiB of envelope.
+ * The UI checks a call against this before sending, so the person sees why instead of a dropped connection.
+ */
+export const MAX_WS_MESSAGE_BYTES = MAX_IMPORT_CHARS * 6 + 64 * 1024;
 
 /** Prefix of the IPC channels: `tb:runs.start`, `tb:event`. */
 export const IPC_PREFIX = 'tb:';

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchWriter, FLUSH_INTERVAL_MS } from '../../electron/core/store/batchWriter.js';
 import { SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
-import { DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
+import { APPLICATION_ID, DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
@@ -32,6 +32,8 @@ describe('openDatabase', () => {
     const file = path.join(dir, 'runs.db');
     const raw = new Database(file);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 5}`);
+    // A newer Tuning Bench marks its file as ours, whatever tables it has by then.
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
     raw.exec('CREATE TABLE future (x)');
     raw.close();
     expect(() => openDatabase(file)).toThrow(DatabaseTooNewError);

@@ -41,7 +41,7 @@ function get(pathAndQuery: string, headers: Record<string, string> = {}): Promis
 }
 
 const origin = () => `http://127.0.0.1:${server.port}`;
-const cookie = () => `tuning_bench_token=${server.token}`;
+const withToken = (pathAndQuery: string) => `${pathAndQuery}${pathAndQuery.includes('?') ? '&' : '?'}token=${server.token}`;
 
 function connect(headers: Record<string, string>, query = ''): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -64,18 +64,20 @@ describe('the headless server', () => {
     expect((await get('/?token=wrong')).status).toBe(401);
   });
 
-  it('trades the token in the URL for an HttpOnly cookie and serves the UI with a CSP', async () => {
-    const first = await get(`/?token=${server.token}`);
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/');
-    expect(first.headers['set-cookie']?.[0]).toMatch(/HttpOnly; SameSite=Strict/);
-    const page = await get('/', { Cookie: cookie() });
+  it('keeps the token with its page: no cookie, the page and logs need ?token=, the public app code does not', async () => {
+    const page = await get(withToken('/'));
     expect(page.status).toBe(200);
+    expect(page.headers['set-cookie']).toBeUndefined();
     expect(page.body).toContain('<title>Tuning Bench</title>');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
-    expect((await get('/assets/app.js', { Cookie: cookie() })).headers['content-type']).toMatch(/javascript/);
-    expect((await get('/assets/missing.js', { Cookie: cookie() })).status).toBe(404);
-    expect((await get('/../../etc/passwd', { Cookie: cookie() })).body).not.toContain('root:');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    // A cookie named like the old one, sent by a browser, opens nothing.
+    expect((await get('/', { Cookie: `tuning_bench_token=${server.token}` })).status).toBe(401);
+    expect((await get('/runs', { Cookie: `tuning_bench_token=${server.token}` })).status).toBe(401);
+    expect((await get('/assets/app.js')).headers['content-type']).toMatch(/javascript/);
+    expect((await get('/assets/missing.js')).status).toBe(404);
+    expect((await get(withToken('/../../etc/passwd'))).body).not.toContain('root:');
+    expect((await get(withToken('/%2e%2e/%2e%2e/etc/passwd'))).body).not.toContain('root:');
   });
 
   it('refuses a foreign Host header (DNS rebinding)', async () => {
@@ -83,10 +85,11 @@ describe('the headless server', () => {
   });
 
   it('refuses WebSocket upgrades with a foreign or missing Origin, a foreign Host, or no token', async () => {
-    await expect(connect({ Cookie: cookie(), Origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
-    await expect(connect({ Cookie: cookie() })).rejects.toThrow('HTTP 403');
-    await expect(connect({ Cookie: cookie(), Origin: origin(), Host: 'evil.example' })).rejects.toThrow(/HTTP 4/);
+    await expect(connect({ Origin: 'http://evil.example' }, `?token=${server.token}`)).rejects.toThrow('HTTP 403');
+    await expect(connect({}, `?token=${server.token}`)).rejects.toThrow('HTTP 403');
+    await expect(connect({ Origin: origin(), Host: 'evil.example' }, `?token=${server.token}`)).rejects.toThrow(/HTTP 4/);
     await expect(connect({ Origin: origin() })).rejects.toThrow('HTTP 401');
+    await expect(connect({ Origin: origin(), Cookie: `tuning_bench_token=${server.token}` })).rejects.toThrow('HTTP 401');
   });
 
   it('serves the API and pushes events over the WebSocket', async () => {
@@ -120,18 +123,18 @@ describe('the headless server', () => {
     const run = harness.core.startCommand({ adHoc: { command: ['printf', '\\033[32mgreen\\033[0m 10%%\\r100%%\\ndone\\n'], cwd: harness.dir } });
     await harness.core.runner.waitForExit(run.id);
     expect((await get(`/runs/${run.id}/log`)).status).toBe(401);
-    const plain = await get(`/runs/${run.id}/log?format=plain`, { Cookie: cookie() });
+    const plain = await get(withToken(`/runs/${run.id}/log?format=plain`));
     expect(plain.status).toBe(200);
     expect(plain.headers['content-disposition']).toBe(`attachment; filename="tuning-bench-run-${run.id}.log"`);
     expect(plain.body).toBe('100%\ndone\n');
-    const raw = await get(`/runs/${run.id}/log?format=raw`, { Cookie: cookie() });
+    const raw = await get(withToken(`/runs/${run.id}/log?format=raw`));
     expect(raw.body).toBe('\x1b[32mgreen\x1b[0m 10%\r100%\ndone\n');
-    expect((await get(`/runs/${run.id}/log?format=html`, { Cookie: cookie() })).status).toBe(400);
-    expect((await get('/runs/9999/log', { Cookie: cookie() })).status).toBe(404);
+    expect((await get(withToken(`/runs/${run.id}/log?format=html`))).status).toBe(400);
+    expect((await get(withToken('/runs/9999/log'))).status).toBe(404);
   });
 
   it('closes a socket that sends something other than JSON calls', async () => {
-    const ws = await connect({ Origin: origin(), Cookie: cookie() });
+    const ws = await connect({ Origin: origin() }, `?token=${server.token}`);
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send('not json');
     expect(await closed).toBe(1003);

@@ -6,6 +6,14 @@ import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
 import { withConfirmation } from './gpu.js';
+import { setLongTimeout } from '../../core/runner/longTimer.js';
+
+/** What each signal means for a run the CLI records: it is stopped cleanly, GPU settings put back, and the CLI exits. */
+const STOP_SIGNALS = {
+  SIGINT: 'stopped by Ctrl-C (SIGINT)',
+  SIGTERM: 'stopped by SIGTERM sent to tuning-bench',
+  SIGHUP: 'stopped because the terminal closed (SIGHUP, e.g. a dropped SSH session); use nohup or tmux for runs that must outlive it',
+} as const;
 
 export interface RunCommandOptions {
   workload?: string;
@@ -73,14 +81,27 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
   // With --json, stdout carries only the final object; the live output goes to stderr.
   const live = options.json ? process.stderr : process.stdout;
   const subscription = core.subscribe((event, payload) => {
-    if (event === 'runs.onOutput' && (payload as { runId: number }).runId === run.id) live.write((payload as { data: string }).data);
+    if ((payload as { runId?: number }).runId !== run.id) return;
+    if (event === 'runs.onOutput') live.write((payload as { data: string }).data);
+    // A full disk, a busy database, GPU settings not restored: said here as on the run page.
+    if (event === 'runs.onTelemetryStatus') {
+      const status = payload as { level: string; message: string };
+      if (status.level !== 'info' || /resumed/u.test(status.message)) process.stderr.write(`\ntuning-bench: ${status.message}\n`);
+    }
   });
-  const onSignal = () => {
-    if (core.runner.isActive(run.id)) core.runner.stop(run.id);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const timer = options.timeout === undefined ? undefined : setTimeout(() => onTimeout(core, run.id), options.timeout * 1000);
+  // After SIGHUP the terminal is gone: a write to it fails with EIO, which must not end the process before the run is stopped.
+  const ignoreClosedTerminal = () => undefined;
+  process.stdout.on('error', ignoreClosedTerminal);
+  process.stderr.on('error', ignoreClosedTerminal);
+  const handlers = Object.entries(STOP_SIGNALS).map(([signal, reason]) => {
+    const handler = () => {
+      if (core.runner.isActive(run.id)) core.runner.stop(run.id, { reason });
+    };
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+  // Chained timers: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
+  const timer = options.timeout === undefined ? undefined : setLongTimeout(() => onTimeout(core, run.id), options.timeout * 1000);
 
   try {
     const finished = await core.runner.waitForExit(run.id);
@@ -89,9 +110,8 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
   } finally {
-    if (timer) clearTimeout(timer);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    timer?.cancel();
+    for (const [signal, handler] of handlers) process.off(signal, handler);
     subscription.unsubscribe();
   }
 }

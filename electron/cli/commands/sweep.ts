@@ -107,16 +107,18 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean): Prom
     process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
     core.sweeps.control(sweep.id, 'cancel');
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // A closed terminal (SIGHUP) cancels like Ctrl-C: the run stops cleanly and GPU settings are put back.
+  const ignoreClosedTerminal = () => undefined;
+  process.stderr.on('error', ignoreClosedTerminal);
+  process.stdout.on('error', ignoreClosedTerminal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   try {
     const ended = await core.sweeps.waitForEnd(sweep.id);
     progress.update(ended);
     return ended;
   } finally {
     progress.end();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
     subscription.unsubscribe();
   }
 }

@@ -166,6 +166,11 @@ const CLOCK_GROUP: Record<string, 'clocks' | 'memoryClocks' | null> = {
 
 export class GpuControl {
   private readonly leases = new Map<string, GpuLease>();
+  /**
+   * GPUs whose settings a call is changing right now (between its holder check and its lease, across several
+   * awaits): a second caller meets the holder instead of racing it.
+   */
+  private readonly changing = new Map<string, string>();
 
   constructor(private readonly options: GpuControlOptions) {}
 
@@ -202,7 +207,13 @@ export class GpuControl {
       throw new ApiFailure('conflict', `GPU ${state.index}'s settings are held by ${holder} until it ends; change them after it`);
     }
     this.checkAll([op], state, options.confirmOtherProcesses);
-    const applied = await this.applyOne(op, state, key, { scope: 'manual', runId: null });
+    const reserved = op.kind !== 'persistence' && this.reserve(key, 'a manual change');
+    let applied: Awaited<ReturnType<GpuControl['applyOne']>>;
+    try {
+      applied = await this.applyOne(op, state, key, { scope: 'manual', runId: null });
+    } finally {
+      if (reserved) this.changing.delete(key);
+    }
     const after = await this.readState(gpu);
     return {
       message: `GPU ${state.index}: ${applied.answer.detail}`,
@@ -222,12 +233,39 @@ export class GpuControl {
   ): Promise<GpuLease> {
     const ops = runSettingsOperations(settings);
     const gpu = options.gpu ?? this.options.defaultGpu;
-    let { state, key } = await this.requireState(gpu);
+    const { state, key } = await this.requireState(gpu);
     const holder = this.holder(key, state.index);
     if (holder !== null) {
       throw new ApiFailure('conflict', `GPU ${state.index}'s settings are held by ${holder} until it ends; run this without GPU settings, or after it`);
     }
     this.checkAll(ops, state, options.confirmOtherProcesses);
+    // Held from the check to the lease: everything below awaits, and another run must not slip in between.
+    const reservedKey = key;
+    this.reserve(reservedKey, options.label);
+    try {
+      return await this.acquireReserved(ops, settings, gpu, state, key, options);
+    } finally {
+      this.changing.delete(reservedKey);
+    }
+  }
+
+  /** Marks a GPU as being changed; false if it already was (then the holder check has already answered). */
+  private reserve(key: string, label: string): boolean {
+    if (this.changing.has(key)) return false;
+    this.changing.set(key, label);
+    return true;
+  }
+
+  private async acquireReserved(
+    ops: GpuOperation[],
+    settings: GpuRunSettings,
+    gpu: string,
+    initialState: Awaited<ReturnType<GpuControl['requireState']>>['state'],
+    initialKey: string,
+    options: { scope: Exclude<JournalScope, 'manual'>; confirmOtherProcesses: boolean; label: string },
+  ): Promise<GpuLease> {
+    let state = initialState;
+    let key = initialKey;
     // A crashed engine's changes would otherwise be taken for the state to restore to.
     if (this.abandoned().some((e) => this.matches(e, key, state.index))) {
       await this.restoreAbandoned();
@@ -261,12 +299,13 @@ export class GpuControl {
       setBy: options.scope,
       requested: settings,
     };
-    const lease = new GpuLease(
+    const lease: GpuLease = new GpuLease(
       key,
       record,
       ids,
       async () => {
-        this.leases.delete(key);
+        // Only its own entry: a lease released late must not free a GPU another run holds now.
+        if (this.leases.get(key) === lease) this.leases.delete(key);
         const errors: string[] = [];
         for (const id of [...ids].reverse()) {
           const entry = this.options.journal.get(id);
@@ -436,6 +475,8 @@ export class GpuControl {
   private holder(key: string, index: number): string | null {
     const lease = this.leases.get(key);
     if (lease) return lease.label;
+    const changing = this.changing.get(key);
+    if (changing !== undefined) return changing;
     const other = this.options.journal
       .open()
       .find((e) => this.matches(e, key, index) && e.ownerPid !== null && e.ownerPid !== this.options.ownerPid && isAlive(e.ownerPid));

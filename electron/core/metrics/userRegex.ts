@@ -1,4 +1,5 @@
 // A workload's own metric pattern: a regular expression whose named groups are metric values.
+import { Worker } from 'node:worker_threads';
 import { stripAnsi } from '../../shared/ansi.js';
 import type { MetricSample } from './samples.js';
 
@@ -38,9 +39,14 @@ export function regexNumber(text: string): number | null {
 export function matchUserRegex(compiled: CompiledUserRegex, line: string): { step: number | null; values: Record<string, number> } | null {
   const match = compiled.regex.exec(line);
   if (!match?.groups) return null;
+  return valuesFromGroups(match.groups);
+}
+
+/** A match's named groups as a step and metric values, or null when none reads as a number. */
+function valuesFromGroups(groups: Record<string, string | undefined>): { step: number | null; values: Record<string, number> } | null {
   let step: number | null = null;
   const values: Record<string, number> = {};
-  for (const [name, text] of Object.entries(match.groups)) {
+  for (const [name, text] of Object.entries(groups)) {
     if (text === undefined) continue;
     const value = regexNumber(text);
     if (value === null) continue;
@@ -66,28 +72,101 @@ export function userRegexSamples(compiled: CompiledUserRegex, line: string, tMs:
 /** Most matching lines a test returns; the count covers them all. */
 const TEST_MATCHES_SHOWN = 50;
 
-/** The UI's live test of a pattern against a stored or pasted log. */
-export function testUserRegex(pattern: string, text: string) {
+/** The UI's live test of a pattern against a stored or pasted log (on this thread: for trusted callers and tests). */
+export function testUserRegex(pattern: string, text: string): RegexTestResult {
   let compiled: CompiledUserRegex;
   try {
     compiled = compileUserRegex(pattern);
   } catch (error) {
     return { error: (error as Error).message, groups: [], matches: [], matchCount: 0 };
   }
-  const matches: Array<{ line: number; text: string; values: Record<string, number | 'nan' | 'inf' | '-inf'> }> = [];
-  let matchCount = 0;
   const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  const groupsByLine: Array<[number, Record<string, string | undefined>]> = [];
   lines.forEach((line, index) => {
-    const matched = matchUserRegex(compiled, line);
-    if (!matched) return;
+    const match = compiled.regex.exec(line);
+    if (match?.groups) groupsByLine.push([index, match.groups]);
+  });
+  return testResult(compiled, lines, groupsByLine);
+}
+
+export interface RegexTestResult {
+  error: string | null;
+  groups: string[];
+  matches: Array<{ line: number; text: string; values: Record<string, number | 'nan' | 'inf' | '-inf'> }>;
+  matchCount: number;
+}
+
+/** How long the tester may run a person's pattern: a pattern that backtracks catastrophically, e.g. `(a+)+$`, never ends. */
+export const REGEX_TEST_TIME_LIMIT_MS = 2_000;
+
+/**
+ * Matching only, in a thread of its own: plain JavaScript (no import), so it runs the same from source, the
+ * compiled CLI and the Electron bundle. It answers the named groups of each matching line.
+ */
+const MATCHER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const regex = new RegExp(workerData.pattern, 'u');
+const found = [];
+workerData.lines.forEach((line, index) => {
+  const match = regex.exec(line);
+  if (match && match.groups) found.push([index, { ...match.groups }]);
+});
+parentPort.postMessage(found);
+`;
+
+/**
+ * The UI's live test, with the pattern run in a worker thread that is ended after `timeLimitMs`, so a pattern
+ * that backtracks without end answers with an error instead of freezing the engine (and the runs it records).
+ */
+export async function testUserRegexSafely(pattern: string, text: string, timeLimitMs = REGEX_TEST_TIME_LIMIT_MS): Promise<RegexTestResult> {
+  let compiled: CompiledUserRegex;
+  try {
+    compiled = compileUserRegex(pattern);
+  } catch (error) {
+    return { error: (error as Error).message, groups: [], matches: [], matchCount: 0 };
+  }
+  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  const worker = new Worker(MATCHER_SOURCE, { eval: true, workerData: { pattern, lines } });
+  try {
+    const found = await new Promise<Array<[number, Record<string, string | undefined>]> | null>((resolve, reject) => {
+      const timer = setTimeout(() => resolve(null), timeLimitMs);
+      worker.once('message', (message: Array<[number, Record<string, string | undefined>]>) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+      worker.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    if (found === null) {
+      return {
+        error: `the pattern did not finish within ${timeLimitMs / 1000} s on this log: it backtracks too much (nested repeats like (a+)+ or (\\d+)*). Anchor it or make the repeats specific.`,
+        groups: compiled.groups,
+        matches: [],
+        matchCount: 0,
+      };
+    }
+    return testResult(compiled, lines, found);
+  } finally {
+    void worker.terminate();
+  }
+}
+
+function testResult(compiled: CompiledUserRegex, lines: string[], groupsByLine: Array<[number, Record<string, string | undefined>]>): RegexTestResult {
+  const matches: RegexTestResult['matches'] = [];
+  let matchCount = 0;
+  for (const [index, groups] of groupsByLine) {
+    const matched = valuesFromGroups(groups);
+    if (!matched) continue;
     matchCount++;
-    if (matches.length >= TEST_MATCHES_SHOWN) return;
+    if (matches.length >= TEST_MATCHES_SHOWN) continue;
     const values: Record<string, number | 'nan' | 'inf' | '-inf'> = {};
     if (matched.step !== null) values.step = matched.step;
     for (const [name, value] of Object.entries(matched.values)) {
       values[name] = Number.isNaN(value) ? 'nan' : value === Infinity ? 'inf' : value === -Infinity ? '-inf' : value;
     }
-    matches.push({ line: index + 1, text: line.slice(0, 500), values });
-  });
+    matches.push({ line: index + 1, text: lines[index]!.slice(0, 500), values });
+  }
   return { error: null, groups: compiled.groups, matches, matchCount };
 }

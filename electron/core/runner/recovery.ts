@@ -34,14 +34,26 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date): RecoveryRepor
   for (const candidate of runs.runningRuns()) {
     // Another face (the CLI beside the desktop app) may own this run and still be alive: leave it be.
     if (candidate.enginePid !== null && candidate.enginePid !== process.pid && isAlive(candidate.enginePid)) continue;
+    // The run was last heard from at its last output, not now (recovery may come days later).
+    const started = runs.get(candidate.id);
+    const lastOutputMs = runs.lastOutputMs(candidate.id);
+    const endedAt = started && lastOutputMs !== null ? new Date(Date.parse(started.startedAt) + lastOutputMs) : now;
     const interrupted = runs.markInterrupted(
       candidate.id,
       'the engine stopped while this run was going (crash or kill); output up to then is kept',
-      now,
+      endedAt,
     );
     report.interrupted.push(interrupted);
     if (candidate.pid !== null && candidate.pidStartTicks !== null && isOurGroupAlive(candidate.pid, candidate.pidStartTicks)) {
-      report.orphans.push({ runId: candidate.id, pid: candidate.pid, startTicks: candidate.pidStartTicks, command: interrupted.command });
+      // Kept with the run, so every face that opens the database later lists it too, not only the one that found it.
+      runs.addFingerprint(candidate.id, { orphan: { pid: candidate.pid, startTicks: candidate.pidStartTicks } });
+    }
+  }
+  for (const run of runs.markedOrphans()) {
+    const mark = run.fingerprint?.orphan as { pid?: unknown; startTicks?: unknown } | undefined;
+    if (typeof mark?.pid !== 'number' || typeof mark.startTicks !== 'number') continue;
+    if (isOurGroupAlive(mark.pid, mark.startTicks)) {
+      report.orphans.push({ runId: run.id, pid: mark.pid, startTicks: mark.startTicks, command: run.command });
     }
   }
   return report;

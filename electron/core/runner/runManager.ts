@@ -25,6 +25,9 @@ import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
 import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import { resolveCommand } from './resolveCommand.js';
+import { setLongTimeout, type LongTimer } from './longTimer.js';
+import { ProcessTree } from './processTree.js';
+import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
@@ -46,6 +49,8 @@ export const STOP_ESCALATION_MS = 3000;
 /** The longest a run's end waits for Python's versions (asked when it started; `import torch` takes ~2 s). */
 const PYTHON_ANSWER_WAIT_MS = 5000;
 export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
+/** After the final SIGKILL, processes get this long to vanish before those left are reported as survivors. */
+const SURVIVOR_GRACE_MS = 1000;
 
 export interface RunnerEnvironment {
   builtins: BuiltinValues;
@@ -96,6 +101,8 @@ export interface StartRequest {
 interface ActiveRun {
   id: number;
   session: PtySession;
+  /** Every process the run started, those that left its group (setsid, os.setpgrp) included. */
+  tree: ProcessTree;
   startedAtMs: number;
   /** Streaming, so a character split across chunks is decoded whole (faster than StringDecoder here). */
   decoder: TextDecoder;
@@ -120,6 +127,8 @@ interface ActiveRun {
   /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
   stoppedByShutdown: boolean;
   timedOut: boolean;
+  /** Why the run was stopped, when it was not a person in the UI (the CLI's terminal closed, SIGTERM). */
+  stopReason: string | null;
   stopTimers: NodeJS.Timeout[];
   lastDataAt: number;
   bytes: number;
@@ -129,6 +138,12 @@ interface ActiveRun {
   git: Promise<GitSnapshot | null>;
   /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
   python: Promise<PythonFacts | null>;
+  /** The --timeout, of any length. */
+  timeout: LongTimer | null;
+  /** Results that arrive after the start (the GPU fingerprint): awaited before the run's record is closed. */
+  lateResults: Array<Promise<void>>;
+  /** The record as last read, returned if the ending itself cannot be stored. */
+  lastKnown: Run;
   finished: Promise<Run>;
 }
 
@@ -143,6 +158,8 @@ function keepTail(active: ActiveRun, data: Buffer): void {
 
 export class RunManager {
   private readonly active = new Map<number, ActiveRun>();
+  /** Work a run left running after it ended (restoring a never-started run's GPU settings): awaited by close(). */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     private readonly runs: RunStore,
@@ -216,7 +233,7 @@ export class RunManager {
         exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
         endedAt: this.environment.now(),
       });
-      if (request.gpuLease) void this.releaseGpu(record.id, request.gpuLease);
+      if (request.gpuLease) this.track(record.id, this.releaseGpu(record.id, request.gpuLease));
       this.events.emit('runs.onDidChange', ended);
       return ended;
     }
@@ -224,13 +241,18 @@ export class RunManager {
     this.output.startRun(record.id, { metricRegex: request.workload?.metricRegex ?? '' });
     this.runs.addFingerprint(record.id, hostFingerprint());
     const { binary, gpu } = this.environment.nvidiaSmi;
+    const lateResults: Array<Promise<void>> = [];
     if (binary !== null) {
-      void gpuFingerprint(binary, gpu, this.environment.baseEnv).then((facts) => {
-        if (!facts) return;
-        this.runs.addFingerprint(record.id, facts);
-        const updated = this.runs.get(record.id);
-        if (updated) this.events.emit('runs.onDidChange', updated);
-      });
+      lateResults.push(
+        gpuFingerprint(binary, gpu, this.environment.baseEnv)
+          .then((facts) => {
+            if (!facts) return;
+            this.runs.addFingerprint(record.id, facts);
+            const updated = this.runs.get(record.id);
+            if (updated) this.events.emit('runs.onDidChange', updated);
+          })
+          .catch((error: unknown) => this.reportFault(record.id, 'the GPU fingerprint could not be recorded', error)),
+      );
     }
     const session = new PtySession({
       file,
@@ -246,6 +268,7 @@ export class RunManager {
     const active: ActiveRun = {
       id: record.id,
       session,
+      tree: new ProcessTree(session.pid),
       startedAtMs: startedAt.getTime(),
       decoder: new TextDecoder('utf-8'),
       seq: 0,
@@ -277,6 +300,7 @@ export class RunManager {
       env: childEnv,
       stoppedByShutdown: false,
       timedOut: false,
+      stopReason: null,
       stopTimers: [],
       lastDataAt: Date.now(),
       bytes: 0,
@@ -284,32 +308,41 @@ export class RunManager {
       gpuLease: request.gpuLease ?? null,
       python: this.environment.pythonFingerprints.ask([file, ...args], cwd, childEnv),
       git: readGitProvenance(cwd, this.environment.baseEnv),
+      timeout: null,
+      lateResults,
+      lastKnown: record,
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
     active.host = new HostSampler(
       session.pid,
       startedAt.getTime(),
-      (sample) => {
+      this.guarded(record.id, 'a host telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendHost']>[1]) => {
         this.telemetry.appendHost(record.id, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId: record.id, host: hostPoint(sample) });
-      },
+      }),
       this.environment.intervals.hostMs,
     );
     active.gpu = this.startGpuSampler(record.id, startedAt.getTime(), loadFile, session.pid);
-    session.onData((data) => this.onData(active, data));
-    session.onExit((exit) => void this.onExit(active, exit).then(resolveFinished));
+    session.onData(this.guarded(record.id, 'output could not be passed to the store', (data: Buffer) => this.onData(active, data)));
+    session.onExit((exit) => void this.finish(active, exit).then(resolveFinished));
     if (request.timeoutSeconds !== undefined) {
-      active.stopTimers.push(setTimeout(() => this.stop(active.id, { timedOut: true }), request.timeoutSeconds * 1000));
+      // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
+      active.timeout = setLongTimeout(() => this.stop(active.id, { timedOut: true }), request.timeoutSeconds * 1000);
     }
 
     const started = this.runs.get(record.id)!;
+    active.lastKnown = started;
     this.events.emit('runs.onDidChange', started);
     return started;
   }
 
   isActive(id: number): boolean {
     return this.active.has(id);
+  }
+
+  activeRunIds(): number[] {
+    return [...this.active.keys()];
   }
 
   /** Resolves with the final record once the run has ended and everything it wrote is stored. */
@@ -330,16 +363,18 @@ export class RunManager {
   }
 
   /** SIGINT to the whole process group (as Ctrl-C would), then SIGTERM, then SIGKILL. */
-  stop(id: number, options: { timedOut?: boolean } = {}): void {
+  stop(id: number, options: { timedOut?: boolean; reason?: string } = {}): void {
     const active = this.requireActive(id);
     if (active.stoppedByUser || active.timedOut) return;
+    if (options.reason !== undefined) active.stopReason = options.reason;
     if (options.timedOut) active.timedOut = true;
     else if (active.stoppedAtStep === null) active.stoppedByUser = true;
     for (const timer of active.stopTimers.splice(0)) clearTimeout(timer);
-    active.session.signalGroup('SIGINT');
+    active.timeout?.cancel();
+    active.tree.signalAll('SIGINT');
     active.stopTimers.push(
-      setTimeout(() => active.session.signalGroup('SIGTERM'), STOP_ESCALATION_MS),
-      setTimeout(() => active.session.signalGroup('SIGKILL'), 2 * STOP_ESCALATION_MS),
+      setTimeout(() => active.tree.signalAll('SIGTERM'), STOP_ESCALATION_MS),
+      setTimeout(() => active.tree.signalAll('SIGKILL'), 2 * STOP_ESCALATION_MS),
     );
   }
 
@@ -374,10 +409,10 @@ export class RunManager {
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
       rootPid,
-      onSample: (sample) => {
+      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendGpu']>[1]) => {
         this.telemetry.appendGpu(runId, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
-      },
+      }),
       onStatus: status,
     });
   }
@@ -387,10 +422,102 @@ export class RunManager {
     const finishing = [...this.active.values()].map((active) => {
       active.stoppedByUser = true;
       active.stoppedByShutdown = true;
-      active.session.signalGroup('SIGKILL');
+      active.tree.signalAll('SIGKILL');
       return active.finished;
     });
     await Promise.all(finishing);
+    await Promise.all([...this.background]);
+  }
+
+  /** Keeps a promise a run left behind until it settles, so close() waits for it and its failure is reported, not thrown. */
+  private track(runId: number, work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.reportFault(runId, 'finishing the run failed', error));
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  /**
+   * Wraps a callback that runs from a timer or a child's event: a fault is reported (once per kind and run),
+   * never thrown into the event loop, where it would end the process and every run it records.
+   */
+  private guarded<A extends unknown[]>(runId: number, what: string, callback: (...args: A) => void): (...args: A) => void {
+    let reported = false;
+    return (...args: A) => {
+      try {
+        callback(...args);
+      } catch (error) {
+        if (reported) return;
+        reported = true;
+        this.reportFault(runId, what, error);
+      }
+    };
+  }
+
+  /** A fault in the engine's own bookkeeping: shown on the run's page, never thrown into a timer or the event loop. */
+  private reportFault(runId: number, what: string, error: unknown): void {
+    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    console.error(`tuning-bench: run ${runId}: ${message}`);
+    this.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message });
+  }
+
+  /**
+   * The one way a run ends: whatever fails while its record is completed, the run leaves the active set, its
+   * timers and samplers stop and `finished` resolves, so nothing waits on it forever (close() included).
+   */
+  private async finish(active: ActiveRun, exit: PtyExit): Promise<Run> {
+    try {
+      return await this.onExit(active, exit);
+    } catch (error) {
+      this.reportFault(active.id, 'recording the end of the run failed', error);
+      // The normal path ends the pty's group early on; a fault may have come before it.
+      active.session.close();
+      let latest = active.lastKnown;
+      try {
+        latest = this.runs.get(active.id) ?? latest;
+      } catch {
+        // The store itself is gone; the last record read is all there is.
+      }
+      this.events.emit('runs.onDidChange', latest);
+      return latest;
+    } finally {
+      for (const timer of active.stopTimers) clearTimeout(timer);
+      active.timeout?.cancel();
+      if (active.mergeTimer) clearTimeout(active.mergeTimer);
+      active.host?.close();
+      active.gpu?.close();
+      active.tree.close();
+      // Whatever failed above, the GPU's settings are put back.
+      if (active.gpuLease) {
+        this.track(active.id, this.releaseGpu(active.id, active.gpuLease));
+        active.gpuLease = null;
+      }
+      if (active.ownLoadFile) fs.rmSync(active.loadFile, { force: true });
+      this.active.delete(active.id);
+    }
+  }
+
+  /**
+   * After the run's end: a stopped run's whole tree is killed; any process of the run still alive then (one that
+   * left the group and outlived a normal end, or one a signal cannot reach) is reported and kept with the run.
+   */
+  private async reportSurvivors(active: ActiveRun): Promise<void> {
+    const stopped = active.stoppedByUser || active.timedOut || active.stoppedAtStep !== null || active.stoppedByShutdown;
+    if (stopped) active.tree.signalAll('SIGKILL');
+    const deadline = Date.now() + SURVIVOR_GRACE_MS;
+    let survivors = active.tree.alive();
+    while (survivors.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      survivors = active.tree.alive();
+    }
+    if (survivors.length === 0) return;
+    const pids = survivors.map((p) => p.pid);
+    this.runs.addFingerprint(active.id, { survivors: pids });
+    const what = stopped ? 'survived the stop' : 'left the run\'s process group and are still running after it ended';
+    this.events.emit('runs.onTelemetryStatus', {
+      runId: active.id,
+      level: 'warning',
+      message: `${pids.length} process(es) started by this run ${what}: ${pids.join(', ')}. Stop them with \`kill ${pids.join(' ')}\` if they should not be running.`,
+    });
   }
 
   private requireActive(id: number): ActiveRun {
@@ -421,7 +548,7 @@ export class RunManager {
     active.pending.push(data);
     active.pendingBytes += data.length;
     if (active.pendingBytes >= MAX_CHUNK_BYTES) this.flushPending(active);
-    else active.mergeTimer ??= setTimeout(() => this.flushPending(active), MERGE_WINDOW_MS);
+    else active.mergeTimer ??= setTimeout(this.guarded(active.id, 'output could not be passed to the store', () => this.flushPending(active)), MERGE_WINDOW_MS);
   }
 
   private flushPending(active: ActiveRun): void {
@@ -452,9 +579,12 @@ export class RunManager {
   private async onExit(active: ActiveRun, exit: PtyExit): Promise<Run> {
     await this.drainTrailingOutput(active);
     for (const timer of active.stopTimers) clearTimeout(timer);
+    active.timeout?.cancel();
     this.flushPending(active);
     // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
+    active.tree.sample();
     active.session.close();
+    await this.reportSurvivors(active);
 
     const tail = new TextDecoder('utf-8').decode(Buffer.concat(active.tail)).slice(-OUTPUT_TAIL_BYTES);
     const verdict = classifyExit({
@@ -465,41 +595,51 @@ export class RunManager {
       outputTail: tail,
     });
     if (active.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
+    else if (active.stopReason !== null && verdict.status === 'stopped') verdict.reason = active.stopReason;
     active.metrics.finish();
     active.host?.close();
     active.gpu?.close();
     if (active.ownLoadFile) fs.rmSync(active.loadFile, { force: true });
     this.output.endRun(active.id, Date.now() - active.startedAtMs);
+    // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
+    await Promise.all(active.lateResults);
+    const endedAt = this.environment.now();
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
-    await this.runs.end(active.id, {
-      status: verdict.status,
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      exitClass: verdict.exitClass,
-      exitReason: verdict.reason,
-      endedAt: this.environment.now(),
-    });
+    await this.output.flush();
+    const onBusy = (message: string) => this.events.emit('runs.onTelemetryStatus', { runId: active.id, level: 'warning', message });
+    await retryWrite(
+      () =>
+        this.runs.recordEnding(active.id, {
+          status: verdict.status,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          exitClass: verdict.exitClass,
+          exitReason: verdict.reason,
+          endedAt,
+        }),
+      onBusy,
+    );
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
-    if (active.gpuLease) await this.releaseGpu(active.id, active.gpuLease);
+    if (active.gpuLease) {
+      const lease = active.gpuLease;
+      active.gpuLease = null;
+      await this.releaseGpu(active.id, lease);
+    }
     const git = await active.git;
-    if (git) this.runs.setGit(active.id, git.provenance, git.diff);
+    if (git) await retryWrite(() => this.runs.setGit(active.id, git.provenance, git.diff), onBusy);
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
-    const python = await Promise.race([active.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS))]);
+    const python = await Promise.race([active.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
     if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
     const gpuSamples = this.telemetry.gpuSamples(active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
-    this.runs.setSummary(active.id, {
-      ...EMPTY_SUMMARY,
-      ...active.metrics.summarize(),
-      gpu,
-      host: summarizeHost(hostSamples),
-      hints: hint ? [hint] : [],
-    });
+    const summary = { ...EMPTY_SUMMARY, ...active.metrics.summarize(), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    await retryWrite(() => this.runs.setSummary(active.id, summary), onBusy);
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
-    this.runs.setSeries(active.id, buildSeries(this.metricStore.forRun(active.id), gpuSamples));
+    const series = buildSeries(this.metricStore.forRun(active.id), gpuSamples);
+    await retryWrite(() => this.runs.setSeries(active.id, series), onBusy);
     const ended = this.runs.get(active.id)!;
     this.active.delete(active.id);
     this.events.emit('runs.onDidChange', ended);

@@ -32,6 +32,38 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/gu, `'\\''`)}'`;
 }
 
+/**
+ * Fills a shell script's placeholders so each value is one literal word wherever it was written: bare,
+ * inside "double quotes" or inside 'single quotes'. Quoting only bare placeholders is not enough: in
+ * `"{v}"` a single-quoted value is still open to `$(...)`, and in `'{v}'` the value's own quotes close the
+ * script's. So the script's quote is closed, the value single-quoted, and the quote reopened.
+ */
+export function fillShellScript(script: string, valueOf: (name: string) => string): string {
+  let out = '';
+  let quote: 'none' | 'single' | 'double' = 'none';
+  for (let i = 0; i < script.length; ) {
+    const char = script[i]!;
+    const placeholder = char === '{' ? /^\{([A-Za-z_][A-Za-z0-9_]*)\}/u.exec(script.slice(i)) : null;
+    if (placeholder) {
+      const quoted = shellQuote(valueOf(placeholder[1]!));
+      out += quote === 'single' ? `'${quoted}'` : quote === 'double' ? `"${quoted}"` : quoted;
+      i += placeholder[0].length;
+      continue;
+    }
+    if (char === '\\' && quote !== 'single') {
+      // An escaped character is literal (and an escaped quote does not open or close anything).
+      out += script.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (char === "'" && quote !== 'double') quote = quote === 'single' ? 'none' : 'single';
+    else if (char === '"' && quote !== 'single') quote = quote === 'double' ? 'none' : 'double';
+    out += char;
+    i += 1;
+  }
+  return out;
+}
+
 /** The shell that runs a shell-mode workload's script. */
 export const SHELL = '/bin/sh';
 
@@ -62,8 +94,11 @@ export function expandWorkload(
   let command: string[];
   if (workload.mode === 'shell') {
     if (workload.command.length !== 1) throw new TemplateError(`a shell-mode command is one script string`);
-    // Every value is quoted where it lands, so a value is always one word of the script, never code.
-    command = [SHELL, '-c', fill(workload.command[0]!, 'the script', shellQuote)];
+    // Every value is quoted for the place it lands (bare, or inside the script's own quotes), so a value is
+    // always literal text of the script, never code.
+    const script = workload.command[0]!;
+    fill(script, 'the script'); // names every unknown placeholder, as elsewhere
+    command = [SHELL, '-c', fillShellScript(script, (name) => lookup[name]!)];
   } else {
     // Each template element stays exactly one argument: a value with spaces is never re-split.
     command = workload.command.map((arg, i) => fill(arg, `argument ${i + 1}`));

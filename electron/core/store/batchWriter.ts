@@ -1,22 +1,43 @@
-// Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace.
+// Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace; a batch that fails is kept and retried.
 import type { Db } from './open.js';
+import { describeWriteFault, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
 
 /** A crash loses at most this much of what was queued (DESIGN: at most a second). */
 export const FLUSH_INTERVAL_MS = 250;
+/**
+ * How long one commit from the timer waits for another process's write lock. Short, because it blocks the
+ * engine's thread (the pty reader); a busy file is retried on the next ticks with backoff instead.
+ */
+const TIMER_BUSY_TIMEOUT_MS = 50;
+
+/** Tries at close: a writer from another process rarely holds the file longer than three busy timeouts. */
+const CLOSE_ATTEMPTS = 3;
 
 type Write = () => void;
+
+/** Whether the queued writes reach the file; `paused` keeps them in memory until the fault clears. */
+export type WriterStatus = { state: 'writing' } | { state: 'paused'; fault: WriteFault; message: string; pendingWrites: number };
 
 export class BatchWriter {
   private queue: Write[] = [];
   private readonly timer: NodeJS.Timeout;
   private readonly commit: (writes: Write[]) => void;
   private closed = false;
+  private failures = 0;
+  private retryAt = 0;
+  private status: WriterStatus = { state: 'writing' };
+  private readonly statusListeners = new Set<(status: WriterStatus) => void>();
 
-  constructor(db: Db, intervalMs = FLUSH_INTERVAL_MS) {
+  constructor(
+    private readonly db: Db,
+    intervalMs = FLUSH_INTERVAL_MS,
+    private readonly now: () => number = Date.now,
+  ) {
     this.commit = db.transaction((writes: Write[]) => {
       for (const write of writes) write();
     });
-    this.timer = setInterval(() => this.flush(), intervalMs);
+    // The one place this writer runs from a timer: nothing it does may throw out of it.
+    this.timer = setInterval(() => this.flushFromTimer(), intervalMs);
     // Pending writes must not keep a CLI process alive; close() flushes what is left.
     this.timer.unref();
   }
@@ -26,17 +47,80 @@ export class BatchWriter {
     this.queue.push(write);
   }
 
-  flush(): void {
-    if (this.queue.length === 0) return;
-    const writes = this.queue;
-    this.queue = [];
-    this.commit(writes);
+  onStatus(listener: (status: WriterStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
   }
 
-  close(): void {
-    if (this.closed) return;
+  currentStatus(): WriterStatus {
+    return this.status;
+  }
+
+  /**
+   * Commits what is queued. Never throws: a batch that fails (busy file, full disk, any SQLite error) stays
+   * queued, in order, and is retried with backoff; the status says so. Returns whether the queue is empty.
+   */
+  flush(): boolean {
+    if (this.queue.length === 0) return true;
+    const writes = this.queue;
+    this.queue = [];
+    try {
+      this.commit(writes);
+    } catch (error) {
+      // The transaction rolled back as a whole, so the same writes can run again later.
+      this.queue = writes.concat(this.queue);
+      this.failures += 1;
+      this.retryAt = this.now() + nextRetryDelayMs(this.failures);
+      const { fault, message } = describeWriteFault(error);
+      this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      return false;
+    }
+    this.failures = 0;
+    this.retryAt = 0;
+    if (this.status.state !== 'writing') this.setStatus({ state: 'writing' });
+    return true;
+  }
+
+  /**
+   * Flushes what is left, a few times (each waits out a busy file for the connection's full busy_timeout), then
+   * closes. Returns how many writes could not be stored (a full disk at exit), so the caller can say so.
+   */
+  close(): number {
+    if (this.closed) return 0;
     clearInterval(this.timer);
-    this.flush();
+    for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !this.flush(); attempt += 1) {
+      // Each attempt already waited busy_timeout inside SQLite; a full disk will not change between them.
+      if (this.status.state === 'paused' && this.status.fault === 'full') break;
+    }
     this.closed = true;
+    return this.queue.length;
+  }
+
+  private flushFromTimer(): void {
+    if (this.queue.length === 0 || this.now() < this.retryAt) return;
+    const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    try {
+      this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);
+      this.flush();
+    } catch (error) {
+      // Only the pragma itself can land here (the database closed under us); flush() never throws.
+      const { fault, message } = describeWriteFault(error);
+      this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+    } finally {
+      if (this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+  }
+
+  private setStatus(status: WriterStatus): void {
+    const changed = status.state !== this.status.state || (status.state === 'paused' && this.status.state === 'paused' && status.fault !== this.status.fault);
+    this.status = status;
+    if (!changed) return;
+    for (const listener of [...this.statusListeners]) {
+      try {
+        listener(status);
+      } catch {
+        // A listener's fault must not undo the writer's bookkeeping.
+      }
+    }
   }
 }

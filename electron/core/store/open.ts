@@ -7,6 +7,13 @@ import { migrations, SCHEMA_VERSION } from './migrations/index.js';
 export type Db = Database.Database;
 
 const PAGE_SIZE_BYTES = 65536;
+/**
+ * SQLite's `application_id` header field (offset 68) marking a file as ours: ASCII "TBen". `file(1)` and any
+ * tool can tell a Tuning Bench database from another program's SQLite file by it.
+ */
+export const APPLICATION_ID = 0x5442656e;
+/** The tables every Tuning Bench schema has had since the first migration: how a file from before APPLICATION_ID is recognised. */
+const OUR_TABLES = ['runs', 'workloads', 'run_output'];
 /** A waiting writer gives up after this long; the CLI and the desktop app may share one file. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -20,14 +27,31 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
-/** A file SQLite cannot read as a database, or whose pages are damaged. Nothing was changed in it. */
-export class DatabaseCorruptError extends Error {
+/** Another program's SQLite file: refused before anything is written, so it stays byte for byte as it was. */
+export class ForeignDatabaseError extends Error {
   constructor(
     readonly file: string,
     detail: string,
   ) {
     super(
-      `${file} is damaged or is not a Tuning Bench database (${detail}). Nothing in it was changed. ` +
+      `${file} is another program's SQLite database (${detail}), not a Tuning Bench one; nothing in it was changed. ` +
+        'Point Tuning Bench to its own file with --db or TUNING_BENCH_DB (a new name creates a fresh database).',
+    );
+    this.name = 'ForeignDatabaseError';
+  }
+}
+
+/** A file SQLite cannot read as a database, or whose pages are damaged. */
+export class DatabaseCorruptError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+    /** False when the damage was found only after the file was opened for writing (a page read late). */
+    unchanged = true,
+  ) {
+    super(
+      `${file} is damaged or is not a Tuning Bench database (${detail}). ` +
+        (unchanged ? 'Nothing in it was changed. ' : 'The damage was found after it was opened for writing. ') +
         'Keep it aside and start a fresh one with `tuning-bench db set-aside` (the desktop app offers the same), ' +
         'or point to another file with --db or TUNING_BENCH_DB.',
     );
@@ -42,8 +66,8 @@ function isCorruption(error: unknown): error is Error & { code: string } {
 }
 
 /** A damaged-file error from SQLite as DatabaseCorruptError (with what to do); anything else as it was. */
-export function explainCorruption(error: unknown, file: string): unknown {
-  return isCorruption(error) ? new DatabaseCorruptError(file, error.message) : error;
+export function explainCorruption(error: unknown, file: string, unchanged = false): unknown {
+  return isCorruption(error) ? new DatabaseCorruptError(file, error.message, unchanged) : error;
 }
 
 /**
@@ -58,14 +82,83 @@ export function setAsideDatabase(file: string, now = new Date()): string {
   return aside;
 }
 
+/** What a read-only look at an existing file found: whether it still needs our application_id. */
+interface Inspection {
+  needsApplicationId: boolean;
+}
+
+/**
+ * Looks at an existing file without writing to it (read-only, no WAL switch, no migration): refuses another
+ * program's database, a newer schema and damage in the pages every start reads, so a refused file is left
+ * byte for byte as it was. A file that cannot be opened read-only here (a WAL file without its -shm in a
+ * read-only folder) is looked at by the writable open instead.
+ */
+function inspectExisting(file: string): Inspection {
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    return { needsApplicationId: true };
+  }
+  try {
+    const applicationId = db.pragma('application_id', { simple: true }) as number;
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map(
+      (row) => row.name,
+    );
+    if (applicationId !== APPLICATION_ID) {
+      if (applicationId !== 0) throw new ForeignDatabaseError(file, `its application_id is 0x${(applicationId >>> 0).toString(16)}`);
+      const ours = OUR_TABLES.every((name) => tables.includes(name));
+      if (tables.length > 0 && !ours) {
+        const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? ', ...' : '');
+        throw new ForeignDatabaseError(file, `its tables are ${shown}`);
+      }
+    }
+    const found = db.pragma('user_version', { simple: true }) as number;
+    if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(file, found);
+    // The pages every start reads (workloads are updated, running runs recovered): damage there is found now,
+    // before any write, not after.
+    if (tables.includes('workloads')) db.prepare('SELECT * FROM workloads').all();
+    if (tables.includes('runs')) db.prepare('SELECT id, status, pid FROM runs').all();
+    return { needsApplicationId: applicationId !== APPLICATION_ID };
+  } catch (error) {
+    if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/** SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. */
+export function checkDatabaseFile(file: string): string[] {
+  // As every command does, a missing file is created (empty, with the current schema) and then checked.
+  if (!fs.existsSync(file)) openDatabase(file).close();
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    return [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  try {
+    return integrityCheck(db);
+  } catch (error) {
+    return [`the check itself failed: ${error instanceof Error ? error.message : String(error)}`];
+  } finally {
+    db.close();
+  }
+}
+
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const exists = file !== ':memory:' && fs.existsSync(file) && fs.statSync(file).size > 0;
+  const inspection = exists ? inspectExisting(file) : { needsApplicationId: true };
   let db: Db;
   try {
     db = new Database(file);
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
-    throw error;
+    // SQLite's own messages ("unable to open database file") do not say which file.
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   try {
     // Before any pragma that writes (WAL mode rewrites the header): a newer file is left byte for byte as it was.
@@ -80,10 +173,11 @@ export function openDatabase(file: string): Db {
     // NORMAL is durable across an application crash in WAL mode; only a power cut can lose the last commits.
     db.pragma('synchronous = NORMAL');
     migrate(db, file);
+    if (inspection.needsApplicationId) db.pragma(`application_id = ${APPLICATION_ID}`);
     return db;
   } catch (error) {
     db.close();
-    if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message, false);
     throw error;
   }
 }

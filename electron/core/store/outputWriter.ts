@@ -6,6 +6,7 @@ import { FLUSH_INTERVAL_MS } from './batchWriter.js';
 import { LIVE_PROGRESS_INTERVAL_MS } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
+import type { WriterStatus } from './batchWriter.js';
 
 /**
  * The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or
@@ -42,6 +43,8 @@ export class OutputWriter {
   private closing: Promise<void> | null = null;
   private metricsListener: (runId: number, samples: MetricSample[]) => void = () => undefined;
   private failure: string | null = null;
+  private status: WriterStatus = { state: 'writing' };
+  private readonly statusListeners = new Set<(status: WriterStatus) => void>();
 
   constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
     this.worker = startWorker({ file, flushIntervalMs: FLUSH_INTERVAL_MS });
@@ -55,6 +58,11 @@ export class OutputWriter {
         this.waiting.delete(message.id);
       } else if (message.type === 'error') {
         onError(message.message);
+      } else if (message.type === 'status') {
+        this.status = message.status;
+        for (const listener of [...this.statusListeners]) listener(message.status);
+      } else if (message.type === 'closed' && message.lostChunks > 0) {
+        onError(`${message.lostChunks} chunks of output could not be stored before closing: ${this.status.state === 'paused' ? this.status.message : 'the database refused them'}`);
       }
     });
     this.worker.on('error', (error) => {
@@ -63,6 +71,20 @@ export class OutputWriter {
       for (const resolve of this.waiting.values()) resolve();
       this.waiting.clear();
     });
+  }
+
+  onStatus(listener: (status: WriterStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  currentStatus(): WriterStatus {
+    return this.status;
+  }
+
+  /** Caps the file at this many pages on the worker's connection (SQLite's max_page_count). */
+  setMaxPageCount(pages: number): void {
+    if (!this.closing && !this.failure) this.post({ type: 'setMaxPageCount', pages });
   }
 
   onMetrics(listener: (runId: number, samples: MetricSample[]) => void): void {

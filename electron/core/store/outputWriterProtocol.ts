@@ -6,6 +6,7 @@ export interface OutputWriterConfig {
 }
 
 import type { MetricSample } from '../metrics/samples.js';
+import type { WriterStatus } from './batchWriter.js';
 
 export type ToOutputWriter =
   /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */
@@ -14,11 +15,16 @@ export type ToOutputWriter =
   /** The run's output is complete: a last partial line is parsed too. */
   | { type: 'endRun'; runId: number; tMs: number }
   | { type: 'flush'; id: number }
+  /** Caps the file at this many pages (SQLite's max_page_count), as a full disk would; tests use it. */
+  | { type: 'setMaxPageCount'; pages: number }
   | { type: 'close' };
 
 export type FromOutputWriter =
   | { type: 'flushed'; id: number }
   /** Samples parsed from a run's output, committed with the batch that stored it. */
   | { type: 'metrics'; runId: number; samples: MetricSample[] }
-  | { type: 'closed' }
-  | { type: 'error'; message: string };
+  /** Output could not be stored at close (a full disk): how many chunks were lost. */
+  | { type: 'closed'; lostChunks: number }
+  | { type: 'error'; message: string }
+  /** Writing paused on a fault (the batch is kept and retried) or resumed. */
+  | { type: 'status'; status: WriterStatus };

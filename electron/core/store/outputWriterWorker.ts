@@ -7,6 +7,8 @@ import { MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from './metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
+import type { WriterStatus } from './batchWriter.js';
+import { describeWriteFault, nextRetryDelayMs } from './writeFaults.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 
@@ -55,8 +57,19 @@ function collect(runId: number, samples: MetricSample[]): void {
   else parsed.set(runId, samples);
 }
 
-function flush(): void {
-  if (chunks.length === 0 && parsed.size === 0) return;
+let failures = 0;
+let retryAt = 0;
+let status: WriterStatus = { state: 'writing' };
+
+function setStatus(next: WriterStatus): void {
+  const changed = next.state !== status.state || (next.state === 'paused' && status.state === 'paused' && next.fault !== status.fault);
+  status = next;
+  if (changed) send({ type: 'status', status: next });
+}
+
+/** Commits what is queued; a failed batch is put back in front, in order, and retried later. Returns whether all is stored. */
+function flush(): boolean {
+  if (chunks.length === 0 && parsed.size === 0) return true;
   const batch = chunks;
   const samplesByRun = parsed;
   chunks = [];
@@ -64,16 +77,45 @@ function flush(): void {
   try {
     commit(batch, samplesByRun);
   } catch (error) {
-    send({ type: 'error', message: `storing output failed: ${error instanceof Error ? error.message : String(error)}` });
-    return;
+    // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
+    chunks = batch.concat(chunks);
+    for (const [runId, samples] of parsed) {
+      const kept = samplesByRun.get(runId);
+      if (kept) kept.push(...samples);
+      else samplesByRun.set(runId, samples);
+    }
+    parsed = samplesByRun;
+    failures += 1;
+    retryAt = Date.now() + nextRetryDelayMs(failures);
+    const { fault, message } = describeWriteFault(error, config.file);
+    setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
+    return false;
   }
+  failures = 0;
+  retryAt = 0;
+  if (status.state !== 'writing') setStatus({ state: 'writing' });
   // Only what is committed is announced, so a view that asks for it finds it.
   for (const [runId, samples] of samplesByRun) send({ type: 'metrics', runId, samples });
+  return true;
 }
 
-const timer = setInterval(flush, config.flushIntervalMs);
+const timer = setInterval(() => {
+  if (Date.now() >= retryAt) flush();
+}, config.flushIntervalMs);
+
+/** Tries at close: each waits out a busy file for the full busy_timeout; a full disk does not change between them. */
+const CLOSE_ATTEMPTS = 3;
 
 port.on('message', (message: ToOutputWriter) => {
+  // The worker's one error boundary: a fault in one message is reported, and the worker goes on storing output.
+  try {
+    handle(message);
+  } catch (error) {
+    send({ type: 'error', message: `the output writer could not handle ${message.type}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+});
+
+function handle(message: ToOutputWriter): void {
   switch (message.type) {
     case 'startRun':
       parsing.set(message.runId, {
@@ -100,12 +142,18 @@ port.on('message', (message: ToOutputWriter) => {
       flush();
       send({ type: 'flushed', id: message.id });
       break;
-    case 'close':
+    case 'setMaxPageCount':
+      db.pragma(`max_page_count = ${Math.max(1, Math.floor(message.pages))}`);
+      break;
+    case 'close': {
       clearInterval(timer);
-      flush();
+      for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !flush(); attempt += 1) {
+        if (status.state === 'paused' && status.fault === 'full') break;
+      }
       db.close();
-      send({ type: 'closed' });
+      send({ type: 'closed', lostChunks: chunks.length });
       port.close();
       break;
+    }
   }
-});
+}

@@ -134,6 +134,11 @@ export class RunStore {
       get: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?'),
       list: db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT ?'),
       running: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running'"),
+      lastOutputMs: db.prepare<[number], { tMs: number | null }>('SELECT max(t_ms) AS tMs FROM run_output WHERE run_id = ?'),
+      since: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id > ? OR status = 'running' ORDER BY id"),
+      markedOrphans: db.prepare<[], RunRow>(
+        "SELECT * FROM runs WHERE status = 'interrupted' AND json_extract(fingerprint_json, '$.orphan') IS NOT NULL",
+      ),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
@@ -339,6 +344,21 @@ export class RunStore {
   }
 
   /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
+  /** When the run last wrote output, as milliseconds after its start; null if it wrote nothing. */
+  lastOutputMs(id: number): number | null {
+    return this.statements.lastOutputMs.get(id)?.tMs ?? null;
+  }
+
+  /** Runs after `afterId`, and every run still running: what another process may have added or changed. */
+  newOrRunning(afterId: number): Run[] {
+    return this.statements.since.all(afterId).map((row) => toRun(row));
+  }
+
+  /** Interrupted runs whose processes were still alive when found (marked by recovery), whoever found them. */
+  markedOrphans(): Run[] {
+    return this.statements.markedOrphans.all().map((row) => toRun(row));
+  }
+
   markInterrupted(id: number, reason: string, endedAt: Date): Run {
     this.db.transaction(() => {
       const stored = this.statements.storedBytes.get(id)?.bytes ?? 0;

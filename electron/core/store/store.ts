@@ -1,5 +1,5 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
-import { BatchWriter } from './batchWriter.js';
+import { BatchWriter, type WriterStatus } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
 import { openDatabase, type Db } from './open.js';
@@ -32,7 +32,32 @@ export class Store {
     this.sweeps = new SweepStore(this.db);
   }
 
-  /** Everything queued so far (output in the worker, samples here) committed. */
+  /**
+   * Whether samples and output reach the file: paused while either writer waits out a fault (a full disk, a
+   * busy file), with what to tell the person; `writing` again once both have caught up.
+   */
+  onWriteStatus(listener: (status: WriterStatus) => void): () => void {
+    const report = () => listener(this.writeStatus());
+    const offSamples = this.writer.onStatus(report);
+    const offOutput = this.output.onStatus(report);
+    return () => {
+      offSamples();
+      offOutput();
+    };
+  }
+
+  writeStatus(): WriterStatus {
+    const samples = this.writer.currentStatus();
+    return samples.state === 'paused' ? samples : this.output.currentStatus();
+  }
+
+  /** Caps the file at this many pages on every connection (SQLite's max_page_count), as a full disk would. */
+  setMaxPageCount(pages: number): void {
+    this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(pages))}`);
+    this.output.setMaxPageCount(pages);
+  }
+
+  /** Everything queued so far (output in the worker, samples here) committed, or kept for retry if the file refuses it. */
   async flush(): Promise<void> {
     this.writer.flush();
     await this.output.flush();
@@ -40,8 +65,9 @@ export class Store {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    this.writer.close();
+    const lostWrites = this.writer.close();
     await this.output.close();
     this.db.close();
+    if (lostWrites > 0) console.error(`tuning-bench: ${lostWrites} sample writes could not be stored in ${this.file} before closing (${this.writeStatus().state === 'paused' ? 'the disk is full or the file busy' : 'the database refused them'})`);
   }
 }

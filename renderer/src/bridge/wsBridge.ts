@@ -1,6 +1,6 @@
 // The headless transport: one WebSocket to the server's /api, reconnected with backoff when it drops.
 import { createClient, type ApiResult, type MethodName } from '../../../electron/shared/api.js';
-import { TOKEN_PARAM, WS_PATH, type WsCall } from '../../../electron/shared/protocol.js';
+import { MAX_WS_MESSAGE_BYTES, TOKEN_PARAM, WS_PATH, type WsCall } from '../../../electron/shared/protocol.js';
 import { EventHub } from './eventHub.js';
 import type { Bridge, ConnectionState } from './types.js';
 
@@ -19,7 +19,7 @@ export function webSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'sea
   return `${scheme}//${location.host}${WS_PATH}${query}`;
 }
 
-function failure(code: 'unavailable' | 'internal', message: string): ApiResult<unknown> {
+function failure(code: 'unavailable' | 'internal' | 'invalid_input', message: string): ApiResult<unknown> {
   return { ok: false, error: { code, message } };
 }
 
@@ -72,9 +72,17 @@ class WebSocketTransport {
   }
 
   private send(message: WsCall, resolve: (result: ApiResult<unknown>) => void): void {
+    const json = JSON.stringify(message);
+    // A UTF-16 unit is at most 3 bytes of UTF-8, so only a long message needs counting.
+    const bytes = json.length * 3 <= MAX_WS_MESSAGE_BYTES ? json.length : new TextEncoder().encode(json).length;
+    if (bytes > MAX_WS_MESSAGE_BYTES) {
+      const limitMiB = (MAX_WS_MESSAGE_BYTES / 2 ** 20).toFixed(0);
+      resolve(failure('invalid_input', `${message.method}: this request is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the server's ${limitMiB} MiB limit; use the CLI (tuning-bench import FILE) for bigger inputs`));
+      return;
+    }
     this.inFlight.set(message.id, resolve);
     try {
-      this.socket?.send(JSON.stringify(message));
+      this.socket?.send(json);
     } catch (error) {
       this.inFlight.delete(message.id);
       resolve(failure('internal', `${message.method}: could not send: ${error instanceof Error ? error.message : String(error)}`));

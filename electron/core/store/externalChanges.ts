@@ -1,0 +1,70 @@
+// Notices runs that another process (the CLI beside the desktop app or the server) adds or ends in the same database.
+import type { Run } from '../../shared/api.js';
+import type { Db } from './open.js';
+import type { RunStore } from './runStore.js';
+
+/** A UI should show another process's run within a second (issue 15); a pragma read this often costs microseconds. */
+export const EXTERNAL_POLL_INTERVAL_MS = 500;
+
+/**
+ * Polls SQLite's `data_version`, which changes when another connection commits, and reports runs that are new
+ * or whose status changed since last seen. Runs this engine owns are skipped (it reports those itself).
+ */
+export class ExternalChangeWatcher {
+  private readonly timer: NodeJS.Timeout;
+  private dataVersion: number;
+  private lastId: number;
+  /** Runs seen running, with their status, so their end is noticed too. */
+  private readonly seenRunning = new Map<number, Run['status']>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly runs: RunStore,
+    private readonly ownsRun: (id: number) => boolean,
+    private readonly onRun: (run: Run) => void,
+    intervalMs = EXTERNAL_POLL_INTERVAL_MS,
+  ) {
+    this.dataVersion = this.readVersion();
+    const known = this.runs.list(1)[0];
+    this.lastId = known?.id ?? 0;
+    for (const run of this.runs.newOrRunning(this.lastId)) this.seenRunning.set(run.id, run.status);
+    this.timer = setInterval(() => this.poll(), intervalMs);
+    this.timer.unref();
+  }
+
+  poll(): void {
+    try {
+      if (!this.db.open) return;
+      const version = this.readVersion();
+      if (version === this.dataVersion) return;
+      this.dataVersion = version;
+      const current = this.runs.newOrRunning(this.lastId);
+      const stillRunning = new Set<number>();
+      for (const run of current) {
+        this.lastId = Math.max(this.lastId, run.id);
+        if (run.status === 'running') stillRunning.add(run.id);
+        if (this.ownsRun(run.id)) continue;
+        const before = this.seenRunning.get(run.id);
+        if (run.status === 'running') this.seenRunning.set(run.id, run.status);
+        if (before === undefined) this.onRun(run);
+      }
+      // Runs that were running and are no longer: ended (or recovered) by another process.
+      for (const id of [...this.seenRunning.keys()]) {
+        if (stillRunning.has(id)) continue;
+        this.seenRunning.delete(id);
+        const ended = this.runs.get(id);
+        if (ended && !this.ownsRun(id)) this.onRun(ended);
+      }
+    } catch {
+      // A busy or closing file: the next tick looks again. Never a throw from a timer.
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private readVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+}

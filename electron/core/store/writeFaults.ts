@@ -1,0 +1,51 @@
+// What a failed SQLite write means for the person (disk full, file busy, other) and how long to wait before retrying it.
+
+export type WriteFault = 'full' | 'busy' | 'other';
+
+/** First retry after one flush interval; doubling, then at most every 5 s so space freed is noticed within seconds. */
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
+export function nextRetryDelayMs(failures: number): number {
+  return Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.max(0, failures - 1));
+}
+
+export function describeWriteFault(error: unknown, file?: string): { fault: WriteFault; message: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  const detail = error instanceof Error ? error.message : String(error);
+  const where = file ? ` (${file})` : '';
+  if (code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /space|full/iu.test(detail))) {
+    return {
+      fault: 'full',
+      message: `The disk holding the database${where} is full: output and samples are kept in memory and written as soon as space is freed. The run goes on; free some space.`,
+    };
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) {
+    return {
+      fault: 'busy',
+      message: `Another process is holding the database${where} for writing: writes are kept and retried. The run goes on.`,
+    };
+  }
+  return { fault: 'other', message: `Writing to the database${where} failed (${detail}): writes are kept and retried. The run goes on.` };
+}
+
+/** How long an engine-side write (a run's ending) keeps retrying a busy or full file before giving up. */
+const WRITE_RETRY_BUDGET_MS = 60_000;
+
+/**
+ * Runs a synchronous write, retrying it with backoff while the file is busy or full, for up to a minute; the
+ * event loop stays free between tries. `onFault` hears each failure (to tell the person what is going on).
+ */
+export async function retryWrite<T>(write: () => T, onFault: (message: string) => void = () => undefined, budgetMs = WRITE_RETRY_BUDGET_MS): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  for (let failures = 1; ; failures += 1) {
+    try {
+      return write();
+    } catch (error) {
+      const { fault, message } = describeWriteFault(error);
+      if (fault === 'other' || Date.now() >= deadline) throw error;
+      onFault(message);
+      await new Promise((resolve) => setTimeout(resolve, nextRetryDelayMs(failures)));
+    }
+  }
+}

@@ -1,0 +1,110 @@
+// The CLI under a dropped SSH session, a kill, a run that ends within a second on a GPU machine, and a timeout past 2^31 ms.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLongTimeout, MAX_TIMER_DELAY_MS } from '../../electron/core/runner/longTimer.js';
+import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
+import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
+import { makeTempDir } from '../helpers/tempCore.js';
+
+let dir: string;
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `tuning-bench run`, sends `signal` once the command has printed "started", and waits for the CLI to exit. */
+function runThenSignal(db: string, signal: NodeJS.Signals): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, '--json', 'run', '--', 'sh', '-c', 'echo started; sleep 30'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!sent && stderr.includes('started')) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the CLI did not exit after ${signal}:\n${stderr}`));
+    }, 30_000);
+    child.on('exit', (code, exitSignal) => {
+      clearTimeout(guard);
+      resolve({ code, signal: exitSignal, stdout, stderr });
+    });
+  });
+}
+
+describe('the CLI and signals', () => {
+  for (const [signal, reason] of [
+    ['SIGHUP', /terminal closed \(SIGHUP/u],
+    ['SIGTERM', /SIGTERM/u],
+  ] as const) {
+    it(`${signal} stops the run cleanly (stopped, with the reason) and the CLI exits itself`, async () => {
+      dir = makeTempDir('tb-signal-');
+      const db = path.join(dir, 'runs.db');
+      const finished = await runThenSignal(db, signal);
+      expect(finished.signal, finished.stderr).toBeNull();
+      expect(finished.code, finished.stderr).toBe(0);
+      const run = JSON.parse(finished.stdout) as { status: string; exitReason: string };
+      expect(run.status).toBe('stopped');
+      expect(run.exitReason).toMatch(reason);
+      const listed = JSON.parse(runCli(['--db', db, '--json', 'runs']).stdout) as Array<{ status: string }>;
+      expect(listed[0]?.status).toBe('stopped');
+    }, 40_000);
+  }
+
+  it('a command that ends at once on a GPU machine exits 0 with the GPU fingerprint stored', () => {
+    dir = makeTempDir('tb-late-');
+    const db = path.join(dir, 'runs.db');
+    const result = runCli(['--db', db, '--json', 'run', '--', 'true'], { env: { TUNING_BENCH_NVIDIA_SMI: FAKE_NVIDIA_SMI } });
+    expect(result.stderr).not.toMatch(/TypeError|not open/u);
+    expect(result.status, result.stderr).toBe(0);
+    const shown = JSON.parse(runCli(['--db', db, '--json', 'show', '1']).stdout) as { fingerprint: Record<string, unknown> };
+    expect(shown.fingerprint.gpuName).toBeTruthy();
+  }, 60_000);
+
+  it('a --timeout past 2^31 ms does not stop the run at once', () => {
+    dir = makeTempDir('tb-timeout-');
+    const db = path.join(dir, 'runs.db');
+    const result = runCli(['--db', db, '--json', 'run', '--timeout', '3000000', '--', 'sh', '-c', 'sleep 1; echo done']);
+    expect(result.status, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { status: string }).status).toBe('succeeded');
+  }, 60_000);
+
+  it('a long timeout is re-armed in steps Node honours, and fires once when due', () => {
+    let nowMs = 0;
+    const delays: number[] = [];
+    const pending: Array<() => void> = [];
+    // A clock driven by hand: it jumps by each delay asked for, as a machine left running for months would see.
+    const clock = {
+      now: () => nowMs,
+      setTimeout: (fire: () => void, delayMs: number) => {
+        delays.push(delayMs);
+        pending.push(() => {
+          nowMs += delayMs;
+          fire();
+        });
+        return pending.length;
+      },
+      clearTimeout: () => undefined,
+    };
+    let fired = 0;
+    setLongTimeout(() => (fired += 1), 3 * MAX_TIMER_DELAY_MS + 5, clock);
+    while (pending.length > 0) pending.shift()!();
+    expect(fired).toBe(1);
+    expect(delays).toEqual([MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 5]);
+    expect(nowMs).toBe(3 * MAX_TIMER_DELAY_MS + 5);
+  });
+});
