@@ -24,6 +24,8 @@ import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
+import { StepProfiler } from './profile/stepProfiler.js';
+import { compareProfiles } from './profile/compareProfiles.js';
 import { explainCorruption } from './store/open.js';
 import { WorkloadNameTakenError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
@@ -130,6 +132,8 @@ export function createCore(options: CoreOptions): Core {
   });
 
   const events = new EventHub();
+  // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
+  const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, now });
   const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
@@ -140,6 +144,7 @@ export function createCore(options: CoreOptions): Core {
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     intervals,
     now,
+    profiler,
   });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
@@ -183,6 +188,31 @@ export function createCore(options: CoreOptions): Core {
     return run;
   };
 
+  const requireProfile = (runId: number) => {
+    requireRun(runId);
+    const profile = store.profiles.forRun(runId);
+    if (!profile) throw new ApiFailure('not_found', `run ${runId} has no profile; make one with \`tuning-bench profile ${runId} --rerun\` or the Profile button`);
+    return profile;
+  };
+  /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
+  const startProfiledRerun = (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+    const source = requireRun(id);
+    if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
+    const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
+    const sameCommand = (() => {
+      if (!workload) return false;
+      try {
+        return JSON.stringify(runner.preview(workload, source.config).command) === JSON.stringify(source.command);
+      } catch {
+        return false;
+      }
+    })();
+    const start = workload && sameCommand
+      ? { workload, values: source.config }
+      : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env } };
+    return startRun({ ...start, profile, profileOf: id });
+  };
+
   const handlers: ApiHandlers = {
     'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
     'workloads.list': () => store.workloads.list(),
@@ -200,8 +230,14 @@ export function createCore(options: CoreOptions): Core {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }) =>
-      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, profile }) =>
+      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, profile }),
+    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'profiles.get': ({ runId }) => {
+      requireRun(runId);
+      return store.profiles.forRun(runId);
+    },
+    'profiles.compare': ({ runId, baselineRunId }) => compareProfiles(requireProfile(runId), requireProfile(baselineRunId)),
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };

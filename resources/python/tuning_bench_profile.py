@@ -222,6 +222,8 @@ class StepProfiler(object):
             self._fail("profiling stopped", error)
 
     def _start_window(self):
+        # Wall time before the profiler starts: the steps the profiler's own start-up slows are inside the span.
+        opened_wall = time.time()
         try:
             os.makedirs(self.out_dir, exist_ok=True)
             fd = os.open(os.path.join(self.out_dir, CLAIM_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -244,7 +246,7 @@ class StepProfiler(object):
         for phase in self.phases.values():
             phase.take()
         self.state = "profiling"
-        self.window_started_wall = time.time()
+        self.window_started_wall = opened_wall
         self.window_started = self.step_started = time.perf_counter()
         self.first_step = self.boundaries + 1
 
@@ -400,7 +402,9 @@ class StepProfiler(object):
         gpu = {"kernels": None, "busyMs": None, "idleMs": None, "meanKernelUs": None}
         try:
             with open(trace_path, "r") as f:
-                events = json.load(f).get("traceEvents", [])
+                trace = json.load(f)
+            # Chrome's trace format has two forms: {"traceEvents": [...]} (Kineto) and a bare array (the legacy profiler).
+            events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
         except Exception as error:
             self.notes.append("GPU idle time unknown: the trace could not be read back (%s)" % error)
             return gpu

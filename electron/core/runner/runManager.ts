@@ -23,6 +23,8 @@ import { processStartTicks } from './procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import { resolveCommand } from './resolveCommand.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
+import type { RunProfiler } from '../profile/stepProfiler.js';
+import type { ProfileOptions } from '../../shared/profile.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
 const MERGE_WINDOW_MS = 5;
@@ -59,6 +61,8 @@ export interface RunnerEnvironment {
   /** Sampling intervals (DESIGN defaults: 250 ms GPU, 500 ms host). */
   intervals: { gpuMs: number; hostMs: number };
   now: () => Date;
+  /** Step profiles (`run --profile`); without it, a request to profile is refused. */
+  profiler?: RunProfiler;
 }
 
 export interface StartRequest {
@@ -78,6 +82,10 @@ export interface StartRequest {
   gpuLease?: GpuLease | null | undefined;
   /** Its place in a sweep. */
   sweep?: RunPlacement | null | undefined;
+  /** Profile a window of steady steps of this run (torch.profiler through sitecustomize). */
+  profile?: ProfileOptions | null | undefined;
+  /** The run whose command this one runs again to profile it. */
+  profileOf?: number | null | undefined;
 }
 
 interface ActiveRun {
@@ -112,6 +120,8 @@ interface ActiveRun {
   bytes: number;
   lastProgressEventAt: number;
   gpuLease: GpuLease | null;
+  /** Set when the run is profiled: the run it re-runs, if any. */
+  profile: { sourceRunId: number | null } | null;
   finished: Promise<Run>;
 }
 
@@ -159,6 +169,8 @@ export class RunManager {
     }
     const [program, ...args] = expanded.command;
     if (program === undefined || program === '') throw new ApiFailure('invalid_input', 'the command is empty');
+    const profiler = request.profile ? this.environment.profiler : undefined;
+    if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
 
     const startedAt = this.environment.now();
     const runEnv = { ...expanded.env };
@@ -185,7 +197,11 @@ export class RunManager {
       path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.load.json`);
     const ownLoadFile = !runEnv.TUNING_BENCH_LOAD_FILE && !this.environment.baseEnv.TUNING_BENCH_LOAD_FILE;
     fs.rmSync(channelFile, { force: true });
-    const childEnv: Record<string, string> = { ...this.childEnvironment(program, runEnv, record.id, channelFile), TUNING_BENCH_LOAD_FILE: loadFile };
+    const childEnv: Record<string, string> = {
+      ...this.childEnvironment(program, runEnv, record.id, channelFile),
+      TUNING_BENCH_LOAD_FILE: loadFile,
+      ...(profiler && request.profile ? profiler.environment(record.id, request.profile) : {}),
+    };
     const file = resolveCommand(program, cwd, childEnv.PATH);
     if (file === null) {
       const ended = this.runs.recordEnding(record.id, {
@@ -262,6 +278,7 @@ export class RunManager {
       bytes: 0,
       lastProgressEventAt: Date.now(),
       gpuLease: request.gpuLease ?? null,
+      profile: profiler ? { sourceRunId: request.profileOf ?? null } : null,
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -477,9 +494,16 @@ export class RunManager {
     const gpuSamples = this.telemetry.gpuSamples(active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
+    const profiledSpan = active.profile
+      ? (this.environment.profiler?.collect(active.id, {
+          startedAtMs: active.startedAtMs,
+          sourceRunId: active.profile.sourceRunId,
+          pathVariable: active.env.PATH,
+        }) ?? null)
+      : null;
     this.runs.setSummary(active.id, {
       ...EMPTY_SUMMARY,
-      ...active.metrics.summarize(),
+      ...active.metrics.summarize(profiledSpan),
       gpu,
       host: summarizeHost(hostSamples),
       hints: hint ? [hint] : [],

@@ -4,6 +4,7 @@ import { workloadMode } from './0002-workload-mode.js';
 import { fingerprint } from './0003-fingerprint.js';
 import { sweeps } from './0004-sweeps.js';
 import { compare } from './0005-compare.js';
+import { profiles } from './0009-profiles.js';
 
 export interface Migration {
   version: number;
@@ -11,5 +12,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, profiles];
 export const SCHEMA_VERSION = migrations.length;
