@@ -5,6 +5,7 @@ import type { Run } from '../../shared/api.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
+import type { ProfileOptions } from '../../shared/profile.js';
 import { withConfirmation } from './gpu.js';
 
 export interface RunCommandOptions {
@@ -19,6 +20,8 @@ export interface RunCommandOptions {
   gpuSettings?: GpuRunSettings;
   /** Lock even though other processes use the GPU (--yes). */
   confirm?: boolean;
+  /** Profile a window of steady steps (--profile). */
+  profile?: ProfileOptions | undefined;
 }
 
 export function parseAssignments(assignments: readonly string[]): Record<string, string> {
@@ -47,7 +50,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
     }
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload, values, maxSteps: options.maxSteps, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -56,7 +59,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
     const adHoc = { command: options.commandArgs, cwd: options.cwd };
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   }
 
@@ -76,6 +79,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     const finished = await core.runner.waitForExit(run.id);
     if (!options.json && finished.outputBytes > 0) live.write('\n');
     process.stdout.write(options.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatRunDetails(finished)}\n`);
+    if (options.profile && !options.json) process.stdout.write(`  profile   \`tuning-bench profile ${finished.id}\` (--json for all of it)\n`);
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
   } finally {
