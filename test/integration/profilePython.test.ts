@@ -1,0 +1,86 @@
+// The Python side of step profiles (resources/python/sitecustomize.py, tuning_bench_profile.py) run directly:
+// it never breaks a script, hands on to the sitecustomize it shadows, and takes tuning_bench.step() as steps.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pythonSummary } from '../../electron/core/profile/profileFile.js';
+import { makeTempDir, REPO_ROOT } from '../helpers/tempCore.js';
+
+const TORCH_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
+const HELPER_DIR = path.join(REPO_ROOT, 'resources/python');
+const noTorch = spawnSync(TORCH_PYTHON, ['-c', 'import torch'], { timeout: 120_000 }).status !== 0;
+if (noTorch) console.warn(`profilePython.test.ts: skipping: ${TORCH_PYTHON} cannot import torch`);
+
+const dir = makeTempDir('tb-profile-py-');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A training loop with no optimizer: it marks its own steps. */
+const MANUAL_STEPS = `
+import torch, tuning_bench as tb
+w = torch.randn(64, 64, requires_grad=True)
+for i in range(12):
+    loss = (torch.randn(32, 64) @ w).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.01 * w.grad
+        w.grad = None
+    tb.step()
+print("trained", flush=True)
+`;
+
+function python(code: string, env: Record<string, string>, pythonPath = HELPER_DIR) {
+  const base: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: pythonPath, ...env };
+  delete base.TUNING_BENCH_METRICS;
+  return spawnSync(TORCH_PYTHON, ['-c', code], { cwd: dir, env: base, encoding: 'utf8', timeout: 60_000 });
+}
+
+const profileEnv = (outDir: string, warmupSteps = 3, steps = 4) => ({ TUNING_BENCH_PROFILE: JSON.stringify({ outDir, warmupSteps, steps }) });
+
+describe.skipIf(noTorch)('the Python step profiler', () => {
+  it('takes tuning_bench.step() as the step boundary when a script has no optimizer', () => {
+    const out = path.join(dir, 'manual');
+    const result = python(MANUAL_STEPS, profileEnv(out));
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('trained');
+    const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
+    expect(summary).toMatchObject({ tool: 'torch.profiler', boundary: 'tuning_bench.step', window: { fromStep: 4, toStep: 7 } });
+    expect(summary.steps).toHaveLength(4);
+    expect(summary.ops.map((op) => op.name)).toContain('aten::mm');
+    expect(summary.notes).toEqual([]);
+  });
+
+  it('never breaks the script: an unwritable folder or a malformed request leaves training running', () => {
+    const unwritable = python(MANUAL_STEPS, profileEnv('/proc/no-such-folder/profile'));
+    expect(unwritable.status).toBe(0);
+    expect(unwritable.stdout).toContain('trained');
+    expect(unwritable.stderr).toContain('training goes on without profiling');
+
+    const malformed = python(MANUAL_STEPS, { TUNING_BENCH_PROFILE: '{not json' });
+    expect(malformed.status).toBe(0);
+    expect(malformed.stdout).toContain('trained');
+    expect(malformed.stderr).toContain('TUNING_BENCH_PROFILE is not usable');
+  });
+
+  it('runs the sitecustomize it shadows first (a user\'s or the distribution\'s), with or without profiling', () => {
+    const userSite = path.join(dir, 'user-site');
+    fs.mkdirSync(userSite, { recursive: true });
+    fs.writeFileSync(path.join(userSite, 'sitecustomize.py'), 'import builtins\nbuiltins.USER_SITECUSTOMIZE = "ran"\n');
+    const check = 'import builtins; print("user:", getattr(builtins, "USER_SITECUSTOMIZE", "missing"))';
+    const pythonPath = `${HELPER_DIR}${path.delimiter}${userSite}`;
+    expect(python(check, {}, pythonPath).stdout).toContain('user: ran');
+    const out = path.join(dir, 'chained');
+    const profiled = python(`${check}\n${MANUAL_STEPS}`, profileEnv(out), pythonPath);
+    expect(profiled.stdout).toContain('user: ran');
+    expect(fs.existsSync(path.join(out, 'trace.json'))).toBe(true);
+  });
+
+  it('says so when the run ends before the window', () => {
+    const out = path.join(dir, 'short');
+    const result = python(MANUAL_STEPS, profileEnv(out, 20, 4));
+    expect(result.status).toBe(0);
+    const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
+    expect(summary.steps).toEqual([]);
+    expect(summary.notes[0]).toBe('the run made 12 steps (tuning_bench.step), fewer than the 20 warm-up steps the window waits for');
+  });
+});
