@@ -238,6 +238,17 @@ export function createCore(options: CoreOptions): Core {
       return store.profiles.forRun(runId);
     },
     'profiles.compare': ({ runId, baselineRunId }) => compareProfiles(requireProfile(runId), requireProfile(baselineRunId)),
+    'profiles.trace': ({ runId }) => {
+      const profile = requireProfile(runId);
+      if (!profile.tracePath || !fs.existsSync(profile.tracePath)) {
+        throw new ApiFailure('not_found', `the profile of run ${runId} has no trace file${profile.tracePath ? ` (${profile.tracePath} is gone)` : ''}`);
+      }
+      const bytes = fs.statSync(profile.tracePath).size;
+      if (bytes > MAX_TRACE_DOWNLOAD_BYTES) {
+        throw new ApiFailure('unavailable', `the trace is ${Math.round(bytes / 2 ** 20)} MiB, too large to pass through the app; open ${profile.tracePath} in https://ui.perfetto.dev`);
+      }
+      return { content: fs.readFileSync(profile.tracePath, 'utf8'), filename: `run-${profile.runId}-trace.json`, mimeType: 'application/json' };
+    },
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -350,6 +361,9 @@ export function createCore(options: CoreOptions): Core {
     },
   };
 }
+
+/** A trace larger than this is opened from its file instead: a string this size is what a page handles without stalling. */
+const MAX_TRACE_DOWNLOAD_BYTES = 64 * 2 ** 20;
 
 /** Sampling faster than 50 ms would cost more than it shows; slower than a minute shows nothing. */
 const MIN_INTERVAL_MS = 50;

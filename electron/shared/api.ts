@@ -528,6 +528,11 @@ export const methods = {
   'profiles.get': { input: z.object({ runId }), output: runProfile.nullable() },
   /** A run's profile beside a baseline run's: which phases and operators got faster or slower. */
   'profiles.compare': { input: z.object({ runId, baselineRunId: runId }), output: profileComparison },
+  /** A profile's Chrome trace, to save and open in Perfetto or chrome://tracing. */
+  'profiles.trace': {
+    input: z.object({ runId }),
+    output: z.object({ content: z.string(), filename: z.string(), mimeType: z.string() }),
+  },
   'runs.stop': { input: z.object({ id: runId }), output: ok },
   'runs.write': { input: z.object({ id: runId, data: z.string().min(1).max(LIMITS.writeChars) }), output: ok },
   'runs.resize': { input: z.object({ id: runId }).extend(terminalSize.shape), output: ok },
