@@ -42,3 +42,27 @@ test('Profile re-runs a run and shows where its steps go', async ({ page, server
   const events = Array.isArray(trace) ? trace : (trace as { traceEvents: unknown[] }).traceEvents;
   expect(events.length).toBeGreaterThan(100);
 });
+
+test('the compare view shows a config\'s profile beside the baseline\'s', async ({ page, server }) => {
+  test.setTimeout(120_000);
+  const profiledRun = (sleepMs: number) => {
+    const result = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'run', '--json', '--profile', '--profile-warmup', '4', '--profile-steps', '6',
+        '--', TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', String(sleepMs), '--width', '64'],
+      { cwd: server.dataDir, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    return (JSON.parse(result.stdout) as { id: number }).id;
+  };
+  const baseline = profiledRun(30);
+  const faster = profiledRun(1);
+
+  await page.goto(`${server.url}#/compare?runs=${baseline},${faster}&baseline=${baseline}&by=run`);
+  const row = page.getByTestId(`compare-profile-row-${faster}`);
+  await expect(row).toBeVisible({ timeout: 30_000 });
+  await expect(row.locator('.profile-diagnosis')).toContainText(/data loading: \d+\.\d → \d+\.\d ms per step \(-\d+\.\d ms, faster/u);
+  await expect(row.locator('tr', { hasText: 'data loading' })).toContainText('-');
+  await row.scrollIntoViewIfNeeded();
+  await screenshot(page, 'compare-profiles');
+});
