@@ -195,7 +195,7 @@ export function createCore(options: CoreOptions): Core {
     return profile;
   };
   /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
-  const startProfiledRerun = (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+  const startProfiledRerun = async (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
     const source = requireRun(id);
     if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
@@ -210,7 +210,12 @@ export function createCore(options: CoreOptions): Core {
     const start = workload && sameCommand
       ? { workload, values: source.config }
       : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env } };
-    return startRun({ ...start, profile, profileOf: id });
+    const run = await startRun({ ...start, profile, profileOf: id });
+    // Said on the run itself, so the runs list and a comparison show what this extra run is.
+    store.runs.annotate(run.id, { notes: `profiling re-run of run #${id}`, tags: ['profile'] });
+    const annotated = requireRun(run.id);
+    events.emit('runs.onDidChange', annotated);
+    return annotated;
   };
 
   const handlers: ApiHandlers = {

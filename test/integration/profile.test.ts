@@ -118,6 +118,7 @@ describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () =
     const again = await harness.core.handlers['runs.profile']({ id: plain.id, warmupSteps: 2, steps: 3 }, { subscriberId: null });
     const rerun = await harness.core.runner.waitForExit(again.id);
     expect(rerun.command).toEqual(plain.command);
+    expect(rerun).toMatchObject({ notes: `profiling re-run of run #${plain.id}`, tags: ['profile'] });
     const profile = harness.core.store.profiles.forRun(plain.id)!;
     expect(profile).toMatchObject({ runId: rerun.id, sourceRunId: plain.id, status: 'ok', window: { fromStep: 3, toStep: 5 } });
   }, 60_000);
