@@ -17,7 +17,8 @@ What happens then (nothing at all when the variable is unset):
   ``summary.json`` (top operators by self time, each step's phases, host-device syncs, GPU idle
   time and peak memory where CUDA is traced) to ``outDir``.
 - Phases are the main thread's wall time between two boundaries: waiting in a DataLoader iterator's
-  ``__next__`` (data loading), inside a top-level ``nn.Module`` call (forward), inside
+  ``__next__`` (data loading), inside a top-level ``nn.Module`` call (forward; for a script that calls
+  ``torch.compile``, from the batch to ``backward()`` instead: see _ForwardByGaps), inside
   ``torch.autograd.backward`` (backward), inside ``optimizer.step``/``zero_grad`` (optimizer), and
   the rest (other: loss outside modules, ``.item()`` waits, logging). The hooks that measure them
   are installed for the window only, so steps outside it run as they would without profiling.
@@ -59,19 +60,58 @@ def _say(message):
         pass
 
 
+class _ForwardByGaps(object):
+    """Forward time without module hooks: from a batch (or the last backward) to the next backward, less optimizer calls.
+
+    Used when the script compiles its model (global module hooks added mid-run would make compiled code
+    recompile), or when asked (``"forwardTiming": "gaps"``). It counts the loss and anything else between
+    the batch and ``backward()`` as forward.
+    """
+
+    def __init__(self):
+        self.mark = time.perf_counter()
+        self.pending = 0.0
+        self.total = 0.0
+
+    def reset(self, now):
+        self.mark = now
+        self.pending = 0.0
+
+    def before(self, kind, now):
+        if kind == "data":
+            self.pending = 0.0  # what ran since the last mark was the previous step's tail: other
+        elif kind == "optimizer":
+            self.pending += now - self.mark  # zero_grad() between forward and backward splits the forward
+        elif kind == "backward":
+            self.total += self.pending + now - self.mark
+            self.pending = 0.0
+
+    def after(self, now):
+        self.mark = now
+
+    def take(self):
+        total = self.total
+        self.total = 0.0
+        return total
+
+
 class _Phase(object):
     """Wall time of the main thread inside one kind of call, counted once however deeply nested."""
 
-    __slots__ = ("depth", "entered", "total")
+    __slots__ = ("kind", "depth", "entered", "total", "gaps")
 
-    def __init__(self):
+    def __init__(self, kind):
+        self.kind = kind
         self.depth = 0
         self.entered = 0.0
         self.total = 0.0
+        self.gaps = None  # a _ForwardByGaps told of each outermost call, when forward is timed by gaps
 
     def enter(self):
         if self.depth == 0:
             self.entered = time.perf_counter()
+            if self.gaps is not None:
+                self.gaps.before(self.kind, self.entered)
         self.depth += 1
 
     def leave(self):
@@ -79,7 +119,10 @@ class _Phase(object):
             return
         self.depth -= 1
         if self.depth == 0:
-            self.total += time.perf_counter() - self.entered
+            now = time.perf_counter()
+            self.total += now - self.entered
+            if self.gaps is not None:
+                self.gaps.after(now)
 
     def take(self):
         """The time so far this step (a call still open is split at now), reset for the next."""
@@ -111,7 +154,14 @@ class StepProfiler(object):
         self.window_started_wall = None
         self.window_started = None
         self.steps = []
-        self.phases = {"data": _Phase(), "forward": _Phase(), "backward": _Phase(), "optimizer": _Phase()}
+        self.phases = {kind: _Phase(kind) for kind in ("data", "forward", "backward", "optimizer")}
+        # "hooks": forward is time inside top-level nn.Module calls; "gaps": see _ForwardByGaps; "auto": hooks
+        # unless the script calls torch.compile.
+        self.forward_timing = str(config.get("forwardTiming", "auto"))
+        if self.forward_timing not in ("auto", "hooks", "gaps"):
+            raise ValueError("forwardTiming is auto, hooks or gaps, got %r" % (self.forward_timing,))
+        self.compiled = False
+        self.gaps = None
         self.window_hooks = []
         self.original_backward = None
         self.lock = threading.RLock()
@@ -126,6 +176,7 @@ class StepProfiler(object):
         try:
             self._patch_optimizer(torch)
             self._patch_dataloader(torch)
+            self._watch_compile(torch)
         except Exception as error:
             self._fail("could not hook into PyTorch %s" % getattr(torch, "__version__", "?"), error)
 
@@ -177,6 +228,20 @@ class StepProfiler(object):
         timed_zero_grad.__wrapped__ = zero_grad
         optimizer.step = step_and_mark
         optimizer.zero_grad = timed_zero_grad
+
+    def _watch_compile(self, torch):
+        original = getattr(torch, "compile", None)
+        if original is None:
+            return  # PyTorch 1.x: nothing compiles
+        profiler = self
+
+        def compile(*args, **kwargs):
+            profiler.compiled = True
+            return original(*args, **kwargs)
+
+        compile.__wrapped__ = original
+        compile.__doc__ = original.__doc__
+        torch.compile = compile
 
     def _patch_dataloader(self, torch):
         iterator_class = torch.utils.data.dataloader._BaseDataLoaderIter
@@ -248,23 +313,34 @@ class StepProfiler(object):
         self.state = "profiling"
         self.window_started_wall = opened_wall
         self.window_started = self.step_started = time.perf_counter()
+        if self.gaps is not None:
+            self.gaps.reset(self.step_started)
         self.first_step = self.boundaries + 1
 
     def _install_window_hooks(self, torch):
         forward = self.phases["forward"]
         main = self.main_thread
         module_hooks = torch.nn.modules.module
+        by_gaps = self.forward_timing == "gaps" or (self.forward_timing == "auto" and self.compiled)
+        if by_gaps:
+            self.gaps = _ForwardByGaps()
+            for kind in ("data", "backward", "optimizer"):
+                self.phases[kind].gaps = self.gaps
+            if self.compiled and self.forward_timing == "auto":
+                self.notes.append("torch.compile in use: forward is timed from each batch to its backward() (loss included), "
+                                  "since module hooks would make compiled code recompile")
+            self.window_hooks = []
+        else:
+            def pre(module, inputs):
+                if threading.current_thread() is main:
+                    forward.enter()
 
-        def pre(module, inputs):
-            if threading.current_thread() is main:
-                forward.enter()
+            def post(module, inputs, output):
+                if threading.current_thread() is main:
+                    forward.leave()
 
-        def post(module, inputs, output):
-            if threading.current_thread() is main:
-                forward.leave()
-
-        self.window_hooks = [module_hooks.register_module_forward_pre_hook(pre),
-                             module_hooks.register_module_forward_hook(post)]
+            self.window_hooks = [module_hooks.register_module_forward_pre_hook(pre),
+                                 module_hooks.register_module_forward_hook(post)]
         backward = self.phases["backward"]
         original = self.original_backward = torch.autograd.backward
 
@@ -282,6 +358,8 @@ class StepProfiler(object):
         for handle in self.window_hooks:
             handle.remove()
         self.window_hooks = []
+        for phase in self.phases.values():
+            phase.gaps = None
         if self.original_backward is not None:
             self.torch.autograd.backward = self.original_backward
             self.original_backward = None
@@ -294,6 +372,9 @@ class StepProfiler(object):
         step_ms = (now - self.step_started) * 1000.0
         self.step_started = now
         data, forward, backward, optimizer = (self.phases[k].take() * 1000.0 for k in ("data", "forward", "backward", "optimizer"))
+        if self.gaps is not None:
+            forward = self.gaps.take() * 1000.0
+            self.gaps.reset(now)
         self.steps.append({
             "step": self.first_step + len(self.steps),
             "stepMs": step_ms,

@@ -75,6 +75,28 @@ describe.skipIf(noTorch)('the Python step profiler', () => {
     expect(fs.existsSync(path.join(out, 'trace.json'))).toBe(true);
   });
 
+  it('times forward without module hooks when asked (as it does for compiled models): from the batch to backward()', () => {
+    const script = fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/profiling/sleepy_loader.py'), 'utf8');
+    const run = (forwardTiming: string) => {
+      const out = path.join(dir, `forward-${forwardTiming}`);
+      const result = python(`import sys; sys.argv = ["sleepy", "--steps", "16", "--sleep-ms", "5", "--width", "64"]\n${script}`, {
+        TUNING_BENCH_PROFILE: JSON.stringify({ outDir: out, warmupSteps: 4, steps: 8, forwardTiming }),
+      });
+      expect(result.status, result.stderr).toBe(0);
+      return pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
+    };
+    const gaps = run('gaps');
+    expect(gaps.steps).toHaveLength(8);
+    for (const step of gaps.steps) {
+      expect(step.forwardMs).toBeGreaterThan(0);
+      expect(step.dataLoadingMs).toBeGreaterThanOrEqual(5);
+      expect(step.dataLoadingMs + step.forwardMs + step.backwardMs + step.optimizerMs + step.otherMs).toBeCloseTo(step.stepMs, 6);
+    }
+    const bad = python(MANUAL_STEPS, { TUNING_BENCH_PROFILE: JSON.stringify({ outDir: path.join(dir, 'bad'), forwardTiming: 'guess' }) });
+    expect(bad.status).toBe(0);
+    expect(bad.stderr).toContain('forwardTiming is auto, hooks or gaps');
+  });
+
   it('says so when the run ends before the window', () => {
     const out = path.join(dir, 'short');
     const result = python(MANUAL_STEPS, profileEnv(out, 20, 4));
