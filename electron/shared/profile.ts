@@ -67,6 +67,11 @@ export const runProfile = z.object({
   boundary: z.string().nullable(),
   warmupSteps: z.number().int(),
   window: z.object({ fromStep: z.number().int(), toStep: z.number().int() }).nullable(),
+  /**
+   * When the profiler was on (epoch ms): the run's steps that overlap it are left out of its steady-state
+   * summary, and anything that summarises the run again must leave them out too.
+   */
+  span: z.object({ startedAtMs: z.number(), endedAtMs: z.number() }).nullable().default(null),
   /** Top operators by self time (per step, share of the step). */
   ops: z.array(profileOp),
   /** Means over the window's steps. */

@@ -85,8 +85,9 @@ describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () =
     expect(data.share!).toBeLessThan(data.baselineShare!);
     expect(comparison.changes[0]).toMatch(/^step: .* faster/u);
     expect(comparison.changes.some((change) => change.startsWith('data loading:') && change.includes('faster'))).toBe(true);
-    // The matrix multiplies did the same work in both: no change worth a sentence.
-    expect(comparison.changes.some((change) => change.startsWith('aten::addmm'))).toBe(false);
+    // Of the phases, data loading changed most (the model did the same work in both).
+    const largest = comparison.phases.filter((p) => p.name !== 'step').sort((a, b) => Math.abs(b.deltaMs!) - Math.abs(a.deltaMs!))[0]!;
+    expect(largest.name).toBe('data loading');
   }, 60_000);
 
   it('profiles the charlm workload on CPU and leaves the profiled steps out of its throughput', async () => {
@@ -108,6 +109,9 @@ describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () =
     expect(run.summary.profiledSteps).toBeGreaterThanOrEqual(5);
     expect(run.summary.profiledSteps).toBeLessThanOrEqual(7);
     expect(run.summary.throughput.median).not.toBeNull();
+    // Kept with the profile, so whatever summarises the run again can leave the same steps out.
+    expect(profile.span!.endedAtMs).toBeGreaterThan(profile.span!.startedAtMs);
+    expect(profile.span!.startedAtMs).toBeGreaterThan(Date.parse(run.startedAt));
   }, 60_000);
 
   it('profiles a run again on request: the same command, marked as a profile of the first run', async () => {

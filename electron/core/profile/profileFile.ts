@@ -77,7 +77,7 @@ const mean = (values: readonly number[]) => (values.length === 0 ? null : values
 export function toRunProfile(
   summary: PythonSummary,
   context: { runId: number; sourceRunId: number | null; dir: string; createdAt: Date },
-): Omit<RunProfile, 'diagnosis'> {
+): Omit<RunProfile, 'diagnosis' | 'span'> {
   const steps = summary.steps;
   const count = steps.length;
   const phases = {

@@ -65,8 +65,8 @@ export class StepProfiler implements RunProfiler {
     let profile: Omit<RunProfile, 'diagnosis'>;
     let span: ProfiledSpan | null = null;
     if (read.ok) {
-      profile = toRunProfile(read.summary, { runId, sourceRunId, dir, createdAt });
       span = profiledSpan(read.summary);
+      profile = { ...toRunProfile(read.summary, { runId, sourceRunId, dir, createdAt }), span };
     } else {
       profile = emptyProfile(runId, sourceRunId, createdAt, [read.reason]);
     }
@@ -99,6 +99,7 @@ function emptyProfile(runId: number, sourceRunId: number | null, createdAt: Date
     boundary: null,
     warmupSteps: 0,
     window: null,
+    span: null,
     ops: [],
     phases: { stepMs: null, dataLoadingMs: null, forwardMs: null, backwardMs: null, optimizerMs: null, otherMs: null },
     steps: [],

@@ -18,6 +18,7 @@ function profile(phases: { data: number; forward: number; backward: number; opti
     boundary: 'optimizer.step',
     warmupSteps: 10,
     window: { fromStep: 11, toStep: 20 },
+    span: null,
     ops: [],
     phases: step,
     steps: Array.from({ length: steps }, (_, i) => ({ step: 11 + i, ...step })),
