@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 ENV_VAR = "TUNING_BENCH_PROFILE"
 SUMMARY_FILE = "summary.json"
@@ -197,13 +198,15 @@ class StepProfiler(object):
 
     def _wrap_optimizer(self, optimizer):
         # Instance attributes: they shadow the class's step (which PyTorch itself patches for its
-        # profiler annotations), and an LR scheduler created later wraps these in turn.
+        # profiler annotations), and an LR scheduler created later wraps these in turn. They are bound
+        # methods, as schedulers expect (they read step.__func__ and step.__self__), with the original's
+        # signature (GradScaler inspects it).
         step = optimizer.step
         zero_grad = optimizer.zero_grad
         profiler = self
         phase = self.phases["optimizer"]
 
-        def step_and_mark(*args, **kwargs):
+        def step_and_mark(_optimizer, *args, **kwargs):
             timing = profiler.state == "profiling"
             if timing:
                 phase.enter()
@@ -215,7 +218,7 @@ class StepProfiler(object):
                 if profiler.boundary_source == "optimizer.step":
                     profiler.boundary()
 
-        def timed_zero_grad(*args, **kwargs):
+        def timed_zero_grad(_optimizer, *args, **kwargs):
             if profiler.state != "profiling":
                 return zero_grad(*args, **kwargs)
             phase.enter()
@@ -224,10 +227,12 @@ class StepProfiler(object):
             finally:
                 phase.leave()
 
-        step_and_mark.__wrapped__ = step
-        timed_zero_grad.__wrapped__ = zero_grad
-        optimizer.step = step_and_mark
-        optimizer.zero_grad = timed_zero_grad
+        for wrapper, original in ((step_and_mark, step), (timed_zero_grad, zero_grad)):
+            wrapper.__wrapped__ = getattr(original, "__func__", original)
+            wrapper.__name__ = getattr(original, "__name__", wrapper.__name__)
+            wrapper.__doc__ = getattr(original, "__doc__", None)
+        optimizer.step = types.MethodType(step_and_mark, optimizer)
+        optimizer.zero_grad = types.MethodType(timed_zero_grad, optimizer)
 
     def _watch_compile(self, torch):
         original = getattr(torch, "compile", None)

@@ -97,6 +97,36 @@ describe.skipIf(noTorch)('the Python step profiler', () => {
     expect(bad.stderr).toContain('forwardTiming is auto, hooks or gaps');
   });
 
+  it('leaves an LR scheduler, a GradScaler and pickling of the optimizer working as without profiling', () => {
+    // Schedulers wrap optimizer.step and read its __func__ and __self__; GradScaler inspects its signature.
+    const script = `
+import inspect, pickle, torch
+model = torch.nn.Linear(16, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5)
+scaler = torch.cuda.amp.GradScaler(enabled=torch.cuda.is_available())
+for i in range(12):
+    loss = model(torch.randn(8, 16)).pow(2).mean()
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    sched.step()
+pickle.dumps(opt)
+print("lr %.4f steps %d signature %s" % (sched.get_last_lr()[0], opt._step_count, inspect.signature(opt.step)))
+`;
+    const plain = python(script, {});
+    const out = path.join(dir, 'scheduler');
+    const profiled = python(script, profileEnv(out));
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(profiled.status, profiled.stderr).toBe(0);
+    expect(profiled.stdout).toBe(plain.stdout);
+    expect(profiled.stdout).toContain('lr 0.0010 steps 12');
+    const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
+    expect(summary.window).toMatchObject({ fromStep: 4, toStep: 7 });
+    expect(summary.notes).toEqual([]);
+  });
+
   it('says so when the run ends before the window', () => {
     const out = path.join(dir, 'short');
     const result = python(MANUAL_STEPS, profileEnv(out, 20, 4));
