@@ -134,5 +134,13 @@ print("lr %.4f steps %d signature %s" % (sched.get_last_lr()[0], opt._step_count
     const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
     expect(summary.steps).toEqual([]);
     expect(summary.notes[0]).toBe('the run made 12 steps (tuning_bench.step), fewer than the 20 warm-up steps the window waits for');
+
+    // A window the run ends inside is profiled as far as it got.
+    const cut = path.join(dir, 'cut');
+    expect(python(MANUAL_STEPS, profileEnv(cut, 3, 20)).status).toBe(0);
+    const partial = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(cut, 'summary.json'), 'utf8')));
+    expect(partial.window).toMatchObject({ fromStep: 4, toStep: 12 });
+    expect(partial.notes).toEqual(['the script ended after 9 of the 20 profiled steps']);
+    expect(partial.trace).toBe('trace.json');
   });
 });

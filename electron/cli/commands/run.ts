@@ -79,7 +79,11 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     const finished = await core.runner.waitForExit(run.id);
     if (!options.json && finished.outputBytes > 0) live.write('\n');
     process.stdout.write(options.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatRunDetails(finished)}\n`);
-    if (options.profile && !options.json) process.stdout.write(`  profile   \`tuning-bench profile ${finished.id}\` (--json for all of it)\n`);
+    if (options.profile && !options.json) {
+      const profile = core.store.profiles.forRun(finished.id);
+      for (const line of [...(profile?.diagnosis ?? []), ...(profile?.notes ?? [])]) process.stdout.write(`  profile   ${line}\n`);
+      process.stdout.write(`  profile   \`tuning-bench profile ${finished.id}\` for the bottleneck table (--json for all of it)\n`);
+    }
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
   } finally {
