@@ -143,4 +143,13 @@ describe('profiling what torch.profiler cannot see', () => {
     expect(profile.notes.some((note) => note.includes('py-spy'))).toBe(true);
     expect(profile.notes.some((note) => note.includes('nsys'))).toBe(true);
   }, 30_000);
+
+  it('says so when the command is not Python at all', async () => {
+    harness = tempCore();
+    const started = harness.core.startCommand({ adHoc: { command: ['/bin/echo', 'hello'], cwd: harness.dir }, profile: { warmupSteps: 10, steps: 10 } });
+    await harness.core.runner.waitForExit(started.id);
+    const profile = harness.core.store.profiles.forRun(started.id)!;
+    expect(profile.status).toBe('empty');
+    expect(profile.notes[0]).toContain('the command started no Python that read Tuning Bench\'s PYTHONPATH');
+  }, 30_000);
 });

@@ -57,7 +57,12 @@ export function readPythonSummary(dir: string): ReadOutcome {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
-    return { ok: false, reason: `the profiler wrote no ${SUMMARY_FILE}` };
+    return {
+      ok: false,
+      reason:
+        `the profiler wrote no ${SUMMARY_FILE}: the command started no Python that read Tuning Bench's PYTHONPATH ` +
+        '(not a Python program, or Python run with -I, -S or -E, which ignore it)',
+    };
   }
   try {
     const parsed = pythonSummary.safeParse(JSON.parse(text));
