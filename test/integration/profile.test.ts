@@ -112,6 +112,7 @@ describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () =
     // Kept with the profile, so whatever summarises the run again can leave the same steps out.
     expect(profile.span!.endedAtMs).toBeGreaterThan(profile.span!.startedAtMs);
     expect(profile.span!.startedAtMs).toBeGreaterThan(Date.parse(run.startedAt));
+    expect(harness.core.store.profiles.ownSpan(run.id)).toEqual(profile.span);
   }, 60_000);
 
   it('profiles a run again on request: the same command, marked as a profile of the first run', async () => {
@@ -125,6 +126,8 @@ describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () =
     expect(rerun).toMatchObject({ notes: `profiling re-run of run #${plain.id}`, tags: ['profile'] });
     const profile = harness.core.store.profiles.forRun(plain.id)!;
     expect(profile).toMatchObject({ runId: rerun.id, sourceRunId: plain.id, status: 'ok', window: { fromStep: 3, toStep: 5 } });
+    // The first run was not profiled itself: nothing of its own to leave out of its summary.
+    expect(harness.core.store.profiles.ownSpan(plain.id)).toBeNull();
   }, 60_000);
 });
 

@@ -35,6 +35,15 @@ export class ProfileStore {
     });
   }
 
+  /**
+   * When the profiler was on during this run itself (not a re-run of it), in epoch ms: what a summary of the
+   * run, made again later (a re-parse), must leave out as `profiledSpan`.
+   */
+  ownSpan(runId: number): { startedAtMs: number; endedAtMs: number } | null {
+    const row = this.selectByRun.get(runId);
+    return row ? runProfile.parse(JSON.parse(row.profile_json)).span : null;
+  }
+
   /** The run's own profile, else the newest profile made by running its command again. */
   forRun(runId: number): RunProfile | null {
     const row = this.selectByRun.get(runId) ?? this.selectLatestFromSource.get(runId);
