@@ -58,7 +58,13 @@ export function formatRunDetails(run: Run): string {
     const how = summary.warmup.rule === 'auto' ? (summary.warmup.stable ? 'detected' : 'not stable; first fifth skipped') : `by ${summary.warmup.rule}`;
     lines.push(`  warm-up   ${summary.warmup.steps} steps, ${summary.warmup.seconds.toFixed(2)} s (${how})`);
   }
-  if (summary.steps !== null) lines.push(`  steps     ${summary.steps}${summary.outlierSteps > 0 ? ` (${summary.outlierSteps} slow steps left out)` : ''}`);
+  if (summary.steps !== null) {
+    const leftOut = [
+      summary.outlierSteps > 0 ? `${summary.outlierSteps} slow steps left out` : '',
+      summary.profiledSteps > 0 ? `${summary.profiledSteps} profiled steps left out` : '',
+    ].filter(Boolean);
+    lines.push(`  steps     ${summary.steps}${leftOut.length > 0 ? ` (${leftOut.join('; ')})` : ''}`);
+  }
   if (summary.finalLoss !== null) {
     const fell = summary.lossFell === null ? '' : summary.lossFell ? ', falling' : ', NOT falling';
     lines.push(`  loss      final ${summary.finalLoss}, best ${summary.bestLoss ?? '-'}${fell}`);

@@ -15,11 +15,18 @@ import { importCommand, reparseCommand } from './commands/ingest.js';
 import { addWorkload, editWorkload, formatWorkloads, removeWorkload, type WorkloadOptions } from './commands/workloads.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
 import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
+import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
 
 /** Exit status for bad arguments (the contract); 1 is for a failure of the tool itself. */
 export const EXIT_BAD_ARGUMENTS = 2;
+
+interface ProfileFlags {
+  profile?: boolean;
+  profileWarmup?: number;
+  profileSteps?: number;
+}
 
 interface GlobalOptions {
   db?: string;
@@ -115,19 +122,27 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
     .option('--tokens-per-step <n>', 'tokens in one step, so throughput is given in tokens/s', parsePerStep('--tokens-per-step'))
     .option('--samples-per-step <n>', 'samples in one step (the batch size), so throughput is given in samples/s', parsePerStep('--samples-per-step'))
+.option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
+    .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', (value: string) => parseRunId(value))
+    .option('--profile-steps <n>', 'steps in the profiled window (default 10)', (value: string) => parseRunId(value))
     .option('--json', 'print the finished run as JSON')
     .argument('[command...]', 'the command after --, when no --workload is given');
   addGpuRunOptions(run).action(
     async (
       commandArgs: string[],
-      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & GpuCliOptions,
+      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & ProfileFlags &
+        GpuCliOptions,
       command: Command,
     ) => {
       const global = globals(command);
+      if (!options.profile && (options.profileWarmup !== undefined || options.profileSteps !== undefined)) {
+        throw new UsageError('--profile-warmup and --profile-steps need --profile');
+      }
+      const profile = options.profile ? profileSettings(options.profileWarmup, options.profileSteps) : undefined;
       await withCore(
         global,
         (core) =>
-          runCommand(core, { ...options, commandArgs, json: global.json === true, gpuSettings: runSettingsFrom(options), confirm: options.yes === true }),
+          runCommand(core, { ...options, profile, commandArgs, json: global.json === true, gpuSettings: runSettingsFrom(options), confirm: options.yes === true }),
         options.gpu,
       );
     },
@@ -196,6 +211,21 @@ export function buildProgram(): Command {
     .option('--gate-rel <fraction>', 'quality gate: or this fraction above it', fraction('--gate-rel'), 0.1)
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
+    });
+
+  program
+    .command('profile')
+    .description("a run's step profile: top operators, phases per step, syncs, diagnosis, trace path")
+    .argument('<run-id>', 'the run (its own profile, or the newest profiled re-run of its command)', parseRunId)
+    .option('--rerun', 'run its command again with a window of steady steps profiled, then show that profile')
+    .option('--warmup <n>', 'with --rerun: steps before the window (default 10)', (value: string) => parseRunId(value))
+    .option('--steps <n>', 'with --rerun: steps in the window (default 10)', (value: string) => parseRunId(value))
+    .option('--baseline <run-id>', "beside this run's profile: which phases and operators got faster or slower", (value: string) => parseRunId(value))
+    .addOption(new Option('--format <format>', 'md: the bottleneck table; json: the whole profile').choices(['md', 'json']).default('md'))
+    .option('--json', 'the same as --format json')
+    .action(async (id: number, options: Omit<ProfileCommandOptions, 'json' | 'rerun'> & { rerun?: boolean }, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => profileCommand(core, id, { ...options, rerun: options.rerun === true, json: global.json === true }));
     });
 
   const db = program.command('db').description('the database file: check it, or set a damaged one aside');

@@ -26,6 +26,8 @@ import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
+import { StepProfiler } from './profile/stepProfiler.js';
+import { compareProfiles } from './profile/compareProfiles.js';
 import { explainCorruption } from './store/open.js';
 import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
@@ -133,6 +135,8 @@ export function createCore(options: CoreOptions): Core {
   });
 
   const events = new EventHub();
+  // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
+  const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, now });
   const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
@@ -144,6 +148,7 @@ export function createCore(options: CoreOptions): Core {
     intervals,
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json')),
     now,
+    profiler,
   });
 
   // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
@@ -198,6 +203,36 @@ export function createCore(options: CoreOptions): Core {
     return run;
   };
 
+  const requireProfile = (runId: number) => {
+    requireRun(runId);
+    const profile = store.profiles.forRun(runId);
+    if (!profile) throw new ApiFailure('not_found', `run ${runId} has no profile; make one with \`tuning-bench profile ${runId} --rerun\` or the Profile button`);
+    return profile;
+  };
+  /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
+  const startProfiledRerun = async (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+    const source = requireRun(id);
+    if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
+    const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
+    const sameCommand = (() => {
+      if (!workload) return false;
+      try {
+        return JSON.stringify(runner.preview(workload, source.config).command) === JSON.stringify(source.command);
+      } catch {
+        return false;
+      }
+    })();
+    const start = workload && sameCommand
+      ? { workload, values: source.config }
+      : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env } };
+    const run = await startRun({ ...start, profile, profileOf: id });
+    // Said on the run itself, so the runs list and a comparison show what this extra run is.
+    store.runs.annotate(run.id, { notes: `profiling re-run of run #${id}`, tags: ['profile'] });
+    const annotated = requireRun(run.id);
+    events.emit('runs.onDidChange', annotated);
+    return annotated;
+  };
+
   const handlers: ApiHandlers = {
     'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
     'workloads.list': () => store.workloads.list(),
@@ -235,8 +270,25 @@ export function createCore(options: CoreOptions): Core {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep }) =>
-      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep }),
+    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }) =>
+      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }),
+    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'profiles.get': ({ runId }) => {
+      requireRun(runId);
+      return store.profiles.forRun(runId);
+    },
+    'profiles.compare': ({ runId, baselineRunId }) => compareProfiles(requireProfile(runId), requireProfile(baselineRunId)),
+    'profiles.trace': ({ runId }) => {
+      const profile = requireProfile(runId);
+      if (!profile.tracePath || !fs.existsSync(profile.tracePath)) {
+        throw new ApiFailure('not_found', `the profile of run ${runId} has no trace file${profile.tracePath ? ` (${profile.tracePath} is gone)` : ''}`);
+      }
+      const bytes = fs.statSync(profile.tracePath).size;
+      if (bytes > MAX_TRACE_DOWNLOAD_BYTES) {
+        throw new ApiFailure('unavailable', `the trace is ${Math.round(bytes / 2 ** 20)} MiB, too large to pass through the app; open ${profile.tracePath} in https://ui.perfetto.dev`);
+      }
+      return { content: fs.readFileSync(profile.tracePath, 'utf8'), filename: `run-${profile.runId}-trace.json`, mimeType: 'application/json' };
+    },
     'runs.stop': ({ id }) => {
       runner.stop(id);
       return { ok: true as const };
@@ -391,6 +443,9 @@ function workloadFailure(error: unknown): unknown {
   if (error instanceof WorkloadNotFoundError) return new ApiFailure('not_found', error.message);
   return error;
 }
+
+/** A trace larger than this is opened from its file instead: a string this size is what a page handles without stalling. */
+const MAX_TRACE_DOWNLOAD_BYTES = 64 * 2 ** 20;
 
 /** Sampling faster than 50 ms would cost more than it shows; slower than a minute shows nothing. */
 const MIN_INTERVAL_MS = 50;

@@ -1,6 +1,7 @@
 // The one contract between the engine and every face: each method and event, with zod schemas.
 // Imports nothing outside electron/shared and nothing of Node or the DOM, so main, server, preload and renderer can all use it.
 import { z } from 'zod';
+import { profileComparison, profileOptions, runProfile } from './profile.js';
 import { gpuOperationInput, gpuRunSettingsInput, gpuSelectorText } from './gpuSettings.js';
 
 /** Bounds on what crosses a boundary; a face never hands the engine more than this. */
@@ -106,6 +107,8 @@ export const runSummary = z.object({
     .nullable()
     .default(null),
   outlierSteps: z.number().int().nonnegative().default(0),
+  /** Steps left out because a profiler was on while they ran (`run --profile`). */
+  profiledSteps: z.number().int().nonnegative().default(0),
   metricsSource: z.enum(['channel', 'text']).nullable().default(null),
   gpu: z
     .object({
@@ -565,9 +568,22 @@ export const methods = {
         confirmOtherProcesses: z.boolean().default(false),
         /** Tokens or samples in one step, when the workload does not say (throughput in tokens/s or samples/s). */
         unitsPerStep: unitsPerStepInput.optional(),
+        /** Profile a window of steady steps of this run (torch.profiler, no change to the script). */
+        profile: profileOptions.optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
+  },
+  /** Runs a run's command again with a window of steady steps profiled; the new run. */
+  'runs.profile': { input: profileOptions.extend({ id: runId }), output: run },
+  /** A run's step profile (or that of the newest profiled re-run of its command); null when it has none. */
+  'profiles.get': { input: z.object({ runId }), output: runProfile.nullable() },
+  /** A run's profile beside a baseline run's: which phases and operators got faster or slower. */
+  'profiles.compare': { input: z.object({ runId, baselineRunId: runId }), output: profileComparison },
+  /** A profile's Chrome trace, to save and open in Perfetto or chrome://tracing. */
+  'profiles.trace': {
+    input: z.object({ runId }),
+    output: z.object({ content: z.string(), filename: z.string(), mimeType: z.string() }),
   },
   'runs.stop': { input: z.object({ id: runId }), output: ok },
   'runs.write': { input: z.object({ id: runId, data: z.string().min(1).max(LIMITS.writeChars) }), output: ok },

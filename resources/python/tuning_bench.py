@@ -53,7 +53,7 @@ import sys
 import threading
 import time
 
-__all__ = ["log", "log_event", "enabled", "metrics_path", "close", "ENV_VAR"]
+__all__ = ["log", "log_event", "step", "enabled", "metrics_path", "close", "ENV_VAR"]
 
 ENV_VAR = "TUNING_BENCH_METRICS"
 _RESERVED = ("t", "event")
@@ -238,5 +238,23 @@ def log_event(name, step=None, **fields):
         return
     try:
         _write(_record(step, name, fields))
+    except Exception as error:
+        _warn_once(error)
+
+
+def step():
+    """Marks the end of one training step, for Tuning Bench's profiler.
+
+    Only needed by scripts whose steps are not ``torch.optim`` optimizer steps (the profiler finds
+    those itself). Once called, these calls are the step boundaries of the profiled window. Does
+    nothing unless the run is profiled; never raises.
+    """
+    profiler = sys.modules.get("tuning_bench_profile")
+    if profiler is None:
+        return
+    try:
+        active = profiler.active()
+        if active is not None:
+            active.marked_step()
     except Exception as error:
         _warn_once(error)

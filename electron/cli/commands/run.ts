@@ -5,6 +5,7 @@ import type { Run } from '../../shared/api.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
+import type { ProfileOptions } from '../../shared/profile.js';
 import { withConfirmation } from './gpu.js';
 import { setLongTimeout } from '../../core/runner/longTimer.js';
 
@@ -29,6 +30,8 @@ export interface RunCommandOptions {
   gpuSettings?: GpuRunSettings;
   /** Lock even though other processes use the GPU (--yes). */
   confirm?: boolean;
+  /** Profile a window of steady steps (--profile). */
+  profile?: ProfileOptions | undefined;
 }
 
 export function parseAssignments(assignments: readonly string[]): Record<string, string> {
@@ -65,7 +68,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
     }
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, maxSteps: options.maxSteps, unitsPerStep, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload, values, maxSteps: options.maxSteps, unitsPerStep, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -74,7 +77,17 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
     const adHoc = { command: options.commandArgs, cwd: options.cwd };
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload: null, values: {}, adHoc, maxSteps: options.maxSteps, unitsPerStep, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({
+        workload: null,
+        values: {},
+        adHoc,
+        maxSteps: options.maxSteps,
+        unitsPerStep,
+        profile: options.profile,
+        ...terminal,
+        gpuSettings: options.gpuSettings,
+        confirmOtherProcesses: confirm,
+      }),
     );
   }
 
@@ -107,6 +120,11 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     const finished = await core.runner.waitForExit(run.id);
     if (!options.json && finished.outputBytes > 0) live.write('\n');
     process.stdout.write(options.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatRunDetails(finished)}\n`);
+    if (options.profile && !options.json) {
+      const profile = core.store.profiles.forRun(finished.id);
+      for (const line of [...(profile?.diagnosis ?? []), ...(profile?.notes ?? [])]) process.stdout.write(`  profile   ${line}\n`);
+      process.stdout.write(`  profile   \`tuning-bench profile ${finished.id}\` for the bottleneck table (--json for all of it)\n`);
+    }
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
   } finally {

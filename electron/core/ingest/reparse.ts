@@ -48,7 +48,11 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const kept = previous.filter((sample) => sample.source !== 'text');
   const samples = [...kept, ...parsed];
   const units = stepUnits(run.unitsPerStep, workload, run.config);
-  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, units) };
+  // Steps the profiler ran over stay out of the timing, as they were when the run ended.
+  const span = store.profiles.ownSpan(id);
+  const startedAtMs = Date.parse(run.startedAt);
+  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
+  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, profiledSpan }) };
   const series = buildSeries(samples, store.telemetry.gpuSamples(id));
 
   store.db.transaction(() => {

@@ -58,8 +58,17 @@ export class RunMetrics {
     fs.rmSync(this.options.channelFile, { force: true });
   }
 
-  summarize(): TrainingSummary {
-    return summarizeMetrics(this.store.forRun(this.options.runId), { tokensPerStep: this.options.tokensPerStep, samplesPerStep: this.options.samplesPerStep });
+  /** `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing. */
+  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): TrainingSummary {
+    const span = profiledSpan && {
+      fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
+      toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
+    };
+    return summarizeMetrics(this.store.forRun(this.options.runId), {
+      tokensPerStep: this.options.tokensPerStep,
+      samplesPerStep: this.options.samplesPerStep,
+      profiledSpan: span,
+    });
   }
 
   private readChannel(): void {

@@ -21,6 +21,8 @@ export interface TrainingSummary {
   warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number } | null;
   /** Steady steps left out as far slower than their neighbours (an eval or a checkpoint save). */
   outlierSteps: number;
+  /** Steps left out because a profiler was on while they ran (`run --profile`). */
+  profiledSteps: number;
   /** Which samples the summary used: the structured channel wins over parsed text when present. */
   metricsSource: 'channel' | 'text' | null;
   /** Tokens in one step where known, so losses can be compared at a matched token count. */
@@ -38,6 +40,8 @@ export interface SummaryOptions {
   /** Samples in one step (stated with the run), to turn step times into samples/s. */
   samplesPerStep?: number | null;
   warmup?: WarmupRule;
+  /** A span (ms since the run started) a profiler was on: steps that overlap it are left out of the timing. */
+  profiledSpan?: { fromTMs: number; toTMs: number } | null;
 }
 
 interface StepRecord {
@@ -77,7 +81,15 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
   const records = byStep(timingSource);
-  const { points, throughputs, unit, stepTimesKnown } = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
+  const profiled = profiledStepNumbers(records, options.profiledSpan ?? null);
+  // Timed with every record (a step's time may come from its neighbour's stamp), then the profiled ones left out.
+  const timed = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
+  const stepTimesKnown = timed.stepTimesKnown;
+  const keep = timed.points.map((point) => !profiled.has(point.step));
+  const points = timed.points.filter((_, i) => keep[i]);
+  const throughputs = timed.throughputs.filter((_, i) => keep[i]);
+  const unit = timed.unit;
+  const profiledSteps = profiled.size;
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
@@ -117,10 +129,26 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     lossFell: lossTrend(finiteLosses),
     warmup,
     outlierSteps,
+    profiledSteps,
     metricsSource,
     tokensPerStep,
     lossCurve: lossCurve(lossSeries),
   };
+}
+
+/**
+ * Steps whose time overlaps the profiled span: a step's record is stamped when it ends, so the step ran
+ * from the previous record's time to its own; it overlaps when it ends after the span starts and began
+ * before the span ended.
+ */
+function profiledStepNumbers(records: readonly StepRecord[], span: { fromTMs: number; toTMs: number } | null): Set<number> {
+  const steps = new Set<number>();
+  if (!span) return steps;
+  records.forEach((record, i) => {
+    const began = i > 0 ? records[i - 1]!.tMs : 0;
+    if (record.tMs > span.fromTMs && began < span.toTMs) steps.add(record.step);
+  });
+  return steps;
 }
 
 function blockMedians(values: readonly number[]): number[] {

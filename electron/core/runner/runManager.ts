@@ -29,6 +29,8 @@ import { setLongTimeout, type LongTimer } from './longTimer.js';
 import { ProcessTree } from './processTree.js';
 import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
+import type { RunProfiler } from '../profile/stepProfiler.js';
+import type { ProfileOptions } from '../../shared/profile.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
 const MERGE_WINDOW_MS = 5;
@@ -71,6 +73,8 @@ export interface RunnerEnvironment {
   /** Python's and PyTorch's versions, cached on disk per interpreter. */
   pythonFingerprints: PythonFingerprints;
   now: () => Date;
+  /** Step profiles (`run --profile`); without it, a request to profile is refused. */
+  profiler?: RunProfiler;
 }
 
 export interface StartRequest {
@@ -96,6 +100,10 @@ export interface StartRequest {
   extraConfig?: Record<string, string> | undefined;
   /** Tokens or samples in one step as the user stated them (otherwise the workload's expression says). */
   unitsPerStep?: UnitsPerStep | null | undefined;
+  /** Profile a window of steady steps of this run (torch.profiler through sitecustomize). */
+  profile?: ProfileOptions | null | undefined;
+  /** The run whose command this one runs again to profile it. */
+  profileOf?: number | null | undefined;
 }
 
 interface ActiveRun {
@@ -144,6 +152,8 @@ interface ActiveRun {
   lateResults: Array<Promise<void>>;
   /** The record as last read, returned if the ending itself cannot be stored. */
   lastKnown: Run;
+  /** Set when the run is profiled: the run it re-runs, if any. */
+  profile: { sourceRunId: number | null } | null;
   finished: Promise<Run>;
 }
 
@@ -194,6 +204,8 @@ export class RunManager {
     }
     const [program, ...args] = expanded.command;
     if (program === undefined || program === '') throw new ApiFailure('invalid_input', 'the command is empty');
+    const profiler = request.profile ? this.environment.profiler : undefined;
+    if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
 
     const startedAt = this.environment.now();
     const runEnv = { ...expanded.env };
@@ -222,7 +234,11 @@ export class RunManager {
       path.join(this.environment.channelDir, `run-${record.id}-${process.pid}.load.json`);
     const ownLoadFile = !runEnv.TUNING_BENCH_LOAD_FILE && !this.environment.baseEnv.TUNING_BENCH_LOAD_FILE;
     fs.rmSync(channelFile, { force: true });
-    const childEnv: Record<string, string> = { ...this.childEnvironment(program, runEnv, record.id, channelFile), TUNING_BENCH_LOAD_FILE: loadFile };
+    const childEnv: Record<string, string> = {
+      ...this.childEnvironment(program, runEnv, record.id, channelFile),
+      TUNING_BENCH_LOAD_FILE: loadFile,
+      ...(profiler && request.profile ? profiler.environment(record.id, request.profile) : {}),
+    };
     const file = resolveCommand(program, cwd, childEnv.PATH);
     if (file === null) {
       const ended = this.runs.recordEnding(record.id, {
@@ -311,6 +327,7 @@ export class RunManager {
       timeout: null,
       lateResults,
       lastKnown: record,
+      profile: profiler ? { sourceRunId: request.profileOf ?? null } : null,
       finished: new Promise<Run>((resolve) => (resolveFinished = resolve)),
     };
     this.active.set(record.id, active);
@@ -635,7 +652,14 @@ export class RunManager {
     const gpuSamples = this.telemetry.gpuSamples(active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
-    const summary = { ...EMPTY_SUMMARY, ...active.metrics.summarize(), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    const profiledSpan = active.profile
+      ? (this.environment.profiler?.collect(active.id, {
+          startedAtMs: active.startedAtMs,
+          sourceRunId: active.profile.sourceRunId,
+          pathVariable: active.env.PATH,
+        }) ?? null)
+      : null;
+    const summary = { ...EMPTY_SUMMARY, ...active.metrics.summarize(profiledSpan), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
     await retryWrite(() => this.runs.setSummary(active.id, summary), onBusy);
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
     const series = buildSeries(this.metricStore.forRun(active.id), gpuSamples);

@@ -104,6 +104,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   lossFell: null,
   warmup: null,
   outlierSteps: 0,
+  profiledSteps: 0,
   metricsSource: null,
   hints: [],
   gpu: null,

@@ -5,6 +5,7 @@ import { SweepStore } from './sweepStore.js';
 import { openDatabase, type Db } from './open.js';
 import { MetricStore } from './metricStore.js';
 import { OutputWriter } from './outputWriter.js';
+import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
@@ -19,6 +20,7 @@ export class Store {
   readonly telemetry: TelemetryStore;
   readonly gpuJournal: GpuJournalStore;
   readonly sweeps: SweepStore;
+  readonly profiles: ProfileStore;
 
   constructor(readonly file: string) {
     this.db = openDatabase(file);
@@ -30,6 +32,7 @@ export class Store {
     this.telemetry = new TelemetryStore(this.db, this.writer);
     this.gpuJournal = new GpuJournalStore(this.db);
     this.sweeps = new SweepStore(this.db);
+    this.profiles = new ProfileStore(this.db);
   }
 
   /**

@@ -20,6 +20,7 @@ import { compareRoute, DEFAULT_GATE, type CompareViewRoute } from '../compareRou
 import { errorMessage, formatDateTime } from '../format.js';
 import { useView, viewHash } from '../route.js';
 import { chartedRunIds, CompareCharts, MAX_CHARTED_RUNS, useRunSeries } from './CompareCharts.js';
+import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
@@ -471,6 +472,7 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
           <CompareTable comparison={comparison} />
           <CompareNotes comparison={comparison} />
           <CompareCharts rows={comparison.rows} series={series} />
+          <CompareProfiles rows={comparison.rows} />
         </div>
       )}
     </section>

@@ -6,6 +6,7 @@ import { useTelemetryStatus } from '../telemetryStatus.js';
 import { useRunMetrics } from '../useRunMetrics.js';
 import { useRunTelemetry } from '../useRunTelemetry.js';
 import { MetricChart, type ChartLine } from './MetricChart.js';
+import { RunProfile } from './RunProfile.js';
 import { TelemetryCharts } from './TelemetryCharts.js';
 import { TelemetryStatus } from './TelemetryStatus.js';
 
@@ -29,13 +30,15 @@ function writeCollapsed(collapsed: boolean): void {
   }
 }
 
-type ChartsTab = 'metrics' | 'telemetry';
+type ChartsTab = 'metrics' | 'telemetry' | 'profile';
+const TAB_TITLES: Record<ChartsTab, string> = { metrics: 'Metrics', telemetry: 'Telemetry', profile: 'Profile' };
 /** Remembered too: someone watching the GPU wants that tab on the next run as well. */
 const TAB_KEY = 'tuning-bench.chartsTab';
 
 function readTab(): ChartsTab {
   try {
-    return window.localStorage.getItem(TAB_KEY) === 'telemetry' ? 'telemetry' : 'metrics';
+    const saved = window.localStorage.getItem(TAB_KEY);
+    return saved === 'telemetry' || saved === 'profile' ? saved : 'metrics';
   } catch {
     return 'metrics';
   }
@@ -120,7 +123,7 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
           Charts
         </button>
         <div className="charts-tabs" role="tablist" aria-label="Charts">
-          {(['metrics', 'telemetry'] as const).map((name) => (
+          {(['metrics', 'telemetry', 'profile'] as const).map((name) => (
             <button
               key={name}
               type="button"
@@ -130,7 +133,7 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
               aria-selected={tab === name && !collapsed}
               onClick={() => choose(name)}
             >
-              {name === 'metrics' ? 'Metrics' : 'Telemetry'}
+              {TAB_TITLES[name]}
             </button>
           ))}
         </div>
@@ -170,6 +173,7 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
           No GPU telemetry: {noGpuReason}
         </p>
       )}
+      {tab === 'profile' && !collapsed && <RunProfile key={runId} runId={runId} running={running} />}
       {onTelemetry && <TelemetryCharts runId={runId} running={running} view={telemetryView} hostOnly={hostOnly} />}
       {tab === 'metrics' && showCharts && (
         <div className="charts">

@@ -5,6 +5,7 @@ import { fingerprint } from './0003-fingerprint.js';
 import { sweeps } from './0004-sweeps.js';
 import { compare } from './0005-compare.js';
 import { reparse } from './0006-reparse.js';
+import { profiles } from './0007-profiles.js';
 
 export interface Migration {
   version: number;
@@ -12,5 +13,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles];
 export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,68 @@
+// `tuning-bench profile RUN_ID [--rerun] [--baseline ID] [--format md|json]`: a run's step profile, or two compared.
+import type { Core } from '../../core/createCore.js';
+import { compareProfiles } from '../../core/profile/compareProfiles.js';
+import { comparisonMarkdown, profileMarkdown } from '../../core/profile/profileMarkdown.js';
+import { ApiFailure } from '../../shared/api.js';
+import { profileOptions, type RunProfile } from '../../shared/profile.js';
+import { UsageError } from '../errors.js';
+
+export interface ProfileCommandOptions {
+  baseline?: number;
+  format: 'md' | 'json';
+  json: boolean;
+  /** Run the command again with profiling on, then show that profile. */
+  rerun: boolean;
+  warmup?: number;
+  steps?: number;
+}
+
+/** The `--profile-warmup` / `--profile-steps` of `run`, or `--warmup` / `--steps` of `profile`, checked by the contract. */
+export function profileSettings(warmup: number | undefined, steps: number | undefined) {
+  const parsed = profileOptions.safeParse({ warmupSteps: warmup, steps });
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return parsed.data;
+}
+
+function requireProfile(core: Core, runId: number): RunProfile {
+  if (!core.store.runs.get(runId)) throw new UsageError(`no run ${runId} in ${core.dbPath} (list them with \`tuning-bench runs\`)`);
+  const profile = core.store.profiles.forRun(runId);
+  if (!profile) {
+    throw new ApiFailure(
+      'not_found',
+      `run ${runId} has no profile; \`tuning-bench profile ${runId} --rerun\` runs its command again with a window of steady steps profiled`,
+    );
+  }
+  return profile;
+}
+
+export async function profileCommand(core: Core, runId: number, options: ProfileCommandOptions): Promise<void> {
+  if (options.rerun) {
+    const settings = profileSettings(options.warmup, options.steps);
+    const started = await core.handlers['runs.profile']({ id: runId, ...settings }, { subscriberId: null });
+    // The live output goes to stderr: stdout carries only the profile.
+    const subscription = core.subscribe((event, payload) => {
+      if (event === 'runs.onOutput' && (payload as { runId: number }).runId === started.id) process.stderr.write((payload as { data: string }).data);
+    });
+    const onSignal = () => {
+      if (core.runner.isActive(started.id)) core.runner.stop(started.id);
+    };
+    process.on('SIGINT', onSignal);
+    try {
+      const finished = await core.runner.waitForExit(started.id);
+      process.stderr.write(`\nrun ${finished.id} (profile of run ${runId}): ${finished.status}\n`);
+    } finally {
+      process.off('SIGINT', onSignal);
+      subscription.unsubscribe();
+    }
+  } else if (options.warmup !== undefined || options.steps !== undefined) {
+    throw new UsageError('--warmup and --steps choose the window of a new profile: give them with --rerun');
+  }
+  const profile = requireProfile(core, runId);
+  const json = options.json || options.format === 'json';
+  if (options.baseline !== undefined) {
+    const comparison = compareProfiles(profile, requireProfile(core, options.baseline));
+    process.stdout.write(json ? `${JSON.stringify(comparison, null, 2)}\n` : comparisonMarkdown(comparison));
+    return;
+  }
+  process.stdout.write(json ? `${JSON.stringify(profile, null, 2)}\n` : profileMarkdown(profile));
+}
