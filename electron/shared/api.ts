@@ -94,7 +94,8 @@ export const runSummary = z.object({
     /** Medians of up to 20 consecutive stretches of the steady state: what comparisons bootstrap over. */
     blocks: z.array(z.number()).default([]),
   }),
-  stepTimeMs: z.object({ median: nullableNumber }),
+  /** `medianWithOutliers`: the steady steps with the left-out ones put back. */
+  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null) }),
   finalLoss: nullableNumber,
   bestLoss: nullableNumber.default(null),
   evalLoss: nullableNumber.default(null),
@@ -102,10 +103,22 @@ export const runSummary = z.object({
   lossFell: z.boolean().nullable().default(null),
   /** Which rule excluded the warm-up and what it cost (compile time is a cost, not noise). */
   warmup: z
-    .object({ rule: z.enum(['steps', 'seconds', 'auto']), stable: z.boolean(), steps: z.number(), seconds: z.number() })
+    .object({
+      rule: z.enum(['steps', 'seconds', 'auto']),
+      stable: z.boolean(),
+      steps: z.number(),
+      seconds: z.number(),
+      /** Why: the rule's finding in words (which steps were slower, by how much, how sure). */
+      reason: z.string().default(''),
+    })
     .nullable()
     .default(null),
   outlierSteps: z.number().int().nonnegative().default(0),
+  /** Why steps were left out: eval/checkpoint marker in the output, named by the user, or the symmetric rule; and how many that rule flagged but kept. */
+  outliers: z
+    .object({ marked: z.number().int(), byUser: z.number().int(), byRule: z.number().int(), flaggedKept: z.number().int() })
+    .nullable()
+    .default(null),
   metricsSource: z.enum(['channel', 'text']).nullable().default(null),
   gpu: z
     .object({

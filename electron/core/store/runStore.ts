@@ -86,7 +86,7 @@ export interface OrphanCandidate {
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
   throughput: { median: null, iqr: null, unit: null, blocks: [] },
-  stepTimeMs: { median: null },
+  stepTimeMs: { median: null, medianWithOutliers: null },
   finalLoss: null,
   bestLoss: null,
   evalLoss: null,
@@ -94,6 +94,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   lossFell: null,
   warmup: null,
   outlierSteps: 0,
+  outliers: null,
   metricsSource: null,
   hints: [],
   gpu: null,
