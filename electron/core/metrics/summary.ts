@@ -34,6 +34,8 @@ export interface TrainingSummary {
   tokensPerStep: number | null;
   /** The training loss at up to LOSS_CURVE_POINTS steps (each a window's mean), to compare at a matched step. */
   lossCurve: Array<[number, number]>;
+  /** The last finite value of each metric, for a quality gate on any metric the runs share. */
+  finalMetrics: Record<string, number>;
 }
 
 export const THROUGHPUT_BLOCKS = 20;
@@ -116,6 +118,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     metricsSource,
     tokensPerStep: options.tokensPerStep ?? null,
     lossCurve: lossCurve(lossSeries),
+    finalMetrics: finalMetrics(samples),
   };
 }
 
@@ -149,6 +152,12 @@ function markedIndexes(points: readonly TimedPoint[], samples: readonly MetricSa
     if (byTime || byStep) marked.add(i);
   });
   return marked;
+}
+
+function finalMetrics(samples: readonly MetricSample[]): Record<string, number> {
+  const last: Record<string, number> = {};
+  for (const sample of [...samples].sort(byStepThenTime)) if (Number.isFinite(sample.value)) last[sample.name] = sample.value;
+  return last;
 }
 
 function blockMedians(values: readonly number[]): number[] {

@@ -101,6 +101,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   host: null,
   tokensPerStep: null,
   lossCurve: [],
+  finalMetrics: {},
 };
 
 export class RunStore {
