@@ -288,7 +288,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     for (const run of group.runs) for (const d of conditionDifferences(run, baselineGroup.runs[0]!)) differences.add(d);
     for (const run of group.runs.slice(1)) for (const d of conditionDifferences(run, group.runs[0]!)) differences.add(`within repeats: ${d}`);
     const notes: string[] = [];
-    if (identicalCopies(group)) notes.push(`its ${group.runs.length} repeats are identical copies (same seed?): they say nothing about run-to-run variance`);
+    if (identicalCopies(group)) notes.push(`repeats identical (same seed?): no run-to-run variance seen`);
     const partialRuns = group.runs.filter(isPartial);
     if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
     const first = group.runs[0]!;

@@ -119,7 +119,7 @@ function lossDeltaTitle(row: ComparisonRow, baselineName: string): string {
   const { compared } = row;
   if (compared) {
     const where = compared.at === null ? '' : ` at ${compared.at}`;
-    return `${compared.metric}${where}: ${figure(compared.value)} against ${baselineName}'s ${figure(compared.base)}`;
+    return `${compared.metric.replace(/_/gu, ' ')}${where}: ${figure(compared.value)} against ${baselineName}'s ${figure(compared.base)}, ${deltaText(compared.delta)}`;
   }
   if (row.matchedLoss) return `loss ${figure(row.matchedLoss.value)} ${matchedAtText(row.matchedLoss)} (the point both reached)`;
   return 'nothing to compare';
@@ -284,11 +284,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 <span className={`badge gate gate-${row.gate === 'n/a' ? 'na' : row.gate}`} data-testid="row-gate" title={row.gateReason}>
                   {row.gate}
                 </span>
-                {!row.isBaseline && (
-                  <span className="row-reason" data-testid="row-gate-reason">
-                    {row.gateReason}
-                  </span>
-                )}
+
               </td>
               <td className="exit-col">
                 {row.exitClasses.map((exit) => (

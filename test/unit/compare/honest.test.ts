@@ -170,6 +170,6 @@ describe('partial runs and copied repeats', () => {
   it('says when repeats are identical copies', () => {
     const runs = [fakeRun({ config: { a: '1' } }), fakeRun({ config: { a: '2' }, seed: 5 }), fakeRun({ config: { a: '2' }, seed: 5 })];
     const row = compareRuns(runs, options()).rows[1]!;
-    expect(row.notes.join(' ')).toMatch(/identical copies/u);
+    expect(row.notes.join(' ')).toMatch(/repeats identical/u);
   });
 });
