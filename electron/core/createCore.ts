@@ -21,7 +21,7 @@ import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { isAlive } from './runner/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
-import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
+import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
 import { explainCorruption } from './store/open.js';
@@ -99,7 +99,7 @@ export function createCore(options: CoreOptions): Core {
   let recovery: RecoveryReport;
   try {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-    recovery = recoverInterruptedRuns(store.runs, now());
+    recovery = recoverInterruptedRuns(store.runs, now(), (run) => summarizeInterrupted(store, run));
   } catch (error) {
     // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
     void store.close();
