@@ -46,6 +46,8 @@ export const workloadVariable = z.object({
   name: varName,
   default: z.string().max(LIMITS.argChars),
   description: z.string().max(500).default(''),
+  /** This variable seeds the workload's randomness: each sweep repeat gets its own value unless the sweep pins it. */
+  seed: z.boolean().optional(),
 });
 
 export const commandMode = z.enum(['argv', 'shell']);
@@ -309,6 +311,8 @@ export const sweepRequest = z.object({
   vary: z.array(sweepVariable).min(1).max(16),
   plan: sweepPlan.default('ladder'),
   repeats: z.number().int().min(1).max(50).default(3),
+  /** Keep the workload's seed variable at one value for every repeat (by default each repeat gets its own, so repeats are independent). */
+  pinSeed: z.boolean().default(false),
   /** Each run stops after this many steps, or after this long (ends `timed_out`). */
   maxSteps: z.number().int().positive().optional(),
   timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
@@ -726,6 +730,7 @@ export type Comparison = z.output<typeof comparison>;
 export type ComparisonRow = z.output<typeof comparisonRow>;
 export type CompareRequest = z.output<typeof compareRequest>;
 export type QualityGate = z.output<typeof qualityGate>;
+export type WorkloadVariable = z.output<typeof workloadVariable>;
 export type ExportFormat = z.output<typeof exportFormat>;
 export type RunSeries = z.output<typeof runSeries>;
 export type SweepRequest = z.output<typeof sweepRequest>;

@@ -11,7 +11,7 @@ import type { RunPlacement } from '../store/runStore.js';
 import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
 import { findLargestBatch } from './batchFinder.js';
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
-import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, runSeconds, type SchedulePosition } from './plan.js';
+import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
 
@@ -296,7 +296,8 @@ export class SweepQueue {
           continue;
         }
         const label = `config ${position.configIndex + 1} of ${current.configs.length} (${config.name}), repeat ${position.repeatIndex + 1} of ${request.repeats}`;
-        const run = await this.runOne(id, live, workload, config.values, position, label, request, idleTempC);
+        const values = repeatValues(workload.variables, config.values, position.repeatIndex, { pinned: request.pinSeed, varied: request.vary.map((v) => v.name) });
+        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC);
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }
