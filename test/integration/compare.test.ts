@@ -77,6 +77,14 @@ describe('the seed plan as a Markdown table', () => {
     expect(json.configs[4].vs_baseline.speedup).toBeGreaterThan(4);
     expect(fs.readFileSync(path.join(temp.dir, 'report.html'), 'utf8')).toMatch(/<svg[^>]*aria-label="Tokens\/s by step"|<svg/u);
 
+    // The gate from the command line: another metric and direction, a relative tolerance only, or none at all.
+    const gated = runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--gate-metric', 'loss', '--gate-direction', 'higher', '--no-gate-abs', '--gate-rel', '0.01']);
+    expect(gated.status, gated.stderr).toBe(0);
+    expect(JSON.parse(gated.stdout).gate).toEqual({ metric: 'loss', direction: 'higher', absolute: null, relative: 0.01, enabled: true });
+    const ungated = JSON.parse(runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--no-gate']).stdout);
+    expect(ungated.gateText).toBe('no quality gate');
+    expect(ungated.configs.map((c: { vs_baseline: { quality_gate: string } }) => c.vs_baseline.quality_gate)).toEqual(Array(ungated.configs.length).fill('n/a'));
+
     const bad = runCli(['--db', temp.dbPath, 'compare', 'x1']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/neither a run id/u);
