@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCore } from '../electron/core/createCore.js';
+import { qualityGate } from '../electron/shared/api.js';
 import { seedCompareBench } from '../test/e2e/seedCompareBench.js';
 import { median, type BenchRow } from './stats.js';
 
@@ -25,7 +26,7 @@ export async function compareBenchmark(): Promise<BenchRow[]> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       let t = performance.now();
-      core.compare.compare({ runIds, sweepIds: [], groupBy: 'run', gate: { absolute: 0.05, relative: 0.1 } });
+      core.compare.compare({ runIds, sweepIds: [], groupBy: 'run', gate: qualityGate.parse({}) });
       compareMs.push(performance.now() - t);
       t = performance.now();
       core.compare.series(runIds);

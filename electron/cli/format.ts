@@ -55,15 +55,25 @@ export function formatRunDetails(run: Run): string {
   }
   if (summary.stepTimeMs.median !== null) lines.push(`  step      ${summary.stepTimeMs.median.toFixed(2)} ms (median)`);
   if (summary.warmup) {
-    const how = summary.warmup.rule === 'auto' ? (summary.warmup.stable ? 'detected' : 'not stable; first fifth skipped') : `by ${summary.warmup.rule}`;
+    const how =
+      summary.warmup.reason !== ''
+        ? summary.warmup.reason
+        : summary.warmup.rule === 'auto'
+          ? summary.warmup.stable
+            ? 'detected'
+            : 'not stable; first fifth skipped'
+          : `by ${summary.warmup.rule}`;
     lines.push(`  warm-up   ${summary.warmup.steps} steps, ${summary.warmup.seconds.toFixed(2)} s (${how})`);
   }
   if (summary.steps !== null) {
     const leftOut = [
-      summary.outlierSteps > 0 ? `${summary.outlierSteps} slow steps left out` : '',
+      summary.outlierSteps > 0 ? `${summary.outlierSteps} left out: ${leftOutWhy(summary)}` : '',
       summary.profiledSteps > 0 ? `${summary.profiledSteps} profiled steps left out` : '',
     ].filter(Boolean);
     lines.push(`  steps     ${summary.steps}${leftOut.length > 0 ? ` (${leftOut.join('; ')})` : ''}`);
+  }
+  if (summary.outliers && summary.outliers.flaggedKept > 0) {
+    lines.push(`  unusual   ${summary.outliers.flaggedKept} steps far from the median, kept (too many to be accidents)`);
   }
   if (summary.finalLoss !== null) {
     const fell = summary.lossFell === null ? '' : summary.lossFell ? ', falling' : ', NOT falling';
@@ -88,6 +98,19 @@ export function formatRunDetails(run: Run): string {
     lines.push(`  per step  ${run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : `${run.unitsPerStep.samples} samples`} (given with the run)`);
   }
   return lines.join('\n');
+}
+
+/** Why steps were left out, with the step time they would have given: a reader sees what leaving them out changed. */
+function leftOutWhy(summary: Run['summary']): string {
+  const reasons = summary.outliers
+    ? [
+        summary.outliers.marked > 0 ? `${summary.outliers.marked} eval/checkpoint` : '',
+        summary.outliers.byUser > 0 ? `${summary.outliers.byUser} by you` : '',
+        summary.outliers.byRule > 0 ? `${summary.outliers.byRule} far from the median` : '',
+      ].filter(Boolean)
+    : ['slow'];
+  const withThem = summary.stepTimeMs.medianWithOutliers;
+  return `${reasons.join(', ')}${withThem === null ? '' : `; step median with them ${withThem.toPrecision(4)} ms`}`;
 }
 
 export function formatRunTable(runs: readonly Run[]): string {

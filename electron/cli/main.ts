@@ -207,8 +207,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
     .option('-o, --output <file>', 'write to this file (. for a generated name) instead of stdout')
     .addOption(new Option('--by <grouping>', 'one row per config (repeats pooled) or per run').choices(['config', 'run']).default('config'))
-    .option('--gate-abs <loss>', 'quality gate: loss allowed above the baseline', fraction('--gate-abs'), 0.05)
-    .option('--gate-rel <fraction>', 'quality gate: or this fraction above it', fraction('--gate-rel'), 0.1)
+    .option('--gate-metric <name>', 'quality gate: metric compared (auto = final eval loss, else train loss at the matched point; or loss, eval_loss, accuracy, ...)', 'auto')
+    .addOption(new Option('--gate-direction <better>', 'quality gate: which way is better for the metric').choices(['lower', 'higher']).default('lower'))
+    .option('--gate-abs <amount>', 'quality gate: how much worse than the baseline passes', fraction('--gate-abs'), 0.05)
+    .option('--gate-rel <fraction>', 'quality gate: and at most this fraction of the baseline worse (off unless given)', fraction('--gate-rel'))
+    .option('--no-gate-abs', 'quality gate: no absolute tolerance (use with --gate-rel)')
+    .option('--no-gate', 'no quality gate at all')
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
     });

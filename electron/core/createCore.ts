@@ -23,7 +23,7 @@ import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { isAlive } from './runner/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
-import { recoverInterruptedRuns, type RecoveryReport } from './runner/recovery.js';
+import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
 import { StepProfiler } from './profile/stepProfiler.js';
@@ -104,7 +104,7 @@ export function createCore(options: CoreOptions): Core {
   let recovery: RecoveryReport;
   try {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-    recovery = recoverInterruptedRuns(store.runs, now());
+    recovery = recoverInterruptedRuns(store.runs, now(), (run) => summarizeInterrupted(store, run));
   } catch (error) {
     // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
     void store.close();

@@ -47,6 +47,8 @@ export const workloadVariable = z.object({
   name: varName,
   default: z.string().max(LIMITS.argChars),
   description: z.string().max(500).default(''),
+  /** This variable seeds the workload's randomness: each sweep repeat gets its own value unless the sweep pins it. */
+  seed: z.boolean().optional(),
 });
 
 export const commandMode = z.enum(['argv', 'shell']);
@@ -95,7 +97,8 @@ export const runSummary = z.object({
     /** Medians of up to 20 consecutive stretches of the steady state: what comparisons bootstrap over. */
     blocks: z.array(z.number()).default([]),
   }),
-  stepTimeMs: z.object({ median: nullableNumber }),
+  /** `medianWithOutliers`: the steady steps with the left-out ones put back. */
+  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null) }),
   finalLoss: nullableNumber,
   bestLoss: nullableNumber.default(null),
   evalLoss: nullableNumber.default(null),
@@ -103,12 +106,24 @@ export const runSummary = z.object({
   lossFell: z.boolean().nullable().default(null),
   /** Which rule excluded the warm-up and what it cost (compile time is a cost, not noise). */
   warmup: z
-    .object({ rule: z.enum(['steps', 'seconds', 'auto']), stable: z.boolean(), steps: z.number(), seconds: z.number() })
+    .object({
+      rule: z.enum(['steps', 'seconds', 'auto']),
+      stable: z.boolean(),
+      steps: z.number(),
+      seconds: z.number(),
+      /** Why: the rule's finding in words (which steps were slower, by how much, how sure). */
+      reason: z.string().default(''),
+    })
     .nullable()
     .default(null),
   outlierSteps: z.number().int().nonnegative().default(0),
   /** Steps left out because a profiler was on while they ran (`run --profile`). */
   profiledSteps: z.number().int().nonnegative().default(0),
+  /** Why steps were left out: eval/checkpoint marker in the output, named by the user, or the symmetric rule; and how many that rule flagged but kept. */
+  outliers: z
+    .object({ marked: z.number().int(), byUser: z.number().int(), byRule: z.number().int(), flaggedKept: z.number().int() })
+    .nullable()
+    .default(null),
   metricsSource: z.enum(['channel', 'text']).nullable().default(null),
   gpu: z
     .object({
@@ -135,6 +150,8 @@ export const runSummary = z.object({
   tokensPerStep: nullableNumber.default(null),
   /** The training loss at up to 200 steps, [step, loss], to compare at a matched step. */
   lossCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
+  /** The last finite value of each metric the run printed: what a quality gate on another metric compares. */
+  finalMetrics: z.record(z.string(), z.number()).default({}),
 });
 
 export const run = z.object({
@@ -197,11 +214,21 @@ export const run = z.object({
 });
 
 
+/**
+ * The quality gate. Default: the optimisation plans' rule, final validation (eval) loss within
+ * +0.05 of the baseline's (train loss at the matched point when a side has no eval loss).
+ */
 export const qualityGate = z.object({
-  /** A loss at most this much above the baseline's passes... */
-  absolute: z.number().min(0).default(0.05),
-  /** ...or at most this fraction above it, whichever is larger. */
-  relative: z.number().min(0).default(0.1),
+  /** `auto` (eval loss, else train loss at the matched point), `loss`, `eval_loss`, or any metric name the runs share. */
+  metric: z.string().min(1).default('auto'),
+  /** Which way is better for the metric (loss: lower; accuracy: higher). */
+  direction: z.enum(['lower', 'higher']).default('lower'),
+  /** A row may be at most this much worse than the baseline (null: no absolute tolerance). */
+  absolute: z.number().min(0).nullable().default(0.05),
+  /** ...and at most this fraction of the baseline's value worse (null: none). A row passes when within every tolerance given. */
+  relative: z.number().min(0).nullable().default(null),
+  /** False: no gate, every row `n/a`. */
+  enabled: z.boolean().default(true),
 });
 
 const interval = z.object({ low: z.number(), high: z.number() }).nullable();
@@ -218,8 +245,22 @@ export const comparisonRow = z.object({
   speedup: z.object({
     ratio: z.number().nullable(),
     ci95: interval,
-    verdict: z.enum(['baseline', 'faster', 'slower', 'within noise', 'unknown']),
+    /** `repeat to decide`: one run on a side says nothing about run-to-run variance, so no faster/slower. */
+    verdict: z.enum(['baseline', 'faster', 'slower', 'within noise', 'repeat to decide', 'unknown']),
+    /** Why there is no ratio or no verdict (units that cannot be converted, one run each), or how units were converted. */
+    reason: z.string().nullable().default(null),
   }),
+  /** Runs with a steady throughput in this row: what the verdict rests on. */
+  n: z.number().int().nonnegative().default(0),
+  /** Some of its runs were stopped, timed out or interrupted: their numbers come from the steps they had. */
+  partial: z.boolean().default(false),
+  /** Notes on the row, such as repeats that were identical copies. */
+  notes: z.array(z.string()).default([]),
+  /** What the quality gate compared: the metric, where, this row's value, the baseline's, and the signed delta. */
+  compared: z
+    .object({ metric: z.string(), at: z.string().nullable(), value: z.number(), base: z.number(), delta: z.number() })
+    .nullable()
+    .default(null),
   stepTimeMs: z.number().nullable(),
   vramPeakMiB: z.number().nullable(),
   utilMean: z.number().nullable(),
@@ -246,6 +287,8 @@ export const comparison = z.object({
   baselineKey: z.string(),
   groupBy: z.enum(['config', 'run']),
   gate: qualityGate,
+  /** The gate in words, for tables and exports. */
+  gateText: z.string().default(''),
   generatedAt: z.string(),
   notes: z.array(z.string()),
 });
@@ -256,7 +299,7 @@ export const compareRequest = z.object({
   /** A run id whose row is the baseline; default: the first sweep's first config, else the first run. */
   baselineRunId: z.number().int().positive().optional(),
   groupBy: z.enum(['config', 'run']).default('config'),
-  gate: qualityGate.default({ absolute: 0.05, relative: 0.1 }),
+  gate: qualityGate.default({ metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true }),
 });
 
 export const exportFormat = z.enum(['md', 'csv', 'json', 'html']);
@@ -299,6 +342,8 @@ export const sweepRequest = z.object({
   vary: z.array(sweepVariable).min(1).max(16),
   plan: sweepPlan.default('ladder'),
   repeats: z.number().int().min(1).max(50).default(3),
+  /** Keep the workload's seed variable at one value for every repeat (by default each repeat gets its own, so repeats are independent). */
+  pinSeed: z.boolean().default(false),
   /** Each run stops after this many steps, or after this long (ends `timed_out`). */
   maxSteps: z.number().int().positive().optional(),
   timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
@@ -778,6 +823,8 @@ export type Sweep = z.output<typeof sweep>;
 export type Comparison = z.output<typeof comparison>;
 export type ComparisonRow = z.output<typeof comparisonRow>;
 export type CompareRequest = z.output<typeof compareRequest>;
+export type QualityGate = z.output<typeof qualityGate>;
+export type WorkloadVariable = z.output<typeof workloadVariable>;
 export type ExportFormat = z.output<typeof exportFormat>;
 export type RunSeries = z.output<typeof runSeries>;
 export type SweepRequest = z.output<typeof sweepRequest>;

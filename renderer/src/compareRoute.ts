@@ -1,10 +1,9 @@
-// The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&abs=0.05&rel=0.1) in the
+// The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&metric=accuracy&dir=higher&abs=0.05&rel=0.1&gate=off) in the
 // URL hash: a reload, or a link pasted into a note, reopens the same comparison with the same baseline and gate.
 
-export interface QualityGate {
-  absolute: number;
-  relative: number;
-}
+import type { QualityGate } from '../../electron/shared/api.js';
+
+export type { QualityGate };
 
 export type CompareRoute =
   | { kind: 'runs' }
@@ -20,8 +19,8 @@ export type CompareRoute =
 
 export type CompareViewRoute = Extract<CompareRoute, { kind: 'compare' }>;
 
-/** The engine's default gate (qualityGate in electron/shared/api.ts): +0.05 or +10 %, whichever is larger. */
-export const DEFAULT_GATE: QualityGate = { absolute: 0.05, relative: 0.1 };
+/** The engine's default gate (qualityGate in electron/shared/api.ts): final eval loss within +0.05 of the baseline. */
+export const DEFAULT_GATE: QualityGate = { metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true };
 
 const RUNS_HASH = '#/runs';
 const COMPARE_PREFIX = '#/compare';
@@ -36,8 +35,10 @@ function ids(text: string | null): number[] {
   return out;
 }
 
-function gateValue(text: string | null, fallback: number): number {
+/** A tolerance from the hash: a number, `off` (none), or the default when absent or unreadable. */
+function gateValue(text: string | null, fallback: number | null): number | null {
   if (text === null || text.trim() === '') return fallback;
+  if (text === 'off') return null;
   const value = Number(text);
   return Number.isFinite(value) && value >= 0 ? value : fallback;
 }
@@ -65,8 +66,11 @@ export function parseCompareHash(hash: string): CompareRoute | null {
     baselineRunId: baseline,
     groupBy: params.get('by') === 'run' ? 'run' : 'config',
     gate: {
+      metric: params.get('metric')?.trim() || DEFAULT_GATE.metric,
+      direction: params.get('dir') === 'higher' ? 'higher' : 'lower',
       absolute: gateValue(params.get('abs'), DEFAULT_GATE.absolute),
       relative: gateValue(params.get('rel'), DEFAULT_GATE.relative),
+      enabled: params.get('gate') !== 'off',
     },
   });
 }
@@ -79,8 +83,11 @@ export function compareRouteHash(route: CompareRoute): string {
   if (route.sweepIds.length > 0) parts.push(`sweeps=${route.sweepIds.join(',')}`);
   if (route.baselineRunId !== null) parts.push(`baseline=${route.baselineRunId}`);
   if (route.groupBy !== 'config') parts.push(`by=${route.groupBy}`);
-  if (route.gate.absolute !== DEFAULT_GATE.absolute) parts.push(`abs=${route.gate.absolute}`);
-  if (route.gate.relative !== DEFAULT_GATE.relative) parts.push(`rel=${route.gate.relative}`);
+  if (route.gate.metric !== DEFAULT_GATE.metric) parts.push(`metric=${encodeURIComponent(route.gate.metric)}`);
+  if (route.gate.direction !== DEFAULT_GATE.direction) parts.push(`dir=${route.gate.direction}`);
+  if (route.gate.absolute !== DEFAULT_GATE.absolute) parts.push(`abs=${route.gate.absolute ?? 'off'}`);
+  if (route.gate.relative !== DEFAULT_GATE.relative) parts.push(`rel=${route.gate.relative ?? 'off'}`);
+  if (!route.gate.enabled) parts.push('gate=off');
   return parts.length === 0 ? COMPARE_PREFIX : `${COMPARE_PREFIX}?${parts.join('&')}`;
 }
 

@@ -25,19 +25,29 @@ export function whole(value: number | null): string {
   return value === null ? NONE : Math.round(value).toLocaleString('en-US');
 }
 
+/** Significant figures, as in the exports (SIGNIFICANT_FIGURES in electron/core/export/format.ts). */
+const SIGNIFICANT_FIGURES = 4;
+
+/** A figure to 4 significant figures with thousands separators: 170,700; 0.68; 2.405. */
+export function figure(value: number | null, digits = SIGNIFICANT_FIGURES): string {
+  return value === null || !Number.isFinite(value) ? NONE : value.toLocaleString('en-US', { maximumSignificantDigits: digits });
+}
+
 /** `1.09x`, with an ASCII x as in the exports (the sweep matrix's × is its own). */
 export function speedupText(row: ComparisonRow): string {
-  return row.speedup.ratio === null ? NONE : `${row.speedup.ratio.toFixed(2)}x`;
+  return row.speedup.ratio === null ? NONE : `${figure(row.speedup.ratio, 3)}x`;
 }
 
-export function intervalText(interval: { low: number; high: number } | null, digits: number): string {
-  return interval === null ? '' : `${interval.low.toFixed(digits)}-${interval.high.toFixed(digits)}`;
+/** An interval to `digits` significant figures: `1.02-1.08`. */
+export function intervalText(interval: { low: number; high: number } | null, digits = SIGNIFICANT_FIGURES): string {
+  return interval === null ? '' : `${figure(interval.low, digits)}-${figure(interval.high, digits)}`;
 }
 
-/** A signed loss difference: `+0.0123`, `-0.0040`. */
+/** A signed difference to 3 significant figures: `+0.0123`, `-0.004`. */
 export function deltaText(value: number | null): string {
   if (value === null) return NONE;
-  return `${value >= 0 ? '+' : ''}${value.toFixed(4)}`;
+  const text = figure(value, 3);
+  return value > 0 ? `+${text}` : value === 0 ? '0' : text;
 }
 
 /** Where the losses were matched: "at step 60" or "at 122,880 tokens". */

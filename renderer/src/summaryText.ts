@@ -34,10 +34,12 @@ export function warmupText(summary: RunSummary): string {
   // Either part may be zero: a log counting from step 0 can leave out its step 0 only, a run's time can be unknown.
   const cost = [warmup.steps > 0 ? steps : '', warmup.seconds > 0 ? formatSeconds(warmup.seconds) : ''].filter(Boolean).join(' / ');
   if (!warmup.stable) return `no steady state found; first fifth skipped${cost === '' ? '' : ` (${cost})`}`;
-  if (cost === '') return warmup.rule === 'auto' ? 'none: steady from the start, detected automatically' : 'none';
+  if (cost === '') return warmup.rule === 'auto' ? (warmup.reason !== '' ? `${warmup.reason} (detected automatically)` : 'none: steady from the start, detected automatically') : 'none';
   const how =
     warmup.rule === 'auto'
-      ? 'detected automatically'
+      ? warmup.reason !== ''
+        ? `detected automatically: ${warmup.reason}`
+        : 'detected automatically'
       : warmup.rule === 'steps'
         ? `by the rule of ${steps}`
         : `by the rule of ${formatSeconds(warmup.seconds)}`;
@@ -52,9 +54,21 @@ export function lossText(summary: RunSummary): string {
   return parts.length > 0 ? parts.join(' · ') : '–';
 }
 
-export function outliersText(count: number): string | null {
-  if (count === 0) return null;
-  return `${count} slow step${count === 1 ? '' : 's'} left out (eval/checkpoint)`;
+export function outliersText(summary: RunSummary): string | null {
+  const { outlierSteps: count, outliers, stepTimeMs } = summary;
+  const flagged = outliers && outliers.flaggedKept > 0 ? `${outliers.flaggedKept} far from the median kept (too many to be accidents)` : '';
+  if (count === 0) return flagged === '' ? null : flagged;
+  const why = outliers
+    ? [
+        outliers.marked > 0 ? `${outliers.marked} eval/checkpoint` : '',
+        outliers.byUser > 0 ? `${outliers.byUser} named by you` : '',
+        outliers.byRule > 0 ? `${outliers.byRule} far from the median` : '',
+      ]
+        .filter(Boolean)
+        .join(', ')
+    : 'eval/checkpoint';
+  const withThem = stepTimeMs.medianWithOutliers === null ? '' : `; step time with them ${formatNumber(stepTimeMs.medianWithOutliers)} ms`;
+  return [`${count} step${count === 1 ? '' : 's'} left out (${why})${withThem}`, flagged].filter(Boolean).join('; ');
 }
 
 export function sourceText(source: RunSummary['metricsSource']): string {

@@ -87,12 +87,16 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   for (const row of [1, 3, 4]) {
     await expect(page.getByTestId(`compare-row-${row}`).getByTestId('row-verdict')).toHaveText(/^(faster|slower|within noise)$/u);
   }
-  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveText('pass');
+  // The baseline is what the others are gated against, not gated itself; the gate is stated.
+  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveText('n/a');
+  await expect(page.getByTestId('compare-gate-text')).toContainText('within +0.05 of the baseline');
+  await expect(page.getByTestId('compare-row-2').getByTestId('row-n')).toHaveText('2');
   // The fake GPU gives every row a VRAM peak and a power draw.
   await expect(page.getByTestId('compare-row-2').getByTestId('row-vram')).toHaveText(/^[\d,]+ MiB$/u);
   await expect(table.locator('tr.best')).toHaveCount(1);
-  await expect(page.getByTestId('compare-notes')).toContainText('Losses compared at');
-  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /tokens/u);
+  await expect(page.getByTestId('compare-notes')).toContainText('Losses compared pair by pair');
+  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /against baseline's/u);
+  await expect(page.getByTestId('compare-row-2').getByTestId('row-compared')).toContainText('loss');
 
   // The charts: one line a run (ten runs), drawn from the stored series.
   const charts = page.getByTestId('compare-charts');
@@ -124,20 +128,22 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   // Markdown: the figures on screen are the file's, in the same format.
   const tokS = await figure(page, 2, 'row-throughput');
   const speedup = await figure(page, 2, 'row-speedup');
-  const loss = (await page.getByTestId('compare-row-2').getByTestId('row-loss').textContent())!.trim();
+  const delta = (await page.getByTestId('compare-row-2').getByTestId('row-loss-delta').textContent())!.trim();
+  // Four significant figures: 170,700 tok/s; 1.52x; a signed delta such as +0.0123 or -0.004.
   expect(tokS).toMatch(/^\d{1,3}(,\d{3})+$/u);
-  expect(speedup).toMatch(/^\d+\.\d{2}x$/u);
-  expect(loss).toMatch(/^\d+\.\d{4}$/u);
+  expect(speedup).toMatch(/^\d+(\.\d+)?x$/u);
+  expect(delta).toMatch(/^([+-]\d+(\.\d+)?(e-\d+)?|0)$/u);
   await page.getByTestId('export-menu').locator('summary').click();
   await screenshot(page, 'compare-export-menu');
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
   expect(md.suggestedFilename()).toMatch(/^tuning-bench-comparison-.*\.md$/u);
   const markdown = fs.readFileSync((await md.path())!, 'utf8');
-  expect(markdown).toContain('| Config | Batch | Workers | AMP | Tok/s | Speedup | Verdict | VRAM | Loss | Gate |');
+  expect(markdown).toContain('| Config | Batch | Workers | AMP | Tok/s | Speedup (95 % CI) | Verdict | n | VRAM | Compared | Δ | Gate | Notes |');
   const ampLine = markdown.split('\n').find((line) => line.startsWith('| +amp=on'));
   expect(ampLine).toBeDefined();
-  expect(ampLine).toContain(`| ${tokS} | ${speedup} | faster |`);
-  expect(ampLine).toContain(`| ${loss} |`);
+  expect(ampLine).toContain(`| ${tokS} | ${speedup} (`);
+  expect(ampLine).toContain('| faster | 2 |');
+  expect(ampLine).toContain(`| ${delta} |`);
   await expect(page.getByTestId('export-message')).toContainText('Saved tuning-bench-comparison-');
 
   // Copy puts the same Markdown on the clipboard.
@@ -176,7 +182,7 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await page.getByTestId('gate-relative').fill('0');
   await page.getByTestId('gate-relative').press('Enter');
   await expect(page).toHaveURL(/abs=0&rel=0/u);
-  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveAttribute('title', /allowed \+0\.0000/u);
+  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveAttribute('title', /allowed \+0(\.0+)?\)/u);
   // A reload keeps the whole comparison: sweeps, baseline and gate.
   await page.reload();
   await expect(page.getByTestId('compare-row-3').getByTestId('row-verdict')).toHaveText('baseline');
@@ -279,6 +285,9 @@ test('notes and tags: edited in the runs table and the run view, kept across a r
   await expect(page).toHaveURL(new RegExp(`#/compare\\?runs=${a},${b}&by=run$`, 'u'));
   await expect(page.getByTestId('compare-table').locator('tbody tr')).toHaveCount(2);
   await expect(page.getByTestId('compare-row-0').getByTestId('row-verdict')).toHaveText('baseline');
-  await expect(page.getByTestId('compare-row-1').getByTestId('row-verdict')).toHaveText(/^(faster|within noise)$/u);
+  // One run a side says nothing about run-to-run variance: no faster/slower, and the row says why.
+  await expect(page.getByTestId('compare-row-1').getByTestId('row-verdict')).toHaveText('repeat to decide');
+  await expect(page.getByTestId('compare-row-1').getByTestId('row-reason')).toHaveText('1 run each: repeat to decide');
+  await expect(page.getByTestId('compare-row-1').getByTestId('row-n')).toHaveText('1');
   expect(consoleErrors).toEqual([]);
 });

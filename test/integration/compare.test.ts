@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepRequest } from '../../electron/shared/api.js';
+import { qualityGate, sweepRequest } from '../../electron/shared/api.js';
 import { runCli } from '../helpers/cli.js';
 import { tempCore, type TempCore } from '../helpers/tempCore.js';
 
@@ -45,21 +45,23 @@ afterAll(async () => {
 describe('the seed plan as a Markdown table', () => {
   it("has the shape to paste into an issue, and speedups that match the workload's formula", () => {
     const { content, filename } = temp.core.compare.export(
-      { runIds: [], sweepIds: [sweepId], groupBy: 'config', gate: { absolute: 0.05, relative: 0.1 } },
+      { runIds: [], sweepIds: [sweepId], groupBy: 'config', gate: qualityGate.parse({}) },
       'md',
     );
     expect(filename).toMatch(/^tuning-bench-comparison-.*\.md$/u);
     const lines = content.split('\n');
-    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tok/s | Speedup | Verdict | VRAM | Loss | Gate |');
+    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tok/s | Speedup (95 % CI) | Verdict | n | VRAM | Compared | Δ | Gate | Notes |');
     const rows = lines.filter((l) => /^\| [+b]/u.test(l) && !l.startsWith('| Config')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
     expect(rows.map((r) => r[0]!.replace(' ★', ''))).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
     const base = expectedThroughput(8, 0, false, false);
     for (const row of rows) {
       const [, batch, workers, amp, compile, , speedup, verdict] = row;
       const expected = expectedThroughput(Number(batch), Number(workers), amp === 'on', compile === 'on') / base;
-      const measured = Number(speedup!.replace('x', ''));
+      // `1.09x (1.08-1.1)`: the ratio, then its interval.
+      const measured = Number(/^([\d.]+)x/u.exec(speedup!)?.[1]);
       expect(Math.abs(measured / expected - 1)).toBeLessThan(0.05);
       if (row[0] !== 'baseline') expect(verdict).toBe('faster');
+      if (row[0] !== 'baseline') expect(speedup).toMatch(/^[\d.]+x \([\d.]+-[\d.]+\)$/u);
     }
   });
 
@@ -75,6 +77,14 @@ describe('the seed plan as a Markdown table', () => {
     expect(json.configs[4].vs_baseline.speedup).toBeGreaterThan(4);
     expect(fs.readFileSync(path.join(temp.dir, 'report.html'), 'utf8')).toMatch(/<svg[^>]*aria-label="Tokens\/s by step"|<svg/u);
 
+    // The gate from the command line: another metric and direction, a relative tolerance only, or none at all.
+    const gated = runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--gate-metric', 'loss', '--gate-direction', 'higher', '--no-gate-abs', '--gate-rel', '0.01']);
+    expect(gated.status, gated.stderr).toBe(0);
+    expect(JSON.parse(gated.stdout).gate).toEqual({ metric: 'loss', direction: 'higher', absolute: null, relative: 0.01, enabled: true });
+    const ungated = JSON.parse(runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--no-gate']).stdout);
+    expect(ungated.gateText).toBe('no quality gate');
+    expect(ungated.configs.map((c: { vs_baseline: { quality_gate: string } }) => c.vs_baseline.quality_gate)).toEqual(Array(ungated.configs.length).fill('n/a'));
+
     const bad = runCli(['--db', temp.dbPath, 'compare', 'x1']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/neither a run id/u);
@@ -85,7 +95,7 @@ describe('the seed plan as a Markdown table', () => {
 
   it('compares runs one by one too, with a chosen baseline', () => {
     const runs = temp.core.store.runs.forSweep(sweepId);
-    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[5]!.id], sweepIds: [], groupBy: 'run', gate: { absolute: 0.05, relative: 0.1 } });
+    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[5]!.id], sweepIds: [], groupBy: 'run', gate: qualityGate.parse({}) });
     // Two repeats of the baseline config: the same thing measured twice.
     expect(comparison.rows).toHaveLength(2);
     expect(comparison.rows[1]!.speedup.ratio!).toBeGreaterThan(0.97);

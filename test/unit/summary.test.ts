@@ -39,11 +39,18 @@ const sample = (step: number | null, name: string, value: number, extra: Partial
 });
 
 describe('splitSteadyState', () => {
-  it('finds the end of a compile phase by itself, and counts the eval steps as outliers', () => {
-    const split = splitSteadyState(series(300));
-    expect(split).toMatchObject({ rule: 'auto', stable: true, start: 10, warmupSteps: 10 });
+  it('finds the end of a compile phase by itself, and leaves out the steps marked as evals', () => {
+    const evalIndexes = new Set(series(300).flatMap((p, i) => (p.step % 50 === 0 ? [i] : [])));
+    const split = splitSteadyState(series(300), { kind: 'auto' }, { markedIndexes: evalIndexes });
+    expect(split).toMatchObject({ rule: 'auto', stable: true, start: 10, warmupSteps: 10, marked: 6, byRule: 0 });
     expect(split.warmupSeconds).toBeCloseTo(1.5, 6);
     expect(split.outliers.map((i) => i + 1)).toEqual([50, 100, 150, 200, 250, 300]);
+  });
+
+  it('keeps slow steps nothing marks when they are more than a small share, and flags them', () => {
+    const split = splitSteadyState(series(300));
+    expect(split.outliers).toEqual([]);
+    expect(split.flaggedKept.map((i) => i + 1)).toEqual([50, 100, 150, 200, 250, 300]);
   });
 
   it('applies a fixed number of steps or seconds when told to', () => {
@@ -53,9 +60,9 @@ describe('splitSteadyState', () => {
     expect(series(100)[bySeconds.start - 1]!.tMs).toBeLessThan(2000);
   });
 
-  it('says so when a series never settles', () => {
+  it('calls no warm-up in a run that only gets slower', () => {
     const drifting = Array.from({ length: 60 }, (_, i) => ({ step: i + 1, tMs: i * 100, stepTimeMs: 10 + i * 2 }));
-    expect(splitSteadyState(drifting)).toMatchObject({ stable: false, start: 12 });
+    expect(splitSteadyState(drifting)).toMatchObject({ start: 0, warmupSteps: 0 });
   });
 });
 
@@ -65,6 +72,7 @@ describe('summarizeMetrics', () => {
     series(300).forEach((p) => {
       samples.push(sample(p.step, 'tokens_per_sec', (2048 / p.stepTimeMs) * 1000), sample(p.step, 'step_time_ms', p.stepTimeMs));
       samples.push(sample(p.step, 'loss', 4 * Math.exp(-p.step / 100) + 1));
+      if (p.step % 50 === 0) samples.push(sample(p.step, 'eval_loss', 2, { kind: 'eval' }));
     });
     const summary = summarizeMetrics(samples);
     expect(summary.throughput.unit).toBe('tokens/s');

@@ -10,8 +10,13 @@ export interface CompareCommandOptions {
   format: ExportFormat;
   output?: string;
   by: 'config' | 'run';
-  gateAbs: number;
-  gateRel: number;
+  gateMetric: string;
+  gateDirection: 'lower' | 'higher';
+  /** False with --no-gate-abs. */
+  gateAbs: number | false;
+  gateRel?: number;
+  /** False with --no-gate. */
+  gate: boolean;
 }
 
 export function parseCompareIds(ids: readonly string[]): { runIds: number[]; sweepIds: number[] } {
@@ -32,7 +37,13 @@ export function compareCommand(core: Core, ids: readonly string[], options: Comp
     ...parseCompareIds(ids),
     baselineRunId: options.baseline,
     groupBy: options.by,
-    gate: { absolute: options.gateAbs, relative: options.gateRel },
+    gate: {
+      metric: options.gateMetric,
+      direction: options.gateDirection,
+      absolute: options.gateAbs === false ? null : options.gateAbs,
+      relative: options.gateRel ?? null,
+      enabled: options.gate,
+    },
   });
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const { content, filename } = core.compare.export(parsed.data, options.format);

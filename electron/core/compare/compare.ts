@@ -1,14 +1,14 @@
 // Runs side by side against a baseline: one row per config (repeats pooled) or per run, with a
 // bootstrap verdict on speed, a quality gate on loss, and flags where settings or environments differ.
 import { mean, median } from 'simple-statistics';
-import type { Comparison, ComparisonRow, Run } from '../../shared/api.js';
+import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/api.js';
 import { bootstrapMedian, bootstrapRatio } from './bootstrap.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
   /** A run whose row is the baseline; default: the first row. */
   baselineRunId?: number | undefined;
-  gate: { absolute: number; relative: number };
+  gate: QualityGate;
   now: Date;
 }
 
@@ -125,6 +125,113 @@ function rowName(group: Group, columns: readonly string[], by: 'config' | 'run')
   return values || first.workloadName || `run ${first.id}`;
 }
 
+/** Runs whose steps count for speed: finished cleanly, or stopped, timed out or interrupted (partial, from the steps they had). */
+const PARTIAL_STATUSES: ReadonlySet<string> = new Set(['stopped', 'timed_out', 'interrupted']);
+const isPartial = (run: Run) => PARTIAL_STATUSES.has(run.status);
+const countsForSpeed = (run: Run) => (run.exitClass === 'ok' || isPartial(run)) && run.summary.throughput.median !== null;
+
+/** A run's throughput (median and stretch medians) in `unit`, converted through its tokens per step when it must be; null when it cannot be. */
+function throughputIn(run: Run, unit: string): { median: number; blocks: number[] } | null {
+  const own = run.summary.throughput;
+  if (own.median === null) return null;
+  const factor = conversion(own.unit, unit, run.summary.tokensPerStep);
+  return factor === null ? null : { median: own.median * factor, blocks: own.blocks.map((b) => b * factor) };
+}
+
+function conversion(from: string | null, to: string, tokensPerStep: number | null): number | null {
+  if (from === to) return 1;
+  if (tokensPerStep === null || tokensPerStep <= 0) return null;
+  if (from === 'steps/s' && to === 'tokens/s') return tokensPerStep;
+  if (from === 'tokens/s' && to === 'steps/s') return 1 / tokensPerStep;
+  return null;
+}
+
+/** The value one run gives for the gate's metric; `at` is the matched point for the train loss. */
+interface Compared {
+  metric: string;
+  at: string | null;
+  value: number;
+  base: number;
+  delta: number;
+}
+
+function reach(group: Group, by: 'step' | 'tokens'): number | null {
+  const ends = group.runs.map((r) => {
+    const last = r.summary.lossCurve.at(-1)?.[0];
+    if (last === undefined) return null;
+    return by === 'tokens' ? last * (r.summary.tokensPerStep ?? 0) : last;
+  });
+  const usable = nums(ends);
+  return usable.length === 0 ? null : Math.max(...usable);
+}
+
+/** Train loss of a row and the baseline at the largest token count (or step) both reached: each pair on its own, so other rows change nothing. */
+function matchedPair(group: Group, base: Group): { at: number; by: 'step' | 'tokens'; own: number; base: number } | null {
+  const tokensKnown = [group, base].every((g) => g.runs.some((r) => r.summary.tokensPerStep !== null && r.summary.lossCurve.length > 0));
+  const by: 'step' | 'tokens' = tokensKnown ? 'tokens' : 'step';
+  const a = reach(group, by);
+  const b = reach(base, by);
+  if (a === null || b === null) return null;
+  const at = Math.min(a, b);
+  const own = medianOf(group.runs.map((r) => lossAt(r, at, by)));
+  const baseLoss = medianOf(base.runs.map((r) => lossAt(r, at, by)));
+  return own === null || baseLoss === null ? null : { at, by, own, base: baseLoss };
+}
+
+const atText = (m: { at: number; by: 'step' | 'tokens' }) => (m.by === 'tokens' ? `${Number(m.at.toPrecision(4))} tokens` : `step ${m.at}`);
+
+function comparedValue(group: Group, base: Group, gate: CompareOptions['gate']): Compared | null {
+  const pick = (g: Group, name: string) =>
+    medianOf(g.runs.map((r) => (name === 'eval_loss' ? (r.summary.evalLoss ?? r.summary.finalMetrics[name]) : name === 'loss' ? r.summary.finalLoss : r.summary.finalMetrics[name])));
+  const named = (metric: string): Compared | null => {
+    const value = pick(group, metric);
+    const baseValue = pick(base, metric);
+    return value === null || baseValue === null ? null : { metric, at: 'final', value, base: baseValue, delta: value - baseValue };
+  };
+  const matchedLoss = (): Compared | null => {
+    const m = matchedPair(group, base);
+    return m === null ? null : { metric: 'loss', at: atText(m), value: m.own, base: m.base, delta: m.own - m.base };
+  };
+  if (gate.metric === 'auto') return named('eval_loss') ?? matchedLoss() ?? named('loss');
+  if (gate.metric === 'loss') return matchedLoss() ?? named('loss');
+  return named(gate.metric);
+}
+
+/** The gate in words: what is compared and how much worse passes. */
+export function describeGate(gate: CompareOptions['gate']): string {
+  if (!gate.enabled) return 'no quality gate';
+  const metric = gate.metric === 'auto' ? 'final eval loss (train loss at the matched point where a side has none)' : gate.metric.replace(/_/gu, ' ');
+  const sign = gate.direction === 'lower' ? '+' : '−';
+  const limits = [gate.absolute !== null ? `${sign}${gate.absolute}` : '', gate.relative !== null ? `${sign}${Number((gate.relative * 100).toPrecision(3))} %` : ''].filter(Boolean);
+  const within = limits.length === 0 ? 'no worse than the baseline' : `within ${limits.join(' and ')} of the baseline`;
+  return `${metric} ${within} (${gate.direction} is better)`;
+}
+
+function judge(compared: Compared | null, nan: boolean, gate: CompareOptions['gate']): { gate: ComparisonRow['gate']; reason: string } {
+  if (!gate.enabled) return { gate: 'n/a', reason: 'gate off' };
+  if (nan) return { gate: 'fail', reason: 'the loss became NaN or infinite' };
+  if (compared === null) return { gate: 'n/a', reason: `no ${gate.metric === 'auto' ? 'loss' : gate.metric} on both sides to compare` };
+  const worse = gate.direction === 'lower' ? compared.delta : -compared.delta;
+  const limits = [gate.absolute, gate.relative === null ? null : gate.relative * Math.abs(compared.base)].filter((v): v is number => v !== null);
+  const allowed = limits.length === 0 ? 0 : Math.min(...limits);
+  const where = compared.at === null ? '' : ` at ${compared.at}`;
+  const text = `${compared.metric.replace(/_/gu, ' ')}${where} ${formatSigned(compared.delta)} against the baseline (${compared.value.toPrecision(4)} vs ${compared.base.toPrecision(4)}; allowed ${gate.direction === 'lower' ? '+' : '−'}${allowed.toPrecision(3)})`;
+  return { gate: worse <= allowed + Number.EPSILON * Math.abs(compared.base) ? 'pass' : 'fail', reason: text };
+}
+
+function formatSigned(value: number): string {
+  const text = Number(value.toPrecision(3)).toString();
+  return value >= 0 ? `+${text}` : text;
+}
+
+/** Repeats whose stretch medians and loss curves are equal to the last digit: the same seed ran twice. */
+function identicalCopies(group: Group): boolean {
+  if (group.runs.length < 2) return false;
+  const fingerprint = (r: Run) => JSON.stringify([r.summary.throughput.blocks, r.summary.lossCurve, r.summary.finalLoss]);
+  const first = fingerprint(group.runs[0]!);
+  return group.runs[0]!.summary.throughput.blocks.length > 0 && group.runs.every((r) => fingerprint(r) === first);
+}
+
 export function compareRuns(runs: readonly Run[], options: CompareOptions, sweepNames: ReadonlyMap<string, string> = new Map()): Comparison {
   const groups = groupRuns(runs, options.groupBy);
   if (groups.length === 0) throw new Error('nothing to compare: give runs or sweeps');
@@ -135,58 +242,65 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const variables = new Set(groups.flatMap((g) => Object.keys(g.runs[0]!.config)));
   const columns = [...variables].filter((name) => new Set(groups.map((g) => g.runs[0]!.config[name] ?? '')).size > 1);
 
-  const blocks = (group: Group) => group.runs.filter((r) => r.exitClass === 'ok').map((r) => r.summary.throughput.blocks);
-  const baseBlocks = blocks(baselineGroup);
-  const baseThroughput = medianOf(baselineGroup.runs.filter((r) => r.exitClass === 'ok').map((r) => r.summary.throughput.median));
-  const baseLoss = medianOf(baselineGroup.runs.map((r) => r.summary.finalLoss));
-
-  // Loss compared where every row has one: at the smallest token count (or step) all of them reached.
-  const tokensKnown = groups.every((g) => g.runs.some((r) => r.summary.tokensPerStep !== null && r.summary.lossCurve.length > 0));
-  const by: 'step' | 'tokens' = tokensKnown ? 'tokens' : 'step';
-  const reach = groups.map((g) => {
-    const ends = g.runs.map((r) => {
-      const last = r.summary.lossCurve.at(-1)?.[0];
-      if (last === undefined) return null;
-      return by === 'tokens' ? last * (r.summary.tokensPerStep ?? 0) : last;
-    });
-    return Math.max(...nums(ends), Number.NEGATIVE_INFINITY);
+  const speedRuns = (group: Group) => group.runs.filter(countsForSpeed);
+  const baseRuns = speedRuns(baselineGroup);
+  const unitsOf = (list: readonly Run[]) => new Set(list.map((r) => r.summary.throughput.unit));
+  const tokensKnown = (list: readonly Run[]) => list.every((r) => r.summary.tokensPerStep !== null && r.summary.tokensPerStep > 0);
+  /**
+   * The unit a row and the baseline are compared in: their own when all share it; tokens/s when the
+   * units differ and every run on both sides knows its tokens per step; otherwise none (no speedup).
+   */
+  const commonUnit = (list: readonly Run[]): string | null => {
+    const units = unitsOf([...list, ...baseRuns]);
+    if (units.size === 1) return [...units][0] ?? null;
+    return tokensKnown([...list, ...baseRuns]) && [...units].every((u) => u === 'tokens/s' || u === 'steps/s') ? 'tokens/s' : null;
+  };
+  const ratesIn = (list: readonly Run[], unit: string) => list.flatMap((r) => {
+    const rate = throughputIn(r, unit);
+    return rate ? [rate] : [];
   });
-  const matchAt = reach.every(Number.isFinite) ? Math.min(...reach) : null;
-  const matched = (group: Group) => (matchAt === null ? null : medianOf(group.runs.map((r) => lossAt(r, matchAt, by))));
-  const baseMatched = matched(baselineGroup);
 
   const rows: ComparisonRow[] = groups.map((group, index) => {
-    const ok = group.runs.filter((r) => r.exitClass === 'ok');
     const isBaseline = group === baselineGroup;
-    const throughput = medianOf(ok.map((r) => r.summary.throughput.median));
-    const ratio = throughput !== null && baseThroughput !== null && baseThroughput > 0 ? throughput / baseThroughput : null;
-    const ci = isBaseline ? null : bootstrapRatio(blocks(group), baseBlocks, index + 1);
-    const verdict: ComparisonRow['speedup']['verdict'] = isBaseline
-      ? 'baseline'
-      : ci === null
-        ? 'unknown'
-        : ci.low > 1
-          ? 'faster'
-          : ci.high < 1
-            ? 'slower'
-            : 'within noise';
+    const counted = speedRuns(group);
+    const unit = isBaseline ? (counted.length > 0 && unitsOf(counted).size === 1 ? (counted[0]!.summary.throughput.unit ?? null) : commonUnit(counted)) : commonUnit(counted);
+    const rates = unit === null ? [] : ratesIn(counted, unit);
+    const baseRates = unit === null ? [] : ratesIn(baseRuns, unit);
+    const throughput = medianOf(rates.map((r) => r.median));
+    const baseThroughput = medianOf(baseRates.map((r) => r.median));
+    const n = counted.length;
+    let reason: string | null = null;
+    let ratio: number | null = null;
+    let ci: ComparisonRow['speedup']['ci95'] = null;
+    let verdict: ComparisonRow['speedup']['verdict'] = isBaseline ? 'baseline' : 'unknown';
+    if (unit === null && counted.length > 0) {
+      const units = [...unitsOf(counted)].join(', ');
+      const baseUnits = [...unitsOf(baseRuns)].join(', ');
+      reason = `units differ (${units} here, ${baseUnits || 'none'} for the baseline) and the tokens per step are not known to convert them: no speedup`;
+    } else if (isBaseline && throughput !== null) {
+      ratio = 1;
+    } else if (throughput !== null && baseThroughput !== null && baseThroughput > 0) {
+      ratio = throughput / baseThroughput;
+      ci = bootstrapRatio(rates.map((r) => r.blocks), baseRates.map((r) => r.blocks), index + 1);
+      if (unitsOf([...counted, ...baseRuns]).size > 1) reason = `converted to ${unit ?? ''} through the tokens per step`;
+      if (n < 2 || baseRates.length < 2) {
+        verdict = 'repeat to decide';
+        reason = n < 2 && baseRates.length < 2 ? '1 run each: repeat to decide' : `${Math.min(n, baseRates.length)} run on one side: repeat to decide`;
+      } else if (ci !== null) verdict = ci.low > 1 ? 'faster' : ci.high < 1 ? 'slower' : 'within noise';
+    }
     const finalLoss = medianOf(group.runs.map((r) => r.summary.finalLoss));
     const nan = group.runs.some((r) => r.summary.nanDetected === true || r.exitClass === 'nan_loss');
-    const rowMatched = matched(group);
-    const compared = rowMatched !== null && baseMatched !== null ? { own: rowMatched, base: baseMatched } : finalLoss !== null && baseLoss !== null ? { own: finalLoss, base: baseLoss } : null;
-    const delta = compared === null ? null : compared.own - compared.base;
-    const allowed = compared === null ? null : Math.max(options.gate.absolute, options.gate.relative * Math.abs(compared.base));
-    const gate: ComparisonRow['gate'] = nan ? 'fail' : delta === null || allowed === null ? 'n/a' : delta <= allowed ? 'pass' : 'fail';
-    const gateReason = nan
-      ? 'the loss became NaN or infinite'
-      : delta === null
-        ? 'no loss to compare'
-        : `loss ${delta >= 0 ? '+' : ''}${delta.toFixed(4)} against the baseline (allowed +${allowed!.toFixed(4)})`;
-    const power = meanOf(ok.map((r) => r.summary.gpu?.powerMeanW));
-    const unit = ok.find((r) => r.summary.throughput.unit)?.summary.throughput.unit ?? null;
+    const compared = isBaseline ? null : comparedValue(group, baselineGroup, options.gate);
+    const judged = isBaseline ? { gate: 'n/a' as const, reason: 'the baseline' } : judge(compared, nan, options.gate);
+    const matched = isBaseline ? null : matchedPair(group, baselineGroup);
+    const power = meanOf(counted.map((r) => r.summary.gpu?.powerMeanW));
     const differences = new Set<string>();
     for (const run of group.runs) for (const d of conditionDifferences(run, baselineGroup.runs[0]!)) differences.add(d);
     for (const run of group.runs.slice(1)) for (const d of conditionDifferences(run, group.runs[0]!)) differences.add(`within repeats: ${d}`);
+    const notes: string[] = [];
+    if (identicalCopies(group)) notes.push(`repeats identical (same seed?): no run-to-run variance seen`);
+    const partialRuns = group.runs.filter(isPartial);
+    if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
     const first = group.runs[0]!;
     const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
     return {
@@ -197,21 +311,25 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       configIndex: first.configIndex,
       config: first.config,
       isBaseline,
-      throughput: { median: throughput, ci95: bootstrapMedian(blocks(group), index + 101), unit },
-      speedup: { ratio, ci95: ci, verdict },
-      stepTimeMs: medianOf(ok.map((r) => r.summary.stepTimeMs.median)),
-      vramPeakMiB: nums(ok.map((r) => r.summary.gpu?.vramPeakMiB)).reduce<number | null>((m, v) => (m === null || v > m ? v : m), null),
-      utilMean: meanOf(ok.map((r) => r.summary.gpu?.utilMean)),
+      throughput: { median: throughput, ci95: bootstrapMedian(rates.map((r) => r.blocks), index + 101), unit: unit ?? (counted[0]?.summary.throughput.unit ?? null) },
+      speedup: { ratio, ci95: ci, verdict, reason },
+      n,
+      partial: partialRuns.length > 0,
+      notes,
+      compared,
+      stepTimeMs: medianOf(counted.map((r) => r.summary.stepTimeMs.median)),
+      vramPeakMiB: nums(counted.map((r) => r.summary.gpu?.vramPeakMiB)).reduce<number | null>((m, v) => (m === null || v > m ? v : m), null),
+      utilMean: meanOf(counted.map((r) => r.summary.gpu?.utilMean)),
       powerMeanW: power,
       // W / (tokens/s) = J per token; per 1k tokens.
       energyPer1kTokensJ: power !== null && throughput !== null && unit === 'tokens/s' && throughput > 0 ? (power / throughput) * 1000 : null,
       finalLoss,
       evalLoss: medianOf(group.runs.map((r) => r.summary.evalLoss)),
-      matchedLoss: rowMatched !== null && baseMatched !== null && matchAt !== null ? { at: matchAt, by, value: rowMatched, delta: rowMatched - baseMatched } : null,
-      lossDelta: delta,
-      gate,
-      gateReason,
-      fasterButWorse: verdict === 'faster' && gate === 'fail',
+      matchedLoss: matched === null ? null : { at: matched.at, by: matched.by, value: matched.own, delta: matched.own - matched.base },
+      lossDelta: compared === null ? null : compared.delta,
+      gate: judged.gate,
+      gateReason: judged.reason,
+      fasterButWorse: verdict === 'faster' && judged.gate === 'fail',
       exitClasses: [...new Set(group.runs.map((r) => r.exitClass ?? r.status))],
       differences: [...differences],
       best: false,
@@ -224,13 +342,14 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
 
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
-  if (matchAt !== null) notes.push(`Losses compared at ${by === 'tokens' ? `${Math.round(matchAt)} tokens` : `step ${matchAt}`}, which every row reached.`);
+  notes.push('Losses compared pair by pair: each row against the baseline at the largest token count (or step) both reached.');
   return {
     columns,
     rows,
     baselineKey: baselineGroup.key,
     groupBy: options.groupBy,
     gate: options.gate,
+    gateText: describeGate(options.gate),
     generatedAt: options.now.toISOString(),
     notes,
   };

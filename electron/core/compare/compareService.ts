@@ -26,7 +26,8 @@ export class CompareService {
       for (const config of sweep.configs) sweepNames.set(`${id}:${config.index}`, config.name);
       const ordered = this.store.runs.forSweep(id).sort((a, b) => (a.configIndex ?? 0) - (b.configIndex ?? 0) || (a.repeatIndex ?? 0) - (b.repeatIndex ?? 0));
       for (const run of ordered) {
-        if (seen.has(run.id) || run.status === 'running' || run.status === 'interrupted') continue;
+        // Interrupted runs come in, marked partial: their summary was made at recovery from the steps they logged.
+        if (seen.has(run.id) || run.status === 'running') continue;
         seen.add(run.id);
         runs.push(run);
       }

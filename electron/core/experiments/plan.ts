@@ -1,5 +1,5 @@
 // Sweep plans: which configs a sweep runs (one at a time, ladder, grid), in what order, and for how long.
-import type { Run, SweepConfig } from '../../shared/api.js';
+import type { Run, SweepConfig, WorkloadVariable } from '../../shared/api.js';
 
 export type SweepPlanKind = 'one-at-a-time' | 'ladder' | 'grid';
 
@@ -129,3 +129,22 @@ export function estimateSeconds(
 }
 
 export { median };
+
+/**
+ * A repeat's values: the config's, with the workload's seed variable moved on by the repeat index
+ * (seed 7 gives 7, 8, 9), so repeats of a deterministic workload are not copies of one run. Left as
+ * it is when the user pins the seed, varies it in the sweep, or the workload declares none; a seed
+ * that is not a whole number gets `-<repeat>` appended.
+ */
+export function repeatValues(
+  variables: readonly WorkloadVariable[],
+  values: Readonly<Record<string, string>>,
+  repeatIndex: number,
+  options: { pinned: boolean; varied: readonly string[] },
+): Record<string, string> {
+  const seed = variables.find((v) => v.seed);
+  if (!seed || options.pinned || repeatIndex === 0 || options.varied.includes(seed.name)) return { ...values };
+  const current = values[seed.name] ?? seed.default;
+  const next = /^-?\d+$/u.test(current) ? String(Number(current) + repeatIndex) : `${current}-${repeatIndex}`;
+  return { ...values, [seed.name]: next };
+}

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { findLargestBatch } from './batchFinder.js';
 import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
-import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, runSeconds, type SchedulePosition } from './plan.js';
+import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
 
@@ -370,11 +370,15 @@ export class SweepQueue {
         }
         const label = `config ${position.configIndex + 1} of ${current.configs.length} (${config.name}), repeat ${position.repeatIndex + 1} of ${request.repeats}`;
         const revision = config.values[GIT_VARIABLE];
+        const values = repeatValues(workload.variables, commandValues(config.values), position.repeatIndex, {
+          pinned: request.pinSeed,
+          varied: request.vary.map((v) => v.name),
+        });
         const placement =
           worktrees && revision !== undefined
-            ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, commandValues(config.values)).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
+            ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, values).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
             : {};
-        const run = await this.runOne(id, live, workload, commandValues(config.values), position, label, request, idleTempC, placement);
+        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, placement);
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }

@@ -2,7 +2,7 @@
 // and a self-contained HTML report with its charts.
 import { stringify } from 'csv-stringify/sync';
 import type { Comparison, ComparisonRow, ExportFormat, Run, RunSeries } from '../../shared/api.js';
-import { columnTitle, fixed, intervalText, rowLabel, speedupText, throughputTitle, whole } from './format.js';
+import { columnTitle, comparedText, figure, intervalText, plainFigure, rowLabel, rowReasons, signed, speedupWithInterval, throughputTitle } from './format.js';
 import { lineChartSvg } from './svgChart.js';
 
 export interface ExportInput {
@@ -21,23 +21,27 @@ function escapeMarkdown(text: string): string {
 }
 
 export function toMarkdown({ comparison, title }: ExportInput): string {
-  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), 'Speedup', 'Verdict', 'VRAM', 'Loss', 'Gate'];
+  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), 'Speedup (95 % CI)', 'Verdict', 'n', 'VRAM', 'Compared', 'Δ', 'Gate', 'Notes'];
   const rows = comparison.rows.map((row) => [
     rowLabel(row),
     ...comparison.columns.map((c) => row.config[c] ?? ''),
-    whole(row.throughput.median),
-    speedupText(row),
+    figure(row.throughput.median),
+    speedupWithInterval(row),
     row.speedup.verdict,
-    row.vramPeakMiB === null ? '' : `${whole(row.vramPeakMiB)} MiB`,
-    fixed(row.finalLoss, 4),
+    String(row.n),
+    row.vramPeakMiB === null ? '' : `${figure(row.vramPeakMiB)} MiB`,
+    comparedText(row),
+    row.isBaseline ? '' : signed(row.lossDelta),
     row.gate + (row.fasterButWorse ? ' (faster but worse)' : ''),
+    rowReasons(row),
   ]);
-  const numeric = new Set([header.length - 6, header.length - 5, header.length - 3, header.length - 2]);
+  // Right-aligned: throughput, speedup, n, VRAM, compared value, delta (counted from the end: the variable columns come first).
+  const numeric = new Set([9, 8, 6, 5, 4, 3].map((fromEnd) => header.length - fromEnd));
   const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
   const rule = `|${header.map((_, i) => (numeric.has(i) ? ' ---: ' : ' --- ')).join('|')}|`;
   const lines = [`## ${escapeMarkdown(title)}`, '', line(header), rule, ...rows.map(line), ''];
-  lines.push(`Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict "within noise" when it includes 1).`);
-  lines.push(`Quality gate: loss at most +${comparison.gate.absolute} or +${comparison.gate.relative * 100} % above the baseline; NaN fails.`);
+  lines.push(`Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict "within noise" when it includes 1, "repeat to decide" with one run on a side); n: runs in the row; figures to ${4} significant figures.`);
+  lines.push(`Quality gate: ${comparison.gateText}; NaN fails.`);
   for (const note of comparison.notes) lines.push(note);
   const flagged = comparison.rows.filter((r) => r.differences.length > 0);
   for (const row of flagged) lines.push(`- ${escapeMarkdown(row.name)}: ${escapeMarkdown(row.differences.join('; '))}`);
@@ -58,6 +62,9 @@ export function toCsv({ comparison }: ExportInput): string {
     'speedup_ci95_low',
     'speedup_ci95_high',
     'verdict',
+    'verdict_reason',
+    'n',
+    'partial',
     'step_time_ms',
     'vram_peak_mib',
     'gpu_util_mean',
@@ -65,14 +72,20 @@ export function toCsv({ comparison }: ExportInput): string {
     'energy_per_1k_tokens_j',
     'final_loss',
     'eval_loss',
-    'loss_delta',
+    'compared_metric',
+    'compared_at',
+    'compared_value',
+    'baseline_value',
+    'delta',
     'quality_gate',
+    'gate_reason',
     'faster_but_worse',
     'exit_classes',
     'differences',
     'best',
+    'notes',
   ];
-  const num = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+  const num = plainFigure;
   const rows = comparison.rows.map((row) => [
     row.name,
     ...comparison.columns.map((c) => row.config[c] ?? ''),
@@ -86,6 +99,9 @@ export function toCsv({ comparison }: ExportInput): string {
     num(row.speedup.ci95?.low),
     num(row.speedup.ci95?.high),
     row.speedup.verdict,
+    row.speedup.reason ?? '',
+    String(row.n),
+    String(row.partial),
     num(row.stepTimeMs),
     num(row.vramPeakMiB),
     num(row.utilMean),
@@ -93,12 +109,18 @@ export function toCsv({ comparison }: ExportInput): string {
     num(row.energyPer1kTokensJ),
     num(row.finalLoss),
     num(row.evalLoss),
-    num(row.lossDelta),
+    row.compared?.metric ?? '',
+    row.compared?.at ?? '',
+    num(row.compared?.value),
+    num(row.compared?.base),
+    num(row.lossDelta, 3),
     row.gate,
+    row.gateReason,
     String(row.fasterButWorse),
     row.exitClasses.join(' '),
     row.differences.join('; '),
     String(row.best),
+    row.notes.join('; '),
   ]);
   // RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break.
   return stringify([header, ...rows], { record_delimiter: '\r\n' });
@@ -130,9 +152,15 @@ function rowJson(row: ComparisonRow, runs: ReadonlyMap<number, Run>) {
       speedup: row.speedup.ratio,
       speedup_ci95: row.speedup.ci95,
       verdict: row.speedup.verdict,
+      verdict_reason: row.speedup.reason,
+      n: row.n,
+      partial: row.partial,
+      notes: row.notes,
+      compared: row.compared,
       loss_delta: row.lossDelta,
       matched_loss: row.matchedLoss,
       quality_gate: row.gate,
+      gate_reason: row.gateReason,
       faster_but_worse: row.fasterButWorse,
       differences: row.differences,
     },
@@ -141,7 +169,7 @@ function rowJson(row: ComparisonRow, runs: ReadonlyMap<number, Run>) {
 
 export function toJson({ comparison, runs, title }: ExportInput): string {
   return `${JSON.stringify(
-    { title, generatedAt: comparison.generatedAt, groupBy: comparison.groupBy, gate: comparison.gate, notes: comparison.notes, configs: comparison.rows.map((row) => rowJson(row, runs)) },
+    { title, generatedAt: comparison.generatedAt, groupBy: comparison.groupBy, gate: comparison.gate, gateText: comparison.gateText, notes: comparison.notes, configs: comparison.rows.map((row) => rowJson(row, runs)) },
     null,
     2,
   )}\n`;
@@ -153,24 +181,46 @@ function escapeHtml(text: string): string {
 
 export function toHtml(input: ExportInput): string {
   const { comparison, series, title } = input;
-  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), '95 % CI', 'Speedup', 'Verdict', 'Step ms', 'VRAM MiB', 'Util %', 'Power W', 'J / 1k tok', 'Loss', 'Δ loss', 'Gate', 'Conditions'];
+  const header = [
+    'Config',
+    ...comparison.columns.map(columnTitle),
+    throughputTitle(unitOf(comparison)),
+    '95 % CI',
+    'Speedup (95 % CI)',
+    'Verdict',
+    'n',
+    'Step ms',
+    'VRAM MiB',
+    'Util %',
+    'Power W',
+    'J / 1k tok',
+    'Loss',
+    'Compared',
+    'Δ',
+    'Gate',
+    'Notes',
+    'Conditions',
+  ];
   const body = comparison.rows
     .map((row) => {
       const cells = [
         rowLabel(row),
         ...comparison.columns.map((c) => row.config[c] ?? ''),
-        whole(row.throughput.median),
-        intervalText(row.throughput.ci95, 0),
-        `${speedupText(row)}${row.speedup.ci95 ? ` (${intervalText(row.speedup.ci95, 2)})` : ''}`,
+        figure(row.throughput.median),
+        intervalText(row.throughput.ci95),
+        speedupWithInterval(row),
         row.speedup.verdict,
-        fixed(row.stepTimeMs, 2),
-        whole(row.vramPeakMiB),
-        fixed(row.utilMean, 0),
-        fixed(row.powerMeanW, 0),
-        fixed(row.energyPer1kTokensJ, 3),
-        fixed(row.finalLoss, 4),
-        fixed(row.lossDelta, 4),
+        String(row.n),
+        figure(row.stepTimeMs),
+        figure(row.vramPeakMiB),
+        figure(row.utilMean, 3),
+        figure(row.powerMeanW),
+        figure(row.energyPer1kTokensJ),
+        figure(row.finalLoss),
+        comparedText(row),
+        row.isBaseline ? '' : signed(row.lossDelta),
         `${row.gate}${row.fasterButWorse ? ' (faster but worse)' : ''}`,
+        rowReasons(row),
         row.differences.join('; '),
       ];
       return `<tr class="${row.best ? 'best' : ''}${row.gate === 'fail' ? ' fail' : ''}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`;
@@ -201,7 +251,8 @@ figure{display:inline-block;margin:0 1.5rem 1.5rem 0}figcaption{font-weight:600;
 @media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}td,th{border-color:#30363d}tr.best{background:#12361f}}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
-<p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench. Throughput is the steady-state median with repeats pooled; the speedup's 95 % interval is a bootstrap over runs and stretches of each run.</p>
+<p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench. Throughput is the steady-state median with repeats pooled; the speedup's 95 % interval is a bootstrap over runs and stretches of each run; with one run on a side there is no faster/slower verdict.</p>
+<p class="notes">Quality gate: ${escapeHtml(comparison.gateText)}; NaN fails.</p>
 <table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
 ${body}
 </tbody></table>

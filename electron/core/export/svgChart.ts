@@ -4,6 +4,12 @@ const PALETTE = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bf8700', '#0598bc
 const WIDTH = 560;
 const HEIGHT = 260;
 const MARGIN = { left: 56, right: 12, top: 10, bottom: 34 };
+/** One legend entry a line, so every series shows whatever its label's length (11 px text, 3 px between). */
+const LEGEND_LINE_PX = 14;
+/** After the palette's 8 colours come dashes, so series 9 and on are not copies of 1 to 8. */
+const DASHES = ['', '6 3', '2 2', '8 3 2 3'];
+const dashOf = (i: number) => DASHES[Math.floor(i / PALETTE.length) % DASHES.length]!;
+const dashAttribute = (i: number) => (dashOf(i) === '' ? '' : ` stroke-dasharray="${dashOf(i)}"`);
 
 function niceNumber(value: number): string {
   const abs = Math.abs(value);
@@ -31,7 +37,7 @@ export function lineChartSvg(lines: ReadonlyArray<{ label: string; points: Reado
   const paths = lines
     .map((line, i) => {
       const d = line.points.map((p, j) => `${j === 0 ? 'M' : 'L'}${sx(p[0]).toFixed(1)},${sy(p[1]).toFixed(1)}`).join('');
-      return `<path d="${d}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="1.5"><title>${escape(line.label)}</title></path>`;
+      return `<path d="${d}" fill="none" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="1.5"${dashAttribute(i)}><title>${escape(line.label)}</title></path>`;
     })
     .join('');
   const ticks = [0, 0.5, 1]
@@ -41,11 +47,16 @@ export function lineChartSvg(lines: ReadonlyArray<{ label: string; points: Reado
     })
     .join('');
   const legend = lines
-    .map((line, i) => `<tspan fill="${PALETTE[i % PALETTE.length]}">■ </tspan><tspan>${escape(line.label)}  </tspan>`)
+    .map((line, i) => {
+      const y = HEIGHT + 12 + i * LEGEND_LINE_PX;
+      const sample = `<line x1="${MARGIN.left}" y1="${y - 4}" x2="${MARGIN.left + 22}" y2="${y - 4}" stroke="${PALETTE[i % PALETTE.length]}" stroke-width="2"${dashAttribute(i)}/>`;
+      return `${sample}<text x="${MARGIN.left + 28}" y="${y}" font-size="11" fill="currentColor">${escape(line.label)}</text>`;
+    })
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT + 18}" viewBox="0 0 ${WIDTH} ${HEIGHT + 18}" role="img" aria-label="${escape(axes.yLabel)}">
+  const height = HEIGHT + 6 + lines.length * LEGEND_LINE_PX;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escape(axes.yLabel)}">
 <rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#8c959f" stroke-width="0.5"/>${ticks}
 <text x="${MARGIN.left}" y="${HEIGHT - 14}" font-size="11" fill="currentColor">${niceNumber(x0)}</text>
 <text x="${WIDTH - MARGIN.right}" y="${HEIGHT - 14}" font-size="11" text-anchor="end" fill="currentColor">${niceNumber(x1)} ${escape(axes.xLabel)}</text>
-${paths}<text x="${MARGIN.left}" y="${HEIGHT + 12}" font-size="11" fill="currentColor">${legend}</text></svg>`;
+${paths}${legend}</svg>`;
 }

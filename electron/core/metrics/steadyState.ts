@@ -1,15 +1,33 @@
-// Steady state: which steps are warm-up (compile, caches, allocator) and which are slow outliers (eval, checkpoint).
+// Steady state: which early steps are warm-up (a one-sided change point) and which steps are left out as outliers, each with its reason.
 import { median } from 'simple-statistics';
 
 export type WarmupRule =
   | { kind: 'steps'; steps: number }
   | { kind: 'seconds'; seconds: number }
-  /** The first point after which the rolling median step time stays within `tolerance` of the steady level. */
-  | { kind: 'auto'; tolerance: number; window: number };
+  /** The one-sided change point described at `findWarmupEnd`. */
+  | { kind: 'auto' };
 
-export const DEFAULT_WARMUP_RULE: WarmupRule = { kind: 'auto', tolerance: 0.1, window: 5 };
-/** A step slower than this many times the steady median carries an eval or a checkpoint: left out, and counted. */
-export const OUTLIER_FACTOR = 2.5;
+export const DEFAULT_WARMUP_RULE: WarmupRule = { kind: 'auto' };
+
+/**
+ * A step is "slow" (or, for outliers, "far") when it is this many robust standard deviations
+ * (1.4826 × MAD) from the reference median: the modified z-score cut-off of Iglewicz and Hoaglin (1993).
+ */
+export const ROBUST_Z = 3.5;
+/** 1.4826 × MAD estimates the standard deviation of normal data (1 / Φ⁻¹(3/4)). */
+const MAD_TO_SD = 1.4826;
+/**
+ * And by at least this share of the median: timing logs print 3–4 digits and a step 2 % slower
+ * is noise to a person reading the log, whatever a test on a very quiet series says.
+ */
+export const MIN_RELATIVE_EXCESS = 0.1;
+/** Significance of the warm-up test (one-sided binomial, see `findWarmupEnd`). */
+export const WARMUP_ALPHA = 0.05;
+/**
+ * The symmetric rule may drop unmarked steps only while they are at most this share of the steady
+ * steps (1 in 50). More than that is a feature of the run (a bimodal run, a slow mode), not an accident: they are flagged and kept.
+ */
+export const MAX_RULE_DROP_SHARE = 0.02;
 
 export interface TimedPoint {
   step: number;
@@ -18,25 +36,78 @@ export interface TimedPoint {
   stepTimeMs: number;
 }
 
+/** What the output says about the steps: indexes of points that carry an eval, checkpoint or logging marker, and steps the user left out. */
+export interface StepMarks {
+  markedIndexes?: ReadonlySet<number>;
+  userSteps?: ReadonlySet<number>;
+}
+
 export interface SteadySplit {
   /** Index of the first steady point. */
   start: number;
   rule: WarmupRule['kind'];
-  /** False when `auto` found no stable stretch and fell back to skipping the first fifth. */
+  /** Kept for stored summaries: the change-point rule always reaches an answer. */
   stable: boolean;
   warmupSteps: number;
   warmupSeconds: number;
-  /** Indexes (at or after `start`) left out of the steady statistics as outliers. */
+  /** Why the warm-up is what it is, in words. */
+  reason: string;
+  /** Indexes (at or after `start`) left out of the steady statistics, in order. */
   outliers: number[];
+  /** How many of `outliers` each reason left out. */
+  marked: number;
+  byUser: number;
+  byRule: number;
+  /** Indexes the symmetric rule flagged but kept (too many to be accidents). */
+  flaggedKept: number[];
 }
 
-export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE): SteadySplit {
-  const { start, stable } = findStart(points, rule);
-  const steady = points.slice(start).map((p) => p.stepTimeMs);
-  const level = steady.length > 0 ? median(steady) : Number.NaN;
-  const outliers: number[] = [];
-  for (let i = start; i < points.length; i++) if (points[i]!.stepTimeMs > OUTLIER_FACTOR * level) outliers.push(i);
-  return { start, rule: rule.kind, stable, warmupSteps: warmupSteps(points, start), warmupSeconds: warmupSeconds(points, start), outliers };
+export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE, marks: StepMarks = {}): SteadySplit {
+  const { start, reason } = findStart(points, rule);
+  const markedIndexes = marks.markedIndexes ?? new Set<number>();
+  const userSteps = marks.userSteps ?? new Set<number>();
+  const leftOut = new Map<number, 'marked' | 'user' | 'rule'>();
+  for (let i = start; i < points.length; i++) {
+    if (userSteps.has(points[i]!.step)) leftOut.set(i, 'user');
+    else if (markedIndexes.has(i)) leftOut.set(i, 'marked');
+  }
+  const candidates: number[] = [];
+  for (let i = start; i < points.length; i++) if (!leftOut.has(i)) candidates.push(i);
+  const flagged = flagSymmetric(candidates.map((i) => points[i]!.stepTimeMs)).map((k) => candidates[k]!);
+  const mayDrop = flagged.length <= Math.floor(MAX_RULE_DROP_SHARE * candidates.length);
+  if (mayDrop) for (const i of flagged) leftOut.set(i, 'rule');
+  const reasons = [...leftOut.values()];
+  return {
+    start,
+    rule: rule.kind,
+    stable: true,
+    warmupSteps: warmupSteps(points, start),
+    warmupSeconds: warmupSeconds(points, start),
+    reason,
+    outliers: [...leftOut.keys()].sort((a, b) => a - b),
+    marked: reasons.filter((r) => r === 'marked').length,
+    byUser: reasons.filter((r) => r === 'user').length,
+    byRule: reasons.filter((r) => r === 'rule').length,
+    flaggedKept: mayDrop ? [] : flagged,
+  };
+}
+
+/** Median and robust scale, the scale floored so a perfectly even series still has a tolerance. */
+function robustLevel(values: readonly number[]): { level: number; threshold: number } {
+  const level = median(values);
+  const mad = median(values.map((v) => Math.abs(v - level)));
+  return { level, threshold: Math.max(ROBUST_Z * MAD_TO_SD * mad, MIN_RELATIVE_EXCESS * level) };
+}
+
+/** Indexes of values far from the median on either side. */
+function flagSymmetric(values: readonly number[]): number[] {
+  if (values.length < 3) return [];
+  const { level, threshold } = robustLevel(values);
+  const flagged: number[] = [];
+  values.forEach((v, i) => {
+    if (Math.abs(v - level) > threshold) flagged.push(i);
+  });
+  return flagged;
 }
 
 /** Steps each warm-up point stands for: the steps since the previous point (at least the point's own). */
@@ -61,43 +132,82 @@ function warmupSeconds(points: readonly TimedPoint[], start: number): number {
   return ms / 1000;
 }
 
-function findStart(points: readonly TimedPoint[], rule: WarmupRule): { start: number; stable: boolean } {
-  if (points.length === 0) return { start: 0, stable: true };
+function findStart(points: readonly TimedPoint[], rule: WarmupRule): { start: number; reason: string } {
+  if (points.length === 0) return { start: 0, reason: 'no timed steps' };
   switch (rule.kind) {
     case 'steps': {
       const firstStep = points[0]!.step;
       const index = points.findIndex((p) => p.step - firstStep >= rule.steps);
-      return { start: index < 0 ? points.length : index, stable: true };
+      return { start: index < 0 ? points.length : index, reason: `set by hand: the first ${rule.steps} steps` };
     }
     case 'seconds': {
       const index = points.findIndex((p) => p.tMs / 1000 >= rule.seconds);
-      return { start: index < 0 ? points.length : index, stable: true };
+      return { start: index < 0 ? points.length : index, reason: `set by hand: the first ${rule.seconds} s` };
     }
     case 'auto':
-      return findStableStart(points, rule.tolerance, rule.window);
+      return findWarmupEnd(points.map((p) => p.stepTimeMs));
   }
 }
 
-function findStableStart(points: readonly TimedPoint[], tolerance: number, window: number): { start: number; stable: boolean } {
-  const times = points.map((p) => p.stepTimeMs);
-  if (times.length < window * 2) {
-    // Too few points to see a trend: keep all but a first point that is clearly slower than the rest.
-    const rest = times.slice(1);
-    const slowFirst = rest.length > 0 && times[0]! > (1 + tolerance) * median(rest);
-    return { start: slowFirst ? 1 : 0, stable: true };
+/**
+ * The one-sided change point. Reference: the second half of the run (warm-up may never take more
+ * than half). A step is slow when it exceeds the reference median by ROBUST_Z robust SDs and by
+ * MIN_RELATIVE_EXCESS; faster steps are never slow. Let p be the reference's share of slow steps
+ * (with half a step added, so a clean reference is not taken as proof that slow steps are impossible).
+ * Among prefixes whose steps are mostly slow, take the one that maximises the CUSUM of
+ * (slow − p); it is warm-up only when a one-sided binomial test says that many slow steps in that
+ * prefix are unlikely at rate p (below WARMUP_ALPHA). A single blip is never a majority of a prefix
+ * longer than itself, and a bimodal run's early slow steps are as likely as its later ones.
+ * Failing that, a slow first step alone is warm-up when it is slower than every later step.
+ */
+function findWarmupEnd(times: readonly number[]): { start: number; reason: string } {
+  const half = Math.floor(times.length / 2);
+  if (half < 1) return { start: 0, reason: 'none: too few timed steps to tell' };
+  const reference = times.slice(half);
+  const { level, threshold } = robustLevel(reference);
+  const slow = times.map((t) => t - level > threshold);
+  const p = (reference.filter((_, i) => slow[half + i]).length + 0.5) / (reference.length + 1);
+
+  let best = 0;
+  let bestScore = 0;
+  let score = 0;
+  let slowCount = 0;
+  for (let k = 1; k <= half; k++) {
+    if (slow[k - 1]) slowCount++;
+    score += (slow[k - 1] ? 1 : 0) - p;
+    if (slowCount * 2 > k && score > bestScore) {
+      best = k;
+      bestScore = score;
+    }
   }
-  // The steady level is judged from the second half, which warm-up has left behind.
-  const level = median(times.slice(Math.floor(times.length / 2)));
-  const within = (value: number) => Math.abs(value - level) <= tolerance * level;
-  // Complete windows only: a median of a single eval step at the very end is not a trend.
-  const lastWindow = times.length - window;
-  let start = lastWindow + 1;
-  for (let i = lastWindow; i >= 0; i--) {
-    if (!within(median(times.slice(i, i + window)))) break;
-    start = i;
+  const margin = `by more than ${ROBUST_Z} robust SDs and ${MIN_RELATIVE_EXCESS * 100} %`;
+  // The first step does start-up work in every framework we parse (CUDA context, compile,
+  // allocator): slow and slower than every later step, it is warm-up even in a run too short to test.
+  const slowFirstStep = slow[0] === true && times[0]! > Math.max(...times.slice(1));
+  const firstStepOnly = {
+    start: 1,
+    reason: `the first step only: slower than every later step and than the steady median (${round3(level)} ms) ${margin}`,
+  };
+  if (best === 0) return slowFirstStep ? firstStepOnly : { start: 0, reason: 'none: no early stretch of slower steps' };
+  const slowInPrefix = slow.slice(0, best).filter(Boolean).length;
+  const pValue = binomialTail(best, slowInPrefix, p);
+  const what = `${slowInPrefix} of the first ${best} steps slower than the steady median (${round3(level)} ms) ${margin}`;
+  if (pValue < WARMUP_ALPHA) return { start: best, reason: `${what} (one-sided change point, p = ${round3(pValue)})` };
+  if (slowFirstStep) return firstStepOnly;
+  return { start: 0, reason: `none: ${what}, but that is not unusual for this run (p = ${round3(pValue)})` };
+}
+
+/** P(X ≥ k) for X ~ Binomial(n, p), summed in log space so long runs do not overflow. */
+function binomialTail(n: number, k: number, p: number): number {
+  let total = 0;
+  let logChoose = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i > 0) logChoose += Math.log((n - i + 1) / i);
+    if (i >= k) total += Math.exp(logChoose + i * Math.log(p) + (n - i) * Math.log(1 - p));
   }
-  if (start > lastWindow) return { start: Math.floor(times.length / 5), stable: false };
-  // The window looks ahead: the first steady point is the first whose own time is in range too.
-  while (start < lastWindow && !within(times[start]!)) start++;
-  return { start, stable: true };
+  return Math.min(1, total);
+}
+
+function round3(value: number): string {
+  return Number(value.toPrecision(3)).toString();
 }

@@ -12,23 +12,32 @@ export interface TrainingSummary {
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
   throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[] };
-  stepTimeMs: { median: number | null };
+  /** `medianWithOutliers`: the same steady steps with the left-out ones put back, so a reader sees what leaving them out changed. */
+  stepTimeMs: { median: number | null; medianWithOutliers: number | null };
   finalLoss: number | null;
   bestLoss: number | null;
   evalLoss: number | null;
   nanDetected: boolean | null;
   lossFell: boolean | null;
-  warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number } | null;
-  /** Steady steps left out as far slower than their neighbours (an eval or a checkpoint save). */
+  warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number; reason: string } | null;
+  /** Steady steps left out of the statistics, for any of the reasons in `outliers`. */
   outlierSteps: number;
   /** Steps left out because a profiler was on while they ran (`run --profile`). */
   profiledSteps: number;
+  /**
+   * Why steps were left out: `marked` carried an eval or checkpoint printed in the output, `byUser`
+   * were named by the user, `byRule` were far from the median (symmetric rule, a small share at most);
+   * `flaggedKept` were far from the median but too many to be accidents, so they count.
+   */
+  outliers: { marked: number; byUser: number; byRule: number; flaggedKept: number } | null;
   /** Which samples the summary used: the structured channel wins over parsed text when present. */
   metricsSource: 'channel' | 'text' | null;
   /** Tokens in one step where known, so losses can be compared at a matched token count. */
   tokensPerStep: number | null;
   /** The training loss at up to LOSS_CURVE_POINTS steps (each a window's mean), to compare at a matched step. */
   lossCurve: Array<[number, number]>;
+  /** The last finite value of each metric, for a quality gate on any metric the runs share. */
+  finalMetrics: Record<string, number>;
 }
 
 export const THROUGHPUT_BLOCKS = 20;
@@ -42,6 +51,8 @@ export interface SummaryOptions {
   warmup?: WarmupRule;
   /** A span (ms since the run started) a profiler was on: steps that overlap it are left out of the timing. */
   profiledSpan?: { fromTMs: number; toTMs: number } | null;
+  /** Steps the user says to leave out of the steady statistics. */
+  excludeSteps?: readonly number[];
 }
 
 interface StepRecord {
@@ -94,19 +105,25 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
+  let stepTimeWithOutliers: number | null = null;
   let outlierSteps = 0;
+  let outlierReasons: TrainingSummary['outliers'] = null;
   if (points.length > 0) {
-    const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE);
+    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []) };
+    const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
     const outliers = new Set(split.outliers);
-    const steadyIndexes = points.map((_, i) => i).filter((i) => i >= split.start && !outliers.has(i));
+    const afterWarmup = points.map((_, i) => i).filter((i) => i >= split.start);
+    const steadyIndexes = afterWarmup.filter((i) => !outliers.has(i));
     outlierSteps = split.outliers.length;
+    outlierReasons = { marked: split.marked, byUser: split.byUser, byRule: split.byRule, flaggedKept: split.flaggedKept.length };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
-    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: stepTimesKnown ? round(split.warmupSeconds, 3) : 0 };
+    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: stepTimesKnown ? round(split.warmupSeconds, 3) : 0, reason: split.reason };
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => throughputs[i]!);
       throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values) };
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
     }
+    if (afterWarmup.length > 0 && stepTimesKnown) stepTimeWithOutliers = median(afterWarmup.map((i) => points[i]!.stepTimeMs));
   }
 
   const losses = [...train, ...progress].filter((s) => s.name === 'loss').sort(byStepThenTime);
@@ -121,7 +138,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   return {
     steps,
     throughput,
-    stepTimeMs: { median: stepTime },
+    stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers },
     finalLoss: lastFinite(lossSeries),
     bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
     evalLoss: lastFinite(evalLosses),
@@ -130,9 +147,11 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     warmup,
     outlierSteps,
     profiledSteps,
+    outliers: outlierReasons,
     metricsSource,
     tokensPerStep,
     lossCurve: lossCurve(lossSeries),
+    finalMetrics: finalMetrics(samples),
   };
 }
 
@@ -149,6 +168,44 @@ function profiledStepNumbers(records: readonly StepRecord[], span: { fromTMs: nu
     if (record.tMs > span.fromTMs && began < span.toTMs) steps.add(record.step);
   });
   return steps;
+}
+
+/**
+ * Timing points whose stretch of the run holds an eval (or checkpoint) line: its time lies after
+ * the previous point and at or before this one, or its step lies in the steps this point covers.
+ * Both, because a log read back later may have no useful times, and some frameworks print the eval
+ * under the step before the one whose time it costs (the later point is marked too then).
+ */
+function markedIndexes(points: readonly TimedPoint[], samples: readonly MetricSample[]): Set<number> {
+  const markers = samples.filter((s) => s.kind === 'eval');
+  const marked = new Set<number>();
+  if (markers.length === 0) return marked;
+  const times = markers.map((s) => s.tMs).sort((a, b) => a - b);
+  const steps = markers.filter((s) => s.step !== null).map((s) => s.step!).sort((a, b) => a - b);
+  const anyIn = (sorted: readonly number[], low: number, high: number) => {
+    // First value above `low` (binary search: a long run has thousands of evals and points).
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]! <= low) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < sorted.length && sorted[lo]! <= high;
+  };
+  points.forEach((point, i) => {
+    const previous = points[i - 1];
+    const byTime = previous !== undefined && previous.tMs < point.tMs && anyIn(times, previous.tMs, point.tMs);
+    const byStep = anyIn(steps, previous?.step ?? Number.NEGATIVE_INFINITY, point.step);
+    if (byTime || byStep) marked.add(i);
+  });
+  return marked;
+}
+
+function finalMetrics(samples: readonly MetricSample[]): Record<string, number> {
+  const last: Record<string, number> = {};
+  for (const sample of [...samples].sort(byStepThenTime)) if (Number.isFinite(sample.value)) last[sample.name] = sample.value;
+  return last;
 }
 
 function blockMedians(values: readonly number[]): number[] {

@@ -1,6 +1,9 @@
-// At start: runs left "running" by an engine that died are marked interrupted; survivors are reported.
-import type { Run } from '../../shared/api.js';
-import type { RunStore } from '../store/runStore.js';
+// At start: runs left "running" by an engine that died are marked interrupted, summarised from the steps they logged; survivors are reported.
+import type { Run, RunSummary } from '../../shared/api.js';
+import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
+import { summarizeMetrics } from '../metrics/summary.js';
+import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
+import type { Store } from '../store/store.js';
 import { isAlive, processGroupMembers, processStartTicks } from './procStat.js';
 
 /**
@@ -29,7 +32,11 @@ export interface RecoveryReport {
   orphans: OrphanedProcess[];
 }
 
-export function recoverInterruptedRuns(runs: RunStore, now: Date): RecoveryReport {
+/**
+ * `summarize`: the summary of an interrupted run from the metrics it stored before the engine died
+ * (partial: its status says so), so compare can show it; null leaves the summary as it was.
+ */
+export function recoverInterruptedRuns(runs: RunStore, now: Date, summarize: (run: Run) => RunSummary | null = () => null): RecoveryReport {
   const report: RecoveryReport = { interrupted: [], orphans: [] };
   for (const candidate of runs.runningRuns()) {
     // Another face (the CLI beside the desktop app) may own this run and still be alive: leave it be.
@@ -43,7 +50,9 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date): RecoveryRepor
       'the engine stopped while this run was going (crash or kill); output up to then is kept',
       endedAt,
     );
-    report.interrupted.push(interrupted);
+    const summary = summarize(interrupted);
+    if (summary !== null) runs.setSummary(interrupted.id, summary);
+    report.interrupted.push(runs.get(interrupted.id) ?? interrupted);
     if (candidate.pid !== null && candidate.pidStartTicks !== null && isOurGroupAlive(candidate.pid, candidate.pidStartTicks)) {
       // Kept with the run, so every face that opens the database later lists it too, not only the one that found it.
       runs.addFingerprint(candidate.id, { orphan: { pid: candidate.pid, startTicks: candidate.pidStartTicks } });
@@ -57,4 +66,18 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date): RecoveryRepor
     }
   }
   return report;
+}
+
+/** An interrupted run's summary from the metrics it stored (tokens per step from its workload, as at a normal end); null without metrics. */
+export function summarizeInterrupted(store: Store, run: Run): RunSummary | null {
+  const samples = store.metrics.forRun(run.id);
+  if (samples.length === 0) return null;
+  const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
+  let tokensPerStep: number | null = null;
+  try {
+    if (workload?.tokensPerStep) tokensPerStep = evaluateExpression(workload.tokensPerStep, run.config);
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+  }
+  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, { tokensPerStep }) };
 }

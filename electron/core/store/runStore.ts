@@ -96,7 +96,7 @@ export interface OrphanCandidate {
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
   throughput: { median: null, iqr: null, unit: null, blocks: [] },
-  stepTimeMs: { median: null },
+  stepTimeMs: { median: null, medianWithOutliers: null },
   finalLoss: null,
   bestLoss: null,
   evalLoss: null,
@@ -105,12 +105,14 @@ export const EMPTY_SUMMARY: RunSummary = {
   warmup: null,
   outlierSteps: 0,
   profiledSteps: 0,
+  outliers: null,
   metricsSource: null,
   hints: [],
   gpu: null,
   host: null,
   tokensPerStep: null,
   lossCurve: [],
+  finalMetrics: {},
 };
 
 export class RunStore {

@@ -31,7 +31,7 @@ export const SYNTHETIC_WORKLOAD: WorkloadInput = {
     { name: 'amp', default: 'off', description: 'mixed precision: on or off' },
     { name: 'compile', default: 'off', description: 'simulated torch.compile: on or off' },
     { name: 'steps', default: '200', description: 'training steps' },
-    { name: 'seed', default: '0', description: 'seed of the simulated noise' },
+    { name: 'seed', default: '0', description: 'seed of the simulated noise', seed: true },
   ],
 };
 
@@ -78,7 +78,7 @@ export const CHARLM_WORKLOAD: WorkloadInput = {
     { name: 'steps', default: '200', description: 'training steps' },
     { name: 'device', default: 'auto', description: 'auto, cuda or cpu' },
     { name: 'threads', default: 'auto', description: 'torch CPU threads: auto or a number' },
-    { name: 'seed', default: '0', description: 'random seed' },
+    { name: 'seed', default: '0', description: 'random seed', seed: true },
   ],
 };
 

@@ -8,6 +8,7 @@ import {
   columnTitle,
   comparisonUnit,
   deltaText,
+  figure,
   fixed,
   intervalText,
   matchedAtText,
@@ -30,6 +31,7 @@ const VERDICT_TITLES: Record<ComparisonRow['speedup']['verdict'], string> = {
   faster: 'faster: the whole 95 % interval of the speedup is above 1',
   slower: 'slower: the whole 95 % interval of the speedup is below 1',
   'within noise': 'no difference within noise: the 95 % interval includes 1',
+  'repeat to decide': 'one run on a side says nothing about run-to-run variance: repeat the runs to get a verdict',
   unknown: 'not enough steady-state data (or no ok run) to bootstrap an interval',
 };
 
@@ -44,11 +46,11 @@ function requestOf(route: CompareViewRoute): MethodInput<'compare.runs'> {
   };
 }
 
-/** A number typed into a gate field: empty or unreadable is refused rather than read as zero. */
-function readGateNumber(text: string, scale: number): number | null {
+/** A number typed into a gate field: empty is "no tolerance of this kind" (null); unreadable is refused (undefined) rather than read as zero. */
+function readGateNumber(text: string, scale: number): number | null | undefined {
   if (text.trim() === '') return null;
   const value = Number(text);
-  return Number.isFinite(value) && value >= 0 ? value / scale : null;
+  return Number.isFinite(value) && value >= 0 ? value / scale : undefined;
 }
 
 function GateField({
@@ -62,13 +64,13 @@ function GateField({
 }: {
   label: string;
   unit: string;
-  value: number;
+  value: number | null;
   scale: number;
   testId: string;
   title: string;
-  onCommit: (value: number) => void;
+  onCommit: (value: number | null) => void;
 }) {
-  const shown = String(Number((value * scale).toPrecision(6)));
+  const shown = value === null ? '' : String(Number((value * scale).toPrecision(6)));
   const [text, setText] = useState(shown);
   const [seen, setSeen] = useState(shown);
   // The route changed under the field (a link, Back): show its value.
@@ -78,8 +80,8 @@ function GateField({
   }
   const parsed = readGateNumber(text, scale);
   const commit = () => {
-    if (parsed !== null && parsed !== value) onCommit(parsed);
-    else if (parsed === null) setText(shown);
+    if (parsed !== undefined && parsed !== value) onCommit(parsed);
+    else if (parsed === undefined) setText(shown);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') commit();
@@ -89,13 +91,13 @@ function GateField({
       <span className="input-with-unit">
         <input
           type="number"
-          aria-label={`${label} rise of the loss`}
+          aria-label={`${label} tolerance of the gate (empty: none)`}
           min={0}
           step="any"
           inputMode="decimal"
           data-testid={testId}
           value={text}
-          aria-invalid={parsed === null}
+          aria-invalid={parsed === undefined}
           onChange={(event) => setText(event.target.value)}
           onBlur={commit}
           onKeyDown={onKeyDown}
@@ -115,10 +117,13 @@ function VerdictBadge({ verdict }: { verdict: ComparisonRow['speedup']['verdict'
 }
 
 function lossDeltaTitle(row: ComparisonRow, baselineName: string): string {
-  if (row.matchedLoss) {
-    return `loss ${row.matchedLoss.value.toFixed(4)} ${matchedAtText(row.matchedLoss)} (the point every row reached), ${deltaText(row.matchedLoss.delta)} against ${baselineName}`;
+  const { compared } = row;
+  if (compared) {
+    const where = compared.at === null ? '' : ` at ${compared.at}`;
+    return `${compared.metric.replace(/_/gu, ' ')}${where}: ${figure(compared.value)} against ${baselineName}'s ${figure(compared.base)}, ${deltaText(compared.delta)}`;
   }
-  return row.lossDelta === null ? 'no loss to compare' : `final loss against ${baselineName}'s`;
+  if (row.matchedLoss) return `loss ${figure(row.matchedLoss.value)} ${matchedAtText(row.matchedLoss)} (the point both reached)`;
+  return 'nothing to compare';
 }
 
 function CompareTable({ comparison }: { comparison: Comparison }) {
@@ -146,6 +151,9 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
               Speedup
             </th>
             <th>Verdict</th>
+            <th className="num" title="Runs in the row with a steady throughput: what the verdict rests on">
+              n
+            </th>
             <th className="num">Step ms</th>
             <th className="num">VRAM</th>
             <th className="num">Util %</th>
@@ -155,8 +163,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
             </th>
             <th className="num">Loss</th>
             <th className="num">Eval loss</th>
-            <th className="num" title="Loss against the baseline, at the step or token count every row reached">
-              Loss Δ
+            <th className="num" title={`What the quality gate compared: ${comparison.gateText}`}>
+              Compared
+            </th>
+            <th className="num" title="The compared value minus the baseline's, signed">
+              Δ
             </th>
             <th>Gate</th>
             <th title="How its runs ended, as the engine classified them">Exit</th>
@@ -176,6 +187,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 </span>
 
                 {row.isBaseline && <span className="badge row-flag baseline-flag">baseline</span>}
+                {row.partial && (
+                  <span className="badge row-flag partial-flag" data-testid="row-partial" title="Stopped, timed out or interrupted: numbers from the steps it had">
+                    partial
+                  </span>
+                )}
                 {row.best && (
                   <span className="badge row-flag best-flag" data-testid="row-best" title="The fastest row that passed the gate with every run ok">
                     ★ best
@@ -216,10 +232,10 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 </td>
               ))}
               <td className="num" data-testid="row-throughput" data-value={row.throughput.median ?? ''}>
-                <span className="figure">{whole(row.throughput.median)}</span>
+                <span className="figure">{figure(row.throughput.median)}</span>
                 {row.throughput.ci95 && (
                   <span className="ci" title="95 % bootstrap interval of the median">
-                    {intervalText(row.throughput.ci95, 0)}
+                    {intervalText(row.throughput.ci95)}
                   </span>
                 )}
               </td>
@@ -227,24 +243,41 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 <span className="figure">{speedupText(row)}</span>
                 {row.speedup.ci95 && (
                   <span className="ci" title="95 % bootstrap interval of the speedup">
-                    {intervalText(row.speedup.ci95, 2)}
+                    {intervalText(row.speedup.ci95, 3)}
                   </span>
                 )}
               </td>
               <td>
                 <VerdictBadge verdict={row.speedup.verdict} />
+                {row.speedup.reason && (
+                  <span className="row-reason" data-testid="row-reason">
+                    {row.speedup.reason}
+                  </span>
+                )}
+                {row.notes.map((note) => (
+                  <span key={note} className="row-reason" data-testid="row-note">
+                    {note}
+                  </span>
+                ))}
               </td>
-              <td className="num">{fixed(row.stepTimeMs, 2)}</td>
+              <td className="num" data-testid="row-n">
+                {row.n}
+              </td>
+              <td className="num">{figure(row.stepTimeMs)}</td>
               <td className="num" data-testid="row-vram">
                 {row.vramPeakMiB === null ? NONE : `${whole(row.vramPeakMiB)} MiB`}
               </td>
               <td className="num">{fixed(row.utilMean, 0)}</td>
               <td className="num">{fixed(row.powerMeanW, 0)}</td>
-              <td className="num">{fixed(row.energyPer1kTokensJ, 3)}</td>
+              <td className="num">{figure(row.energyPer1kTokensJ)}</td>
               <td className="num" data-testid="row-loss">
-                {fixed(row.finalLoss, 4)}
+                {figure(row.finalLoss)}
               </td>
-              <td className="num">{fixed(row.evalLoss, 4)}</td>
+              <td className="num">{figure(row.evalLoss)}</td>
+              <td className="num" data-testid="row-compared" title={lossDeltaTitle(row, baselineName)}>
+                {row.compared === null ? NONE : figure(row.compared.value)}
+                {row.compared && <span className="ci">{row.compared.metric.replace(/_/gu, ' ')}</span>}
+              </td>
               <td className="num" data-testid="row-loss-delta" title={lossDeltaTitle(row, baselineName)}>
                 {row.isBaseline ? NONE : deltaText(row.lossDelta)}
               </td>
@@ -252,6 +285,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 <span className={`badge gate gate-${row.gate === 'n/a' ? 'na' : row.gate}`} data-testid="row-gate" title={row.gateReason}>
                   {row.gate}
                 </span>
+
               </td>
               <td className="exit-col">
                 {row.exitClasses.map((exit) => (
@@ -271,12 +305,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
 function CompareNotes({ comparison }: { comparison: Comparison }) {
   const flagged = comparison.rows.filter((row) => row.differences.length > 0);
   const failed = comparison.rows.filter((row) => row.gate === 'fail');
-  const { gate } = comparison;
   return (
     <div className="compare-notes" data-testid="compare-notes">
       <p>
         Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict “within noise” when it
-        includes 1). Quality gate: loss at most +{gate.absolute} or +{Number((gate.relative * 100).toPrecision(6))} % above the baseline; NaN fails.
+        includes 1; with one run on a side, “repeat to decide”). <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
       </p>
       {comparison.notes.map((note) => (
         <p key={note}>{note}</p>
@@ -349,29 +382,59 @@ function CompareControls({ route, comparison }: { route: CompareViewRoute; compa
       </div>
       <div className="control" role="group" aria-labelledby="gate-label">
         <span className="label" id="gate-label">
-          Quality gate: the loss may rise by
+          Quality gate
         </span>
         <div className="gate-fields">
+          <label className="gate-field" title="Turn the quality gate off or on">
+            <input type="checkbox" data-testid="gate-enabled" checked={route.gate.enabled} onChange={(event) => go({ gate: { ...route.gate, enabled: event.target.checked } })} /> on
+          </label>
+          <label className="gate-field" title="auto: final eval loss when both sides have one, else train loss at the matched point; or a metric name the runs share (loss, eval_loss, accuracy, ...)">
+            <input
+              type="text"
+              aria-label="metric the gate compares"
+              data-testid="gate-metric"
+              defaultValue={route.gate.metric}
+              key={route.gate.metric}
+              size={10}
+              onBlur={(event) => {
+                const metric = event.target.value.trim();
+                if (metric !== '' && metric !== route.gate.metric) go({ gate: { ...route.gate, metric } });
+              }}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') event.currentTarget.blur();
+              }}
+            />
+          </label>
+          <select
+            aria-label="which way is better"
+            data-testid="gate-direction"
+            value={route.gate.direction}
+            onChange={(event) => go({ gate: { ...route.gate, direction: event.target.value === 'higher' ? 'higher' : 'lower' } })}
+          >
+            <option value="lower">lower is better</option>
+            <option value="higher">higher is better</option>
+          </select>
+          <span className="gate-or">worse by at most</span>
           <GateField
             label="absolute"
             unit=""
             value={route.gate.absolute}
             scale={1}
             testId="gate-absolute"
-            title="An absolute rise of the loss that still passes"
+            title="How much worse than the baseline still passes (empty: no absolute tolerance)"
             onCommit={(absolute) => go({ gate: { ...route.gate, absolute } })}
           />
-          <span className="gate-or">or</span>
+          <span className="gate-or">and</span>
           <GateField
             label="relative"
             unit="%"
             value={route.gate.relative}
             scale={100}
             testId="gate-relative"
-            title="A rise relative to the baseline's loss that still passes (whichever of the two is larger)"
+            title="How much worse, as a share of the baseline's value, still passes (empty: none; with both, a row must be within both)"
             onCommit={(relative) => go({ gate: { ...route.gate, relative } })}
           />
-          {(route.gate.absolute !== DEFAULT_GATE.absolute || route.gate.relative !== DEFAULT_GATE.relative) && (
+          {JSON.stringify(route.gate) !== JSON.stringify(DEFAULT_GATE) && (
             <button type="button" className="button small" data-testid="gate-reset" onClick={() => go({ gate: DEFAULT_GATE })}>
               Default
             </button>

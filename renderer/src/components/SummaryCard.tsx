@@ -88,7 +88,7 @@ function GpuSummary({ gpu, perKiloTokens }: { gpu: NonNullable<RunSummary['gpu']
 }
 
 export function SummaryCard({ summary, durationMs = null }: { summary: RunSummary; durationMs?: number | null }) {
-  const outliers = outliersText(summary.outlierSteps);
+  const outliers = outliersText(summary);
   const training = hasTrainingSummary(summary);
   const { gpu, host } = summary;
   return (

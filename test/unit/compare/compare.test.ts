@@ -7,12 +7,12 @@ import { bootstrapRatio, seededRandom } from '../../../electron/core/compare/boo
 import { compareRuns } from '../../../electron/core/compare/compare.js';
 import { decimate } from '../../../electron/core/compare/series.js';
 import { EXPORTERS } from '../../../electron/core/export/exporters.js';
-import { run as runSchema, type Run, type RunSeries } from '../../../electron/shared/api.js';
+import { qualityGate, run as runSchema, type Run, type RunSeries } from '../../../electron/shared/api.js';
 import { REPO_ROOT } from '../../helpers/tempCore.js';
 
 const GOLDEN = path.join(REPO_ROOT, 'test/fixtures/golden');
 const NOW = new Date('2026-11-21T12:00:00.000Z');
-const GATE = { absolute: 0.05, relative: 0.1 };
+const GATE = qualityGate.parse({});
 
 /** Twenty stretch medians around `throughput`, with ±1 % noise. */
 function blocks(throughput: number, seed: number): number[] {
