@@ -439,7 +439,7 @@ export async function main(argv: string[]): Promise<number> {
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
       return EXIT_BAD_ARGUMENTS;
     }
-    if (error instanceof UsageError || (error instanceof ApiFailure && (error.code === 'invalid_input' || error.code === 'not_found'))) {
+    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
       return fail(EXIT_BAD_ARGUMENTS, 'bad_arguments', error.message);
     }
     const code = error instanceof ApiFailure ? error.code : error instanceof Error ? error.name : 'error';

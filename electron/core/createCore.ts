@@ -32,6 +32,7 @@ import { explainCorruption } from './store/open.js';
 import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
+import { adHocWorkload } from '../shared/typedCommand.js';
 
 export interface CoreOptions {
   dbPath?: string;
@@ -264,14 +265,18 @@ export function createCore(options: CoreOptions): Core {
         throw workloadFailure(error);
       }
     },
-    'workloads.preview': ({ workloadId, values }) => {
-      const { command, cwd, env: runEnv } = runner.preview(requireWorkload(workloadId), values);
+    'workloads.preview': ({ workloadId, command: typed, values }) => {
+      if ((workloadId === undefined) === (typed === undefined)) throw new ApiFailure('invalid_input', 'give a workload or a typed command (one of the two)');
+      const { command, cwd, env: runEnv } = runner.preview(typed ? adHocWorkload(typed) : requireWorkload(workloadId!), values);
       return { command, cwd, env: runEnv };
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }) =>
-      startRun({ workload: requireWorkload(workloadId), values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }),
+    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }) => {
+      if ((workloadId === undefined) === (command === undefined)) throw new ApiFailure('invalid_input', 'give a workload or a typed command (one of the two)');
+      const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
+      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile });
+    },
     'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
     'profiles.get': ({ runId }) => {
       requireRun(runId);

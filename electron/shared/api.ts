@@ -319,8 +319,8 @@ const sweepVariable = z.object({
 });
 
 /** What a sweep is asked to do: the same for the plan preview and the start. */
-/** A command typed for a sweep, with `{var}` placeholders (no workload registered): values are quoted by the app. */
-export const sweepCommand = z.object({
+/** A command typed for a run or a sweep, with `{var}` placeholders (no workload registered): values are quoted by the app. */
+export const typedCommand = z.object({
   template: z.array(z.string().min(1).max(LIMITS.argChars)).min(1).max(LIMITS.argCount),
   mode: commandMode.default('argv'),
   cwd: z.string().min(1).max(LIMITS.argChars),
@@ -330,7 +330,7 @@ export const sweepRequest = z.object({
   /** A registered workload, or... */
   workloadId: z.number().int().positive().optional(),
   /** ...a typed command (exactly one of the two). */
-  command: sweepCommand.optional(),
+  command: typedCommand.optional(),
   /** Paths (relative to the repository) linked into each `git=` worktree: datasets, outputs the script needs. */
   links: z.array(z.string().min(1).max(LIMITS.argChars)).max(64).default([]),
   /** Keep the `git=` worktrees after the sweep (to look at them); removed otherwise. */
@@ -593,7 +593,12 @@ export const methods = {
   /** Removes a workload the user registered; its runs stay, named as they were. */
   'workloads.remove': { input: z.object({ id: z.number().int().positive() }), output: ok },
   'workloads.preview': {
-    input: z.object({ workloadId: z.number().int().positive(), values: z.record(varName, z.string().max(LIMITS.argChars)) }),
+    input: z.object({
+      workloadId: z.number().int().positive().optional(),
+      /** A typed command instead of a workload. */
+      command: typedCommand.optional(),
+      values: z.record(varName, z.string().max(LIMITS.argChars)),
+    }),
     output: z.object({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
   },
   'runs.list': { input: z.object({ limit: z.number().int().min(1).max(10_000).default(500) }), output: z.array(run) },
@@ -601,7 +606,10 @@ export const methods = {
   'runs.start': {
     input: z
       .object({
-        workloadId: z.number().int().positive(),
+        /** A registered workload, or... */
+        workloadId: z.number().int().positive().optional(),
+        /** ...a typed command with `{var}` placeholders (exactly one of the two). */
+        command: typedCommand.optional(),
         values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
         /** Stop the run (SIGINT, then SIGTERM, then SIGKILL) after this long; it ends `timed_out`. */
         timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
@@ -828,6 +836,7 @@ export type WorkloadVariable = z.output<typeof workloadVariable>;
 export type ExportFormat = z.output<typeof exportFormat>;
 export type RunSeries = z.output<typeof runSeries>;
 export type SweepRequest = z.output<typeof sweepRequest>;
+export type TypedCommand = z.output<typeof typedCommand>;
 export type SweepConfig = z.output<typeof sweepConfig>;
 export type SweepPreview = z.output<typeof sweepPreview>;
 export type GpuJournalEntry = z.output<typeof gpuJournalEntry>;

@@ -50,3 +50,18 @@ test('work per step given in the New run form turns steps into tokens/s', async 
   await page.getByTestId('reparse-run').click();
   await expect(page.getByTestId('reparse-result')).toContainText(/Before: .* tokens\/s\. Now: .* tokens\/s\./u);
 });
+
+test('a typed command runs without a workload, its {placeholders} as variables', async ({ page, server }) => {
+  await page.goto(server.url);
+  await page.getByTestId('new-run-button').click();
+  await page.getByTestId('source-typed').check();
+  await page.getByTestId('typed-command').fill('for i in $(seq 1 {n}); do echo "step $i: loss 3.$i, 12.5 ms/step"; done');
+  await page.getByTestId('typed-cwd').fill(server.dataDir);
+  await page.getByTestId('var-n').fill('9');
+  await expect(page.getByTestId('command-preview')).toContainText("seq 1 '9'");
+  await screenshot(page, 'typed-command');
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 30_000 });
+  await expect(page.locator('.run-title h2')).toContainText('ad-hoc command');
+  await expect(page.getByTestId('run-config')).toContainText('n=9');
+});

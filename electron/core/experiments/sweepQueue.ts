@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import type { RunPlacement } from '../store/runStore.js';
 import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
 import path from 'node:path';
+import { adHocWorkload } from '../../shared/typedCommand.js';
 import { findLargestBatch } from './batchFinder.js';
 import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
@@ -50,27 +51,6 @@ export interface SweepQueueDeps {
   ownerPid: number;
   /** Where each sweep's `git=` worktrees are made (one folder per sweep). */
   worktreeDir: string;
-}
-
-/** A typed command stands in for a workload: its `{var}` placeholders are its variables. */
-export function adHocWorkload(command: NonNullable<SweepRequest['command']>): Workload {
-  const names = new Set<string>();
-  for (const part of command.template) for (const match of part.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/gu)) names.add(match[1]!);
-  for (const builtin of ['resources', 'node']) names.delete(builtin);
-  return {
-    id: 0,
-    name: 'ad-hoc command',
-    description: '',
-    cwd: command.cwd,
-    mode: command.mode,
-    command: command.template,
-    tokensPerStep: '',
-    metricRegex: '',
-    env: {},
-    variables: [...names].map((name) => ({ name, default: '', description: '' })),
-    builtin: false,
-    createdAt: '',
-  };
 }
 
 type FindBatchRequest = { workloadId: number; values: Record<string, string>; variable: string; start: number; maxSteps: number; timeoutSeconds: number };

@@ -12,6 +12,7 @@ import { CommandToCopy } from './GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from './GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
+import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 
 /** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
 export function parsePerStep(
@@ -58,6 +59,10 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   const [editing, setEditing] = useState<Workload | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [workloadError, setWorkloadError] = useState<string | null>(null);
+  /** Run a registered workload, or a command typed here (its {var} placeholders become its variables). */
+  const [source, setSource] = useState<'workload' | 'typed'>('workload');
+  const [typedScript, setTypedScript] = useState('');
+  const [typedCwd, setTypedCwd] = useState('');
   const gpu = useGpuStatus();
   const refreshGpu = gpu.refresh;
   const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
@@ -68,11 +73,16 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
     void refreshGpu();
   }, [refreshGpu]);
 
+  const typedCommand = useMemo(
+    () => (typedScript.trim() === '' || typedCwd.trim() === '' ? null : { template: [typedScript.trim()], mode: 'shell' as const, cwd: typedCwd.trim() }),
+    [typedScript, typedCwd],
+  );
+  // A typed command is shown and run as a workload of id 0 that is never stored.
+  const typedWorkload = useMemo(() => (typedCommand ? adHocWorkload(typedCommand) : null), [typedCommand]);
   const workload =
-    workloads.find((w) => w.id === chosenId) ??
-    workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ??
-    workloads[0] ??
-    null;
+    source === 'typed'
+      ? typedWorkload
+      : (workloads.find((w) => w.id === chosenId) ?? workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ?? workloads[0] ?? null);
 
   const values = useMemo(() => {
     const result: Record<string, string> = {};
@@ -81,13 +91,13 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
     for (const variable of workload.variables) result[variable.name] = edited[variable.name] ?? variable.default;
     return result;
   }, [workload, edits]);
-  const previewKey = workload ? `${workload.id}:${JSON.stringify(values)}` : '';
+  const previewKey = workload ? `${workload.id}:${JSON.stringify(values)}:${workload.id === 0 ? JSON.stringify(typedCommand) : ''}` : '';
 
   useEffect(() => {
     if (!workload) return;
     let cancelled = false;
     const timer = setTimeout(() => {
-      api['workloads.preview']({ workloadId: workload.id, values }).then(
+      api['workloads.preview']({ ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }), values }).then(
         (value) => {
           if (!cancelled) setPreview({ key: previewKey, ok: true, value });
         },
@@ -100,7 +110,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [api, workload, values, previewKey]);
+  }, [api, workload, values, previewKey, typedCommand]);
 
   const setValue = (name: string, value: string) => {
     if (!workload) return;
@@ -139,7 +149,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
       const start = (confirmOtherProcesses: boolean) =>
         api['runs.start']({
-          workloadId: workload.id,
+          ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }),
           values,
           timeoutSeconds: limit.seconds,
           maxSteps: maxSteps.steps,
@@ -209,6 +219,40 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
 
       {!creating && !editing && (
         <form className="card form" onSubmit={(event) => void start(event)}>
+          <div className="source-switch" role="radiogroup" aria-label="What to run">
+            <label>
+              <input type="radio" name="run-source" data-testid="source-workload" checked={source === 'workload'} onChange={() => setSource('workload')} /> A
+              registered workload
+            </label>
+            <label>
+              <input type="radio" name="run-source" data-testid="source-typed" checked={source === 'typed'} onChange={() => setSource('typed')} /> A command
+            </label>
+          </div>
+          {source === 'typed' && (
+            <>
+              <label className="field">
+                <span className="label">Command</span>
+                <textarea
+                  className="mono"
+                  data-testid="typed-command"
+                  rows={3}
+                  spellCheck={false}
+                  placeholder="python train.py --batch_size {batch} --amp {amp}"
+                  value={typedScript}
+                  onChange={(event) => setTypedScript(event.target.value)}
+                />
+                <span className="hint">
+                  Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one
+                  word whatever it holds. Nothing is saved as a workload.
+                </span>
+              </label>
+              <label className="field">
+                <span className="label">Working directory</span>
+                <input className="mono" data-testid="typed-cwd" placeholder="/home/me/project" value={typedCwd} onChange={(event) => setTypedCwd(event.target.value)} />
+              </label>
+            </>
+          )}
+          {source === 'workload' && (
           <label className="field">
             <span className="label">Workload</span>
             <select
@@ -227,7 +271,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
             </select>
             {workload?.description && <span className="hint">{workload.description}</span>}
           </label>
-          {workload && !workload.builtin && (
+          )}
+          {source === 'workload' && workload && !workload.builtin && (
             <div className="workload-actions">
               <button type="button" className="button small" data-testid="edit-workload" onClick={() => setEditing(workload)}>
                 Edit workload
@@ -255,7 +300,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
             </p>
           )}
 
-          {workload && (
+          {workload && source === 'workload' && (
             <div className="template">
               <span className="label">{workload.mode === 'shell' ? 'Script (run with sh -c)' : 'Template'}</span>
               {workload.mode === 'shell' ? (
@@ -285,7 +330,9 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
               ))}
             </fieldset>
           )}
-          {workload && workload.variables.length === 0 && <p className="hint">This workload has no variables.</p>}
+          {workload && workload.variables.length === 0 && (
+            <p className="hint">{source === 'typed' ? 'No {placeholders}: the command runs as typed.' : 'This workload has no variables.'}</p>
+          )}
 
           <div className="field-row limits">
             <label className="field time-limit">
