@@ -1,5 +1,5 @@
 // One run: what ran and how it ended, a Stop button while it runs, its summary and charts, and its terminal.
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import {
@@ -20,7 +20,9 @@ import { RunGpuSettings } from './RunGpuSettings.js';
 import { RunParsing } from './RunParsing.js';
 import { RunCode } from './RunCode.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
-import { Terminal } from './Terminal.js';
+
+/** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
+const Terminal = lazy(() => import('./Terminal.js').then((module) => ({ default: module.Terminal })));
 
 /** The engine's escalation step (core/runner STOP_ESCALATION_MS, 3 s): SIGINT, then SIGTERM, then SIGKILL. */
 const STOP_ESCALATION_S = 3;
@@ -140,7 +142,9 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <RunAnnotations key={run.id} run={run} />
       </header>
       <RunCharts runId={run.id} running={running} />
-      <Terminal key={run.id} runId={run.id} running={running} />
+      <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+        <Terminal key={run.id} runId={run.id} running={running} />
+      </Suspense>
     </section>
   );
 }
