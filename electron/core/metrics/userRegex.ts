@@ -72,15 +72,20 @@ export function userRegexSamples(compiled: CompiledUserRegex, line: string, tMs:
 /** Most matching lines a test returns; the count covers them all. */
 const TEST_MATCHES_SHOWN = 50;
 
-/** The UI's live test of a pattern against a stored or pasted log (on this thread: for trusted callers and tests). */
-export function testUserRegex(pattern: string, text: string): RegexTestResult {
-  let compiled: CompiledUserRegex;
+/** The pattern compiled and the text in plain lines, or the pattern's error as a test result. */
+function prepareTest(pattern: string, text: string): { compiled: CompiledUserRegex; lines: string[] } | RegexTestResult {
   try {
-    compiled = compileUserRegex(pattern);
+    return { compiled: compileUserRegex(pattern), lines: stripAnsi(text).split(/\r\n|\r|\n/u) };
   } catch (error) {
     return { error: (error as Error).message, groups: [], matches: [], matchCount: 0 };
   }
-  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+}
+
+/** The UI's live test of a pattern against a stored or pasted log (on this thread: for trusted callers and tests). */
+export function testUserRegex(pattern: string, text: string): RegexTestResult {
+  const prepared = prepareTest(pattern, text);
+  if ('error' in prepared) return prepared;
+  const { compiled, lines } = prepared;
   const groupsByLine: Array<[number, Record<string, string | undefined>]> = [];
   lines.forEach((line, index) => {
     const match = compiled.regex.exec(line);
@@ -119,13 +124,9 @@ parentPort.postMessage(found);
  * that backtracks without end answers with an error instead of freezing the engine (and the runs it records).
  */
 export async function testUserRegexSafely(pattern: string, text: string, timeLimitMs = REGEX_TEST_TIME_LIMIT_MS): Promise<RegexTestResult> {
-  let compiled: CompiledUserRegex;
-  try {
-    compiled = compileUserRegex(pattern);
-  } catch (error) {
-    return { error: (error as Error).message, groups: [], matches: [], matchCount: 0 };
-  }
-  const lines = stripAnsi(text).split(/\r\n|\r|\n/u);
+  const prepared = prepareTest(pattern, text);
+  if ('error' in prepared) return prepared;
+  const { compiled, lines } = prepared;
   const worker = new Worker(MATCHER_SOURCE, { eval: true, workerData: { pattern, lines } });
   try {
     const found = await new Promise<Array<[number, Record<string, string | undefined>]> | null>((resolve, reject) => {

@@ -25,10 +25,25 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Pids of the processes whose process group is `pgid` (field 5 of /proc/<pid>/stat). */
-export function processGroupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
+export interface ProcEntry {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  startTicks: number;
+  zombie: boolean;
+}
+
+/** One /proc walk: fields 3 (state), 4 (ppid), 5 (pgrp), 6 (session) and 22 (starttime) of each /proc/<pid>/stat. */
+export function readProcTable(): ProcEntry[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return []; // no /proc (not Linux): only the process group is known
+  }
+  const table: ProcEntry[] = [];
+  for (const entry of entries) {
     if (!/^\d+$/u.test(entry)) continue;
     let stat: string;
     try {
@@ -37,8 +52,21 @@ export function processGroupMembers(pgid: number): number[] {
       continue;
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // A zombie has already exited; it only waits to be reaped.
-    if (fields[0] !== 'Z' && Number(fields[2]) === pgid) members.push(Number(entry));
+    table.push({
+      pid: Number(entry),
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      sid: Number(fields[3]),
+      startTicks: Number(fields[19]),
+      zombie: fields[0] === 'Z',
+    });
   }
-  return members;
+  return table;
+}
+
+/** Pids of the live (not zombie) processes whose process group is `pgid`. */
+export function processGroupMembers(pgid: number): number[] {
+  return readProcTable()
+    .filter((entry) => !entry.zombie && entry.pgid === pgid)
+    .map((entry) => entry.pid);
 }

@@ -1,48 +1,9 @@
 // Every process a run started, including those that left its process group (setsid, os.setpgrp, `set -m`): found by a /proc walk, stopped together.
 import fs from 'node:fs';
-import { processStartTicks } from './procStat.js';
+import { processStartTicks, readProcTable, type ProcEntry } from './procStat.js';
 
 /** How often the tree is walked while the run lives: a child that escapes and is orphaned faster than this can be missed. */
 export const TREE_SAMPLE_INTERVAL_MS = 500;
-
-interface ProcEntry {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  sid: number;
-  startTicks: number;
-  zombie: boolean;
-}
-
-/** One /proc walk: fields 3 (state), 4 (ppid), 5 (pgrp), 6 (session) and 22 (starttime) of each /proc/<pid>/stat. */
-function readProcTable(): ProcEntry[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return []; // no /proc (not Linux): only the process group is known
-  }
-  const table: ProcEntry[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/u.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    table.push({
-      pid: Number(entry),
-      ppid: Number(fields[1]),
-      pgid: Number(fields[2]),
-      sid: Number(fields[3]),
-      startTicks: Number(fields[19]),
-      zombie: fields[0] === 'Z',
-    });
-  }
-  return table;
-}
 
 /** A process the run started, remembered with its start time so a reused pid is never signalled. */
 export interface TrackedProcess {
