@@ -108,11 +108,12 @@ test('README screenshots: the first-run view, GPU control, a finished ladder swe
   await expect(page.getByTestId('compare-row-3').getByTestId('row-verdict')).toHaveText('faster');
   await expect(page.getByTestId('compare-charts')).toHaveAttribute('data-ready', 'true');
   await expect(page.getByTestId('compare-chart-throughput')).toHaveAttribute('data-lines', '8');
-  // At 1400x900 the view's controls, the whole table and the first row of charts fit from the top of the main area.
+  // At 1400x900 the view's controls and the whole table (every column, the gate's too) fit from the top of the main area;
+  // the charts follow below the table's notes.
   await page.getByTestId('compare-view').evaluate((view) => view.closest('main')?.scrollTo(0, 0));
   await expect(page.getByTestId('compare-table')).toBeInViewport({ ratio: 1 });
-  await expect(page.getByTestId('compare-chart-throughput')).toBeInViewport({ ratio: 1 });
-  await expect(page.getByTestId('compare-chart-loss')).toBeInViewport({ ratio: 1 });
+  await expect(page.getByTestId('compare-chart-throughput')).toBeInViewport();
+  await expect(page.getByTestId('compare-chart-loss')).toBeInViewport();
   await readmeScreenshot(page, 'compare');
 
   expect(consoleErrors).toEqual([]);

@@ -30,6 +30,12 @@ function writeCollapsed(collapsed: boolean): void {
   }
 }
 
+function emptyText(running: boolean): string {
+  return running
+    ? 'No metrics parsed from this run’s output yet.'
+    : 'No metrics parsed from this run’s output. A workload’s metric regex can teach Tuning Bench its format.';
+}
+
 type ChartsTab = 'metrics' | 'telemetry' | 'profile';
 const TAB_TITLES: Record<ChartsTab, string> = { metrics: 'Metrics', telemetry: 'Telemetry', profile: 'Profile' };
 /** Remembered too: someone watching the GPU wants that tab on the next run as well. */
@@ -149,10 +155,8 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
           </span>
         )}
         {tab === 'metrics' && !collapsed && nothing && (
-          <span className="charts-quiet" data-testid="charts-empty">
-            {running
-              ? 'No metrics parsed from this run’s output yet.'
-              : 'No metrics parsed from this run’s output. A workload’s metric regex can teach Tuning Bench its format.'}
+          <span className="charts-quiet" data-testid="charts-empty" title={emptyText(running)}>
+            {emptyText(running)}
           </span>
         )}
         {tab === 'metrics' && !collapsed && quiet && <span className="charts-quiet">{quiet}</span>}

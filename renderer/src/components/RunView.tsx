@@ -17,7 +17,7 @@ import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
 import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
-import { RunParsing } from './RunParsing.js';
+import { NoMetricsNotice, ReparseButton, useReparse } from './RunParsing.js';
 import { RunCode } from './RunCode.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 
@@ -39,6 +39,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
   const { api } = useBridge();
   const running = run.status === 'running';
   const now = useNow(running);
+  const reparse = useReparse(run, workloads);
   /** Set by the Stop button and kept until the run ends: the engine escalates on its own, with no further call. */
   const [stopRequested, setStopRequested] = useState(false);
   const [stopError, setStopError] = useState<string | null>(null);
@@ -68,6 +69,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <StatusBadge status={run.status} testId="run-status" />
           <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
           <span className="spacer" />
+          <ReparseButton run={run} reparse={reparse} />
           {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
           {stopping && (
             <span className="stopping-note" role="status" data-testid="stopping-note">
@@ -137,7 +139,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
         )}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
-        <RunParsing run={run} workloads={workloads} />
+        <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>
