@@ -253,24 +253,24 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
             </>
           )}
           {source === 'workload' && (
-          <label className="field">
-            <span className="label">Workload</span>
-            <select
-              data-testid="workload-select"
-              value={workload?.id ?? ''}
-              onChange={(event) => setChosenId(Number(event.target.value))}
-              disabled={workloads.length === 0}
-            >
-              {workloads.length === 0 && <option value="">Loading workloads…</option>}
-              {workloads.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                  {w.builtin ? ' (builtin)' : ''}
-                </option>
-              ))}
-            </select>
-            {workload?.description && <span className="hint">{workload.description}</span>}
-          </label>
+            <label className="field">
+              <span className="label">Workload</span>
+              <select
+                data-testid="workload-select"
+                value={workload?.id ?? ''}
+                onChange={(event) => setChosenId(Number(event.target.value))}
+                disabled={workloads.length === 0}
+              >
+                {workloads.length === 0 && <option value="">Loading workloads…</option>}
+                {workloads.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                    {w.builtin ? ' (builtin)' : ''}
+                  </option>
+                ))}
+              </select>
+              {workload?.description && <span className="hint">{workload.description}</span>}
+            </label>
           )}
           {source === 'workload' && workload && !workload.builtin && (
             <div className="workload-actions">
