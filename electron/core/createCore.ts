@@ -153,7 +153,6 @@ export function createCore(options: CoreOptions): Core {
   });
 
   // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
-  const externalChanges = new ExternalChangeWatcher(store.db, store.runs, (id) => runner.isActive(id), (run) => events.emit('runs.onDidChange', run));
 
   // A full disk or a busy file pauses writing: every live run's page (and the CLI) says so, and again when it resumes.
   store.onWriteStatus((status) => {
@@ -190,6 +189,25 @@ export function createCore(options: CoreOptions): Core {
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
   });
   const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
+  // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
+  const externalChanges = new ExternalChangeWatcher(
+    store.db,
+    store.runs,
+    (id) => runner.isActive(id),
+    (run) => events.emit('runs.onDidChange', run),
+    undefined,
+    {
+      store: store.sweeps,
+      ownerPid: process.pid,
+      onSweep: (id) => {
+        try {
+          events.emit('sweeps.onDidChange', sweeps.get(id));
+        } catch {
+          // Removed meanwhile: nothing to show.
+        }
+      },
+    },
+  );
 
   const compare = new CompareService(store, now);
 

@@ -2,6 +2,14 @@
 import type { Run } from '../../shared/api.js';
 import type { Db } from './open.js';
 import type { RunStore } from './runStore.js';
+import type { SweepStore } from './sweepStore.js';
+
+/** Sweeps to watch as well: those another engine runs (this one reports its own). */
+export interface WatchedSweeps {
+  store: SweepStore;
+  ownerPid: number;
+  onSweep: (id: number) => void;
+}
 
 /** A UI should show another process's run within a second (issue 15); a pragma read this often costs microseconds. */
 export const EXTERNAL_POLL_INTERVAL_MS = 500;
@@ -16,6 +24,8 @@ export class ExternalChangeWatcher {
   private lastId: number;
   /** Runs seen running, with their status, so their end is noticed too. */
   private readonly seenRunning = new Map<number, Run['status']>();
+  /** Another engine's sweeps seen unfinished, so their progress and their end are reported. */
+  private readonly seenSweeps = new Set<number>();
 
   constructor(
     private readonly db: Db,
@@ -23,6 +33,7 @@ export class ExternalChangeWatcher {
     private readonly ownsRun: (id: number) => boolean,
     private readonly onRun: (run: Run) => void,
     intervalMs = EXTERNAL_POLL_INTERVAL_MS,
+    private readonly sweeps: WatchedSweeps | null = null,
   ) {
     this.dataVersion = this.readVersion();
     const known = this.runs.list(1)[0];
@@ -55,8 +66,27 @@ export class ExternalChangeWatcher {
         const ended = this.runs.get(id);
         if (ended && !this.ownsRun(id)) this.onRun(ended);
       }
+      this.pollSweeps();
     } catch {
       // A busy or closing file: the next tick looks again. Never a throw from a timer.
+    }
+  }
+
+  /** Any commit may be a sweep's progress: each unfinished sweep of another engine is reported, and once more when it ends. */
+  private pollSweeps(): void {
+    if (!this.sweeps) return;
+    const { store, ownerPid, onSweep } = this.sweeps;
+    const unfinished = new Set<number>();
+    for (const sweep of store.unfinished()) {
+      if (sweep.ownerPid === ownerPid) continue;
+      unfinished.add(sweep.id);
+      this.seenSweeps.add(sweep.id);
+      onSweep(sweep.id);
+    }
+    for (const id of [...this.seenSweeps]) {
+      if (unfinished.has(id)) continue;
+      this.seenSweeps.delete(id);
+      onSweep(id);
     }
   }
 
