@@ -19,6 +19,9 @@ import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
 import { NoMetricsNotice, ReparseButton, useReparse } from './RunParsing.js';
 import { RunCode } from './RunCode.js';
+import { sweepPlace } from '../runLabel.js';
+import { useSweeps } from '../sweepStore.js';
+import { sweepRouteHash } from '../sweepRoute.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -125,6 +128,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           {shellJoin(run.command)}
         </pre>
         <RunCode run={run} />
+        <RunSweepLink run={run} />
         {configEntries.length > 0 && (
           <ul className="chips" data-testid="run-config" aria-label="Configuration">
             {configEntries.map(([key, value]) => (
@@ -148,5 +152,18 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <Terminal key={run.id} runId={run.id} running={running} />
       </Suspense>
     </section>
+  );
+}
+
+/** A sweep's run links back to its sweep, and says which config and repeat it was. */
+function RunSweepLink({ run }: { run: Run }) {
+  const { sweeps } = useSweeps();
+  if (run.sweepId === null) return null;
+  const sweep = sweeps.find((s) => s.id === run.sweepId);
+  return (
+    <p className="run-sweep" data-testid="run-sweep">
+      Part of <a href={sweepRouteHash({ kind: 'sweep', id: run.sweepId })}>sweep #{run.sweepId}{sweep ? ` (${sweep.name})` : ''}</a>:{' '}
+      {sweepPlace(run, sweeps)}
+    </p>
   );
 }

@@ -2,6 +2,8 @@
 import type { Run } from '../../../electron/shared/api.js';
 import { formatBytes, formatDuration, formatStartTime, runDurationMs } from '../format.js';
 import { useNow } from '../useNow.js';
+import { runLabel } from '../runLabel.js';
+import { useSweeps } from '../sweepStore.js';
 import { ExitClassBadge, StatusBadge } from './StatusBadge.js';
 
 interface RunsListProps {
@@ -12,6 +14,7 @@ interface RunsListProps {
 
 export function RunsList({ runs, selectedId, onSelect }: RunsListProps) {
   const now = useNow(runs.some((run) => run.status === 'running'));
+  const { sweeps } = useSweeps();
   if (runs.length === 0) {
     return (
       <div className="runs-empty" data-testid="runs-list">
@@ -32,8 +35,8 @@ export function RunsList({ runs, selectedId, onSelect }: RunsListProps) {
           >
             <span className="run-row-line">
               <span className="run-id">#{run.id}</span>
-              <span className="run-name" title={run.workloadName ?? 'ad-hoc command'}>
-                {run.workloadName ?? 'ad-hoc'}
+              <span className="run-name" title={runLabel(run, sweeps)}>
+                {runLabel(run, sweeps)}
               </span>
               <StatusBadge status={run.status} />
             </span>
