@@ -110,25 +110,51 @@ export function estimateSeconds(
   history: readonly Run[],
   /** Values every config shares (steps, say): earlier runs with other values there say little. */
   shared: Record<string, string> = {},
+  /** The sweep's step limit: earlier runs of another length are scaled to it. */
+  maxSteps: number | null = null,
 ): { seconds: number | null; basis: string } {
   const finished = history.filter((run) => run.exitClass === 'ok' && runSeconds(run) !== null);
   if (finished.length === 0) return { seconds: null, basis: 'no earlier finished run of this workload to estimate from' };
+  // A run's time for the steps this config will run: its own time scaled by steps when both are known.
+  const targetSteps = (values: Record<string, string>) => {
+    const stated = Number(values.steps);
+    const fromValues = Number.isFinite(stated) && stated > 0 ? stated : null;
+    return maxSteps !== null && fromValues !== null ? Math.min(maxSteps, fromValues) : (maxSteps ?? fromValues);
+  };
+  let scaled = 0;
+  const secondsFor = (run: Run, target: number | null) => {
+    const seconds = runSeconds(run)!;
+    if (target === null || run.summary.steps === null || run.summary.steps <= 0 || run.summary.steps === target) return seconds;
+    scaled += 1;
+    return (seconds * target) / run.summary.steps;
+  };
   const alike = finished.filter((run) => Object.entries(shared).every(([name, value]) => run.config[name] === undefined || run.config[name] === value));
-  const typical = median((alike.length > 0 ? alike : finished).map((run) => runSeconds(run)!))!;
   let fromOwn = 0;
   let total = 0;
+  let typicalShown: number | null = null;
   for (const config of configs) {
-    const own = finished.filter((run) => key(run.config) === key(config.values)).map((run) => runSeconds(run)!);
+    const target = targetSteps(config.values);
+    // The config's own earlier runs, of any length when lengths are scaled.
+    const sameConfig = (run: Run) => (target === null ? key(run.config) === key(config.values) : key(withoutSteps(run.config)) === key(withoutSteps(config.values)));
+    const own = finished.filter(sameConfig).map((run) => secondsFor(run, target));
+    const typical = median((alike.length > 0 ? alike : finished).map((run) => secondsFor(run, target)))!;
+    typicalShown ??= typical;
     if (own.length > 0) fromOwn += 1;
     total += (median(own) ?? typical) * repeats;
   }
+  const scaling = scaled > 0 ? '; earlier runs of another length scaled by their steps' : '';
   return {
     seconds: total,
-    basis: `${fromOwn} of ${configs.length} configs from their own earlier runs, the rest from the workload's median run (${typical.toFixed(1)} s)`,
+    basis: `${fromOwn} of ${configs.length} configs from their own earlier runs, the rest from the workload's median run (${(typicalShown ?? 0).toFixed(1)} s)${scaling}`,
   };
 }
 
 export { median };
+
+function withoutSteps(values: Record<string, string>): Record<string, string> {
+  const { steps: _steps, ...rest } = values;
+  return rest;
+}
 
 /**
  * A repeat's values: the config's, with the workload's seed variable moved on by the repeat index

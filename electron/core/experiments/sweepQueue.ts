@@ -91,7 +91,7 @@ export class SweepQueue {
     const configs = this.plan(request, workload);
     // A typed command has no earlier runs to learn from: its estimate says so.
     const history = workload.id > 0 ? this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id) : [];
-    const estimate = estimateSeconds(configs, request.repeats, history, request.values);
+    const estimate = estimateSeconds(configs, request.repeats, history, request.values, request.maxSteps ?? null);
     return {
       configs: configs.map((config) => ({ ...config, ...this.deps.runner.preview(workload, commandValues(config.values)) })),
       runCount: configs.length * request.repeats,

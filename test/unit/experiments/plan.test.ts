@@ -53,8 +53,14 @@ describe('interleavedSchedule', () => {
 });
 
 describe('estimateSeconds', () => {
-  const run = (config: Record<string, string>, seconds: number): Run =>
-    ({ exitClass: 'ok', config, startedAt: '2026-01-01T00:00:00.000Z', endedAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + seconds * 1000).toISOString() }) as Run;
+  const run = (config: Record<string, string>, seconds: number, steps: number | null = null): Run =>
+    ({
+      exitClass: 'ok',
+      config,
+      summary: { steps },
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + seconds * 1000).toISOString(),
+    }) as Run;
 
   it('uses a config’s own earlier runs, else the workload’s median run', () => {
     const configs = planConfigs([{ name: 'batch', values: ['8', '16'] }], 'ladder', {});
@@ -62,6 +68,17 @@ describe('estimateSeconds', () => {
     // batch 8: median 11 s from its own runs; batch 16: the workload median (12 s); three repeats each.
     expect(estimate.seconds).toBeCloseTo(3 * 11 + 3 * 12);
     expect(estimate.basis).toMatch(/1 of 2 configs/u);
+  });
+
+  it('scales earlier runs of another length by their steps (a 300-step run says little of a 100-step one)', () => {
+    const configs = planConfigs([{ name: 'batch', values: ['8', '16'] }], 'ladder', { steps: '100' });
+    const history = [run({ batch: '8', steps: '300' }, 30, 300), run({ batch: '16', steps: '300' }, 90, 300), run({ batch: '32', steps: '300' }, 300, 300)];
+    const estimate = estimateSeconds(configs, 2, history);
+    // Each config from its own 300-step run, scaled to 100 steps: 10 s and 30 s.
+    expect(estimate.seconds).toBeCloseTo(2 * 10 + 2 * 30);
+    expect(estimate.basis).toMatch(/2 of 2 configs.*scaled by their steps/u);
+    // A step limit shorter than the runs' own steps wins.
+    expect(estimateSeconds(configs, 1, history, {}, 30).seconds).toBeCloseTo(3 + 9);
   });
 
   it('says it cannot estimate without history', () => {
