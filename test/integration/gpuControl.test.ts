@@ -274,7 +274,17 @@ describe('run with GPU settings', () => {
       } catch {
         // already gone
       }
-      spawnSync('pkill', ['-f', 'steps=100000']);
+      // The training leads its own session (the pty's): its process group is the run's recorded pid.
+      const db = new Database(env.TUNING_BENCH_DB!, { readonly: true });
+      const pids = db.prepare('SELECT pid FROM runs WHERE pid IS NOT NULL').all() as Array<{ pid: number }>;
+      db.close();
+      for (const { pid } of pids) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
     }
     expect(fakeState()).toMatchObject({ gpuClockLock: [2400, 2400], powerLimitW: 300 });
     expect(journal().filter((r) => r.state === 'applied').length).toBe(2);
