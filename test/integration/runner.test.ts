@@ -73,6 +73,44 @@ describe('how runs end', () => {
     expect(finished).toMatchObject({ status: 'failed', exitCode: 3, exitClass: 'error', exitReason: 'ValueError: bad lr' });
   });
 
+  it('tells a program that exits 137 or 130 by itself from one a signal ended', async () => {
+    harness = tempCore();
+    // Shells report both as the same $? (128 + the signal's number); the run must not.
+    const exited137 = await runToEnd(harness, ['/bin/sh', '-c', 'echo about to exit; exit 137']);
+    expect(exited137).toMatchObject({ status: 'failed', exitCode: 137, signal: null });
+    expect(exited137.exitReason).toMatch(/exited with status 137/);
+    expect(exited137.exitReason).not.toMatch(/killed by SIGKILL from outside/);
+    const exited130 = await runToEnd(harness, [process.execPath, '-e', 'process.exit(130)']);
+    expect(exited130).toMatchObject({ status: 'failed', exitCode: 130, signal: null, exitClass: 'error' });
+
+    const killed = await runToEnd(harness, [process.execPath, '-e', 'process.kill(process.pid, "SIGKILL")']);
+    expect(killed).toMatchObject({ status: 'failed', exitCode: null, signal: 'SIGKILL', exitClass: 'host_oom' });
+    const interrupted = await runToEnd(harness, [process.execPath, '-e', 'process.kill(process.pid, "SIGINT")']);
+    expect(interrupted).toMatchObject({ status: 'failed', exitCode: null, signal: 'SIGINT' });
+  });
+
+  it('leaves the program the environment it was given (nothing of the wrapper leaks in)', async () => {
+    harness = tempCore();
+    const envFile = path.join(harness.dir, 'env.json');
+    // A NODE_OPTIONS meant for the program (a Node training script) must reach it, and only it.
+    const preload = path.join(harness.dir, 'preload.cjs');
+    fs.writeFileSync(preload, "process.stdout.write('preloaded\\n');\n");
+    const run = harness.core.startCommand({
+      adHoc: {
+        command: [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(envFile)}, JSON.stringify(process.env))`],
+        cwd: harness.dir,
+        env: { NODE_OPTIONS: `--require ${preload}` },
+      },
+    });
+    const finished = await harness.core.runner.waitForExit(run.id);
+    expect(finished.status).toBe('succeeded');
+    const env = JSON.parse(fs.readFileSync(envFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(env).filter((key) => key.startsWith('TUNING_BENCH_WRAPPER'))).toEqual([]);
+    expect(env.TUNING_BENCH_RUN_ID).toBeDefined();
+    expect(env.NODE_OPTIONS).toBe(`--require ${preload}`);
+    expect(storedBytes(harness, run.id).toString()).toBe('preloaded\n');
+  });
+
   it('records a command that does not exist as not_found, with a message', async () => {
     harness = tempCore();
     const finished = await runToEnd(harness, ['definitely-not-a-command-xyz', '--flag']);

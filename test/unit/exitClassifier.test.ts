@@ -41,6 +41,16 @@ describe('classifyExit', () => {
     expect(classifyExit({ ...base, exitCode: null, signal: 'SIGKILL' })).toMatchObject({ exitClass: 'host_oom', status: 'failed' });
   });
 
+  it("does not blame a signal for a program's own exit 137, and hints at what shells mean by it", () => {
+    const verdict = classifyExit({ ...base, exitCode: 137, outputTail: 'loading shards\n' });
+    expect(verdict).toMatchObject({ status: 'failed', exitClass: 'error' });
+    expect(verdict.reason).toBe(
+      'loading shards — exited with status 137, the code a shell gives when its child was ended by SIGKILL; perhaps the out-of-memory killer (check `dmesg`)',
+    );
+    expect(classifyExit({ ...base, exitCode: 130 }).reason).toBe('exited with status 130, the code a shell gives when its child was ended by SIGINT');
+    expect(classifyExit({ ...base, exitCode: 255, outputTail: 'fatal\n' }).reason).toBe('fatal');
+  });
+
   it('puts the user and the clock before the output', () => {
     expect(classifyExit({ ...base, stoppedByUser: true, outputTail: 'CUDA out of memory' })).toMatchObject({ status: 'stopped', exitClass: 'killed' });
     expect(classifyExit({ ...base, timedOut: true })).toMatchObject({ status: 'timed_out', exitClass: 'timeout' });

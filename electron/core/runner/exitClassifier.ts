@@ -1,4 +1,5 @@
 // Decides why a run ended (exitClass in the CLI contract) from its exit and the last lines it printed.
+import os from 'node:os';
 import type { ExitClass, RunStatus } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { stripLinePrefix } from '../metrics/parsers/detect.js';
@@ -46,6 +47,8 @@ const TEXT_RULES: readonly TextRule[] = [
 /** Classes the text proves even when the command exited 0. */
 const EXIT_ZERO_FAILURES: ReadonlySet<ExitClass> = new Set(['nan_loss', 'killed', 'host_oom']);
 
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+
 const GRAD_NORM = /\bgrad(?:ient)?[ _]norm\b[^\n,|]{0,8}?[:=\s]\s*([-+]?(?:nan|inf(?:inity)?|[\d.]+(?:e[-+]?\d+)?))/iu;
 /**
  * One NaN gradient norm is a step that fp16 loss scaling skips, and training goes on; NaN on this
@@ -91,7 +94,7 @@ export function classifyExit(facts: ExitFacts): ExitVerdict {
   }
   const failure = facts.exitCode === 0 && facts.signal === null ? null : findFailureLine(facts.outputTail);
   if (failure) return { status: 'failed', exitClass: failure.exitClass, reason: failure.line };
-  if (facts.signal === 'SIGKILL' || facts.exitCode === 137) {
+  if (facts.signal === 'SIGKILL') {
     return {
       status: 'failed',
       exitClass: 'host_oom',
@@ -100,13 +103,26 @@ export function classifyExit(facts: ExitFacts): ExitVerdict {
   }
   if (facts.signal !== null) return { status: 'failed', exitClass: 'error', reason: `ended by ${facts.signal}` };
   if (facts.exitCode !== 0) {
-    return { status: 'failed', exitClass: 'error', reason: lastNonEmptyLine(facts.outputTail) };
+    return { status: 'failed', exitClass: 'error', reason: exitCodeReason(facts.exitCode, facts.outputTail) };
   }
   // Exit 0 and yet failed: the loss went NaN, or a wrapper script went on after its job was killed.
   // (A CUDA OOM at exit 0 is one the script recovered from, as batch-size finders do.)
   const text = findFailureLine(facts.outputTail);
   if (text !== null && EXIT_ZERO_FAILURES.has(text.exitClass)) return { status: 'failed', exitClass: text.exitClass, reason: text.line };
   return { status: 'succeeded', exitClass: 'ok', reason: null };
+}
+
+/** Shells exit with 128 + n when their child was ended by signal n, so such codes get a hint beside the last line. */
+const SHELL_SIGNAL_BASE = 128;
+
+function exitCodeReason(exitCode: number | null, outputTail: string): string | null {
+  const lastLine = lastNonEmptyLine(outputTail);
+  const signalName = exitCode !== null && exitCode > SHELL_SIGNAL_BASE ? SIGNAL_NAMES.get(exitCode - SHELL_SIGNAL_BASE) : undefined;
+  if (signalName === undefined) return lastLine;
+  const hint =
+    `exited with status ${exitCode}, the code a shell gives when its child was ended by ${signalName}` +
+    (signalName === 'SIGKILL' ? '; perhaps the out-of-memory killer (check `dmesg`)' : '');
+  return lastLine ? `${lastLine} — ${hint}` : hint;
 }
 
 function lastNonEmptyLine(text: string): string | null {

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import * as pty from 'node-pty';
-import { ExitMarkerScanner, exitMarkerPrefix } from './exitMarker.js';
+import { ExitMarkerScanner, exitMarkerPrefix, type ProgramEnding } from './exitMarker.js';
 
 export interface PtySessionOptions {
   /** Absolute path of the executable (resolved beforehand, so "not found" never reaches here). */
@@ -12,6 +12,8 @@ export interface PtySessionOptions {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** The Node that runs the launcher (see LAUNCHER_SCRIPT). */
+  launcher: LauncherRuntime;
 }
 
 export interface PtyExit {
@@ -19,32 +21,81 @@ export interface PtyExit {
   signal: string | null;
 }
 
+/** Carries what the launcher must undo before it starts the program (see LAUNCHER_SCRIPT). */
+const HANDOFF_VARIABLE = 'TUNING_BENCH_WRAPPER_HANDOFF';
+
 /**
- * The pty's first process: a small shell that runs the program and stays until the engine has read
- * everything the program wrote.
+ * The pty's first process: a small Node program that runs the training and stays until the engine
+ * has read everything it wrote. It is Node, not a shell, because a shell's `$?` is 137 both for a
+ * program killed by SIGKILL and for one that called `exit(137)`; Node's child process reports a
+ * code or a signal, never both, so a run's ending is recorded as it was.
  * - `stty -onlcr`: the line discipline would turn every "\n" into "\r\n"; switching that off keeps
  *   the stored bytes exactly what the program wrote (the terminal view converts line ends itself).
  * - On Linux, once the last process holding the pty's far end exits, reads of our end fail with
  *   EIO and output still buffered in the kernel is lost (node-pty issues 72 and 85): several KiB
- *   at the end of a fast writer, often the very line that says why it failed. So the shell does
- *   not exec the program: it waits for it, prints a marker with its exit status (after all of the
- *   program's output, in order), and waits in turn until the engine, having seen the marker, ends it.
- * - The trap is a handler, not an ignore: the program still gets Ctrl-C and the group's SIGINT with
- *   its default action, while the shell lives on to report how the program ended.
+ *   at the end of a fast writer, often the very line that says why it failed. So the launcher
+ *   waits for the program, prints a marker with how it ended (after all of the program's output,
+ *   in order), and waits in turn until the engine, having seen the marker, ends it.
+ * - INT, TERM and QUIT get handlers, not ignores: the program still gets Ctrl-C and the group's
+ *   signals with their default actions (handlers do not survive exec), while the launcher lives on
+ *   to report how the program ended.
+ * - The launcher's own variables (ELECTRON_RUN_AS_NODE, a NODE_OPTIONS kept from it) travel in
+ *   one variable and are undone before the program starts, so the program sees its own environment.
+ * Written as CommonJS for `node -e`; plain ES2020 so any Node or Electron that runs the app runs it.
  */
-const WRAPPER_SCRIPT = [
-  'stty -onlcr 2>/dev/null',
-  'nonce=$1; shift',
-  "trap ':' INT TERM QUIT",
-  '"$@"',
-  'status=$?',
-  "printf '\\033]7770;tb-exit;%s;%d\\007' \"$nonce\" \"$status\"",
-  // Ended by the engine once it has read the marker; the limit only matters if nobody reads.
-  'exec sleep 60',
-].join('\n');
+const LAUNCHER_SCRIPT = `
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const [nonce, file, ...args] = process.argv.slice(1);
+const handoff = JSON.parse(process.env.${HANDOFF_VARIABLE} || '{}');
+const env = { ...process.env };
+delete env.${HANDOFF_VARIABLE};
+for (const key of handoff.remove || []) delete env[key];
+Object.assign(env, handoff.restore || {});
+spawnSync('stty', ['-onlcr'], { stdio: ['inherit', 'ignore', 'ignore'] });
+for (const name of ['SIGINT', 'SIGTERM', 'SIGQUIT']) process.on(name, () => {});
+let reported = false;
+function report(status) {
+  if (reported) return;
+  reported = true;
+  fs.writeSync(1, '\\x1b]7770;tb-exit;' + nonce + ';' + status + '\\x07');
+  setTimeout(() => process.exit(0), 60000);
+}
+const child = spawn(file, args, { stdio: 'inherit', env });
+child.on('error', (error) => {
+  fs.writeSync(2, 'tuning-bench: cannot run ' + file + ': ' + error.message + '\\n');
+  report(error.code === 'ENOENT' ? 127 : 126);
+});
+child.on('exit', (code, signal) => report(signal ? 's' + (os.constants.signals[signal] || 0) : code));
+`;
 
-/** `$?` above 128 is 128 + the number of the signal that killed the program. */
-const SIGNAL_STATUS_BASE = 128;
+/** Variables that change how Node itself starts: kept from the launcher, given back to the program. */
+const NODE_STARTUP_VARIABLES = ['NODE_OPTIONS'] as const;
+
+export interface LauncherRuntime {
+  /** A Node binary: Node itself, or Electron with `env` ELECTRON_RUN_AS_NODE=1. */
+  node: string;
+  env: Record<string, string>;
+}
+
+/** The launcher's environment: the program's, minus what would change how Node starts, plus the runtime's own. */
+export function launcherEnvironment(programEnv: Record<string, string>, runtime: LauncherRuntime): Record<string, string> {
+  const env: Record<string, string> = { ...programEnv };
+  const restore: Record<string, string> = {};
+  for (const key of NODE_STARTUP_VARIABLES) {
+    if (key in env) restore[key] = env[key]!;
+    delete env[key];
+  }
+  const remove: string[] = [];
+  for (const [key, value] of Object.entries(runtime.env)) {
+    if (key in programEnv) restore[key] = programEnv[key]!;
+    else remove.push(key);
+    env[key] = value;
+  }
+  env[HANDOFF_VARIABLE] = JSON.stringify({ remove, restore });
+  return env;
+}
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(os.constants.signals).map(([name, number]) => [number, name]),
@@ -62,12 +113,12 @@ export class PtySession {
   constructor(options: PtySessionOptions) {
     const nonce = crypto.randomBytes(8).toString('hex');
     this.scanner = new ExitMarkerScanner(exitMarkerPrefix(nonce));
-    this.terminal = pty.spawn('/bin/sh', ['-c', WRAPPER_SCRIPT, 'tuning-bench-run', nonce, options.file, ...options.args], {
+    this.terminal = pty.spawn(options.launcher.node, ['-e', LAUNCHER_SCRIPT, nonce, options.file, ...options.args], {
       name: 'xterm-256color',
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
-      env: options.env,
+      env: launcherEnvironment(options.env, options.launcher),
       // Bytes, not strings: invalid UTF-8 and binary output are kept exactly as written.
       encoding: null,
     });
@@ -96,7 +147,7 @@ export class PtySession {
   private receive(chunk: Buffer): void {
     const scan = this.scanner.push(chunk);
     if (scan.output.length > 0) for (const listener of this.dataListeners) listener(scan.output);
-    if (scan.status !== null) this.report(statusToExit(scan.status));
+    if (scan.ending !== null) this.report(endingToExit(scan.ending));
   }
 
   private report(exit: PtyExit): void {
@@ -145,7 +196,7 @@ export class PtySession {
   }
 }
 
-function statusToExit(status: number): PtyExit {
-  const signal = status > SIGNAL_STATUS_BASE ? SIGNAL_NAMES.get(status - SIGNAL_STATUS_BASE) : undefined;
-  return signal ? { exitCode: null, signal } : { exitCode: status, signal: null };
+function endingToExit(ending: ProgramEnding): PtyExit {
+  if ('exitCode' in ending) return { exitCode: ending.exitCode, signal: null };
+  return { exitCode: null, signal: SIGNAL_NAMES.get(ending.signalNumber) ?? `signal ${ending.signalNumber}` };
 }

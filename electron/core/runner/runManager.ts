@@ -277,6 +277,7 @@ export class RunManager {
       env: childEnv,
       cols: request.cols ?? DEFAULT_TERMINAL.cols,
       rows: request.rows ?? DEFAULT_TERMINAL.rows,
+      launcher: { node: this.environment.builtins.node, env: this.environment.nodeEnv },
     });
     this.runs.setPid(record.id, session.pid, processStartTicks(session.pid));
 
