@@ -11,7 +11,7 @@ import { SweepQueue } from './experiments/sweepQueue.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
-import { testUserRegexSafely } from './metrics/userRegex.js';
+import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
 import { importLogText } from './ingest/importLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './runner/resolveCommand.js';
@@ -256,6 +256,7 @@ export function createCore(options: CoreOptions): Core {
     'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
     'workloads.list': () => store.workloads.list(),
     'workloads.create': (input) => {
+      checkMetricPattern(input.metricRegex);
       try {
         const created = store.workloads.create(input);
         events.emit('workloads.onDidChange', { workloads: store.workloads.list() });
@@ -266,6 +267,8 @@ export function createCore(options: CoreOptions): Core {
       }
     },
     'workloads.update': ({ id, workload: input }) => {
+      // A built-in is refused as such by the store, whatever its pattern.
+      if (store.workloads.get(id)?.builtin !== true) checkMetricPattern(input.metricRegex);
       try {
         const updated = store.workloads.update(id, input);
         events.emit('workloads.onDidChange', { workloads: store.workloads.list() });
@@ -495,5 +498,16 @@ function readPackageVersion(resourcesDir: string): string {
     return pkg.version ?? 'unknown';
   } catch {
     return 'unknown';
+  }
+}
+
+/** A workload's metric pattern is checked when it is saved, so no run starts with one that parsing would ignore. */
+function checkMetricPattern(pattern: string): void {
+  if (pattern === '') return;
+  try {
+    compileUserRegex(pattern);
+  } catch (error) {
+    if (error instanceof UserRegexError) throw new ApiFailure('invalid_input', `metric pattern: ${error.message}`);
+    throw error;
   }
 }

@@ -1,4 +1,5 @@
 // A workload's own metric pattern: a regular expression whose named groups are metric values.
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { stripAnsi } from '../../shared/ansi.js';
 import type { MetricSample } from './samples.js';
@@ -12,13 +13,48 @@ export class UserRegexError extends Error {
   override name = 'UserRegexError';
 }
 
-/** Named groups become metrics; `step` is the step. A pattern without named groups is refused. */
+/**
+ * V8 can run a pattern in linear time (no backtracking) when it has no back-references, lookarounds or
+ * Unicode-mode syntax. With these flags a pattern that starts to backtrack catastrophically, like
+ * `(a+)+$` on a line of a's, is handed to that engine after a bounded number of backtracks: one line
+ * costs milliseconds instead of minutes, and the output thread that parses a run keeps up. Flags are
+ * process-wide (workers included) and set once, before the first person's pattern is compiled.
+ */
+let linearEngineReady = false;
+function enableLinearRegexEngine(): void {
+  if (linearEngineReady) return;
+  v8.setFlagsFromString('--enable-experimental-regexp-engine');
+  v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+  linearEngineReady = true;
+}
+
+/**
+ * Named groups become metrics; `step` is the step. A pattern without named groups is refused, and so
+ * is one that only the backtracking engine can run: on an unlucky line it may take exponential time,
+ * and it runs on every line of a live run.
+ */
 export function compileUserRegex(pattern: string): CompiledUserRegex {
+  enableLinearRegexEngine();
+  // Outside Unicode mode these escapes would quietly match the letters "p{L}"; say so instead.
+  if (/\\[pPu]\{/u.test(pattern)) {
+    throw new UserRegexError('\\p{…} and \\u{…} escapes are not supported in metric patterns: write the characters or a class like [A-Za-z] instead');
+  }
   let regex: RegExp;
   try {
-    regex = new RegExp(pattern, 'u');
+    regex = new RegExp(pattern);
   } catch (error) {
     throw new UserRegexError(`not a valid regular expression: ${(error as Error).message}`);
+  }
+  try {
+    // `l` (linear) is V8's own flag, which the lint rule does not know of.
+    // eslint-disable-next-line no-invalid-regexp
+    new RegExp(pattern, 'l');
+  } catch {
+    throw new UserRegexError(
+      'this pattern cannot run in linear time, and on an unlucky line it could take minutes and stall recording. ' +
+        'Back-references (\\1, \\k<name>), lookarounds ((?=…), (?!…), (?<=…), (?<!…)) and very large counts ({1000,}) are the usual causes: ' +
+        'match the text around the number instead, e.g. "eval_loss: (?<eval_loss>[\\d.]+)"',
+    );
   }
   const groups = [...pattern.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/gu)].map((m) => m[1]!);
   if (groups.length === 0) throw new UserRegexError('name at least one group, e.g. (?<loss>[\\d.]+): each named group is a metric');
@@ -110,7 +146,7 @@ export const REGEX_TEST_TIME_LIMIT_MS = 2_000;
  */
 const MATCHER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const regex = new RegExp(workerData.pattern, 'u');
+const regex = new RegExp(workerData.pattern);
 const found = [];
 workerData.lines.forEach((line, index) => {
   const match = regex.exec(line);
