@@ -48,6 +48,9 @@ export function formatRunDetails(run: Run): string {
   );
   if (run.exitReason) lines.push(`  reason    ${run.exitReason}`);
   lines.push(`  output    ${formatBytes(run.outputBytes)} (${run.outputBytes} bytes)`);
+  if (run.outputDroppedBytes > 0) {
+    lines.push(`  dropped   ${formatBytes(run.outputDroppedBytes)} of output read for metrics but not stored: the disk was full`);
+  }
   const { summary } = run;
   if (summary.throughput.median !== null) {
     const iqr = summary.throughput.iqr !== null ? `, IQR ${summary.throughput.iqr.toFixed(1)}` : '';

@@ -160,6 +160,12 @@ export function createCore(options: CoreOptions): Core {
     const message = status.state === 'paused' ? status.message : 'Writing resumed: everything kept in memory meanwhile is stored.';
     for (const runId of runner.activeRunIds()) events.emit('runs.onTelemetryStatus', { runId, level, message });
   });
+  store.onOutputDropping((runId, limitBytes) => {
+    const message =
+      `Writing is paused and the output held in memory reached ${Math.round(limitBytes / 1024 / 1024)} MiB: ` +
+      'later output is still read for metrics but not kept until the disk has space again. The run page says how much was dropped.';
+    events.emit('runs.onTelemetryStatus', { runId, level: 'warning', message });
+  });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
     const { gpuSettings, confirmOtherProcesses, inForce, ...start } = request;

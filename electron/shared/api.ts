@@ -175,6 +175,8 @@ export const run = z.object({
   env: z.record(z.string(), z.string()),
   pid: z.number().int().nullable(),
   outputBytes: z.number().int().nonnegative(),
+  /** Output read for metrics but not stored: the disk was full and the output held in memory reached its limit. */
+  outputDroppedBytes: z.number().int().nonnegative(),
   /** The code it ran: the git commit, branch and uncommitted changes of its directory; null outside a repository. */
   git: z
     .object({

@@ -67,6 +67,37 @@ describe('the store outlives faults', () => {
     expect(h.core.store.writeStatus().state).toBe('writing');
   }, 30_000);
 
+  it('holds output in bounded memory while the disk stays full: past the limit it is parsed and counted, never piled up', async () => {
+    harness = tempCore();
+    const h = harness;
+    // Lines with a metric, so what is dropped is still seen to be parsed.
+    const script = `i=1; while [ $i -le ${LINES} ]; do printf "step %d loss 2.%04d %s\\n" $i $i "$(printf '%${LINE_FILLER_CHARS}s' | tr ' ' x)"; i=$((i+1)); sleep 0.02; done`;
+    const run = h.core.startCommand({ adHoc: { command: ['sh', '-c', script], cwd: h.dir } });
+    const status = collectStatus(h, run.id);
+    await expect.poll(() => h.core.store.runs.outputAfter(run.id, -1).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    h.core.store.setHeldOutputLimit(32 * 1024);
+    h.core.store.setMaxPageCount(h.core.store.db.pragma('page_count', { simple: true }) as number);
+    await expect.poll(() => status.some((s) => s.level === 'warning' && /reached 0 MiB|held in memory reached/iu.test(s.message)), { timeout: 20_000 }).toBe(true);
+    expect(h.core.runner.isActive(run.id)).toBe(true);
+    // The training ends while the disk is still full; space returns afterwards.
+    await expect.poll(() => h.core.store.runs.get(run.id)?.status, { timeout: 20_000 }).not.toBe('running');
+    h.core.store.setMaxPageCount(1_000_000);
+    await h.core.store.flush();
+    const ended = h.core.store.runs.get(run.id)!;
+    expect(ended.status).toBe('succeeded');
+    const stored = storedOutput(h, run.id);
+    const expectedBytes = Buffer.byteLength(
+      Array.from({ length: LINES }, (_, i) => `step ${i + 1} loss 2.${String(i + 1).padStart(4, '0')} ${'x'.repeat(LINE_FILLER_CHARS)}\n`).join(''),
+    );
+    expect(ended.outputDroppedBytes).toBeGreaterThan(0);
+    // Nothing is lost without being counted: stored plus dropped is everything the program wrote.
+    expect(ended.outputBytes + ended.outputDroppedBytes).toBe(expectedBytes);
+    expect(Buffer.byteLength(stored)).toBe(ended.outputBytes);
+    // Every step's loss was parsed, the dropped lines' included.
+    const losses = h.core.store.metrics.forRun(run.id).filter((sample) => sample.name === 'loss');
+    expect(losses.map((sample) => sample.step)).toEqual(Array.from({ length: LINES }, (_, i) => i + 1));
+  }, 60_000);
+
   it('waits out another process holding a write transaction longer than the busy timeout, and loses nothing', async () => {
     harness = tempCore();
     const h = harness;

@@ -45,6 +45,7 @@ export class OutputWriter {
   private failure: string | null = null;
   private status: WriterStatus = { state: 'writing' };
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
+  private readonly droppingListeners = new Set<(runId: number, limitBytes: number) => void>();
 
   constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
     this.worker = startWorker({ file, flushIntervalMs: FLUSH_INTERVAL_MS });
@@ -61,6 +62,8 @@ export class OutputWriter {
       } else if (message.type === 'status') {
         this.status = message.status;
         for (const listener of [...this.statusListeners]) listener(message.status);
+      } else if (message.type === 'dropping') {
+        for (const listener of [...this.droppingListeners]) listener(message.runId, message.limitBytes);
       } else if (message.type === 'closed' && message.lostChunks > 0) {
         onError(`${message.lostChunks} chunks of output could not be stored before closing: ${this.status.state === 'paused' ? this.status.message : 'the database refused them'}`);
       }
@@ -80,6 +83,17 @@ export class OutputWriter {
 
   currentStatus(): WriterStatus {
     return this.status;
+  }
+
+  /** Hears when a run's output starts to be dropped: writing is paused and the held-back output reached its limit. */
+  onDropping(listener: (runId: number, limitBytes: number) => void): () => void {
+    this.droppingListeners.add(listener);
+    return () => this.droppingListeners.delete(listener);
+  }
+
+  /** How much output may wait in memory while the file refuses it. */
+  setHeldOutputLimit(bytes: number): void {
+    if (!this.closing && !this.failure) this.post({ type: 'setHeldOutputLimit', bytes });
   }
 
   /** Caps the file at this many pages on the worker's connection (SQLite's max_page_count). */

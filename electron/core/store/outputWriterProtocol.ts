@@ -17,6 +17,8 @@ export type ToOutputWriter =
   | { type: 'flush'; id: number }
   /** Caps the file at this many pages (SQLite's max_page_count), as a full disk would; tests use it. */
   | { type: 'setMaxPageCount'; pages: number }
+  /** How much output may wait in memory for the file (a full disk); tests make it small. */
+  | { type: 'setHeldOutputLimit'; bytes: number }
   | { type: 'close' };
 
 export type FromOutputWriter =
@@ -27,4 +29,6 @@ export type FromOutputWriter =
   | { type: 'closed'; lostChunks: number }
   | { type: 'error'; message: string }
   /** Writing paused on a fault (the batch is kept and retried) or resumed. */
-  | { type: 'status'; status: WriterStatus };
+  | { type: 'status'; status: WriterStatus }
+  /** A run's output reached the held-back limit while writing is paused: from now on it is parsed, counted and dropped. */
+  | { type: 'dropping'; runId: number; limitBytes: number };

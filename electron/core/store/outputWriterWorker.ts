@@ -8,7 +8,7 @@ import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from './metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from './batchWriter.js';
-import { describeWriteFault, nextRetryDelayMs } from './writeFaults.js';
+import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, nextRetryDelayMs } from './writeFaults.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 
@@ -33,13 +33,28 @@ const parsing = new Map<number, RunParsing>();
 let chunks: Chunk[] = [];
 let parsed = new Map<number, MetricSample[]>();
 
-const commit = db.transaction((batch: Chunk[], samplesByRun: Map<number, MetricSample[]>) => {
+/**
+ * Output waits in memory while the file refuses it (a full disk). Past this much it is still parsed (the
+ * metrics, which are small, are kept) but its bytes are counted and dropped, so a long pause cannot grow
+ * the engine until the out-of-memory killer picks it, or the training.
+ */
+let heldOutputLimitBytes = DEFAULT_HELD_OUTPUT_LIMIT_BYTES;
+let heldBytes = 0;
+/** Bytes dropped per run and not yet recorded on the run (recorded with the next batch that commits). */
+let dropped = new Map<number, number>();
+/** Runs already told, in this pause, that their output is being dropped. */
+const toldDropping = new Set<number>();
+
+const addDropped = db.prepare('UPDATE runs SET output_dropped_bytes = output_dropped_bytes + ? WHERE id = ?');
+
+const commit = db.transaction((batch: Chunk[], samplesByRun: Map<number, MetricSample[]>, droppedByRun: Map<number, number>) => {
   const bytesByRun = new Map<number, number>();
   for (const chunk of batch) {
     insertChunk.run(chunk.runId, chunk.seq, chunk.tMs, Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength));
     bytesByRun.set(chunk.runId, (bytesByRun.get(chunk.runId) ?? 0) + chunk.data.byteLength);
   }
   for (const [runId, bytes] of bytesByRun) addBytes.run(bytes, runId);
+  for (const [runId, bytes] of droppedByRun) addDropped.run(bytes, runId);
   for (const [runId, samples] of samplesByRun) {
     for (const sample of samples) {
       const { value, special } = toColumns(sample.value);
@@ -69,13 +84,15 @@ function setStatus(next: WriterStatus): void {
 
 /** Commits what is queued; a failed batch is put back in front, in order, and retried later. Returns whether all is stored. */
 function flush(): boolean {
-  if (chunks.length === 0 && parsed.size === 0) return true;
+  if (chunks.length === 0 && parsed.size === 0 && dropped.size === 0) return true;
   const batch = chunks;
   const samplesByRun = parsed;
+  const droppedByRun = dropped;
   chunks = [];
   parsed = new Map();
+  dropped = new Map();
   try {
-    commit(batch, samplesByRun);
+    commit(batch, samplesByRun, droppedByRun);
   } catch (error) {
     // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
     chunks = batch.concat(chunks);
@@ -85,12 +102,16 @@ function flush(): boolean {
       else samplesByRun.set(runId, samples);
     }
     parsed = samplesByRun;
+    for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
+    dropped = droppedByRun;
     failures += 1;
     retryAt = Date.now() + nextRetryDelayMs(failures);
     const { fault, message } = describeWriteFault(error, config.file);
     setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
     return false;
   }
+  for (const chunk of batch) heldBytes -= chunk.data.byteLength;
+  toldDropping.clear();
   failures = 0;
   retryAt = 0;
   if (status.state !== 'writing') setStatus({ state: 'writing' });
@@ -105,6 +126,21 @@ const timer = setInterval(() => {
 
 /** Tries at close: each waits out a busy file for the full busy_timeout; a full disk does not change between them. */
 const CLOSE_ATTEMPTS = 3;
+
+/** Keeps a chunk for the next commit, or past the held-back limit counts it as dropped (and says so once per run). */
+function hold(chunk: Chunk): void {
+  const bytes = chunk.data.byteLength;
+  if (heldBytes + bytes <= heldOutputLimitBytes) {
+    chunks.push(chunk);
+    heldBytes += bytes;
+    return;
+  }
+  dropped.set(chunk.runId, (dropped.get(chunk.runId) ?? 0) + bytes);
+  if (!toldDropping.has(chunk.runId)) {
+    toldDropping.add(chunk.runId);
+    send({ type: 'dropping', runId: chunk.runId, limitBytes: heldOutputLimitBytes });
+  }
+}
 
 port.on('message', (message: ToOutputWriter) => {
   // The worker's one error boundary: a fault in one message is reported, and the worker goes on storing output.
@@ -124,7 +160,7 @@ function handle(message: ToOutputWriter): void {
       });
       break;
     case 'chunk': {
-      chunks.push(message);
+      hold(message);
       const run = parsing.get(message.runId);
       if (run) collect(message.runId, run.collector.push(run.decoder.decode(message.data, { stream: true }), message.tMs));
       break;
@@ -141,6 +177,9 @@ function handle(message: ToOutputWriter): void {
     case 'flush':
       flush();
       send({ type: 'flushed', id: message.id });
+      break;
+    case 'setHeldOutputLimit':
+      heldOutputLimitBytes = Math.max(0, Math.floor(message.bytes));
       break;
     case 'setMaxPageCount':
       db.pragma(`max_page_count = ${Math.max(1, Math.floor(message.pages))}`);

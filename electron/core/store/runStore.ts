@@ -24,6 +24,7 @@ interface RunRow {
   pid_start_ticks: number | null;
   engine_pid: number | null;
   output_bytes: number;
+  output_dropped_bytes: number;
   summary_json: string | null;
   gpu_settings_json: string | null;
   fingerprint_json: string | null;
@@ -398,6 +399,7 @@ function toRun(row: RunRow): Run {
     env: JSON.parse(row.env_json) as Record<string, string>,
     pid: row.pid,
     outputBytes: row.output_bytes,
+    outputDroppedBytes: row.output_dropped_bytes,
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     // Through the schema, so summaries stored before a field existed read with its default.

@@ -54,6 +54,15 @@ export class Store {
     return samples.state === 'paused' ? samples : this.output.currentStatus();
   }
 
+  /** How much output may wait in memory while the disk is full; past it, output is parsed, counted and dropped. */
+  setHeldOutputLimit(bytes: number): void {
+    this.output.setHeldOutputLimit(bytes);
+  }
+
+  onOutputDropping(listener: (runId: number, limitBytes: number) => void): () => void {
+    return this.output.onDropping(listener);
+  }
+
   /** Caps the file at this many pages on every connection (SQLite's max_page_count), as a full disk would. */
   setMaxPageCount(pages: number): void {
     this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(pages))}`);

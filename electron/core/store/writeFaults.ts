@@ -6,6 +6,9 @@ export type WriteFault = 'full' | 'busy' | 'other';
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
+/** Output kept in memory while the disk is full, before later output is parsed but no longer kept. */
+export const DEFAULT_HELD_OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
+
 export function nextRetryDelayMs(failures: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.max(0, failures - 1));
 }
@@ -17,7 +20,7 @@ export function describeWriteFault(error: unknown, file?: string): { fault: Writ
   if (code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /space|full/iu.test(detail))) {
     return {
       fault: 'full',
-      message: `The disk holding the database${where} is full: output and samples are kept in memory and written as soon as space is freed. The run goes on; free some space.`,
+      message: `The disk holding the database${where} is full: output (up to ${DEFAULT_HELD_OUTPUT_LIMIT_BYTES / 1024 / 1024} MiB) and samples are kept in memory and written as soon as space is freed. The run goes on; free some space.`,
     };
   }
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) {

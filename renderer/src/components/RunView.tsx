@@ -115,7 +115,15 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           </div>
           <div>
             <dt>Output</dt>
-            <dd>{formatBytes(run.outputBytes)}</dd>
+            <dd>
+              {formatBytes(run.outputBytes)}
+              {run.outputDroppedBytes > 0 && (
+                <span className="output-dropped" data-testid="run-output-dropped" title="The disk was full and the output held in memory reached its limit: these bytes were read for metrics but not stored.">
+                  {' '}
+                  + {formatBytes(run.outputDroppedBytes)} not stored (disk full)
+                </span>
+              )}
+            </dd>
           </div>
         </dl>
         {run.exitReason && (

@@ -6,6 +6,7 @@ import { sweeps } from './0004-sweeps.js';
 import { compare } from './0005-compare.js';
 import { reparse } from './0006-reparse.js';
 import { profiles } from './0007-profiles.js';
+import { outputDropped } from './0008-output-dropped.js';
 
 export interface Migration {
   version: number;
@@ -13,5 +14,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped];
 export const SCHEMA_VERSION = migrations.length;
