@@ -5,8 +5,6 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
 import { checkDatabaseFile, setAsideDatabase } from '../core/store/open.js';
-import { writeRunLog } from '../core/runner/runLog.js';
-import { toPoint } from '../core/metrics/runMetrics.js';
 import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
@@ -18,6 +16,7 @@ import { compareCommand, type CompareCommandOptions } from './commands/compare.j
 import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
+import { contractClient, naming } from './contract.js';
 
 /** Exit status for bad arguments (the contract); 1 is for a failure of the tool itself. */
 export const EXIT_BAD_ARGUMENTS = 2;
@@ -46,7 +45,7 @@ function openCore(options: GlobalOptions, gpu?: string): Core {
 async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string): Promise<T> {
   const core = openCore(options, gpu);
   try {
-    reportSurvivors(core);
+    await reportSurvivors(core);
     await restoreAbandonedGpuSettings(core);
     return await work(core);
   } finally {
@@ -73,8 +72,8 @@ export function parseByteSize(value: string): number {
 }
 
 /** Training processes that outlived the engine recording them: said on every command until they are stopped. */
-function reportSurvivors(core: Core): void {
-  for (const orphan of core.orphans.list()) {
+async function reportSurvivors(core: Core): Promise<void> {
+  for (const orphan of await contractClient(core)['runs.orphans']({})) {
     process.stderr.write(
       `tuning-bench: run ${orphan.runId} was interrupted, but its processes are still running (process group ${orphan.pid}: ${orphan.command.join(' ')}). ` +
         `Stop them with \`kill -- -${orphan.pid}\` or from the app's list of interrupted runs.\n`,
@@ -87,10 +86,8 @@ export function parseRunId(value: string): number {
   return Number(value);
 }
 
-function requireRun(core: Core, id: number): Run {
-  const run = core.store.runs.get(id);
-  if (!run) throw new UsageError(`no run ${id} in ${core.dbPath} (list them with \`tuning-bench runs\`)`);
-  return run;
+function requireRun(core: Core, id: number): Promise<Run> {
+  return naming(contractClient(core)['runs.get']({ id }), `run ${id}`, core, 'list them with `tuning-bench runs`');
 }
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
@@ -263,8 +260,8 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (id: number, _options: unknown, command: Command) => {
       const global = globals(command);
-      await withCore(global, (core) => {
-        const run = requireRun(core, id);
+      await withCore(global, async (core) => {
+        const run = await requireRun(core, id);
         print(global.json, run, () => formatRunDetails(run));
       });
     });
@@ -276,8 +273,8 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (options: { limit: number }, command: Command) => {
       const global = globals(command);
-      await withCore(global, (core) => {
-        const runs = core.store.runs.list(options.limit);
+      await withCore(global, async (core) => {
+        const runs = await contractClient(core)['runs.list']({ limit: options.limit });
         print(global.json, runs, () => formatRunTable(runs));
       });
     });
@@ -289,8 +286,8 @@ export function buildProgram(): Command {
     .option('--raw', 'the exact bytes the program wrote')
     .action(async (id: number, options: { raw?: boolean }, command: Command) => {
       await withCore(globals(command), async (core) => {
-        requireRun(core, id);
-        await writeRunLog(core.store.runs, id, options.raw ? 'raw' : 'plain', process.stdout);
+        await requireRun(core, id);
+        await core.writeRunLog(id, options.raw ? 'raw' : 'plain', process.stdout);
       });
     });
 
@@ -301,11 +298,10 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (id: number, _options: unknown, command: Command) => {
       const global = globals(command);
-      await withCore(global, (core) => {
-        requireRun(core, id);
-        // JSON has no NaN: non-finite values print as the strings "nan", "inf", "-inf".
-        const points = core.store.metrics.forRun(id).map((sample) => {
-          const point = toPoint(sample);
+      await withCore(global, async (core) => {
+        await requireRun(core, id);
+        // JSON has no NaN: the contract gives non-finite values as the strings "nan", "inf", "-inf".
+        const points = (await contractClient(core)['runs.metrics']({ id })).map((point) => {
           return { step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source };
         });
         print(global.json, points, () =>
@@ -354,8 +350,8 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (_options: unknown, command: Command) => {
       const global = globals(command);
-      await withCore(global, (core) => {
-        const list = core.store.workloads.list();
+      await withCore(global, async (core) => {
+        const list = await contractClient(core)['workloads.list']({});
         print(global.json, list, () => formatWorkloads(list));
       });
     });

@@ -1,7 +1,8 @@
 // The composition root: builds the engine's services once; the Electron main, the server and the CLI each call it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ApiHandlers, EventName, EventPayload, Run } from '../shared/api.js';
+import type { Writable } from 'node:stream';
+import type { ApiHandlers, EventName, EventPayload, LogFormat, Run } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -12,7 +13,8 @@ import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { importLogText } from './ingest/importLog.js';
+import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { writeRunLog } from './runner/runLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './runner/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
@@ -66,6 +68,15 @@ export interface Core {
    * it ends. Without settings, the settings in force are recorded.
    */
   startRun(request: StartRequest & GpuStartOptions): Promise<Run>;
+  /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
+  waitForExit(id: number): Promise<Run>;
+  /**
+   * A run's whole stored log, raw or plain, to a stream, after everything queued is stored: the CLI's `log`,
+   * the server's download and the desktop's Save all write it this way.
+   */
+  writeRunLog(id: number, format: LogFormat, sink: Writable): Promise<void>;
+  /** A log file (`-`: standard input) read in pieces into a new run; the faces hear of it like any new run. */
+  importLogFile(file: string, options: ImportRequest): Promise<Run>;
   close(): Promise<void>;
 }
 
@@ -321,8 +332,8 @@ export function createCore(options: CoreOptions): Core {
       }
       return { content: fs.readFileSync(profile.tracePath, 'utf8'), filename: `run-${profile.runId}-trace.json`, mimeType: 'application/json' };
     },
-    'runs.stop': ({ id }) => {
-      runner.stop(id);
+    'runs.stop': ({ id, reason }) => {
+      runner.stop(id, reason === undefined ? {} : { reason });
       return { ok: true as const };
     },
     'runs.write': ({ id, data }) => {
@@ -454,6 +465,17 @@ export function createCore(options: CoreOptions): Core {
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
     startRun,
+    waitForExit: (id) => runner.waitForExit(requireRun(id).id),
+    async writeRunLog(id, format, sink) {
+      requireRun(id);
+      await store.flush();
+      await writeRunLog(store.runs, id, format, sink);
+    },
+    async importLogFile(file, importOptions) {
+      const run = await importLogFile(store, file, importOptions);
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
     async close() {
       if (closed) return;
       closed = true;

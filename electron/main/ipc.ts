@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import { dialog, ipcMain, type BrowserWindow, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import type { Core } from '../core/createCore.js';
-import { logFileName, writeRunLog } from '../core/runner/runLog.js';
-import { ApiFailure, dispatch, methodNames, type ApiHandlers, type ApiResult } from '../shared/api.js';
+import { logFileName } from '../core/runner/runLog.js';
+import { dispatch, methodNames, type ApiHandlers, type ApiResult } from '../shared/api.js';
 import { IPC_EVENT_CHANNEL, IPC_PREFIX } from '../shared/protocol.js';
 
 /** Each window's event subscription, so a call (an output acknowledgement) can name its view. */
@@ -14,14 +14,13 @@ function desktopHandlers(core: Core, windowFor: (contents: WebContents) => Brows
   return {
     ...core.handlers,
     'runs.saveLog': async ({ id, format }) => {
-      if (!core.store.runs.get(id)) throw new ApiFailure('not_found', `no run ${id}`);
+      await core.handlers['runs.get']({ id }, { subscriberId: null });
       const parent = windowFor(sender());
       const options = { defaultPath: logFileName(id, format), title: `Save the log of run ${id}` };
       const choice = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
       if (choice.canceled || !choice.filePath) return { path: null, downloadUrl: null };
-      await core.store.flush();
       const file = fs.createWriteStream(choice.filePath);
-      await writeRunLog(core.store.runs, id, format, file);
+      await core.writeRunLog(id, format, file);
       await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
       return { path: choice.filePath, downloadUrl: null };
     },

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiFailure, dispatch, logFormat, type ApiHandlers } from '../shared/api.js';
-import { logFileName, writeRunLog } from '../core/runner/runLog.js';
+import { logFileName } from '../core/runner/runLog.js';
 import { MAX_WS_MESSAGE_BYTES, TOKEN_PARAM, WS_PATH, type WsServerMessage } from '../shared/protocol.js';
 import type { Core } from '../core/createCore.js';
 
@@ -78,8 +78,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Headless mode saves a log as a browser download from the server itself.
   const handlers: ApiHandlers = {
     ...options.core.handlers,
-    'runs.saveLog': ({ id, format }) => {
-      if (!options.core.store.runs.get(id)) throw new ApiFailure('not_found', `no run ${id}`);
+    'runs.saveLog': async ({ id, format }, context) => {
+      await options.core.handlers['runs.get']({ id }, context);
       return { path: null, downloadUrl: `/runs/${id}/log?format=${format}` };
     },
   };
@@ -209,15 +209,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 async function serveLog(core: Core, id: number, formatParam: string | null, response: http.ServerResponse): Promise<void> {
   const format = logFormat.safeParse(formatParam ?? 'plain');
   if (!format.success) return sendText(response, 400, 'format is raw or plain.\n');
-  if (!core.store.runs.get(id)) return sendText(response, 404, `No run ${id}.\n`);
-  await core.store.flush();
+  try {
+    await core.handlers['runs.get']({ id }, { subscriberId: null });
+  } catch (error) {
+    if (error instanceof ApiFailure && error.code === 'not_found') return sendText(response, 404, `No run ${id}.\n`);
+    throw error;
+  }
   response.writeHead(200, {
     'Content-Type': format.data === 'raw' ? 'application/octet-stream' : 'text/plain; charset=utf-8',
     'Content-Disposition': `attachment; filename="${logFileName(id, format.data)}"`,
     'X-Content-Type-Options': 'nosniff',
   });
   try {
-    await writeRunLog(core.store.runs, id, format.data, response);
+    await core.writeRunLog(id, format.data, response);
   } finally {
     response.end();
   }

@@ -640,7 +640,8 @@ export const methods = {
     input: z.object({ runId }),
     output: z.object({ content: z.string(), filename: z.string(), mimeType: z.string() }),
   },
-  'runs.stop': { input: z.object({ id: runId }), output: ok },
+  /** `reason`: why, in the run's record (the CLI says which signal stopped it); the default is "stopped by the user". */
+  'runs.stop': { input: z.object({ id: runId, reason: z.string().min(1).max(300).optional() }), output: ok },
   'runs.write': { input: z.object({ id: runId, data: z.string().min(1).max(LIMITS.writeChars) }), output: ok },
   'runs.resize': { input: z.object({ id: runId }).extend(terminalSize.shape), output: ok },
   /**

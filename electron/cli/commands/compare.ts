@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { Core } from '../../core/createCore.js';
 import { compareRequest, type ExportFormat } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
+import { contractClient } from '../contract.js';
 
 export interface CompareCommandOptions {
   baseline?: number;
@@ -32,7 +33,7 @@ export function parseCompareIds(ids: readonly string[]): { runIds: number[]; swe
   return { runIds, sweepIds };
 }
 
-export function compareCommand(core: Core, ids: readonly string[], options: CompareCommandOptions): void {
+export async function compareCommand(core: Core, ids: readonly string[], options: CompareCommandOptions): Promise<void> {
   const parsed = compareRequest.safeParse({
     ...parseCompareIds(ids),
     baselineRunId: options.baseline,
@@ -46,7 +47,7 @@ export function compareCommand(core: Core, ids: readonly string[], options: Comp
     },
   });
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  const { content, filename } = core.compare.export(parsed.data, options.format);
+  const { content, filename } = await contractClient(core)['compare.export']({ ...parsed.data, format: options.format });
   if (options.output === undefined) {
     process.stdout.write(content);
     return;

@@ -4,7 +4,8 @@ import readline from 'node:readline/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Core } from '../../core/createCore.js';
 import { UsageError } from '../errors.js';
-import { ApiFailure, type GpuJournalEntry, type MethodOutput } from '../../shared/api.js';
+import { contractClient } from '../contract.js';
+import { ApiFailure, type GpuJournalEntry, type MethodInput, type MethodOutput } from '../../shared/api.js';
 import {
   formatClockRange,
   GpuValueError,
@@ -80,10 +81,22 @@ export async function withConfirmation<T>(confirmed: boolean, attempt: (confirm:
   }
 }
 
+/** An operation checked here (for a usage error naming the flag) in the contract's words, which the engine checks again. */
+function operationText(op: GpuOperation): MethodInput<'gpu.apply'>['operation'] {
+  switch (op.kind) {
+    case 'lockClocks':
+    case 'lockMemoryClocks':
+      return { kind: op.kind, range: `${op.range.minMHz},${op.range.maxMHz}` };
+    case 'powerLimit':
+      return { kind: op.kind, watts: String(op.watts) };
+    default:
+      return op;
+  }
+}
+
 /** Prints what a start of the CLI put back from a crashed engine (the CLI restores without asking). */
 export async function restoreAbandonedGpuSettings(core: Core, out: NodeJS.WritableStream = process.stderr): Promise<void> {
-  if (core.gpu.abandoned().length === 0) return;
-  const { restored, failed } = await core.gpu.restoreAbandoned();
+  const { restored, failed } = await contractClient(core)['gpu.restoreAbandoned']({});
   for (const entry of restored) out.write(`tuning-bench: restored GPU settings left by a run that did not finish: undid ${entry.description}\n`);
   for (const entry of failed) out.write(`tuning-bench: could not restore ${entry.description}: ${entry.error ?? 'unknown error'}\n`);
 }
@@ -153,7 +166,7 @@ export function addGpuCommands(program: Command, context: GpuCommandContext): vo
   common(gpu.command('status').description('persistence, clocks, power limit, processes, and unrestored journal entries')).action(
     async (options: { gpu?: string }, command: Command) => {
       await context.withCore(command, options.gpu, async (core) => {
-        const status = await core.handlers['gpu.status']({ gpu: options.gpu }, { subscriberId: null });
+        const status = await contractClient(core)['gpu.status']({ ...(options.gpu === undefined ? {} : { gpu: options.gpu }) });
         process.stdout.write(context.json(command) ? `${JSON.stringify(status, null, 2)}\n` : `${formatGpuStatus(status)}\n`);
       });
     },
@@ -175,7 +188,7 @@ export function addGpuCommands(program: Command, context: GpuCommandContext): vo
       }
       await context.withCore(self, options.gpu, async (core) => {
         const result = await withConfirmation(options.yes === true, (confirm) =>
-          core.gpu.apply(op, { gpu: options.gpu, confirmOtherProcesses: confirm }),
+          contractClient(core)['gpu.apply']({ operation: operationText(op), ...(options.gpu === undefined ? {} : { gpu: options.gpu }), confirmOtherProcesses: confirm }),
         );
         if (context.json(self)) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         else {

@@ -1,8 +1,9 @@
 // `tuning-bench import` and `reparse`: logs into runs, and stored runs parsed again, through the engine's contract.
 import path from 'node:path';
 import type { Core } from '../../core/createCore.js';
-import { DEFAULT_MAX_IMPORT_BYTES, ImportTooLarge, importLogFile } from '../../core/ingest/importLog.js';
-import { createClient, dispatch, type ReparseResult } from '../../shared/api.js';
+import { DEFAULT_MAX_IMPORT_BYTES, ImportTooLarge } from '../../core/ingest/importLog.js';
+import type { ReparseResult } from '../../shared/api.js';
+import { contractClient, workloadNamed } from '../contract.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
 
@@ -15,7 +16,7 @@ export interface ImportCommandOptions {
 export async function importCommand(core: Core, file: string, options: ImportCommandOptions): Promise<void> {
   const progress = importProgress(options.json);
   try {
-    const run = await importLogFile(core.store, file, {
+    const run = await core.importLogFile(file, {
       name: options.name ?? (file === '-' ? 'standard input' : path.basename(file)),
       now: new Date(),
       source: file === '-' ? 'standard input' : path.resolve(file),
@@ -53,14 +54,8 @@ function importProgress(json: boolean): { update: (read: number, total: number |
 
 export async function reparseCommand(core: Core, ids: number[], options: { workload?: string; json: boolean }): Promise<void> {
   // Through the contract, like every face: the same validation, the same refusals.
-  const api = createClient((method, input) => dispatch(core.handlers, method, input));
-  let workloadId: number | undefined;
-  if (options.workload !== undefined) {
-    const workloads = await api['workloads.list']({});
-    const workload = workloads.find((w) => w.name === options.workload);
-    if (!workload) throw new UsageError(`no workload "${options.workload}" (registered: ${workloads.map((w) => w.name).join(', ')})`);
-    workloadId = workload.id;
-  }
+  const api = contractClient(core);
+  const workloadId = options.workload === undefined ? undefined : (await workloadNamed(core, options.workload)).id;
   const json = options.json;
   const results = await api['runs.reparse']({ ids, ...(workloadId === undefined ? {} : { workloadId }) });
   process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${results.map(formatReparse).join('\n')}\n`);

@@ -1,10 +1,10 @@
 // `tuning-bench profile RUN_ID [--rerun] [--baseline ID] [--format md|json]`: a run's step profile, or two compared.
 import type { Core } from '../../core/createCore.js';
-import { compareProfiles } from '../../core/profile/compareProfiles.js';
 import { comparisonMarkdown, profileMarkdown } from '../../core/profile/profileMarkdown.js';
 import { ApiFailure } from '../../shared/api.js';
 import { profileOptions, type RunProfile } from '../../shared/profile.js';
 import { UsageError } from '../errors.js';
+import { contractClient, naming } from '../contract.js';
 
 export interface ProfileCommandOptions {
   baseline?: number;
@@ -23,9 +23,8 @@ export function profileSettings(warmup: number | undefined, steps: number | unde
   return parsed.data;
 }
 
-function requireProfile(core: Core, runId: number): RunProfile {
-  if (!core.store.runs.get(runId)) throw new UsageError(`no run ${runId} in ${core.dbPath} (list them with \`tuning-bench runs\`)`);
-  const profile = core.store.profiles.forRun(runId);
+async function requireProfile(core: Core, runId: number): Promise<RunProfile> {
+  const profile = await naming(contractClient(core)['profiles.get']({ runId }), `run ${runId}`, core, 'list them with `tuning-bench runs`');
   if (!profile) {
     throw new ApiFailure(
       'not_found',
@@ -38,17 +37,16 @@ function requireProfile(core: Core, runId: number): RunProfile {
 export async function profileCommand(core: Core, runId: number, options: ProfileCommandOptions): Promise<void> {
   if (options.rerun) {
     const settings = profileSettings(options.warmup, options.steps);
-    const started = await core.handlers['runs.profile']({ id: runId, ...settings }, { subscriberId: null });
+    const api = contractClient(core);
+    const started = await api['runs.profile']({ id: runId, ...settings });
     // The live output goes to stderr: stdout carries only the profile.
     const subscription = core.subscribe((event, payload) => {
       if (event === 'runs.onOutput' && (payload as { runId: number }).runId === started.id) process.stderr.write((payload as { data: string }).data);
     });
-    const onSignal = () => {
-      if (core.runner.isActive(started.id)) core.runner.stop(started.id);
-    };
+    const onSignal = () => void api['runs.stop']({ id: started.id, reason: 'stopped by Ctrl-C (SIGINT)' }).catch(() => undefined);
     process.on('SIGINT', onSignal);
     try {
-      const finished = await core.runner.waitForExit(started.id);
+      const finished = await core.waitForExit(started.id);
       process.stderr.write(`\nrun ${finished.id} (profile of run ${runId}): ${finished.status}\n`);
     } finally {
       process.off('SIGINT', onSignal);
@@ -57,10 +55,11 @@ export async function profileCommand(core: Core, runId: number, options: Profile
   } else if (options.warmup !== undefined || options.steps !== undefined) {
     throw new UsageError('--warmup and --steps choose the window of a new profile: give them with --rerun');
   }
-  const profile = requireProfile(core, runId);
+  const profile = await requireProfile(core, runId);
   const json = options.json || options.format === 'json';
   if (options.baseline !== undefined) {
-    const comparison = compareProfiles(profile, requireProfile(core, options.baseline));
+    await requireProfile(core, options.baseline);
+    const comparison = await contractClient(core)['profiles.compare']({ runId, baselineRunId: options.baseline });
     process.stdout.write(json ? `${JSON.stringify(comparison, null, 2)}\n` : comparisonMarkdown(comparison));
     return;
   }

@@ -4,10 +4,10 @@ import { DEFAULT_TERMINAL } from '../../core/runner/runManager.js';
 import type { Run } from '../../shared/api.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
+import { contractClient, workloadNamed } from '../contract.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import { withConfirmation } from './gpu.js';
-import { setLongTimeout } from '../../core/runner/longTimer.js';
 
 /** What each signal means for a run the CLI records: it is stopped cleanly, GPU settings put back, and the CLI exits. */
 const STOP_SIGNALS = {
@@ -62,13 +62,9 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
   let run: Run;
   if (options.workload !== undefined) {
     if (options.commandArgs.length > 0) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
-    const workload = core.store.workloads.getByName(options.workload);
-    if (!workload) {
-      const names = core.store.workloads.list().map((w) => w.name).join(', ');
-      throw new UsageError(`no workload "${options.workload}" (registered: ${names})`);
-    }
+    const workload = await workloadNamed(core, options.workload);
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, maxSteps: options.maxSteps, unitsPerStep, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload, values, timeoutSeconds: options.timeout, maxSteps: options.maxSteps, unitsPerStep, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -81,6 +77,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
         workload: null,
         values: {},
         adHoc,
+        timeoutSeconds: options.timeout,
         maxSteps: options.maxSteps,
         unitsPerStep,
         profile: options.profile,
@@ -106,34 +103,28 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
   const ignoreClosedTerminal = () => undefined;
   process.stdout.on('error', ignoreClosedTerminal);
   process.stderr.on('error', ignoreClosedTerminal);
+  const api = contractClient(core);
   const handlers = Object.entries(STOP_SIGNALS).map(([signal, reason]) => {
-    const handler = () => {
-      if (core.runner.isActive(run.id)) core.runner.stop(run.id, { reason });
-    };
+    // A run that has just ended cannot be stopped: nothing to say then.
+    const handler = () => void api['runs.stop']({ id: run.id, reason }).catch(() => undefined);
     process.on(signal, handler);
     return [signal, handler] as const;
   });
-  // Chained timers: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
-  const timer = options.timeout === undefined ? undefined : setLongTimeout(() => onTimeout(core, run.id), options.timeout * 1000);
 
   try {
-    const finished = await core.runner.waitForExit(run.id);
+    const finished = await core.waitForExit(run.id);
     if (!options.json && finished.outputBytes > 0) live.write('\n');
     process.stdout.write(options.json ? `${JSON.stringify(finished, null, 2)}\n` : `${formatRunDetails(finished)}\n`);
     if (options.profile && !options.json) {
-      const profile = core.store.profiles.forRun(finished.id);
+      const profile = await api['profiles.get']({ runId: finished.id });
       for (const line of [...(profile?.diagnosis ?? []), ...(profile?.notes ?? [])]) process.stdout.write(`  profile   ${line}\n`);
       process.stdout.write(`  profile   \`tuning-bench profile ${finished.id}\` for the bottleneck table (--json for all of it)\n`);
     }
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
   } finally {
-    timer?.cancel();
     for (const [signal, handler] of handlers) process.off(signal, handler);
     subscription.unsubscribe();
   }
 }
 
-function onTimeout(core: Core, id: number): void {
-  if (core.runner.isActive(id)) core.runner.stop(id, { timedOut: true });
-}

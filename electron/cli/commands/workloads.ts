@@ -1,6 +1,7 @@
 // `tuning-bench workloads [add | edit | rm]`: registered command templates, through the engine's contract.
 import type { Core } from '../../core/createCore.js';
-import { createClient, dispatch, type Workload, type WorkloadInput } from '../../shared/api.js';
+import type { Workload, WorkloadInput } from '../../shared/api.js';
+import { contractClient, workloadNamed } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { parseAssignments } from './run.js';
 
@@ -14,9 +15,7 @@ export interface WorkloadOptions {
   var: string[];
 }
 
-function client(core: Core) {
-  return createClient((method, input) => dispatch(core.handlers, method, input));
-}
+
 
 export function formatWorkloads(workloads: readonly Workload[]): string {
   return workloads
@@ -57,12 +56,12 @@ export async function addWorkload(core: Core, name: string, command: string[], o
     env: parseAssignments(options.env),
     variables: variablesOf(template, parseAssignments(options.var)),
   };
-  const created = await client(core)['workloads.create'](input);
+  const created = await contractClient(core)['workloads.create'](input);
   process.stdout.write(json ? `${JSON.stringify(created, null, 2)}\n` : `registered ${created.name}\n${formatWorkloads([created])}\n`);
 }
 
 export async function editWorkload(core: Core, name: string, command: string[], options: WorkloadOptions & { rename?: string }, json: boolean): Promise<void> {
-  const current = requireOwn(core, name);
+  const current = await workloadNamed(core, name);
   const template = command.length === 0 ? current.command : options.shell ? [command.join(' ')] : command;
   const mode = command.length === 0 ? current.mode : options.shell ? 'shell' : 'argv';
   const input: WorkloadInput = {
@@ -76,23 +75,14 @@ export async function editWorkload(core: Core, name: string, command: string[], 
     env: options.env.length > 0 ? parseAssignments(options.env) : current.env,
     variables: variablesOf(template, parseAssignments(options.var), current.variables),
   };
-  const updated = await client(core)['workloads.update']({ id: current.id, workload: input });
+  const updated = await contractClient(core)['workloads.update']({ id: current.id, workload: input });
   process.stdout.write(
     json ? `${JSON.stringify(updated, null, 2)}\n` : `updated ${updated.name} (its runs keep what they ran; \`tuning-bench reparse ID\` parses one again with the new regex)\n${formatWorkloads([updated])}\n`,
   );
 }
 
 export async function removeWorkload(core: Core, name: string, json: boolean): Promise<void> {
-  const current = requireOwn(core, name);
-  await client(core)['workloads.remove']({ id: current.id });
+  const current = await workloadNamed(core, name);
+  await contractClient(core)['workloads.remove']({ id: current.id });
   process.stdout.write(json ? `${JSON.stringify({ removed: current.name })}\n` : `removed ${current.name}; its runs are kept\n`);
-}
-
-function requireOwn(core: Core, name: string): Workload {
-  const workload = core.store.workloads.getByName(name);
-  if (!workload) {
-    const names = core.store.workloads.list().map((w) => w.name).join(', ');
-    throw new UsageError(`no workload "${name}" (registered: ${names})`);
-  }
-  return workload;
 }
