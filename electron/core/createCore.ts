@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, EventName, EventPayload, LogFormat, Run } from '../shared/api.js';
+import type { ApiHandlers, EventName, EventPayload, LogFormat, Run, Sweep } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -68,6 +68,8 @@ export interface Core {
    * it ends. Without settings, the settings in force are recorded.
    */
   startRun(request: StartRequest & GpuStartOptions): Promise<Run>;
+  /** A sweep's record once it has ended (done, cancelled or failed). */
+  waitForSweepEnd(id: number): Promise<Sweep>;
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
   /**
@@ -466,6 +468,7 @@ export function createCore(options: CoreOptions): Core {
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
     startRun,
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
+    waitForSweepEnd: (id) => sweeps.waitForEnd(id),
     async writeRunLog(id, format, sink) {
       requireRun(id);
       await store.flush();

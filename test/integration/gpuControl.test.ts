@@ -238,6 +238,18 @@ describe('run with GPU settings', () => {
     ]);
   });
 
+  it('applies a sweep\'s settings from the CLI for every run of it, and restores them after', () => {
+    const result = cli(['--json', 'sweep', '--workload', 'synthetic', '--vary', 'batch=8,16', '--set', 'steps=10', '--repeats', '1', '--no-wait-idle', '--persistence', '--lock-clocks', '2100,2400', '--power-limit', '300']);
+    expect(result.status, result.stderr).toBe(0);
+    const sweep = JSON.parse(result.stdout) as { status: string; configs: Array<{ runIds: number[] }> };
+    expect(sweep.status).toBe('succeeded');
+    for (const id of sweep.configs.flatMap((config) => config.runIds)) {
+      const run = JSON.parse(cli(['--json', 'show', String(id)]).stdout);
+      expect(run.gpuSettings).toMatchObject({ persistenceMode: true, powerLimitW: 300, clockLock: { minMHz: 2100, maxMHz: 2400 }, setBy: 'sweep' });
+    }
+    expect(fakeState()).toEqual({ persistence: false, gpuClockLock: null, memClockLock: null, powerLimitW: 450 });
+  });
+
   it('records the settings in force for a run that asked for none', () => {
     expect(cli(['gpu', 'lock-clocks', '1800']).status).toBe(0);
     const run = JSON.parse(cli(['--json', 'run', '--workload', 'synthetic', '--set', 'steps=10']).stdout);

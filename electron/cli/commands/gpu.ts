@@ -62,6 +62,18 @@ export function runSettingsFrom(options: GpuCliOptions): GpuRunSettings {
   return settings;
 }
 
+/** The run settings in the contract's words (the CLI checked them as flags; the engine checks them again). */
+export function runSettingsText(options: GpuCliOptions): MethodInput<'runs.start'>['gpuSettings'] {
+  const settings = runSettingsFrom(options);
+  const range = (r: { minMHz: number; maxMHz: number } | undefined) => (r === undefined ? undefined : `${r.minMHz},${r.maxMHz}`);
+  return {
+    ...(settings.persistence === undefined ? {} : { persistence: settings.persistence }),
+    ...(settings.lockClocks === undefined ? {} : { lockClocks: range(settings.lockClocks) }),
+    ...(settings.lockMemoryClocks === undefined ? {} : { lockMemoryClocks: range(settings.lockMemoryClocks) }),
+    ...(settings.powerLimitW === undefined ? {} : { powerLimitW: String(settings.powerLimitW) }),
+  };
+}
+
 const OTHER_PROCESSES = /^other processes use GPU/u;
 
 /**

@@ -1,11 +1,12 @@
 // `tuning-bench sweep` and `find-batch`: a plan of configs run by the engine's queue, with a progress
 // bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
 import type { Core } from '../../core/createCore.js';
-import type { Sweep, SweepRequest } from '../../shared/api.js';
+import type { MethodInput, Sweep } from '../../shared/api.js';
 import { sweepRequest } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../format.js';
-import { runSettingsFrom, withConfirmation, type GpuCliOptions } from './gpu.js';
+import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
+import { contractClient, workloadNamed } from '../contract.js';
 import { parseAssignments } from './run.js';
 
 export interface SweepCommandOptions extends GpuCliOptions {
@@ -37,13 +38,11 @@ export function parseVary(text: string): { name: string; values: string[] } {
   return { name: match[1]!, values };
 }
 
-function requireWorkloadId(core: Core, name: string | undefined): number {
+async function requireWorkloadId(core: Core, name: string | undefined): Promise<number> {
   if (name === undefined) {
     throw new UsageError('a sweep needs --workload NAME, or a command after -- with {var} placeholders: `sweep --vary batch=4,12 -- python train.py --batch_size {batch}`');
   }
-  const workload = core.store.workloads.getByName(name);
-  if (!workload) throw new UsageError(`no workload "${name}" (registered: ${core.store.workloads.list().map((w) => w.name).join(', ')})`);
-  return workload.id;
+  return (await workloadNamed(core, name)).id;
 }
 
 /** A progress line: on a terminal redrawn in place, otherwise one line per change. */
@@ -105,7 +104,7 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean): Prom
   });
   const onSignal = () => {
     process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
-    core.sweeps.control(sweep.id, 'cancel');
+    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
   };
   // A closed terminal (SIGHUP) cancels like Ctrl-C: the run stops cleanly and GPU settings are put back.
   const ignoreClosedTerminal = () => undefined;
@@ -113,7 +112,7 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean): Prom
   process.stdout.on('error', ignoreClosedTerminal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   try {
-    const ended = await core.sweeps.waitForEnd(sweep.id);
+    const ended = await core.waitForSweepEnd(sweep.id);
     progress.update(ended);
     return ended;
   } finally {
@@ -126,7 +125,7 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean): Prom
 export async function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
   let sweep: Sweep;
   if (options.resume !== undefined) {
-    sweep = core.sweeps.control(options.resume, 'resume');
+    sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
   } else {
     if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
     const typed = options.commandArgs ?? [];
@@ -134,8 +133,8 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     const source =
       typed.length > 0
         ? { command: { template: options.shell ? [typed.join(' ')] : typed, mode: options.shell ? 'shell' : 'argv', cwd: options.cwd ?? process.cwd() } }
-        : { workloadId: requireWorkloadId(core, options.workload) };
-    const parsed = sweepRequest.safeParse({
+        : { workloadId: await requireWorkloadId(core, options.workload) };
+    const candidate = {
       ...source,
       links: options.link ?? [],
       keepWorktrees: options.keepWorktrees === true,
@@ -147,12 +146,15 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
       timeoutSeconds: options.timeout,
       waitForIdle: options.waitIdle,
       maxWaitSeconds: options.maxWait,
-      gpuSettings: undefined,
+      gpuSettings: runSettingsText(options),
       confirmOtherProcesses: false,
-    });
+    };
+    // Checked here too, so a bad flag is a usage error (exit 2) that names it; the engine checks it again.
+    const parsed = sweepRequest.safeParse(candidate);
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-    const request: SweepRequest = { ...parsed.data, gpuSettings: runSettingsFrom(options) };
-    sweep = await withConfirmation(options.yes === true, (confirm) => core.sweeps.start({ ...request, confirmOtherProcesses: confirm }));
+    // The schema just accepted it, so it is the contract's input (the plan's name and mode were plain strings to the compiler).
+    const input = candidate as MethodInput<'sweeps.start'>;
+    sweep = await withConfirmation(options.yes === true, (confirm) => contractClient(core)['sweeps.start']({ ...input, confirmOtherProcesses: confirm }));
   }
   const ended = await followSweep(core, sweep, options.json);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
@@ -186,8 +188,8 @@ export interface FindBatchOptions {
 }
 
 export async function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
-  const sweep = core.sweeps.findBatch({
-    workloadId: requireWorkloadId(core, options.workload),
+  const sweep = await contractClient(core)['sweeps.findBatch']({
+    workloadId: await requireWorkloadId(core, options.workload),
     values: parseAssignments(options.set),
     variable: options.variable,
     start: options.start,
