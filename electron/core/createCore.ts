@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, EventName, EventPayload, LogFormat, Run, Sweep } from '../shared/api.js';
+import type { ApiHandlers, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -60,7 +60,7 @@ export interface Core {
   /** Sweeps whose engine died; they can be resumed. */
   readonly interruptedSweeps: number[];
   readonly dbPath: string;
-  subscribe(listener: <E extends EventName>(event: E, payload: EventPayload<E>) => void, options?: SubscribeOptions): Subscription;
+  subscribe(listener: (...args: EventArgs) => void, options?: SubscribeOptions): Subscription;
   /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
   startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
   /**

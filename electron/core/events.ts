@@ -1,7 +1,7 @@
 // The engine's outbound events, typed by the contract; every face subscribes here and forwards them.
-import type { EventName, EventPayload } from '../shared/api.js';
+import type { EventArgs, EventName, EventPayload } from '../shared/api.js';
 
-export type EventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+export type EventListener = (...args: EventArgs) => void;
 
 /** A view may have this many chars of a run's live output in flight, unacknowledged (STYLE: ~100,000)... */
 export const HIGH_WATERMARK_CHARS = 100_000;
@@ -86,7 +86,8 @@ export class EventHub {
         if (!gate.admit(output.runId, output.data.length)) continue;
       }
       try {
-        listener(event, payload);
+        // A generic E is one of the names, so this pair is one of EventArgs; the compiler cannot see that through E.
+        listener(...([event, payload] as EventArgs));
       } catch {
         // One broken subscriber (a closed socket, a destroyed window) must not stop the others or the run.
       }

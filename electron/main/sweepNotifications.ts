@@ -9,7 +9,7 @@ export function notifySweeps(core: Core): () => void {
   const announced = new Set<number>();
   const subscription = core.subscribe((event, payload) => {
     if (event !== 'sweeps.onDidChange') return;
-    const sweep = payload as Sweep;
+    const sweep = payload;
     const window = BrowserWindow.getAllWindows()[0];
     if (sweep.status === 'running' && sweep.progress.total > 0) window?.setProgressBar(sweep.progress.done / sweep.progress.total);
     if (!FINAL.has(sweep.status) || announced.has(sweep.id)) return;

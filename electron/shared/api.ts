@@ -827,6 +827,12 @@ export type ParsedInput<M extends MethodName> = z.output<Methods[M]['input']>;
 export type MethodOutput<M extends MethodName> = z.output<Methods[M]['output']>;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 
+/**
+ * An event and its payload as one pair: a listener written `(event, payload) => ...` has its payload
+ * narrowed by checking the event's name, with no cast.
+ */
+export type EventArgs = { [E in EventName]: [event: E, payload: EventPayload<E>] }[EventName];
+
 export type Run = z.output<typeof run>;
 export type Orphan = z.output<typeof orphan>;
 export type GpuControlState = z.output<typeof gpuControlState>;

@@ -22,7 +22,9 @@ describe('a run of the synthetic workload', () => {
     harness = tempCore();
     const workload = harness.core.store.workloads.getByName('synthetic')!;
     const events: string[] = [];
-    harness.core.subscribe((event) => events.push(event));
+    harness.core.subscribe((event, _payload) => {
+      events.push(event);
+    });
 
     const started = harness.core.runner.start({ workload, values: { steps: '40', batch: '16' } });
     expect(started.status).toBe('running');

@@ -41,7 +41,7 @@ export async function profileCommand(core: Core, runId: number, options: Profile
     const started = await api['runs.profile']({ id: runId, ...settings });
     // The live output goes to stderr: stdout carries only the profile.
     const subscription = core.subscribe((event, payload) => {
-      if (event === 'runs.onOutput' && (payload as { runId: number }).runId === started.id) process.stderr.write((payload as { data: string }).data);
+      if (event === 'runs.onOutput' && payload.runId === started.id) process.stderr.write(payload.data);
     });
     const onSignal = () => void api['runs.stop']({ id: started.id, reason: 'stopped by Ctrl-C (SIGINT)' }).catch(() => undefined);
     process.on('SIGINT', onSignal);

@@ -91,11 +91,10 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
   // With --json, stdout carries only the final object; the live output goes to stderr.
   const live = options.json ? process.stderr : process.stdout;
   const subscription = core.subscribe((event, payload) => {
-    if ((payload as { runId?: number }).runId !== run.id) return;
-    if (event === 'runs.onOutput') live.write((payload as { data: string }).data);
+    if (event === 'runs.onOutput' && payload.runId === run.id) live.write(payload.data);
     // A full disk, a busy database, GPU settings not restored: said here as on the run page.
-    if (event === 'runs.onTelemetryStatus') {
-      const status = payload as { level: string; message: string };
+    if (event === 'runs.onTelemetryStatus' && payload.runId === run.id) {
+      const status = payload;
       if (status.level !== 'info' || /resumed/u.test(status.message)) process.stderr.write(`\ntuning-bench: ${status.message}\n`);
     }
   });

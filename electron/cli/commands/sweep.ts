@@ -100,7 +100,7 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean): Prom
   const progress = progressPrinter(json);
   progress.update(sweep);
   const subscription = core.subscribe((event, payload) => {
-    if (event === 'sweeps.onDidChange' && (payload as Sweep).id === sweep.id) progress.update(payload as Sweep);
+    if (event === 'sweeps.onDidChange' && payload.id === sweep.id) progress.update(payload);
   });
   const onSignal = () => {
     process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
