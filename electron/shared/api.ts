@@ -176,7 +176,7 @@ export const run = z.object({
   pid: z.number().int().nullable(),
   outputBytes: z.number().int().nonnegative(),
   /** Output read for metrics but not stored: the disk was full and the output held in memory reached its limit. */
-  outputDroppedBytes: z.number().int().nonnegative(),
+  outputDroppedBytes: z.number().int().nonnegative().default(0),
   /** The code it ran: the git commit, branch and uncommitted changes of its directory; null outside a repository. */
   git: z
     .object({
