@@ -201,6 +201,9 @@ export const run = z.object({
   sweepId: z.number().int().nullable().default(null),
   configIndex: z.number().int().nullable().default(null),
   repeatIndex: z.number().int().nullable().default(null),
+  /** A resumed sweep ran this place again: the interrupted run this one replaces, and the run that replaced this one. */
+  replacesRunId: z.number().int().nullable().default(null),
+  replacedByRunId: z.number().int().nullable().default(null),
   /** How long it waited for an idle, cool GPU before it started (sweeps), and why it stopped waiting. */
   wait: z
     .object({
