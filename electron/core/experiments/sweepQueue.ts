@@ -478,6 +478,20 @@ export class SweepQueue {
       .some((run) => run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status !== 'interrupted' && run.status !== 'running');
   }
 
+  /** A `git=` sweep's revisions and the directory whose repository they name (what its before/after diff is of). */
+  private revisionsOf(record: SweepRecord): Sweep['git'] {
+    const request = record.request as unknown as Partial<SweepRequest>;
+    const revisions = request.vary?.find((v) => v.name === GIT_VARIABLE);
+    if (!revisions) return null;
+    try {
+      const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
+      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values };
+    } catch {
+      // Its workload was removed since: the revisions have no directory to be read in.
+      return null;
+    }
+  }
+
   /** The latest run at this place that was interrupted: what a run started there now replaces. */
   private interruptedAt(id: number, position: SchedulePosition): Run | undefined {
     return this.deps.store.runs
@@ -568,6 +582,7 @@ export class SweepQueue {
         waiting: live?.waiting ?? null,
       },
       request: record.request,
+      git: this.revisionsOf(record),
       error: record.error,
       result: record.result,
     };
