@@ -6,7 +6,7 @@ import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
 import { useGpuStatus } from '../gpuStatus.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpuText.js';
-import { useView } from '../route.js';
+import { useView, viewHash } from '../route.js';
 import {
   initialSweepFields,
   PLANS,
@@ -136,6 +136,10 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
       <header className="view-header">
         <h2>New sweep</h2>
         <span className="hint">Runs each config in turn, one run at a time on the GPU, and compares them against the baseline.</span>
+        <span className="spacer" />
+        <a className="button" data-testid="before-after-button" href={viewHash({ kind: 'before-after' })} title="Two commits of your repository (or your uncommitted changes against HEAD), measured against each other">
+          Before/after a code change…
+        </a>
       </header>
 
       <form className="card form" onSubmit={(event) => void start(event)}>
