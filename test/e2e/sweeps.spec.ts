@@ -329,6 +329,23 @@ test('a sweep whose engine was killed is offered for resumption, and resumed run
     await expect(page.getByTestId('sweep-config-0').getByTestId('config-status')).toHaveText('done');
     await expect(page.getByTestId('sweep-config-1').getByTestId('run-link')).toHaveCount(1);
     await screenshot(page, 'sweep-resumed');
+
+    // The killed run's page says its place was run again, and links to the run that did; that run links back.
+    await page.getByTestId('sweep-config-0').getByTestId('run-link').first().click();
+    await expect(page.getByTestId('run-status')).toHaveText('interrupted');
+    const replacedBy = page.getByTestId('run-replaced-by');
+    await expect(replacedBy).toContainText('when the sweep resumed, it ran this place again as run #');
+    await expect(page.getByTestId('run-replaces')).toHaveCount(0);
+    await screenshot(page, 'run-replaced');
+    const interruptedUrl = page.url();
+    await replacedBy.getByRole('link').click();
+    await expect(page.getByTestId('run-status')).toHaveText('succeeded');
+    await expect(page.getByTestId('run-sweep')).toContainText('baseline · rep 1');
+    await expect(page.getByTestId('run-replaces')).toContainText('it replaces run #1, which was interrupted');
+    await expect(page.getByTestId('run-replaced-by')).toHaveCount(0);
+    await screenshot(page, 'run-replacement');
+    await page.getByTestId('run-replaces').getByRole('link').click();
+    await expect(page).toHaveURL(interruptedUrl);
     // The first page tried to reconnect to the killed server before it was left: that much is expected.
     expect(consoleErrors.filter((error) => !error.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
   } finally {

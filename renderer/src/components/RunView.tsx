@@ -22,6 +22,7 @@ import { RunCode } from './RunCode.js';
 import { sweepPlace } from '../runLabel.js';
 import { useSweeps } from '../sweepStore.js';
 import { sweepRouteHash } from '../sweepRoute.js';
+import { viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -185,12 +186,12 @@ function RunReplacement({ run }: { run: Run }) {
       {run.replacedByRunId !== null && (
         <span data-testid="run-replaced-by">
           This run was interrupted before it finished; when the sweep resumed, it ran this place again as{' '}
-          <a href={`#/runs/${run.replacedByRunId}`}>run #{run.replacedByRunId}</a>, which its results use.
+          <a href={viewHash({ kind: 'run', id: run.replacedByRunId })}>run #{run.replacedByRunId}</a>, which its results use.
         </span>
       )}
       {run.replacesRunId !== null && (
         <span data-testid="run-replaces">
-          Ran this place of the sweep again: it replaces <a href={`#/runs/${run.replacesRunId}`}>run #{run.replacesRunId}</a>, which was
+          Ran this place of the sweep again: it replaces <a href={viewHash({ kind: 'run', id: run.replacesRunId })}>run #{run.replacesRunId}</a>, which was
           interrupted.
         </span>
       )}
