@@ -9,6 +9,7 @@ import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-con
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
 import { nvidiaSmiReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
+import { GitRevisionError, listRevisions, revisionDiff } from './experiments/gitRevisions.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
@@ -435,6 +436,8 @@ export function createCore(options: CoreOptions): Core {
     'sweeps.get': ({ id }) => sweeps.get(id),
     'sweeps.control': ({ id, action }) => sweeps.control(id, action),
     'sweeps.findBatch': (input) => sweeps.findBatch(input),
+    'git.revisions': ({ cwd, limit }) => gitAnswer(() => listRevisions(cwd, limit, childEnv)),
+    'git.diff': ({ cwd, from, to }) => gitAnswer(() => revisionDiff(cwd, from, to, childEnv)),
     'compare.runs': (input) => compare.compare(input),
     'compare.export': ({ format, ...input }) => compare.export(input, format),
     'compare.series': ({ runIds }) => compare.series(runIds),
@@ -493,6 +496,16 @@ export function createCore(options: CoreOptions): Core {
       await store.close();
     },
   };
+}
+
+/** A git question whose answer is the person's to fix (not a repository, no such revision) crosses as invalid input. */
+async function gitAnswer<T>(ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof GitRevisionError) throw new ApiFailure('invalid_input', error.message);
+    throw error;
+  }
 }
 
 function workloadFailure(error: unknown): unknown {

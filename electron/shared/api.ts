@@ -201,6 +201,9 @@ export const run = z.object({
   sweepId: z.number().int().nullable().default(null),
   configIndex: z.number().int().nullable().default(null),
   repeatIndex: z.number().int().nullable().default(null),
+  /** A resumed sweep ran this place again: the interrupted run this one replaces, and the run that replaced this one. */
+  replacesRunId: z.number().int().nullable().default(null),
+  replacedByRunId: z.number().int().nullable().default(null),
   /** How long it waited for an idle, cool GPU before it started (sweeps), and why it stopped waiting. */
   wait: z
     .object({
@@ -400,6 +403,8 @@ export const sweep = z.object({
     waiting: z.string().nullable(),
   }),
   request: z.record(z.string(), z.unknown()),
+  /** A sweep over `git=` revisions: the directory whose repository they name and the revisions, baseline first; else null. */
+  git: z.object({ cwd: z.string(), revisions: z.array(z.string()) }).nullable().default(null),
   /** Why it stopped early, for a person to read. */
   error: z.string().nullable(),
   /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
@@ -573,6 +578,34 @@ export const reparseResult = z.object({
 
 /** A summary a run had before it was parsed again. */
 export const summaryHistoryEntry = z.object({ replacedAt: z.string(), reason: z.string(), summary: runSummary });
+
+/** A commit, branch or tag (anything `git rev-parse` reads), or `WORKTREE` for the tree as it is; never an option. */
+const gitRevisionValue = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^-\s][^\s]*$/u, 'a revision is a commit, branch or tag (no spaces, not starting with -), or WORKTREE');
+
+export const gitCommit = z.object({ sha: z.string(), subject: z.string(), date: z.string(), author: z.string() });
+
+export const gitRevisions = z.object({
+  root: z.string(),
+  branch: z.string().nullable(),
+  head: z.string().nullable(),
+  /** Uncommitted changes or untracked files: "working tree vs HEAD" has something to measure. */
+  dirty: z.boolean(),
+  commits: z.array(gitCommit),
+});
+
+export const gitRevisionDiff = z.object({
+  root: z.string(),
+  from: z.object({ value: z.string(), commit: z.string().nullable() }),
+  to: z.object({ value: z.string(), commit: z.string().nullable() }),
+  diff: z.string(),
+  /** The whole diff's size; `truncated` when `diff` holds only its beginning. */
+  bytes: z.number().int().nonnegative(),
+  truncated: z.boolean(),
+});
 
 /** Largest log the UI may import in one call; the CLI has no such limit. */
 export const MAX_IMPORT_CHARS = 8 * 1024 * 1024;
@@ -776,6 +809,19 @@ export const methods = {
     }),
     output: sweep,
   },
+  /**
+   * The recent commits of the repository `cwd` is in (newest first, from HEAD), and whether its tree has uncommitted
+   * changes: what a before/after picks its two sides from. Not a repository: `invalid_input`, saying what to give.
+   */
+  'git.revisions': {
+    input: z.object({ cwd: z.string().min(1).max(LIMITS.argChars), limit: z.number().int().min(1).max(500).default(50) }),
+    output: gitRevisions,
+  },
+  /** The diff from one revision to another (either may be `WORKTREE`: the tree as it is, untracked files included). */
+  'git.diff': {
+    input: z.object({ cwd: z.string().min(1).max(LIMITS.argChars), from: gitRevisionValue, to: gitRevisionValue }),
+    output: gitRevisionDiff,
+  },
   /** Runs or sweeps side by side against a baseline: one row per config (repeats pooled) or per run. */
   'compare.runs': { input: compareRequest, output: comparison },
   /** The same comparison as Markdown, CSV, JSON or a self-contained HTML report. */
@@ -849,6 +895,8 @@ export type TypedCommand = z.output<typeof typedCommand>;
 export type SweepConfig = z.output<typeof sweepConfig>;
 export type SweepPreview = z.output<typeof sweepPreview>;
 export type GpuJournalEntry = z.output<typeof gpuJournalEntry>;
+export type GitRevisions = z.output<typeof gitRevisions>;
+export type GitRevisionDiff = z.output<typeof gitRevisionDiff>;
 export type GpuProfile = z.output<typeof gpuProfile>;
 export type GpuElevation = z.output<typeof gpuElevation>;
 export type MetricPoint = z.output<typeof metricPoint>;

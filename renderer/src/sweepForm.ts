@@ -1,6 +1,6 @@
 // The New sweep form's fields as typed, turned into a sweeps.plan / sweeps.start request (or what is wrong with them),
 // and a batch the finder found put back into them.
-import type { MethodInput, SweepRequest, Workload } from '../../electron/shared/api.js';
+import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../electron/shared/api.js';
 import { parseStepLimit } from './stepLimit.js';
 
 export type SweepPlanKind = SweepRequest['plan'];
@@ -14,7 +14,12 @@ export interface VaryField {
 }
 
 export interface SweepFields {
+  /** Sweep a registered workload, or a command typed here whose {placeholders} are its variables. */
+  source: 'workload' | 'typed';
   workloadId: number | null;
+  /** The typed command: a script for /bin/sh -c, and the directory it runs in. */
+  typedScript: string;
+  typedCwd: string;
   name: string;
   /** Shared values as typed; a variable not typed here keeps the workload's default. */
   shared: Record<string, string>;
@@ -48,7 +53,10 @@ export function initialSweepFields(workload: Workload | null): SweepFields {
   const names = workload?.variables.map((v) => v.name) ?? [];
   const first = names.includes(BATCH_VARIABLE) ? BATCH_VARIABLE : (names[0] ?? '');
   return {
+    source: 'workload',
     workloadId: workload?.id ?? null,
+    typedScript: '',
+    typedCwd: '',
     name: '',
     shared: {},
     vary: first === '' ? [] : [{ name: first, values: '' }],
@@ -60,6 +68,29 @@ export function initialSweepFields(workload: Workload | null): SweepFields {
     maxWaitSeconds: '120',
     finder: { variable: first, start: '', steps: String(FINDER_STEPS_DEFAULT) },
   };
+}
+
+/** The typed command the fields hold, or null until both the command and its directory are given. */
+export function typedCommandOf(fields: Pick<SweepFields, 'typedScript' | 'typedCwd'>): TypedCommand | null {
+  const script = fields.typedScript.trim();
+  const cwd = fields.typedCwd.trim();
+  return script === '' || cwd === '' ? null : { template: [script], mode: 'shell', cwd };
+}
+
+/**
+ * A typed command's variables follow its placeholders as they are typed: a varied row whose name is empty (or
+ * no longer a placeholder) takes the first placeholder not yet varied, so `{batch}` typed is ready to vary.
+ */
+export function withTypedCommand(fields: SweepFields, workload: Workload): SweepFields {
+  const names = workload.variables.map((v) => v.name);
+  const taken = new Set(fields.vary.map((row) => row.name).filter((name) => names.includes(name)));
+  const vary = fields.vary.map((row) => {
+    if (names.includes(row.name)) return row;
+    const free = names.find((name) => !taken.has(name)) ?? '';
+    taken.add(free);
+    return free === row.name ? row : { ...row, name: free };
+  });
+  return vary.every((row, index) => row === fields.vary[index]) ? fields : { ...fields, vary };
 }
 
 /** Another workload: its own variables, the rest of the settings kept. */
@@ -108,7 +139,12 @@ function seconds(text: string, what: string, max: number, allowZero: boolean): P
  * variable not varied, as the form shows them, so the preview and the start see exactly what is on screen.
  */
 export function parseSweepFields(fields: SweepFields, workload: Workload | null): Parsed<SweepRequestInput> {
+  const typed = fields.source === 'typed' ? typedCommandOf(fields) : null;
+  if (fields.source === 'typed' && typed === null) {
+    return { ok: false, error: fields.typedScript.trim() === '' ? 'type the command to sweep, with {placeholders} for what varies' : 'give the directory the command runs in' };
+  }
   if (!workload) return { ok: false, error: 'choose a workload' };
+  if (typed && workload.variables.length === 0) return { ok: false, error: 'put a {placeholder} in the command where a value varies, e.g. --batch_size {batch}' };
   const known = new Set(workload.variables.map((v) => v.name));
   const vary: Array<{ name: string; values: string[] }> = [];
   for (const row of fields.vary) {
@@ -134,7 +170,8 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
   const maxWait = fields.waitForIdle ? seconds(fields.maxWaitSeconds, 'Wait at most', MAX_WAIT_SECONDS, true) : ({ ok: true, value: undefined } as const);
   if (!maxWait.ok) return maxWait;
 
-  const request: SweepRequestInput = { workloadId: workload.id, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle };
+  const target = typed ? { command: typed } : { workloadId: workload.id };
+  const request: SweepRequestInput = { ...target, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle };
   const name = fields.name.trim();
   if (name !== '') request.name = name;
   if (maxSteps.steps !== undefined) request.maxSteps = maxSteps.steps;

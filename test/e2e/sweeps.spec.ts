@@ -1,6 +1,7 @@
 // Sweeps in the UI: a ladder built in the New sweep form, its plan previewed before Start, run live to a matrix of
 // speedups with links to every run; the batch finder against a simulated memory limit, its answer put into the form;
-// a sweep that holds GPU settings on the fake nvidia-smi and puts them back; and a sweep whose engine died, resumed.
+// a sweep that holds GPU settings on the fake nvidia-smi and puts them back; a sweep whose engine died, resumed, its
+// interrupted run linked to the run that replaced it; and a typed command swept with no workload.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -135,6 +136,69 @@ test.describe('without a GPU', () => {
   });
 });
 
+test.describe('a typed command, without a GPU', () => {
+  test.use({ serverEnv: NO_GPU });
+
+  test('New sweep takes a typed command: its {placeholder} varied over two values, quoted by the app, run to the end, compared with a verdict', async ({
+    page,
+    server,
+  }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    const consoleErrors = collectConsoleErrors(page);
+    await page.goto(server.url);
+    await page.getByTestId('new-sweep-button').click();
+    await page.getByTestId('sweep-source-typed').check();
+    await expect(page.getByTestId('sweep-workload')).toHaveCount(0);
+    // A step time that follows {ms}, and a shared {note} whose value would be two commands if the app did not quote it.
+    await page
+      .getByTestId('sweep-typed-command')
+      .fill('for i in $(seq 1 40); do echo "iter $i: loss 3.0$i, time {ms}.00ms, mfu 1.00%"; done; echo note: {note}');
+    await page.getByTestId('sweep-typed-cwd').fill(server.dataDir);
+    // The first placeholder is ready to vary; the other is shared by every config.
+    await expect(page.getByTestId('vary-name-0')).toHaveValue('ms');
+    await page.getByTestId('vary-values-0').fill('30, 15');
+    await page.getByTestId('shared-note').fill('a b; echo injected');
+    await page.getByTestId('sweep-plan-one-at-a-time').check();
+    await page.getByTestId('sweep-repeats').fill('2');
+    await screenshot(page, 'sweep-typed-form');
+    await page.getByTestId('sweep-preview').click();
+    await expect(page.getByTestId('plan-run-count')).toHaveText('2 configs × 2 repeats = 4 runs');
+    await expect(page.getByTestId('plan-config-0').getByTestId('plan-command')).toContainText('time "30".00ms');
+    await expect(page.getByTestId('plan-config-1').getByTestId('plan-command')).toContainText('time "15".00ms');
+    // One word, whatever it holds: the ; stays inside the quotes.
+    await expect(page.getByTestId('plan-config-1').getByTestId('plan-command')).toContainText(`note: '\\''a b; echo injected'\\''`);
+    await expect(page.getByTestId('plan-config-1')).toContainText('ms=15');
+    await screenshot(page, 'sweep-typed-builder');
+
+    await page.getByTestId('sweep-start').click();
+    await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('4/4 runs');
+    for (const index of [0, 1]) {
+      await expect(page.getByTestId(`sweep-config-${index}`).getByTestId('config-status')).toHaveText('done');
+      await expect(page.getByTestId(`sweep-config-${index}`).getByTestId('run-link')).toHaveCount(2);
+    }
+    // Half the step time: twice the steps per second.
+    expect(await speedupOf(page, 1)).toBeCloseTo(2, 1);
+    await screenshot(page, 'sweep-typed-succeeded');
+
+    // A run of it printed the note as one argument: the quoting kept "echo injected" from running.
+    await page.getByTestId('sweep-config-1').getByTestId('run-link').first().click();
+    await expect(page.getByTestId('run-config')).toContainText('ms=15');
+    await expect(page.locator('.xterm-rows')).toContainText('note: a b; echo injected');
+    await page.goBack();
+
+    await page.getByTestId('compare-sweep').click();
+    await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
+    const rows = page.getByTestId('compare-view').locator('tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0).getByTestId('row-verdict')).toHaveText('baseline');
+    await expect(rows.nth(1).getByTestId('row-verdict')).toHaveText('faster');
+    await screenshot(page, 'sweep-typed-compare');
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
 test.describe('with a simulated GPU memory limit of batch 24', () => {
   test.use({ serverEnv: { ...NO_GPU, SYNTHETIC_MAX_BATCH: '24' } });
 
@@ -265,6 +329,23 @@ test('a sweep whose engine was killed is offered for resumption, and resumed run
     await expect(page.getByTestId('sweep-config-0').getByTestId('config-status')).toHaveText('done');
     await expect(page.getByTestId('sweep-config-1').getByTestId('run-link')).toHaveCount(1);
     await screenshot(page, 'sweep-resumed');
+
+    // The killed run's page says its place was run again, and links to the run that did; that run links back.
+    await page.getByTestId('sweep-config-0').getByTestId('run-link').first().click();
+    await expect(page.getByTestId('run-status')).toHaveText('interrupted');
+    const replacedBy = page.getByTestId('run-replaced-by');
+    await expect(replacedBy).toContainText('when the sweep resumed, it ran this place again as run #');
+    await expect(page.getByTestId('run-replaces')).toHaveCount(0);
+    await screenshot(page, 'run-replaced');
+    const interruptedUrl = page.url();
+    await replacedBy.getByRole('link').click();
+    await expect(page.getByTestId('run-status')).toHaveText('succeeded');
+    await expect(page.getByTestId('run-sweep')).toContainText('baseline · rep 1');
+    await expect(page.getByTestId('run-replaces')).toContainText('it replaces run #1, which was interrupted');
+    await expect(page.getByTestId('run-replaced-by')).toHaveCount(0);
+    await screenshot(page, 'run-replacement');
+    await page.getByTestId('run-replaces').getByRole('link').click();
+    await expect(page).toHaveURL(interruptedUrl);
     // The first page tried to reconnect to the killed server before it was left: that much is expected.
     expect(consoleErrors.filter((error) => !error.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
   } finally {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Core } from '../../electron/core/createCore.js';
 import type { Sweep, SweepRequest } from '../../electron/shared/api.js';
-import { sweepRequest } from '../../electron/shared/api.js';
+import { compareRequest, sweepRequest } from '../../electron/shared/api.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { makeTempDir, REPO_ROOT, tempCore, type TempCore } from '../helpers/tempCore.js';
 
@@ -191,7 +191,45 @@ describe('controlling a sweep', () => {
     const sweep = await core.sweeps.waitForEnd(1);
     expect(sweep.status).toBe('succeeded');
     expect(sweep.configs.map((c) => c.status)).toEqual(['done', 'done']);
+    // The killed run stays, interrupted, and names the run that took its place; that run names it back.
+    const [killed, replacement, second] = core.store.runs.forSweep(1);
+    expect([killed!.status, killed!.configIndex, killed!.repeatIndex]).toEqual(['interrupted', 0, 0]);
+    expect([replacement!.status, replacement!.configIndex, replacement!.repeatIndex]).toEqual(['succeeded', 0, 0]);
+    expect(killed!.replacedByRunId).toBe(replacement!.id);
+    expect(replacement!.replacesRunId).toBe(killed!.id);
+    expect(replacement!.replacedByRunId).toBeNull();
+    // A place that was never interrupted has no replacement either way.
+    expect([second!.configIndex, second!.replacesRunId, second!.replacedByRunId]).toEqual([1, null, null]);
+    // Comparing the sweep counts that place once, by its replacement, not also by the partial run it replaced.
+    const comparison = core.compare.compare(compareRequest.parse({ sweepIds: [1] }));
+    expect(comparison.rows.map((row) => row.runIds)).toEqual([[replacement!.id], [second!.id]]);
     fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a run cut short because the engine closed is interrupted too, and a resume runs its place again', async () => {
+    const core = open();
+    const started = await core.sweeps.start(
+      request(core, { values: { steps: '1000000' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'one-at-a-time', repeats: 1, timeoutSeconds: 60 }),
+    );
+    await waitFor(() => core.sweeps.get(started.id).progress.currentRunId !== null);
+    const cut = core.sweeps.get(started.id).progress.currentRunId!;
+    await core.close();
+
+    const reopened = temp!.reopen();
+    const cutRun = reopened.store.runs.get(cut)!;
+    // Not "stopped", which a resume would count as measured: the quit interrupted it, and says so.
+    expect(cutRun.status).toBe('interrupted');
+    expect(cutRun.exitReason).toBe('stopped because Tuning Bench was closing');
+    expect(reopened.sweeps.get(started.id).status).toBe('interrupted');
+
+    // The rerun only needs to start: a short one is enough to see the two runs point at each other.
+    reopened.sweeps.control(started.id, 'resume');
+    await waitFor(() => reopened.store.runs.forSweep(started.id).length === 2);
+    const replacement = reopened.store.runs.forSweep(started.id)[1]!;
+    expect([replacement.configIndex, replacement.repeatIndex, replacement.replacesRunId]).toEqual([0, 0, cut]);
+    expect(reopened.store.runs.get(cut)!.replacedByRunId).toBe(replacement.id);
+    reopened.sweeps.control(started.id, 'cancel');
+    await reopened.sweeps.waitForEnd(started.id);
   }, 60_000);
 });
 

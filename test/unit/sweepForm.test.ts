@@ -8,10 +8,13 @@ import {
   parseFinderFields,
   parseSweepFields,
   splitValues,
+  typedCommandOf,
   withFoundValue,
+  withTypedCommand,
   withWorkload,
   type SweepFields,
 } from '../../renderer/src/sweepForm.js';
+import { adHocWorkload } from '../../electron/shared/typedCommand.js';
 
 const workload = (id: number, names: string[]): Workload => ({
   id,
@@ -101,5 +104,45 @@ describe('the batch finder', () => {
     expect(next.repeats).toBe('5');
     expect(next.vary).toEqual([{ name: 'batch', values: '64' }]);
     expect(withWorkload(next, other)).toBe(next);
+  });
+});
+
+describe('a typed command in the New sweep form', () => {
+  const typedFields = (script: string, change: Partial<SweepFields> = {}): SweepFields =>
+    fields({ source: 'typed', typedScript: script, typedCwd: '/home/me/project', vary: [{ name: '', values: '' }], ...change });
+  const typedWorkload = (f: SweepFields) => adHocWorkload(typedCommandOf(f)!);
+
+  it('becomes the request\'s command, as one shell script in its directory, with no workload', () => {
+    const f = withTypedCommand(typedFields('python train.py --bs {batch} --note {note}'), typedWorkload(typedFields('python train.py --bs {batch} --note {note}')));
+    const typed = { ...f, vary: [{ name: f.vary[0]!.name, values: '8, 16' }], shared: { note: 'a b' } };
+    const parsed = parseSweepFields(typed, typedWorkload(typed));
+    expect(parsed).toEqual({
+      ok: true,
+      value: expect.objectContaining({
+        command: { template: ['python train.py --bs {batch} --note {note}'], mode: 'shell', cwd: '/home/me/project' },
+        vary: [{ name: 'batch', values: ['8', '16'] }],
+        values: { note: 'a b' },
+      }),
+    });
+    expect(parsed.ok && 'workloadId' in parsed.value).toBe(false);
+  });
+
+  it('readies its first placeholder to vary, and follows a placeholder renamed', () => {
+    const first = typedFields('train --bs {batch} --lr {lr}');
+    expect(withTypedCommand(first, typedWorkload(first)).vary.map((row) => row.name)).toEqual(['batch']);
+    const renamed = typedFields('train --batch_size {bs} --lr {lr}', { vary: [{ name: 'batch', values: '8,16' }] });
+    expect(withTypedCommand(renamed, typedWorkload(renamed)).vary).toEqual([{ name: 'bs', values: '8,16' }]);
+    // Two rows take two different placeholders; nothing to take leaves the name empty.
+    const two = typedFields('train {a} {b}', { vary: [{ name: '', values: '1' }, { name: '', values: '2' }] });
+    expect(withTypedCommand(two, typedWorkload(two)).vary.map((row) => row.name)).toEqual(['a', 'b']);
+    const none = typedFields('train --fixed', { vary: [{ name: 'bs', values: '8' }] });
+    expect(withTypedCommand(none, typedWorkload(none)).vary).toEqual([{ name: '', values: '8' }]);
+  });
+
+  it('says what is missing: the command, its directory, a placeholder', () => {
+    expect(parseSweepFields(typedFields(''), null)).toEqual({ ok: false, error: 'type the command to sweep, with {placeholders} for what varies' });
+    expect(parseSweepFields(typedFields('train {bs}', { typedCwd: ' ' }), null)).toEqual({ ok: false, error: 'give the directory the command runs in' });
+    const fixed = typedFields('train --bs 8');
+    expect(parseSweepFields(fixed, typedWorkload(fixed))).toMatchObject({ ok: false, error: expect.stringContaining('put a {placeholder} in the command') });
   });
 });

@@ -27,7 +27,8 @@ export class CompareService {
       const ordered = this.store.runs.forSweep(id).sort((a, b) => (a.configIndex ?? 0) - (b.configIndex ?? 0) || (a.repeatIndex ?? 0) - (b.repeatIndex ?? 0));
       for (const run of ordered) {
         // Interrupted runs come in, marked partial: their summary was made at recovery from the steps they logged.
-        if (seen.has(run.id) || run.status === 'running') continue;
+        // One whose place a resumed sweep ran again is left out: that place is measured by its replacement, once.
+        if (seen.has(run.id) || run.status === 'running' || run.replacedByRunId !== null) continue;
         seen.add(run.id);
         runs.push(run);
       }

@@ -435,15 +435,20 @@ export class SweepQueue {
       values,
       maxSteps: limits.maxSteps,
       timeoutSeconds: limits.timeoutSeconds,
-      sweep: { sweepId: id, ...position },
+      sweep: { sweepId: id, ...position, replacesRunId: this.interruptedAt(id, position)?.id ?? null },
       inForce: lease?.record ?? null,
       ...placement,
     });
     this.deps.store.runs.setWait(run.id, wait);
+    // The interrupted run this one replaces now links to it: its page shows that at once.
+    const replaced = run.replacesRunId === null ? undefined : this.deps.store.runs.get(run.replacesRunId);
+    if (replaced) this.deps.events.emit('runs.onDidChange', replaced);
     live.currentRunId = run.id;
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
-    const ended = await this.deps.runner.waitForExit(run.id);
+    let ended = await this.deps.runner.waitForExit(run.id);
     live.currentRunId = null;
+    // Stopped because the engine is closing: cut short like a crash, so a resume runs its place again.
+    if (this.closed && ended.status === 'stopped') ended = this.deps.store.runs.markInterrupted(run.id, ended.exitReason ?? 'Tuning Bench closed during the run', new Date(ended.endedAt ?? this.deps.now()));
     // A run stopped by a skip or a cancel did not measure anything: its place counts as skipped.
     if (live.skipCurrent || (live.cancelled && !this.closed)) this.skip(id, position, 'person');
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
@@ -471,6 +476,28 @@ export class SweepQueue {
     return this.deps.store.runs
       .forSweep(record.id)
       .some((run) => run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status !== 'interrupted' && run.status !== 'running');
+  }
+
+  /** A `git=` sweep's revisions and the directory whose repository they name (what its before/after diff is of). */
+  private revisionsOf(record: SweepRecord): Sweep['git'] {
+    const request = record.request as unknown as Partial<SweepRequest>;
+    const revisions = request.vary?.find((v) => v.name === GIT_VARIABLE);
+    if (!revisions) return null;
+    try {
+      const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
+      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values };
+    } catch {
+      // Its workload was removed since: the revisions have no directory to be read in.
+      return null;
+    }
+  }
+
+  /** The latest run at this place that was interrupted: what a run started there now replaces. */
+  private interruptedAt(id: number, position: SchedulePosition): Run | undefined {
+    return this.deps.store.runs
+      .forSweep(id)
+      .filter((run) => run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status === 'interrupted')
+      .at(-1);
   }
 
   private configRanOutOfMemory(id: number, configIndex: number): boolean {
@@ -555,6 +582,7 @@ export class SweepQueue {
         waiting: live?.waiting ?? null,
       },
       request: record.request,
+      git: this.revisionsOf(record),
       error: record.error,
       result: record.result,
     };

@@ -52,13 +52,32 @@ export async function readGitProvenance(cwd: string, env: Record<string, string>
   const top = await git(cwd, ['rev-parse', '--show-toplevel'], env);
   if (top === null) return null;
   const root = top.toString('utf8').trim();
-  const [head, branch, status] = await Promise.all([
+  const [head, branch, tree] = await Promise.all([
     git(cwd, ['rev-parse', '--verify', '-q', 'HEAD'], env),
     git(cwd, ['symbolic-ref', '--short', '-q', 'HEAD'], env),
-    git(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], env),
+    workingTreeStatus(root, env),
   ]);
   const commit = head?.toString('utf8').trim() || null;
-  // An untracked symlink is a way to reach data (a sweep links data/ into each worktree), not code.
+  const { dirty, untracked } = tree;
+
+  const parts: Buffer[] = [];
+  if (dirty && commit !== null) {
+    const tracked = await git(root, ['diff', 'HEAD', '--binary', '--no-color', '--no-ext-diff'], env);
+    if (tracked) parts.push(tracked);
+  }
+  parts.push(...(await untrackedFilesDiff(root, untracked, env)));
+  const diff = Buffer.concat(parts);
+  const diffSha256 = dirty ? createHash('sha256').update(diff).digest('hex') : null;
+  return {
+    provenance: { root, commit, branch: branch?.toString('utf8').trim() || null, dirty, diffSha256, diffBytes: diff.length },
+    diff: dirty && diff.length <= MAX_STORED_DIFF_BYTES ? diff : null,
+  };
+}
+
+/** Whether the tree differs from HEAD, and its untracked files (an untracked symlink is a way to reach data, not code). */
+export async function workingTreeStatus(root: string, env: Record<string, string>): Promise<{ dirty: boolean; untracked: string[] }> {
+  const status = await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], env);
+  // A sweep links data/ into each worktree: such a link is not a code change.
   const isSymlink = (file: string) => {
     try {
       return fs.lstatSync(path.join(root, file.replace(/\/$/u, ''))).isSymbolicLink();
@@ -67,24 +86,20 @@ export async function readGitProvenance(cwd: string, env: Record<string, string>
     }
   };
   const entries = (status?.toString('utf8') ?? '').split('\0').filter((entry) => entry !== '' && !(entry.startsWith('?? ') && isSymlink(entry.slice(3))));
-  const untracked = entries.filter((entry) => entry.startsWith('?? ')).map((entry) => entry.slice(3));
-  const dirty = entries.length > 0;
+  return { dirty: entries.length > 0, untracked: entries.filter((entry) => entry.startsWith('?? ')).map((entry) => entry.slice(3)) };
+}
 
+/**
+ * Untracked files as a diff from nothing (they are part of what runs: a new module), read-only; `reverse`
+ * gives them as deletions, for a diff from the working tree to a commit.
+ */
+export async function untrackedFilesDiff(root: string, untracked: readonly string[], env: Record<string, string>, reverse = false): Promise<Buffer[]> {
   const parts: Buffer[] = [];
-  if (dirty && commit !== null) {
-    const tracked = await git(root, ['diff', 'HEAD', '--binary', '--no-color', '--no-ext-diff'], env);
-    if (tracked) parts.push(tracked);
-  }
-  // Untracked files are part of what ran (a new module); each as a diff from nothing, read-only.
   for (const file of untracked.slice(0, MAX_UNTRACKED_FILES)) {
-    const added = await git(root, ['diff', '--no-index', '--binary', '--no-color', '--', '/dev/null', file], env, [0, 1]);
+    const sides = reverse ? [file, '/dev/null'] : ['/dev/null', file];
+    const added = await git(root, ['diff', '--no-index', '--binary', '--no-color', '--', ...sides], env, [0, 1]);
     if (added) parts.push(added);
   }
   if (untracked.length > MAX_UNTRACKED_FILES) parts.push(Buffer.from(`# and ${untracked.length - MAX_UNTRACKED_FILES} more untracked files, not shown\n`));
-  const diff = Buffer.concat(parts);
-  const diffSha256 = dirty ? createHash('sha256').update(diff).digest('hex') : null;
-  return {
-    provenance: { root, commit, branch: branch?.toString('utf8').trim() || null, dirty, diffSha256, diffBytes: diff.length },
-    diff: dirty && diff.length <= MAX_STORED_DIFF_BYTES ? diff : null,
-  };
+  return parts;
 }

@@ -57,7 +57,12 @@ export class ExternalChangeWatcher {
         if (this.ownsRun(run.id)) continue;
         const before = this.seenRunning.get(run.id);
         if (run.status === 'running') this.seenRunning.set(run.id, run.status);
-        if (before === undefined) this.onRun(run);
+        if (before === undefined) {
+          this.onRun(run);
+          // A resumed sweep's re-run: the interrupted run it replaces now links to it, so it changed too.
+          const replaced = run.replacesRunId === null ? undefined : this.runs.get(run.replacesRunId);
+          if (replaced) this.onRun(replaced);
+        }
       }
       // Runs that were running and are no longer: ended (or recovered) by another process.
       for (const id of [...this.seenRunning.keys()]) {

@@ -36,7 +36,16 @@ interface RunRow {
   tags_json: string;
   units_per_step_json: string | null;
   git_json: string | null;
+  replaces_run_id: number | null;
+  /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
+  replaced_by_run_id: number | null;
 }
+
+/**
+ * Every stored column, and the run that replaced this one (the first whose replaces_run_id names it), so a
+ * replacement is recorded once, on the new run, and both runs can point at each other.
+ */
+const RUN_COLUMNS = 'runs.*, (SELECT later.id FROM runs AS later WHERE later.replaces_run_id = runs.id ORDER BY later.id LIMIT 1) AS replaced_by_run_id';
 
 export interface NewRun {
   workloadId: number | null;
@@ -68,6 +77,8 @@ export interface RunPlacement {
   sweepId: number;
   configIndex: number;
   repeatIndex: number;
+  /** The interrupted run at this place that this run is started to replace (a resumed sweep's re-run). */
+  replacesRunId?: number | null | undefined;
 }
 
 export interface RunEnding {
@@ -126,22 +137,22 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, units_per_step_json)
+           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @unitsPerStep)`,
+           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
         `UPDATE runs SET status = @status, exit_code = @exitCode, signal = @signal, exit_class = @exitClass,
            exit_reason = @exitReason, ended_at = @endedAt WHERE id = @id`,
       ),
-      get: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?'),
-      list: db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT ?'),
-      running: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running'"),
+      get: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
+      list: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT ?`),
+      running: db.prepare<[], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`),
       lastOutputMs: db.prepare<[number], { tMs: number | null }>('SELECT max(t_ms) AS tMs FROM run_output WHERE run_id = ?'),
-      since: db.prepare<[number], RunRow>("SELECT * FROM runs WHERE id > ? OR status = 'running' ORDER BY id"),
+      since: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id > ? OR status = 'running' ORDER BY id`),
       markedOrphans: db.prepare<[], RunRow>(
-        "SELECT * FROM runs WHERE status = 'interrupted' AND json_extract(fingerprint_json, '$.orphan') IS NOT NULL",
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND json_extract(fingerprint_json, '$.orphan') IS NOT NULL`,
       ),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
@@ -162,7 +173,7 @@ export class RunStore {
       setTags: db.prepare<[string, number]>('UPDATE runs SET tags_json = ? WHERE id = ?'),
       getSeries: db.prepare<[number], { series_json: string }>('SELECT series_json FROM run_series WHERE run_id = ?'),
       setSeries: db.prepare<[number, string]>('INSERT OR REPLACE INTO run_series (run_id, series_json) VALUES (?, ?)'),
-      forSweep: db.prepare<[number], RunRow>('SELECT * FROM runs WHERE sweep_id = ? ORDER BY id'),
+      forSweep: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE sweep_id = ? ORDER BY id`),
       remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
       setGit: db.prepare<[string, number]>('UPDATE runs SET git_json = ? WHERE id = ?'),
       addDiff: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO code_diffs (sha256, diff) VALUES (?, ?)'),
@@ -190,6 +201,7 @@ export class RunStore {
       sweepId: run.sweep?.sweepId ?? null,
       configIndex: run.sweep?.configIndex ?? null,
       repeatIndex: run.sweep?.repeatIndex ?? null,
+      replacesRunId: run.sweep?.replacesRunId ?? null,
       unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
@@ -409,6 +421,8 @@ function toRun(row: RunRow): Run {
     sweepId: row.sweep_id,
     configIndex: row.config_index,
     repeatIndex: row.repeat_index,
+    replacesRunId: row.replaces_run_id,
+    replacedByRunId: row.replaced_by_run_id,
     wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
     notes: row.notes,
     tags: JSON.parse(row.tags_json) as string[],

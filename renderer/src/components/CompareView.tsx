@@ -23,6 +23,8 @@ import { useView, viewHash } from '../route.js';
 import { chartedRunIds, CompareCharts, MAX_CHARTED_RUNS, useRunSeries } from './CompareCharts.js';
 import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
+import { SweepRevisionDiffs } from './RevisionDiff.js';
+import { useSweep } from '../sweepStore.js';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
 
@@ -519,6 +521,9 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
         <ExportMenu request={request} disabled={comparison === null} />
       </header>
       <CompareControls route={route} comparison={comparison} />
+      {route.sweepIds.map((id) => (
+        <CompareSweepCode key={id} sweepId={id} />
+      ))}
       {error && (
         <div className="inline-error compare-error" role="alert" data-testid="compare-error">
           Could not compare: {error}
@@ -540,6 +545,12 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
       )}
     </section>
   );
+}
+
+/** A before/after (a `git=` sweep) compared: the code change it measured, one click away. */
+function CompareSweepCode({ sweepId }: { sweepId: number }) {
+  const { sweep } = useSweep(sweepId);
+  return sweep ? <SweepRevisionDiffs sweep={sweep} /> : null;
 }
 
 /** The sweep view's way in: the sweep's configs against its baseline, with the gate and charts. */

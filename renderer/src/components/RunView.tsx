@@ -22,6 +22,7 @@ import { RunCode } from './RunCode.js';
 import { sweepPlace } from '../runLabel.js';
 import { useSweeps } from '../sweepStore.js';
 import { sweepRouteHash } from '../sweepRoute.js';
+import { viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -137,6 +138,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         </pre>
         <RunCode run={run} />
         <RunSweepLink run={run} />
+        <RunReplacement run={run} />
         {configEntries.length > 0 && (
           <ul className="chips" data-testid="run-config" aria-label="Configuration">
             {configEntries.map(([key, value]) => (
@@ -172,6 +174,27 @@ function RunSweepLink({ run }: { run: Run }) {
     <p className="run-sweep" data-testid="run-sweep">
       Part of <a href={sweepRouteHash({ kind: 'sweep', id: run.sweepId })}>sweep #{run.sweepId}{sweep ? ` (${sweep.name})` : ''}</a>:{' '}
       {sweepPlace(run, sweeps)}
+    </p>
+  );
+}
+
+/** A resumed sweep ran an interrupted run's place again: each of the two runs links to the other. */
+function RunReplacement({ run }: { run: Run }) {
+  if (run.replacedByRunId === null && run.replacesRunId === null) return null;
+  return (
+    <p className="run-replacement" data-testid="run-replacement">
+      {run.replacedByRunId !== null && (
+        <span data-testid="run-replaced-by">
+          This run was interrupted before it finished; when the sweep resumed, it ran this place again as{' '}
+          <a href={viewHash({ kind: 'run', id: run.replacedByRunId })}>run #{run.replacedByRunId}</a>, which its results use.
+        </span>
+      )}
+      {run.replacesRunId !== null && (
+        <span data-testid="run-replaces">
+          Ran this place of the sweep again: it replaces <a href={viewHash({ kind: 'run', id: run.replacesRunId })}>run #{run.replacesRunId}</a>, which was
+          interrupted.
+        </span>
+      )}
     </p>
   );
 }

@@ -1,13 +1,26 @@
 // The New sweep view: a workload, the values its configs share, the variables varied and how (one at a time, ladder,
 // grid), repeats, limits, fair conditions and GPU settings; the plan previewed in full before Start; and the batch finder.
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { SweepPreview, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../format.js';
 import { useGpuStatus } from '../gpuStatus.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpuText.js';
-import { useView } from '../route.js';
-import { PLANS, parseSweepFields, requestKey, sharedValue, splitValues, withWorkload, type SweepFields, type SweepRequestInput } from '../sweepForm.js';
+import { useView, viewHash } from '../route.js';
+import {
+  initialSweepFields,
+  PLANS,
+  parseSweepFields,
+  requestKey,
+  sharedValue,
+  splitValues,
+  typedCommandOf,
+  withTypedCommand,
+  withWorkload,
+  type SweepFields,
+  type SweepRequestInput,
+} from '../sweepForm.js';
+import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { useSweepStore } from '../sweepStore.js';
 import { useSweepDraft } from '../useSweepDraft.js';
 import { BatchFinderForm } from './BatchFinderForm.js';
@@ -16,6 +29,7 @@ import { NO_GPU_SETTINGS, parseGpuRunFields } from './GpuRunSettingsFields.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 import { SweepGpuFields } from './SweepGpuFields.js';
 import { SweepPlanPreview } from './SweepPlanPreview.js';
+import { SaveTypedAsWorkload } from './SaveTypedAsWorkload.js';
 
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
 
@@ -45,13 +59,19 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
     void refreshGpu();
   }, [refreshGpu]);
 
-  const workload =
+  const typed = draft.fields.source === 'typed';
+  const { typedScript, typedCwd } = draft.fields;
+  const typedCommand = useMemo(() => typedCommandOf({ typedScript, typedCwd }), [typedScript, typedCwd]);
+  // A typed command is planned and run as a workload of id 0 that is never stored; its placeholders are its variables.
+  const typedWorkload = useMemo(() => (typedCommand ? adHocWorkload(typedCommand) : null), [typedCommand]);
+  const registered =
     workloads.find((w) => w.id === draft.fields.workloadId) ??
     workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ??
     workloads[0] ??
     null;
+  const workload = typed ? typedWorkload : registered;
   // The draft may predate the workload list (or name a workload since gone): it follows the one shown.
-  const fields = workload ? withWorkload(draft.fields, workload) : draft.fields;
+  const fields = workload ? (typed ? withTypedCommand(draft.fields, workload) : withWorkload(draft.fields, workload)) : draft.fields;
   const setFields = (change: Partial<SweepFields>) => updateDraft((d) => ({ ...d, fields: { ...fields, ...change } }));
   const gpuFields = draft.gpu ?? NO_GPU_SETTINGS;
 
@@ -116,30 +136,92 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
       <header className="view-header">
         <h2>New sweep</h2>
         <span className="hint">Runs each config in turn, one run at a time on the GPU, and compares them against the baseline.</span>
+        <span className="spacer" />
+        <a className="button" data-testid="before-after-button" href={viewHash({ kind: 'before-after' })} title="Two commits of your repository (or your uncommitted changes against HEAD), measured against each other">
+          Before/after a code change…
+        </a>
       </header>
 
       <form className="card form" onSubmit={(event) => void start(event)}>
-        <div className="field-row">
-          <label className="field">
-            <span className="label">Workload</span>
-            <select
-              data-testid="sweep-workload"
-              value={workload?.id ?? ''}
-              disabled={workloads.length === 0}
-              onChange={(event) => {
-                const chosen = workloads.find((w) => w.id === Number(event.target.value));
-                if (chosen) updateDraft((d) => ({ ...d, fields: withWorkload(d.fields, chosen) }));
-              }}
-            >
-              {workloads.length === 0 && <option value="">Loading workloads…</option>}
-              {workloads.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                  {w.builtin ? ' (builtin)' : ''}
-                </option>
-              ))}
-            </select>
+        <div className="source-switch" role="radiogroup" aria-label="What to sweep">
+          <label>
+            <input
+              type="radio"
+              name="sweep-source"
+              data-testid="sweep-source-workload"
+              checked={!typed}
+              // The typed command's placeholders are not the workload's variables: its rows start afresh.
+              onChange={() => setFields({ source: 'workload', ...(registered ? { vary: initialSweepFields(registered).vary, shared: {} } : {}) })}
+            />{' '}
+            A
+            registered workload
           </label>
+          <label>
+            <input type="radio" name="sweep-source" data-testid="sweep-source-typed" checked={typed} onChange={() => setFields({ source: 'typed' })} /> A command
+          </label>
+        </div>
+        {typed && (
+          <>
+            <label className="field">
+              <span className="label">Command</span>
+              <textarea
+                className="mono"
+                data-testid="sweep-typed-command"
+                rows={3}
+                spellCheck={false}
+                placeholder="python train.py --batch_size {batch} --amp {amp}"
+                value={fields.typedScript}
+                onChange={(event) => setFields({ typedScript: event.target.value })}
+              />
+              <span className="hint">
+                Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> is a variable to vary or share below; every value is shell-quoted by
+                the app, one word whatever it holds. Nothing needs saving as a workload.
+              </span>
+            </label>
+            <div className="field-row">
+              <label className="field">
+                <span className="label">Working directory</span>
+                <input
+                  className="mono"
+                  data-testid="sweep-typed-cwd"
+                  placeholder="/home/me/project"
+                  value={fields.typedCwd}
+                  onChange={(event) => setFields({ typedCwd: event.target.value })}
+                />
+              </label>
+            </div>
+            {typedCommand && (
+              <SaveTypedAsWorkload
+                command={typedCommand}
+                defaults={typedWorkload ? baselineValues(fields, typedWorkload) : {}}
+                onSaved={(saved) => setFields({ source: 'workload', workloadId: saved.id })}
+              />
+            )}
+          </>
+        )}
+        <div className="field-row">
+          {!typed && (
+            <label className="field">
+              <span className="label">Workload</span>
+              <select
+                data-testid="sweep-workload"
+                value={workload?.id ?? ''}
+                disabled={workloads.length === 0}
+                onChange={(event) => {
+                  const chosen = workloads.find((w) => w.id === Number(event.target.value));
+                  if (chosen) updateDraft((d) => ({ ...d, fields: withWorkload(d.fields, chosen) }));
+                }}
+              >
+                {workloads.length === 0 && <option value="">Loading workloads…</option>}
+                {workloads.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                    {w.builtin ? ' (builtin)' : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <label className="field">
             <span className="label">Name</span>
             <input
@@ -352,16 +434,29 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
         {startCommand && <CommandToCopy command={startCommand} />}
       </form>
 
-      <BatchFinderForm
-        workload={workload}
-        fields={fields}
-        onChange={(finder) => setFields({ finder })}
-        onStarted={(sweep) => {
-          store.adopt(sweep);
-          navigate({ kind: 'sweep', id: sweep.id });
-        }}
-      />
+      {/* The finder runs a registered workload's variable; a typed command can be saved as one first. */}
+      {!typed && (
+        <BatchFinderForm
+          workload={workload}
+          fields={fields}
+          onChange={(finder) => setFields({ finder })}
+          onStarted={(sweep) => {
+            store.adopt(sweep);
+            navigate({ kind: 'sweep', id: sweep.id });
+          }}
+        />
+      )}
       {confirmDialog}
     </section>
   );
+}
+
+/** Each variable's value in the baseline config: the first varied value, else the shared one (a saved workload's defaults). */
+function baselineValues(fields: SweepFields, workload: Workload): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const variable of workload.variables) {
+    const row = fields.vary.find((v) => v.name === variable.name);
+    values[variable.name] = row ? (splitValues(row.values)[0] ?? '') : sharedValue(fields, workload, variable.name);
+  }
+  return values;
 }

@@ -14,6 +14,7 @@ import { useNow } from '../useNow.js';
 import { updateSweepDraft } from '../useSweepDraft.js';
 import { CompareSweepButton } from './CompareView.js';
 import { SweepMatrix } from './SweepMatrix.js';
+import { SweepRevisionDiffs } from './RevisionDiff.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';
@@ -282,6 +283,7 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
           </p>
         )}
         {finder && <FinderResult sweep={sweep} workloads={workloads} />}
+        <SweepRevisionDiffs sweep={sweep} />
       </header>
       <div className="sweep-body">
         <SweepMatrix sweep={sweep} />

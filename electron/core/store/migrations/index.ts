@@ -7,6 +7,7 @@ import { compare } from './0005-compare.js';
 import { reparse } from './0006-reparse.js';
 import { profiles } from './0007-profiles.js';
 import { outputDropped } from './0008-output-dropped.js';
+import { runReplacements } from './0009-run-replacements.js';
 
 export interface Migration {
   version: number;
@@ -14,5 +15,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements];
 export const SCHEMA_VERSION = migrations.length;
