@@ -15,6 +15,7 @@ import { findLargestBatch } from './batchFinder.js';
 import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
+import { readFindBatchRequest, readSweepRequest, type FindBatchRequest } from './storedRequest.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
 
@@ -53,7 +54,6 @@ export interface SweepQueueDeps {
   worktreeDir: string;
 }
 
-type FindBatchRequest = { workloadId: number; values: Record<string, string>; variable: string; start: number; maxSteps: number; timeoutSeconds: number };
 
 /** What only the engine running a sweep knows: the run now, a wait, a pause or cancel asked for. */
 interface LiveSweep {
@@ -116,7 +116,7 @@ export class SweepQueue {
       workloadId: workload.id > 0 ? workload.id : null,
       workloadName: workload.name,
       plan: request.plan,
-      request: request as unknown as Record<string, unknown>,
+      request: { ...request },
       configs,
       ownerPid: this.deps.ownerPid,
     });
@@ -147,7 +147,7 @@ export class SweepQueue {
       workloadId: workload.id,
       workloadName: workload.name,
       plan: 'double then bisect',
-      request: request as unknown as Record<string, unknown>,
+      request: { ...request },
       configs: [],
       ownerPid: this.deps.ownerPid,
     });
@@ -204,7 +204,7 @@ export class SweepQueue {
       if (!['queued', 'running', 'paused'].includes(sweep.status) || !this.live.has(id)) return sweep;
       await new Promise<void>((resolve) => {
         const subscription = this.deps.events.subscribe((event, payload) => {
-          if (event === 'sweeps.onDidChange' && (payload as Sweep).id === id) {
+          if (event === 'sweeps.onDidChange' && payload.id === id) {
             subscription.unsubscribe();
             resolve();
           }
@@ -310,16 +310,16 @@ export class SweepQueue {
     const record = this.requireRecord(id);
     const live = this.live.get(id)!;
     if (live.cancelled) return;
-    const request = record.request as unknown as SweepRequest & FindBatchRequest;
-    const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
+    const request = record.kind === 'batch-finder' ? null : readSweepRequest(id, record.request);
+    const workload = request?.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
     this.setStatus(id, 'running');
-    if (record.kind === 'sweep' && !this.leases.get(id) && hasRunSettings(request.gpuSettings)) {
+    if (request !== null && !this.leases.get(id) && hasRunSettings(request.gpuSettings)) {
       this.leases.set(id, await this.acquire(id, request.gpuSettings, true));
     }
     const idleTempC = await this.idleTemperature();
 
-    if (record.kind === 'batch-finder') {
-      await this.runFinder(id, workload, request, idleTempC);
+    if (request === null) {
+      await this.runFinder(id, workload, readFindBatchRequest(id, record.request), idleTempC);
     } else {
       await this.runPlan(id, live, record, workload, request, idleTempC);
     }
@@ -480,14 +480,15 @@ export class SweepQueue {
 
   /** A `git=` sweep's revisions and the directory whose repository they name (what its before/after diff is of). */
   private revisionsOf(record: SweepRecord): Sweep['git'] {
-    const request = record.request as unknown as Partial<SweepRequest>;
-    const revisions = request.vary?.find((v) => v.name === GIT_VARIABLE);
-    if (!revisions) return null;
+    if (record.kind !== 'sweep') return null;
     try {
+      const request = readSweepRequest(record.id, record.request);
+      const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
+      if (!revisions) return null;
       const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
       return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values };
     } catch {
-      // Its workload was removed since: the revisions have no directory to be read in.
+      // Its workload was removed since (or its request cannot be read): the revisions have no directory to be read in.
       return null;
     }
   }
