@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cliBenchmark } from './cli.js';
 import { compareBenchmark } from './compare.js';
 import { ingestBenchmark } from './ingest.js';
 import { parserBenchmark } from './parsers.js';
@@ -13,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchRow[]>> = {
   parsers: parserBenchmark,
   telemetry: telemetryBenchmark,
   compare: compareBenchmark,
+  cli: cliBenchmark,
 };
 
 const only = process.argv.slice(2);

@@ -2,9 +2,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch, type ApiResult, type MethodName, type MethodOutput } from '../../electron/shared/api.js';
 import { CLI_ENTRY, TSX_LOADER, runCli } from '../helpers/cli.js';
+import { importLogText } from '../../electron/core/ingest/importLog.js';
 import { makeTempDir, tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -71,6 +73,30 @@ describe('import streams a log of any size', () => {
     expect(peakKiB / 1024).toBeLessThan(400);
     fs.rmSync(dir, { recursive: true, force: true });
   }, 180_000);
+
+  it('stores and summarizes an import without sending its samples back to the engine thread, where nothing listens', async () => {
+    // The worker's messages, heard beside the engine's own listener.
+    const worker = (harness.core.store.output as unknown as { worker: Worker }).worker;
+    const announced = new Set<number>();
+    const hear = (message: { type: string; runId?: number }) => {
+      if (message.type === 'metrics' && message.runId !== undefined) announced.add(message.runId);
+    };
+    worker.on('message', hear);
+    try {
+      const log = Array.from({ length: 50 }, (_, i) => `iter ${i + 1}: loss ${(3 - i / 50).toFixed(3)}, time 10.0ms\n`).join('');
+      const imported = await importLogText(harness.core.store, log, { name: 'quiet import', now: new Date() });
+      expect(harness.core.store.metrics.count(imported.id)).toBeGreaterThanOrEqual(100);
+      expect(imported.summary).toMatchObject({ steps: 50, metricsSource: 'text' });
+
+      // A live run's samples still come back: its view and its summary hear them this way.
+      const live = harness.core.startCommand({ adHoc: { command: ['sh', '-c', 'echo "iter 1: loss 2.5, time 10.0ms"'], cwd: harness.dir } });
+      await harness.core.runner.waitForExit(live.id);
+      await harness.core.store.flush();
+      expect([...announced]).toEqual([live.id]);
+    } finally {
+      worker.off('message', hear);
+    }
+  });
 
   it('refuses a stream past --max-bytes and keeps nothing of it', () => {
     const dir = makeTempDir();

@@ -108,8 +108,10 @@ export class OutputWriter {
   /**
    * `progressIntervalMs`: how far apart (run time) kept progress redraws are; a live run's default thins floods.
    * `timesFromStamps`: samples are dated by their lines' own stamps (an imported log has no arrival times).
+   * `announceMetrics`: committed samples come back through `onMetrics` (default); false where nothing listens
+   * (an import), since copying millions of samples between threads costs both of them time and memory.
    */
-  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean }): void {
+  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean; announceMetrics?: boolean }): void {
     if (!this.closing && !this.failure) {
       this.post({
         type: 'startRun',
@@ -117,6 +119,7 @@ export class OutputWriter {
         metricRegex: options.metricRegex,
         progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS,
         timesFromStamps: options.timesFromStamps ?? false,
+        announceMetrics: options.announceMetrics ?? true,
       });
     }
   }

@@ -10,7 +10,15 @@ import type { WriterStatus } from './batchWriter.js';
 
 export type ToOutputWriter =
   /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */
-  | { type: 'startRun'; runId: number; metricRegex: string; progressIntervalMs: number; timesFromStamps: boolean }
+  | {
+      type: 'startRun';
+      runId: number;
+      metricRegex: string;
+      progressIntervalMs: number;
+      timesFromStamps: boolean;
+      /** Whether the run's samples are sent back as `metrics` messages once committed (a live run's view); an import's are not. */
+      announceMetrics: boolean;
+    }
   | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array }
   /** The run's output is complete: a last partial line is parsed too. */
   | { type: 'endRun'; runId: number; tMs: number }

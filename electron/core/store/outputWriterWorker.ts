@@ -17,6 +17,9 @@ interface RunParsing {
   collector: MetricsCollector;
 }
 
+/** Runs whose committed samples are not sent back (imports: nothing in the engine listens for them). */
+const silentRuns = new Set<number>();
+
 const config = workerData as OutputWriterConfig;
 const port = parentPort!;
 const db = new Database(config.file);
@@ -116,7 +119,9 @@ function flush(): boolean {
   retryAt = 0;
   if (status.state !== 'writing') setStatus({ state: 'writing' });
   // Only what is committed is announced, so a view that asks for it finds it.
-  for (const [runId, samples] of samplesByRun) send({ type: 'metrics', runId, samples });
+  for (const [runId, samples] of samplesByRun) if (!silentRuns.has(runId)) send({ type: 'metrics', runId, samples });
+  // A silent run that has ended has nothing left to hold back.
+  for (const runId of silentRuns) if (!parsing.has(runId)) silentRuns.delete(runId);
   return true;
 }
 
@@ -154,6 +159,8 @@ port.on('message', (message: ToOutputWriter) => {
 function handle(message: ToOutputWriter): void {
   switch (message.type) {
     case 'startRun':
+      if (message.announceMetrics) silentRuns.delete(message.runId);
+      else silentRuns.add(message.runId);
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
         collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: message.progressIntervalMs, timesFromStamps: message.timesFromStamps }),

@@ -69,6 +69,50 @@ describe('TerminalLineSplitter', () => {
     ]);
   });
 
+  it('with a redraw interval, keeps the first redraw state of each interval and every kept line, as the collector did after splitting', () => {
+    const splitter = new TerminalLineSplitter({ redrawIntervalMs: 50 });
+    const lines = [
+      // A blank state (tqdm clearing its bar) is dropped without starting an interval.
+      ...splitter.push('\r     \r', 0),
+      ...splitter.push('\x1b[32m 1%\x1b[0m|a\r 2%|b\rstep 1: loss 2\n 3%|c\r', 10),
+      ...splitter.push(' 4%|d\r 5%|e\x1b[A\n', 40),
+      ...splitter.push(' 6%|f\x1b[A\n 7%|g\r', 70),
+    ];
+    expect(lines.map((line) => [line.text, line.redraw, line.tMs])).toEqual([
+      [' 1%|a', true, 10],
+      ['step 1: loss 2', false, 10],
+      [' 6%|f', true, 70],
+    ]);
+    expect(splitter.end(80)).toEqual([]);
+  });
+
+  it('with a redraw interval, keeps exactly the lines that filtering the unthinned split would keep', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('a', '\r', '\n', ' ', '\x1b[A', '\x1b[32m', '1'), fc.integer({ min: 0, max: 40 })), { maxLength: 60 }), (pieces) => {
+        const thinned = new TerminalLineSplitter({ redrawIntervalMs: 50 });
+        const plain = new TerminalLineSplitter();
+        const got: Line[] = [];
+        const all: Line[] = [];
+        let tMs = 0;
+        for (const [text, step] of pieces) {
+          tMs += step;
+          got.push(...thinned.push(text, tMs));
+          all.push(...plain.push(text, tMs));
+        }
+        got.push(...thinned.end(tMs));
+        all.push(...plain.end(tMs));
+        let last = Number.NEGATIVE_INFINITY;
+        const expected = all.filter((line) => {
+          if (!line.redraw) return true;
+          if (line.tMs - last < 50) return false;
+          last = line.tMs;
+          return true;
+        });
+        expect(got).toEqual(expected);
+      }),
+    );
+  });
+
   it('cuts a line longer than MAX_LINE_CHARS into pieces and never holds more', () => {
     const long = 'x'.repeat(MAX_LINE_CHARS * 2 + 10);
     const splitter = new TerminalLineSplitter();

@@ -37,7 +37,24 @@ const BACKSPACES = /\u0008/gu;
  * spaces tqdm writes to clear its bar) are dropped; empty `\n` lines are kept, so line counts match
  * the log. The same text gives the same lines however it is cut into chunks.
  */
+export interface SplitterOptions {
+  /**
+   * Redraw states closer together than this (stream time) are dropped, the first of each interval
+   * kept; 0 keeps every state. Done here rather than after splitting so that a dropped state is never
+   * cleaned of its escape sequences: in a flood of coloured bar redraws that cleaning is most of the cost.
+   */
+  redrawIntervalMs?: number;
+}
+
 export class TerminalLineSplitter {
+  private readonly redrawIntervalMs: number;
+  /** Time of the last redraw state handed out (for the interval). */
+  private lastRedrawTMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: SplitterOptions = {}) {
+    this.redrawIntervalMs = options.redrawIntervalMs ?? 0;
+  }
+
   /** Raw text (escapes not yet removed) of the line under way. */
   private held = '';
   /** Time of the chunk that delivered the last character of `held`. */
@@ -129,6 +146,9 @@ export class TerminalLineSplitter {
   }
 
   private emitCleaned(out: Line[], raw: string, tMs: number, redraw: boolean): void {
+    // A state ended by a lone `\r` is a redraw whatever its text: when the interval drops it, it needs no cleaning.
+    const thinning = this.redrawIntervalMs > 0;
+    if (redraw && thinning && tMs - this.lastRedrawTMs < this.redrawIntervalMs) return;
     let text = raw;
     let movesUp = false;
     if (text.includes(ESC) || text.includes(C1_CSI)) {
@@ -138,6 +158,11 @@ export class TerminalLineSplitter {
     if (text.includes(BACKSPACE)) text = text.replace(BACKSPACES, '');
     const isRedraw = redraw || movesUp;
     if (isRedraw && text.trim().length === 0) return;
+    if (isRedraw && thinning) {
+      // A line that moves the cursor up is known to be a redraw only now.
+      if (tMs - this.lastRedrawTMs < this.redrawIntervalMs) return;
+      this.lastRedrawTMs = tMs;
+    }
     out.push({ text, tMs, redraw: isRedraw });
   }
 }
