@@ -29,4 +29,11 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
   },
+  // `npm test` runs the checks only. The compare benchmark (minutes, no assertion on time) runs from
+  // `npm run bench compare`, and the README's pictures are taken again by `npm run screenshots`.
+  projects: [
+    { name: 'e2e', testIgnore: [/compareBench\.spec\.ts$/u, /readmeScreenshots\.spec\.ts$/u] },
+    { name: 'bench', testMatch: /compareBench\.spec\.ts$/u },
+    { name: 'screenshots', testMatch: /readmeScreenshots\.spec\.ts$/u },
+  ],
 });
