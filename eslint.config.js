@@ -31,7 +31,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict({
         names: [noElectron, ...nodeBuiltins.map((name) => ({ name, message: 'shared code runs in the renderer too: no Node modules' }))],
-        patterns: [layer(['../*', '!../shared/*', '**/renderer/**'], 'electron/shared imports nothing of ours')],
+        patterns: [layer(['**/core/**', '**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**'], 'electron/shared imports nothing of ours')],
       }),
     },
   },

@@ -1,0 +1,48 @@
+// Building blocks every domain of the contract shares: limits, names, ids, empty and ok answers.
+import { z } from 'zod';
+
+/** Bounds on what crosses a boundary; a face never hands the engine more than this. */
+export const LIMITS = {
+  nameChars: 120,
+  argChars: 4096,
+  argCount: 256,
+  envKeys: 128,
+  variables: 64,
+  terminalCols: { min: 20, max: 400 },
+  terminalRows: { min: 5, max: 200 },
+  writeChars: 64 * 1024,
+  /** Largest page of stored output one call returns. */
+  outputPageBytes: 4 * 1024 * 1024,
+} as const;
+
+/** Longest limit a run may be given: a week. */
+export const MAX_RUN_SECONDS = 7 * 24 * 3600;
+
+export const name = z
+  .string()
+  .trim()
+  .min(1, 'a name is required')
+  .max(LIMITS.nameChars)
+  .regex(/^[\w.\- +]+$/u, 'use letters, digits, spaces and . _ - + only');
+
+export const varName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _');
+
+export const runId = z.number().int().positive();
+
+export const nullableNumber = z.number().nullable();
+
+export const interval = z.object({ low: z.number(), high: z.number() }).nullable();
+
+export const terminalSize = z.object({
+  cols: z.number().int().min(LIMITS.terminalCols.min).max(LIMITS.terminalCols.max),
+  rows: z.number().int().min(LIMITS.terminalRows.min).max(LIMITS.terminalRows.max),
+});
+
+export const empty = z.object({}).strict();
+
+export const ok = z.object({ ok: z.literal(true) });
+
+export const nullable = z.number().nullable();
+
+/** Largest log the UI may import in one call; the CLI has no such limit. */
+export const MAX_IMPORT_CHARS = 8 * 1024 * 1024;

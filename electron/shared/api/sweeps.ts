@@ -1,0 +1,138 @@
+// Sweeps: plans of configs run one at a time, their progress, and the batch-size finder.
+import { z } from 'zod';
+import { gpuRunSettingsInput } from '../gpuSettings.js';
+import { LIMITS, MAX_RUN_SECONDS, varName } from './common.js';
+import { typedCommand } from './workloads.js';
+export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
+
+export const sweepVariable = z.object({
+  name: varName,
+  values: z.array(z.string().min(1).max(LIMITS.argChars)).min(1).max(64),
+});
+
+export const sweepRequest = z.object({
+  /** A registered workload, or... */
+  workloadId: z.number().int().positive().optional(),
+  /** ...a typed command (exactly one of the two). */
+  command: typedCommand.optional(),
+  /** Paths (relative to the repository) linked into each `git=` worktree: datasets, outputs the script needs. */
+  links: z.array(z.string().min(1).max(LIMITS.argChars)).max(64).default([]),
+  /** Keep the `git=` worktrees after the sweep (to look at them); removed otherwise. */
+  keepWorktrees: z.boolean().default(false),
+  name: z.string().trim().max(LIMITS.nameChars).optional(),
+  /** Values every config shares (the rest come from the workload's defaults). */
+  values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+  /** Variables varied; the first value of each is the baseline's. */
+  vary: z.array(sweepVariable).min(1).max(16),
+  plan: sweepPlan.default('ladder'),
+  repeats: z.number().int().min(1).max(50).default(3),
+  /** Keep the workload's seed variable at one value for every repeat (by default each repeat gets its own, so repeats are independent). */
+  pinSeed: z.boolean().default(false),
+  /** Each run stops after this many steps, or after this long (ends `timed_out`). */
+  maxSteps: z.number().int().positive().optional(),
+  timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
+  /** Before each run: wait for no other compute process, low utilisation, and a temperature near idle. */
+  waitForIdle: z.boolean().default(true),
+  maxWaitSeconds: z.number().min(0).max(3600).default(120),
+  /** GPU settings held for the whole sweep (a profile or custom), restored at its end. */
+  gpuSettings: gpuRunSettingsInput.optional(),
+  confirmOtherProcesses: z.boolean().default(false),
+});
+
+export const sweepConfig = z.object({
+  index: z.number().int(),
+  name: z.string(),
+  values: z.record(z.string(), z.string()),
+  /** What differs from the baseline, as VAR=VALUE. */
+  changes: z.array(z.string()),
+});
+
+export const sweepConfigState = sweepConfig.extend({
+  runIds: z.array(z.number().int()),
+  status: z.enum(['pending', 'running', 'done', 'oom', 'failed', 'skipped']),
+  /** Repeats pooled: median of the runs' steady throughputs, and the same for step time and final loss. */
+  throughputMedian: z.number().nullable(),
+  throughputUnit: z.string().nullable(),
+  stepTimeMsMedian: z.number().nullable(),
+  finalLossMedian: z.number().nullable(),
+  vramPeakMiB: z.number().nullable(),
+});
+
+export const sweep = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  kind: z.enum(['sweep', 'batch-finder']),
+  createdAt: z.string(),
+  endedAt: z.string().nullable(),
+  workloadId: z.number().int().nullable(),
+  workloadName: z.string(),
+  plan: z.string(),
+  repeats: z.number().int(),
+  status: z.enum(['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled', 'interrupted']),
+  configs: z.array(sweepConfigState),
+  progress: z.object({
+    /** Runs finished or skipped, of all the schedule holds. */
+    done: z.number().int(),
+    total: z.number().int(),
+    currentRunId: z.number().int().nullable(),
+    /** What the current run is: "config 2 of 5 (+batch=16), repeat 1 of 3". */
+    current: z.string().nullable(),
+    /** From the durations measured so far in this sweep; null before the first run ends. */
+    etaSeconds: z.number().nullable(),
+    waiting: z.string().nullable(),
+  }),
+  request: z.record(z.string(), z.unknown()),
+  /** A sweep over `git=` revisions: the directory whose repository they name and the revisions, baseline first; else null. */
+  git: z.object({ cwd: z.string(), revisions: z.array(z.string()) }).nullable().default(null),
+  /** Why it stopped early, for a person to read. */
+  error: z.string().nullable(),
+  /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
+  result: z
+    .object({ variable: z.string(), largestFit: z.number().nullable(), firstFailure: z.number().nullable(), message: z.string() })
+    .nullable(),
+});
+
+export const sweepPreview = z.object({
+  configs: z.array(
+    sweepConfig.extend({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
+  ),
+  runCount: z.number().int(),
+  /** From earlier runs of the workload; null when there are none to go by. */
+  estimateSeconds: z.number().nullable(),
+  estimateBasis: z.string(),
+});
+
+export type Sweep = z.output<typeof sweep>;
+
+export type SweepRequest = z.output<typeof sweepRequest>;
+
+export type SweepConfig = z.output<typeof sweepConfig>;
+
+export type SweepPreview = z.output<typeof sweepPreview>;
+
+/** Sweep methods: `sweeps.*`. */
+export const sweepMethods = {
+  /** The plan a sweep would run: every config's exact command and env, the run count, an estimate. */
+  'sweeps.plan': { input: sweepRequest, output: sweepPreview },
+  /** Queues a sweep; it runs one run at a time on the GPU. */
+  'sweeps.start': { input: sweepRequest, output: sweep },
+  'sweeps.list': { input: z.object({ limit: z.number().int().min(1).max(1000).default(100) }), output: z.array(sweep) },
+  'sweeps.get': { input: z.object({ id: z.number().int().positive() }), output: sweep },
+  /** Pause after the current run; resume; skip the current run; cancel the rest. */
+  'sweeps.control': {
+    input: z.object({ id: z.number().int().positive(), action: z.enum(['pause', 'resume', 'skip', 'cancel']) }),
+    output: sweep,
+  },
+  /** Doubles a batch variable until out of memory, then bisects to the largest that fits (short runs). */
+  'sweeps.findBatch': {
+    input: z.object({
+      workloadId: z.number().int().positive(),
+      values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+      variable: varName.default('batch'),
+      start: z.number().int().positive().max(1 << 20).default(1),
+      maxSteps: z.number().int().positive().default(20),
+      timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
+    }),
+    output: sweep,
+  },
+} as const;
