@@ -34,7 +34,8 @@ test.describe('with the fake nvidia-smi', () => {
   test('a synthetic run draws GPU and host telemetry live and ends with GPU, energy and host figures', async ({ page, server }) => {
     const consoleErrors = collectConsoleErrors(page);
     await page.goto(server.url);
-    await startSynthetic(page, 300);
+    // Long enough (about 12 s) that a busy machine still draws live points before it ends.
+    await startSynthetic(page, 1000);
     await page.getByTestId('charts-tab-telemetry').click();
 
     // While it runs: GPU samples come 4 times a second, host ones twice, drawn live.
@@ -49,7 +50,7 @@ test.describe('with the fake nvidia-smi', () => {
       .toBeGreaterThan(livePoints);
     await screenshot(page, 'telemetry-running');
 
-    await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 30_000 });
+    await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });
     for (const chart of ['chart-gpu-vram', 'chart-gpu-temp', 'chart-gpu-clock', 'chart-run-cpu', 'chart-host-rss']) {
       await expect(page.getByTestId(chart)).toHaveAttribute('data-points', SOME_POINTS);
     }

@@ -156,7 +156,8 @@ test('the timestamps view also prefixes live output of a running run', async ({ 
   const terminal = page.getByTestId('terminal');
   await expect(terminal).toContainText('step 10: loss');
   await page.getByTestId('timestamps-toggle').click();
-  await expect(terminal).toContainText(/\[\+\d+\.\d{3}s\] step 10: loss/u);
+  // Whichever step lines are on screen by now (a busy machine draws the page later), each has its time.
+  await expect(terminal).toContainText(/\[\+\d+\.\d{3}s\] step \d+: loss/u);
   // Lines drawn after the switch, live, get their times too.
   const before = Number(/step (\d+): loss/u.exec((await terminal.textContent()) ?? '')?.[1] ?? 0);
   await expect(terminal).toContainText(new RegExp(`\\[\\+\\d+\\.\\d{3}s\\] step ${before + 200}: loss`, 'u'));
