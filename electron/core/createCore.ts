@@ -17,14 +17,14 @@ import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics
 import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
 import { writeRunLog } from './runner/runLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
-import { resolveCommand } from './runner/resolveCommand.js';
+import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
 import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
 import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
-import { isAlive } from './runner/procStat.js';
+import { isAlive } from './system/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';

@@ -11,7 +11,7 @@ import {
   type GpuRunSettings,
 } from '../../shared/gpuSettings.js';
 import type { GpuJournalStore, JournalScope, StoredJournalEntry } from '../store/gpuJournalStore.js';
-import { isAlive } from '../runner/procStat.js';
+import { isAlive } from '../system/procStat.js';
 import { operationArgs } from './allowlist.js';
 import { interpretControlAnswer, type ControlAnswer } from './answers.js';
 import { ManualCommandRequired, type Elevation, type ElevationMode } from './elevation.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ProfileOptions, RunProfile } from '../../shared/profile.js';
 import type { ProfileStore } from '../store/profileStore.js';
 import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
-import { resolveCommand } from '../runner/resolveCommand.js';
+import { resolveCommand } from '../system/resolveCommand.js';
 import { diagnose } from './diagnosis.js';
 import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan } from './profileFile.js';
 

@@ -1,6 +1,6 @@
 // Samples the host from /proc while a run runs: CPU (total, per core, iowait), memory, and the run's process group.
 import fs from 'node:fs';
-import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters } from './procfs.js';
+import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters } from '../system/procfs.js';
 
 /** DESIGN: host telemetry every 500 ms by default. */
 export const DEFAULT_HOST_INTERVAL_MS = 500;

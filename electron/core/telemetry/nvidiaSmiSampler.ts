@@ -11,7 +11,7 @@ import {
   type GpuSample,
   type ResolvedFields,
 } from './nvidiaSmi/index.js';
-import { processTree } from './procfs.js';
+import { processTree } from '../system/procfs.js';
 
 /** DESIGN: GPU telemetry every 250 ms by default. */
 export const DEFAULT_GPU_INTERVAL_MS = 250;
