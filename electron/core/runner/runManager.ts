@@ -14,7 +14,7 @@ import { gpuPoint, hostPoint } from '../telemetry/points.js';
 import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
 import type { PythonFacts, PythonFingerprints } from '../telemetry/pythonFingerprint.js';
 import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
-import type { OutputWriter } from '../store/outputWriter.js';
+import type { OutputWriter } from '../ingest/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import { buildSeries } from '../compare/series.js';

@@ -2,7 +2,7 @@
 import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runSummary } from '../../shared/api.js';
-import type { OutputWriter } from './outputWriter.js';
+import type { OutputWriter } from '../ingest/outputWriter.js';
 import type { Db } from './open.js';
 
 interface RunRow {

@@ -4,7 +4,7 @@ import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
 import { openDatabase, type Db } from './open.js';
 import { MetricStore } from './metricStore.js';
-import { OutputWriter } from './outputWriter.js';
+import { OutputWriter } from '../ingest/outputWriter.js';
 import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
 import { RunStore } from './runStore.js';
