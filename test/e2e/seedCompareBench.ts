@@ -2,7 +2,7 @@
 // each run one hour, GPU telemetry at 4 Hz (14,400 samples) and 100,000 metric points (25,000 steps of loss,
 // tokens/s, step time and learning rate), summarised and with its chart series stored, as the engine does at run end.
 // Usage: node --import tsx test/e2e/seedCompareBench.ts DB_FILE [RUNS]; prints the run ids as JSON.
-import { buildSeries } from '../../electron/core/compare/series.js';
+import { buildSeries } from '../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { EMPTY_SUMMARY } from '../../electron/core/store/runStore.js';

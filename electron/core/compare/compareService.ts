@@ -5,7 +5,7 @@ import { ApiFailure } from '../../shared/api.js';
 import { EXPORTERS } from '../export/exporters.js';
 import type { Store } from '../store/store.js';
 import { compareRuns } from './compare.js';
-import { buildSeries } from './series.js';
+import { buildSeries } from '../ingest/series.js';
 
 export class CompareService {
   constructor(

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { findFailureLine } from '../runner/exitClassifier.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';

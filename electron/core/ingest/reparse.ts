@@ -1,7 +1,7 @@
 // Parses a stored run's output again with today's parsers and its workload's current regex.
 import type { ReparseResult, RunSummary } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from './series.js';
 import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';

@@ -17,7 +17,7 @@ import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import type { UnitsPerStep } from '../store/runStore.js';
 import { classifyExit } from './exitClassifier.js';
