@@ -4,7 +4,7 @@ import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { findFailureLine } from '../runner/exitClassifier.js';
+import { findFailureLine } from './exitClassifier.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
 

@@ -20,7 +20,7 @@ import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import type { UnitsPerStep } from '../store/runStore.js';
-import { classifyExit } from './exitClassifier.js';
+import { classifyExit } from '../ingest/exitClassifier.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
 import { processStartTicks } from '../system/procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
