@@ -23,6 +23,7 @@ import { DEFAULT_GPU_INTERVAL_MS } from './telemetry/nvidiaSmiSampler.js';
 import { runNvidiaSmi } from './system/nvidiaSmi.js';
 import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
+import { storedGpuSamples } from './telemetry/summary.js';
 import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { isAlive } from './system/procStat.js';
@@ -417,7 +418,7 @@ export function createCore(options: CoreOptions): Core {
     'runs.telemetry': async ({ id }) => {
       requireRun(id);
       await store.flush();
-      return { gpu: store.telemetry.gpuSamples(id).map(gpuPoint), host: store.telemetry.hostSamples(id).map(hostPoint) };
+      return { gpu: storedGpuSamples(store.telemetry, id).map(gpuPoint), host: store.telemetry.hostSamples(id).map(hostPoint) };
     },
     'gpu.info': async () => {
       if (nvidiaSmiBinary === null) return { available: false, reason: 'no nvidia-smi found: no NVIDIA GPU or driver on this machine', card: null };

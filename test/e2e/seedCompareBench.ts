@@ -7,7 +7,7 @@ import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { EMPTY_SUMMARY } from '../../electron/core/store/runStore.js';
 import { Store } from '../../electron/core/store/store.js';
-import { summarizeGpu } from '../../electron/core/store/telemetryStore.js';
+import { storedGpuSamples, summarizeGpu } from '../../electron/core/telemetry/summary.js';
 import { GPU_FIELDS, type GpuFieldKey } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
 import type { TimedGpuSample } from '../../electron/core/telemetry/nvidiaSmiSampler.js';
 
@@ -125,7 +125,7 @@ async function seedRun(store: Store, index: number, startedAt: Date): Promise<nu
   store.runs.setGpuSettings(run.id, { gpu: '0', persistenceMode: true, powerLimitW: index === 9 ? 400 : 450, clockLock: null, memoryClockLock: null });
   store.runs.addFingerprint(run.id, { gpuName: 'NVIDIA GeForce RTX 4090', driverVersion: '580.95.05', cudaVersion: '13.0', kernel: '6.8.0' });
   const metrics = store.metrics.forRun(run.id);
-  const gpu = store.telemetry.gpuSamples(run.id);
+  const gpu = storedGpuSamples(store.telemetry, run.id);
   store.runs.setSummary(run.id, { ...EMPTY_SUMMARY, ...summarizeMetrics(metrics, { tokensPerStep }), gpu: summarizeGpu(gpu), host: null, hints: [] });
   store.runs.setSeries(run.id, buildSeries(metrics, gpu));
   return run.id;

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileOptions, RunProfile } from '../../shared/profile.js';
 import type { ProfileStore } from '../store/profileStore.js';
-import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
+import type { TelemetryStore } from '../store/telemetryStore.js';
+import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import { resolveCommand } from '../system/resolveCommand.js';
 import { diagnose } from './diagnosis.js';
 import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan } from './profileFile.js';
@@ -83,7 +84,7 @@ export class StepProfiler implements RunProfiler {
       const kept = samples.filter((s) => s.tMs >= window.fromMs && s.tMs <= window.toMs);
       return kept.length > 0 ? kept : samples;
     };
-    const gpu = summarizeGpu(inside(this.options.telemetry.gpuSamples(runId)));
+    const gpu = summarizeGpu(inside(storedGpuSamples(this.options.telemetry, runId)));
     const host = summarizeHost(inside(this.options.telemetry.hostSamples(runId)));
     return { gpuUtilMean: gpu?.utilMean ?? null, cpuMean: host?.cpuMean ?? null };
   }

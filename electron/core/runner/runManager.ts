@@ -7,13 +7,14 @@ import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
 import { EMPTY_SUMMARY, type RunPlacement, type RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
-import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
+import type { TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
 import { gpuPoint, hostPoint } from '../telemetry/points.js';
 import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
 import type { PythonFacts, PythonFingerprints } from '../telemetry/pythonFingerprint.js';
-import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
+import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
+import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
@@ -427,7 +428,7 @@ export class RunManager {
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
       rootPid,
-      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendGpu']>[1]) => {
+      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: TimedGpuSample) => {
         this.telemetry.appendGpu(runId, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
       }),
@@ -650,7 +651,7 @@ export class RunManager {
     if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
-    const gpuSamples = this.telemetry.gpuSamples(active.id);
+    const gpuSamples = storedGpuSamples(this.telemetry, active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
     const profiledSpan = active.profile
