@@ -31,6 +31,7 @@ import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
+import { OutputWriter } from './ingest/outputWriter.js';
 import { StepProfiler } from './profile/stepProfiler.js';
 import { compareProfiles } from './profile/compareProfiles.js';
 import { explainCorruption } from './store/open.js';
@@ -53,7 +54,7 @@ export interface CoreOptions {
 
 export interface Core {
   readonly handlers: ApiHandlers;
-  readonly store: Store;
+  readonly store: Store<OutputWriter>;
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
@@ -110,7 +111,8 @@ export function createCore(options: CoreOptions): Core {
   if (!ELEVATION_SETTINGS.includes(elevationSetting)) {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
-  const store = new Store(dbPath);
+  // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
+  const store = new Store(dbPath, (file) => new OutputWriter(file));
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI

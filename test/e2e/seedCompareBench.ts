@@ -6,6 +6,7 @@ import { buildSeries } from '../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { EMPTY_SUMMARY } from '../../electron/core/store/runStore.js';
+import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { storedGpuSamples, summarizeGpu } from '../../electron/core/telemetry/summary.js';
 import { GPU_FIELDS, type GpuFieldKey } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
@@ -132,7 +133,7 @@ async function seedRun(store: Store, index: number, startedAt: Date): Promise<nu
 }
 
 export async function seedCompareBench(file: string, runs = 10): Promise<number[]> {
-  const store = new Store(file);
+  const store = new Store(file, (db) => new OutputWriter(db));
   try {
     const ids: number[] = [];
     const start = Date.now() - (runs + 1) * RUN_SECONDS * 1000;
