@@ -17,7 +17,6 @@ import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSam
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
-import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import type { UnitsPerStep } from '../store/runStore.js';
@@ -30,7 +29,7 @@ import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
 import { ProcessTree } from '../system/processTree.js';
 import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
-import type { RunProfiler } from '../profile/stepProfiler.js';
+import type { RunGpuLease, RunProfiler } from './collaborators.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
@@ -90,9 +89,9 @@ export interface StartRequest {
   /** Stop the run once its metrics reach this step; it ends `stopped`, exit class `ok`. */
   maxSteps?: number | undefined;
   /** The GPU settings in force when it starts, recorded with the run. */
-  gpuSettingsInForce?: GpuSettingsRecord | null | undefined;
+  gpuSettingsInForce?: Record<string, unknown> | null | undefined;
   /** The run's own GPU changes, put back as soon as it ends. */
-  gpuLease?: GpuLease | null | undefined;
+  gpuLease?: RunGpuLease | null | undefined;
   /** Its place in a sweep. */
   sweep?: RunPlacement | null | undefined;
   /** Runs in this directory instead of the workload's (a sweep's `git=` worktree). */
@@ -142,7 +141,7 @@ interface ActiveRun {
   lastDataAt: number;
   bytes: number;
   lastProgressEventAt: number;
-  gpuLease: GpuLease | null;
+  gpuLease: RunGpuLease | null;
   /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
   git: Promise<GitSnapshot | null>;
   /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
@@ -673,7 +672,7 @@ export class RunManager {
   }
 
   /** Restores the run's GPU changes and records whether that worked (a failure stays in the journal for the next start). */
-  private async releaseGpu(runId: number, lease: GpuLease): Promise<void> {
+  private async releaseGpu(runId: number, lease: RunGpuLease): Promise<void> {
     const outcome = await lease.release();
     this.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) });
     for (const error of outcome.errors) this.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message: `GPU settings not restored: ${error}` });
