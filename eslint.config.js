@@ -14,6 +14,46 @@ function restrict({ names = [], patterns = [] }) {
 
 const layer = (what, why) => ({ group: what, message: why });
 
+const coreNames = [noElectron, { name: 'react', message: 'the engine has no UI' }];
+const coreFaces = layer(['**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**', 'electron/*'], 'electron/core imports only electron/shared');
+
+/**
+ * The engine's layers (docs/architecture.md), bottom to top: each folder of electron/core and the folders it may
+ * import. Any other core folder, and createCore, is refused; `events.ts` (the contract's events) is open to all.
+ */
+const SYSTEM = ['system'];
+const DATA = [...SYSTEM, 'store', 'metrics', 'telemetry'];
+const OUTPUT = [...DATA, 'ingest'];
+const RUNS = [...OUTPUT, 'runner'];
+const CORE_LAYERS = {
+  system: [],
+  store: [],
+  metrics: ['system', 'store'],
+  telemetry: ['system', 'store'],
+  ingest: DATA,
+  runner: OUTPUT,
+  'gpu-control': RUNS,
+  profile: RUNS,
+  export: [],
+  compare: [...RUNS, 'export'],
+  experiments: [...RUNS, 'gpu-control'],
+  workloads: [],
+};
+
+function coreLayer(folder, allowed) {
+  const refused = Object.keys(CORE_LAYERS).filter((other) => other !== folder && !allowed.includes(other));
+  const may = allowed.length > 0 ? `imports only ${allowed.map((f) => `${f}/`).join(', ')} of the engine` : 'imports no other engine folder';
+  return {
+    files: [`electron/core/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': restrict({
+        names: coreNames,
+        patterns: [coreFaces, layer([...refused.map((other) => `**/${other}/**`), '**/createCore*'], `electron/core/${folder}/ ${may} (the layers in docs/architecture.md)`)],
+      }),
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', '.vite/', 'out/', 'node_modules/', 'test-results/', 'playwright-report/', 'resources/workloads/**/*.py'] },
   js.configs.recommended,
@@ -38,14 +78,11 @@ export default tseslint.config(
   {
     files: ['electron/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict({
-        names: [noElectron, { name: 'react', message: 'the engine has no UI' }],
-        patterns: [
-          layer(['**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**', 'electron/*'], 'electron/core imports only electron/shared'),
-        ],
-      }),
+      'no-restricted-imports': restrict({ names: coreNames, patterns: [coreFaces] }),
     },
   },
+  // Later blocks replace the rule's options for their files, so each repeats the engine's own restrictions.
+  ...Object.entries(CORE_LAYERS).map(([folder, allowed]) => coreLayer(folder, allowed)),
   {
     files: ['electron/server/**/*.ts', 'electron/cli/**/*.ts'],
     rules: {

@@ -5,7 +5,7 @@ export default defineConfig({
   build: {
     lib: {
       // The output writer runs in a worker thread, so it is a file of its own beside main.cjs.
-      entry: { main: 'electron/main/main.ts', outputWriterWorker: 'electron/core/store/outputWriterWorker.ts' },
+      entry: { main: 'electron/main/main.ts', outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts' },
       formats: ['cjs'],
       fileName: (_format, name) => `${name}.cjs`,
     },

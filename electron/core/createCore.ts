@@ -17,18 +17,21 @@ import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics
 import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
 import { writeRunLog } from './runner/runLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
-import { resolveCommand } from './runner/resolveCommand.js';
+import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
-import { DEFAULT_GPU_INTERVAL_MS, runNvidiaSmi } from './telemetry/nvidiaSmiSampler.js';
+import { DEFAULT_GPU_INTERVAL_MS } from './telemetry/nvidiaSmiSampler.js';
+import { runNvidiaSmi } from './system/nvidiaSmi.js';
 import { DEFAULT_HOST_INTERVAL_MS } from './telemetry/hostSampler.js';
 import { gpuPoint, hostPoint } from './telemetry/points.js';
+import { storedGpuSamples } from './telemetry/summary.js';
 import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
-import { isAlive } from './runner/procStat.js';
+import { isAlive } from './system/procStat.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
 import { Store } from './store/store.js';
+import { OutputWriter } from './ingest/outputWriter.js';
 import { StepProfiler } from './profile/stepProfiler.js';
 import { compareProfiles } from './profile/compareProfiles.js';
 import { explainCorruption } from './store/open.js';
@@ -51,7 +54,7 @@ export interface CoreOptions {
 
 export interface Core {
   readonly handlers: ApiHandlers;
-  readonly store: Store;
+  readonly store: Store<OutputWriter>;
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
@@ -108,7 +111,8 @@ export function createCore(options: CoreOptions): Core {
   if (!ELEVATION_SETTINGS.includes(elevationSetting)) {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
-  const store = new Store(dbPath);
+  // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
+  const store = new Store(dbPath, (file) => new OutputWriter(file));
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -416,7 +420,7 @@ export function createCore(options: CoreOptions): Core {
     'runs.telemetry': async ({ id }) => {
       requireRun(id);
       await store.flush();
-      return { gpu: store.telemetry.gpuSamples(id).map(gpuPoint), host: store.telemetry.hostSamples(id).map(hostPoint) };
+      return { gpu: storedGpuSamples(store.telemetry, id).map(gpuPoint), host: store.telemetry.hostSamples(id).map(hostPoint) };
     },
     'gpu.info': async () => {
       if (nvidiaSmiBinary === null) return { available: false, reason: 'no nvidia-smi found: no NVIDIA GPU or driver on this machine', card: null };

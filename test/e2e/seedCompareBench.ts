@@ -2,12 +2,13 @@
 // each run one hour, GPU telemetry at 4 Hz (14,400 samples) and 100,000 metric points (25,000 steps of loss,
 // tokens/s, step time and learning rate), summarised and with its chart series stored, as the engine does at run end.
 // Usage: node --import tsx test/e2e/seedCompareBench.ts DB_FILE [RUNS]; prints the run ids as JSON.
-import { buildSeries } from '../../electron/core/compare/series.js';
+import { buildSeries } from '../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { EMPTY_SUMMARY } from '../../electron/core/store/runStore.js';
+import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
-import { summarizeGpu } from '../../electron/core/store/telemetryStore.js';
+import { storedGpuSamples, summarizeGpu } from '../../electron/core/telemetry/summary.js';
 import { GPU_FIELDS, type GpuFieldKey } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
 import type { TimedGpuSample } from '../../electron/core/telemetry/nvidiaSmiSampler.js';
 
@@ -125,14 +126,14 @@ async function seedRun(store: Store, index: number, startedAt: Date): Promise<nu
   store.runs.setGpuSettings(run.id, { gpu: '0', persistenceMode: true, powerLimitW: index === 9 ? 400 : 450, clockLock: null, memoryClockLock: null });
   store.runs.addFingerprint(run.id, { gpuName: 'NVIDIA GeForce RTX 4090', driverVersion: '580.95.05', cudaVersion: '13.0', kernel: '6.8.0' });
   const metrics = store.metrics.forRun(run.id);
-  const gpu = store.telemetry.gpuSamples(run.id);
+  const gpu = storedGpuSamples(store.telemetry, run.id);
   store.runs.setSummary(run.id, { ...EMPTY_SUMMARY, ...summarizeMetrics(metrics, { tokensPerStep }), gpu: summarizeGpu(gpu), host: null, hints: [] });
   store.runs.setSeries(run.id, buildSeries(metrics, gpu));
   return run.id;
 }
 
 export async function seedCompareBench(file: string, runs = 10): Promise<number[]> {
-  const store = new Store(file);
+  const store = new Store(file, (db) => new OutputWriter(db));
   try {
     const ids: number[] = [];
     const start = Date.now() - (runs + 1) * RUN_SECONDS * 1000;

@@ -23,7 +23,7 @@ describe('the engine in a CommonJS bundle', () => {
         lib: {
           entry: {
             probe: path.join(REPO_ROOT, 'test/fixtures/bundleProbe/probe.ts'),
-            outputWriterWorker: path.join(REPO_ROOT, 'electron/core/store/outputWriterWorker.ts'),
+            outputWriterWorker: path.join(REPO_ROOT, 'electron/core/ingest/outputWriterWorker.ts'),
           },
           formats: ['cjs'],
           fileName: (_format, name) => `${name}.cjs`,

@@ -1,6 +1,6 @@
 // GPU telemetry against the fake nvidia-smi: samples that follow the synthetic load, a filled summary, in a summary; faults are in test/reliability.
 import { afterEach, describe, expect, it } from 'vitest';
-import { summarizeGpu } from '../../electron/core/store/telemetryStore.js';
+import { summarizeGpu } from '../../electron/core/telemetry/summary.js';
 import type { TimedGpuSample } from '../../electron/core/telemetry/nvidiaSmiSampler.js';
 import { coreWithFakeGpu, runSynthetic } from '../helpers/fakeGpu.js';
 import { tempCore, type TempCore } from '../helpers/tempCore.js';

@@ -1,6 +1,6 @@
 // Host telemetry beside a run: samples while it runs, the run's processes measured, a summary at the end.
 import { afterAll, describe, expect, it } from 'vitest';
-import { cpuPercent, readCpuTimes, readMemory } from '../../electron/core/telemetry/procfs.js';
+import { cpuPercent, readCpuTimes, readMemory } from '../../electron/core/system/procfs.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BatchWriter, FLUSH_INTERVAL_MS } from '../../electron/core/store/batchWriter.js';
 import { SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { APPLICATION_ID, DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
+import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
@@ -55,7 +56,7 @@ describe('batched writes', () => {
   it('commits queued output on its own within the flush interval, off the engine thread', async () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
-    const store = new Store(file);
+    const store = new Store(file, (db) => new OutputWriter(db));
     const run = store.runs.insert({
       workloadId: null,
       workloadName: null,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setLongTimeout, MAX_TIMER_DELAY_MS } from '../../electron/core/runner/longTimer.js';
+import { setLongTimeout, MAX_TIMER_DELAY_MS } from '../../electron/core/system/longTimer.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
 import { makeTempDir } from '../helpers/tempCore.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processGroupMembers } from '../../electron/core/runner/procStat.js';
+import { processGroupMembers } from '../../electron/core/system/procStat.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { makeTempDir, tempCore, type TempCore } from '../helpers/tempCore.js';
 

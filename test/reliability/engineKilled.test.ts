@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processGroupMembers } from '../../electron/core/runner/procStat.js';
+import { processGroupMembers } from '../../electron/core/system/procStat.js';
 import { FLUSH_INTERVAL_MS } from '../../electron/core/store/batchWriter.js';
 import { integrityCheck } from '../../electron/core/store/open.js';
 import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExit, findFailureLine } from '../../electron/core/runner/exitClassifier.js';
+import { classifyExit, findFailureLine } from '../../electron/core/ingest/exitClassifier.js';
 import { readSharedFixture } from '../helpers/fixtures.js';
 const base = { exitCode: 1, signal: null, stoppedByUser: false, timedOut: false, outputTail: '' };
 

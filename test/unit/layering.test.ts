@@ -36,3 +36,37 @@ describe('layer rules', () => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
   }, 30_000);
 });
+
+describe('the engine\'s layers (docs/architecture.md)', () => {
+  it.each([
+    ['electron/core/store/x.ts', "import { MetricsCollector } from '../metrics/collector.js';"],
+    ['electron/core/store/x.ts', "import type { TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';"],
+    ['electron/core/store/x.ts', "import { OutputWriter } from '../ingest/outputWriter.js';"],
+    ['electron/core/store/x.ts', "import { isAlive } from '../system/procStat.js';"],
+    ['electron/core/system/x.ts', "import type { Store } from '../store/store.js';"],
+    ['electron/core/metrics/x.ts', "import { gpuPoint } from '../telemetry/points.js';"],
+    ['electron/core/metrics/parsers/x.ts', "import { OutputWriter } from '../../ingest/outputWriter.js';"],
+    ['electron/core/telemetry/x.ts', "import { RunManager } from '../runner/runManager.js';"],
+    ['electron/core/ingest/x.ts', "import { RunManager } from '../runner/runManager.js';"],
+    ['electron/core/runner/x.ts', "import type { GpuLease } from '../gpu-control/gpuControl.js';"],
+    ['electron/core/runner/x.ts', "import { compareRuns } from '../compare/compare.js';"],
+    ['electron/core/runner/x.ts', "import { StepProfiler } from '../profile/stepProfiler.js';"],
+    ['electron/core/gpu-control/x.ts', "import { SweepQueue } from '../experiments/sweepQueue.js';"],
+    ['electron/core/ingest/x.ts', "import { createCore } from '../createCore.js';"],
+  ])('refuses in %s: %s', async (file, code) => {
+    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
+  }, 30_000);
+
+  it.each([
+    ['electron/core/metrics/x.ts', "import type { MetricSample } from '../store/records.js';"],
+    ['electron/core/telemetry/x.ts', "import { runNvidiaSmi } from '../system/nvidiaSmi.js';"],
+    ['electron/core/ingest/x.ts', "import { MetricsCollector } from '../metrics/collector.js';"],
+    ['electron/core/runner/x.ts', "import { OutputWriter } from '../ingest/outputWriter.js';"],
+    ['electron/core/gpu-control/x.ts', "import type { RunGpuLease } from '../runner/collaborators.js';"],
+    ['electron/core/experiments/x.ts', "import type { GpuLease } from '../gpu-control/gpuControl.js';"],
+    ['electron/core/metrics/x.ts', "import type { EventHub } from '../events.js';"],
+    ['electron/core/x.ts', "import { RunManager } from './runner/runManager.js';"],
+  ])('allows in %s: %s', async (file, code) => {
+    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
+  }, 30_000);
+});

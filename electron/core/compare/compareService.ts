@@ -5,7 +5,8 @@ import { ApiFailure } from '../../shared/api.js';
 import { EXPORTERS } from '../export/exporters.js';
 import type { Store } from '../store/store.js';
 import { compareRuns } from './compare.js';
-import { buildSeries } from './series.js';
+import { buildSeries } from '../ingest/series.js';
+import { storedGpuSamples } from '../telemetry/summary.js';
 
 export class CompareService {
   constructor(
@@ -60,7 +61,7 @@ export class CompareService {
       if (!run) throw new ApiFailure('not_found', `no run ${id}`);
       let stored = this.store.runs.series(id);
       if (!stored && run.status !== 'running') {
-        stored = buildSeries(this.store.metrics.forRun(id), this.store.telemetry.gpuSamples(id));
+        stored = buildSeries(this.store.metrics.forRun(id), storedGpuSamples(this.store.telemetry, id));
         this.store.runs.setSeries(id, stored);
       }
       const config = Object.entries(run.config).map(([k, v]) => `${k}=${v}`).join(' ');

@@ -1,7 +1,7 @@
 // Fair conditions before each run of a sweep: the GPU idle (no other compute process, low
 // utilisation) and cooled to near its idle temperature, with a bounded wait that is recorded.
 import type { Run } from '../../shared/api.js';
-import { runNvidiaSmi } from '../telemetry/nvidiaSmiSampler.js';
+import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 
 export type RunWait = NonNullable<Run['wait']>;
 

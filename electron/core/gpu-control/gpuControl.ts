@@ -11,7 +11,8 @@ import {
   type GpuRunSettings,
 } from '../../shared/gpuSettings.js';
 import type { GpuJournalStore, JournalScope, StoredJournalEntry } from '../store/gpuJournalStore.js';
-import { isAlive } from '../runner/procStat.js';
+import { isAlive } from '../system/procStat.js';
+import type { RunGpuLease } from '../runner/collaborators.js';
 import { operationArgs } from './allowlist.js';
 import { interpretControlAnswer, type ControlAnswer } from './answers.js';
 import { ManualCommandRequired, type Elevation, type ElevationMode } from './elevation.js';
@@ -50,7 +51,7 @@ type StatusOutput = MethodOutput<'gpu.status'>;
 type ApplyOutput = MethodOutput<'gpu.apply'>;
 
 /** Changes for a run or sweep, held until `release()` puts the prior state back. */
-export class GpuLease {
+export class GpuLease implements RunGpuLease {
   private released: Promise<RestoreOutcome> | null = null;
 
   constructor(

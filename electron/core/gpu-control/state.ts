@@ -3,7 +3,7 @@
 import type { GpuControlState, GpuProfile } from '../../shared/api.js';
 import { describeOperation, type ClockRange, type GpuOperation } from '../../shared/gpuSettings.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml, supportedGraphicsClocks, type GpuInfo } from '../telemetry/nvidiaSmi/index.js';
-import { runNvidiaSmi } from '../telemetry/nvidiaSmiSampler.js';
+import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 
 export type ReadStateResult = { ok: true; state: GpuControlState } | { ok: false; reason: string };
 

@@ -2,11 +2,12 @@
 import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { findFailureLine } from '../runner/exitClassifier.js';
+import { findFailureLine } from './exitClassifier.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
+import type { OutputWriter } from './outputWriter.js';
 
 /** An imported run's command starts with this, so it is told apart from one that ran here. */
 export const IMPORTED_COMMAND = '(imported)';
@@ -40,7 +41,7 @@ export interface ImportRequest {
 }
 
 /** Imports text the face already holds (the UI's import). */
-export function importLogText(store: Store, text: string | Buffer, request: ImportRequest): Promise<Run> {
+export function importLogText(store: Store<OutputWriter>, text: string | Buffer, request: ImportRequest): Promise<Run> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   return importPieces(store, request, bytes.length, (function* () {
     for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
@@ -48,7 +49,7 @@ export function importLogText(store: Store, text: string | Buffer, request: Impo
 }
 
 /** Imports a file, a pipe or a device in pieces (`-` is standard input): memory stays bounded whatever its size. */
-export async function importLogFile(store: Store, file: string, request: ImportRequest): Promise<Run> {
+export async function importLogFile(store: Store<OutputWriter>, file: string, request: ImportRequest): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   if (file === '-') return importPieces(store, request, null, process.stdin);
   const stat = await fs.promises.stat(file);
@@ -64,7 +65,7 @@ export async function importLogFile(store: Store, file: string, request: ImportR
   }
 }
 
-async function importPieces(store: Store, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
+async function importPieces(store: Store<OutputWriter>, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,

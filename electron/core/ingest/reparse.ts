@@ -1,10 +1,11 @@
 // Parses a stored run's output again with today's parsers and its workload's current regex.
 import type { ReparseResult, RunSummary } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from './series.js';
 import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';
+import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
 import { IMPORTED_COMMAND } from './importLog.js';
 import { stepUnits } from './unitsPerStep.js';
@@ -53,7 +54,7 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, profiledSpan }) };
-  const series = buildSeries(samples, store.telemetry.gpuSamples(id));
+  const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
   store.db.transaction(() => {
     store.metrics.replaceParsedText(id, parsed);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RunProfile } from '../../shared/profile.js';
+import type { ProfiledSpan } from '../runner/collaborators.js';
 
 /** The names the Python side writes (its SUMMARY_FILE, TRACE_FILE). */
 export const SUMMARY_FILE = 'summary.json';
@@ -43,11 +44,8 @@ export const pythonSummary = z.object({
 });
 export type PythonSummary = z.output<typeof pythonSummary>;
 
-/** The wall-clock span the profiler was on (epoch ms), to leave those steps out of the run's summary. */
-export interface ProfiledSpan {
-  startedAtMs: number;
-  endedAtMs: number;
-}
+/** The wall-clock span the profiler was on (epoch ms): the runner declares it, as it asks for it. */
+export type { ProfiledSpan };
 
 export type ReadOutcome = { ok: true; summary: PythonSummary } | { ok: false; reason: string };
 

@@ -2,19 +2,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileOptions, RunProfile } from '../../shared/profile.js';
+import type { RunProfiler } from '../runner/collaborators.js';
 import type { ProfileStore } from '../store/profileStore.js';
-import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
-import { resolveCommand } from '../runner/resolveCommand.js';
+import type { TelemetryStore } from '../store/telemetryStore.js';
+import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
+import { resolveCommand } from '../system/resolveCommand.js';
 import { diagnose } from './diagnosis.js';
 import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan } from './profileFile.js';
-
-/** What RunManager asks of the profiler; the engine's side of `run --profile`. */
-export interface RunProfiler {
-  /** The variables that turn profiling on for this run (its folder made afresh). */
-  environment(runId: number, options: ProfileOptions): Record<string, string>;
-  /** After the run: reads what the profiler wrote, stores the profile, and says which span to leave out of the summary. */
-  collect(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfiledSpan | null;
-}
 
 export interface StepProfilerOptions {
   /** Where each run's folder (summary.json, trace.json) goes: `profiles/` beside the database. */
@@ -83,7 +77,7 @@ export class StepProfiler implements RunProfiler {
       const kept = samples.filter((s) => s.tMs >= window.fromMs && s.tMs <= window.toMs);
       return kept.length > 0 ? kept : samples;
     };
-    const gpu = summarizeGpu(inside(this.options.telemetry.gpuSamples(runId)));
+    const gpu = summarizeGpu(inside(storedGpuSamples(this.options.telemetry, runId)));
     const host = summarizeHost(inside(this.options.telemetry.hostSamples(runId)));
     return { gpuUtilMean: gpu?.utilMean ?? null, cpuMean: host?.cpuMean ?? null };
   }

@@ -4,7 +4,7 @@ import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
-import { isAlive, processGroupMembers, processStartTicks } from './procStat.js';
+import { isAlive, processGroupMembers, processStartTicks } from '../system/procStat.js';
 
 /**
  * The run's process group still has members. The pty's first process (whose pid is the group id)

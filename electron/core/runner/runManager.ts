@@ -7,29 +7,29 @@ import { ApiFailure } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
 import { EMPTY_SUMMARY, type RunPlacement, type RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
-import { summarizeGpu, summarizeHost, type TelemetryStore } from '../store/telemetryStore.js';
+import type { TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
 import { gpuPoint, hostPoint } from '../telemetry/points.js';
 import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
 import type { PythonFacts, PythonFingerprints } from '../telemetry/pythonFingerprint.js';
-import { NvidiaSmiSampler } from '../telemetry/nvidiaSmiSampler.js';
-import type { OutputWriter } from '../store/outputWriter.js';
+import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
+import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
+import type { OutputWriter } from '../ingest/outputWriter.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
-import type { GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
-import { buildSeries } from '../compare/series.js';
+import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import type { UnitsPerStep } from '../store/runStore.js';
-import { classifyExit } from './exitClassifier.js';
+import { classifyExit } from '../ingest/exitClassifier.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
-import { processStartTicks } from './procStat.js';
+import { processStartTicks } from '../system/procStat.js';
 import { PtySession, type PtyExit } from './ptySession.js';
-import { resolveCommand } from './resolveCommand.js';
-import { setLongTimeout, type LongTimer } from './longTimer.js';
-import { ProcessTree } from './processTree.js';
+import { resolveCommand } from '../system/resolveCommand.js';
+import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
+import { ProcessTree } from '../system/processTree.js';
 import { retryWrite } from '../store/writeFaults.js';
 import { expandWorkload, TemplateError, type BuiltinValues, type ExpandedCommand } from './template.js';
-import type { RunProfiler } from '../profile/stepProfiler.js';
+import type { RunGpuLease, RunProfiler } from './collaborators.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 
 /** Output is merged over this window before it is stored and sent (STYLE: ~5 ms). */
@@ -89,9 +89,9 @@ export interface StartRequest {
   /** Stop the run once its metrics reach this step; it ends `stopped`, exit class `ok`. */
   maxSteps?: number | undefined;
   /** The GPU settings in force when it starts, recorded with the run. */
-  gpuSettingsInForce?: GpuSettingsRecord | null | undefined;
+  gpuSettingsInForce?: Record<string, unknown> | null | undefined;
   /** The run's own GPU changes, put back as soon as it ends. */
-  gpuLease?: GpuLease | null | undefined;
+  gpuLease?: RunGpuLease | null | undefined;
   /** Its place in a sweep. */
   sweep?: RunPlacement | null | undefined;
   /** Runs in this directory instead of the workload's (a sweep's `git=` worktree). */
@@ -141,7 +141,7 @@ interface ActiveRun {
   lastDataAt: number;
   bytes: number;
   lastProgressEventAt: number;
-  gpuLease: GpuLease | null;
+  gpuLease: RunGpuLease | null;
   /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
   git: Promise<GitSnapshot | null>;
   /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
@@ -427,7 +427,7 @@ export class RunManager {
       env: { ...this.environment.baseEnv, TUNING_BENCH_LOAD_FILE: loadFile },
       startedAtMs,
       rootPid,
-      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendGpu']>[1]) => {
+      onSample: this.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: TimedGpuSample) => {
         this.telemetry.appendGpu(runId, sample);
         if (this.events.hasSubscribers) this.events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
       }),
@@ -650,7 +650,7 @@ export class RunManager {
     if (python) this.runs.addFingerprint(active.id, python);
     await this.environment.flushStore();
     const hostSamples = this.telemetry.hostSamples(active.id);
-    const gpuSamples = this.telemetry.gpuSamples(active.id);
+    const gpuSamples = storedGpuSamples(this.telemetry, active.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
     const profiledSpan = active.profile
@@ -672,7 +672,7 @@ export class RunManager {
   }
 
   /** Restores the run's GPU changes and records whether that worked (a failure stays in the journal for the next start). */
-  private async releaseGpu(runId: number, lease: GpuLease): Promise<void> {
+  private async releaseGpu(runId: number, lease: RunGpuLease): Promise<void> {
     const outcome = await lease.release();
     this.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) });
     for (const error of outcome.errors) this.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message: `GPU settings not restored: ${error}` });

@@ -1,5 +1,5 @@
 // Metric samples of runs: written in batches, read back for summaries, charts and the CLI.
-import type { MetricKind, MetricSample, MetricSource } from '../metrics/samples.js';
+import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { BatchWriter } from './batchWriter.js';
 import type { Db } from './open.js';
 

@@ -2,7 +2,7 @@
 import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runSummary } from '../../shared/api.js';
-import type { OutputWriter } from './outputWriter.js';
+import type { OutputSink } from './outputSink.js';
 import type { Db } from './open.js';
 
 interface RunRow {
@@ -132,7 +132,7 @@ export class RunStore {
 
   constructor(
     private readonly db: Db,
-    private readonly output: OutputWriter,
+    private readonly output: Pick<OutputSink, 'append' | 'flush'>,
   ) {
     this.statements = {
       insert: db.prepare(

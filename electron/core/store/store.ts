@@ -3,17 +3,18 @@ import { BatchWriter, type WriterStatus } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
 import { openDatabase, type Db } from './open.js';
+import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
-import { OutputWriter } from './outputWriter.js';
 import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
 
-export class Store {
+/** `Output` is the writer ingest/ hands in (createCore's OutputWriter), typed as made so its owners reach all of it. */
+export class Store<Output extends OutputSink = OutputSink> {
   readonly db: Db;
   readonly writer: BatchWriter;
-  readonly output: OutputWriter;
+  readonly output: Output;
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
   readonly metrics: MetricStore;
@@ -22,10 +23,14 @@ export class Store {
   readonly sweeps: SweepStore;
   readonly profiles: ProfileStore;
 
-  constructor(readonly file: string) {
+  /** `openOutput` is called once the file is open and migrated, so the writer's own connection finds the schema. */
+  constructor(
+    readonly file: string,
+    openOutput: (file: string) => Output,
+  ) {
     this.db = openDatabase(file);
     this.writer = new BatchWriter(this.db);
-    this.output = new OutputWriter(file);
+    this.output = openOutput(file);
     this.workloads = new WorkloadStore(this.db);
     this.runs = new RunStore(this.db, this.output);
     this.metrics = new MetricStore(this.db, this.writer);

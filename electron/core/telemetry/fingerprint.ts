@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseNvidiaSmiXml } from './nvidiaSmi/index.js';
-import { runNvidiaSmi } from './nvidiaSmiSampler.js';
+import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 
 
 export function hostFingerprint(): Record<string, unknown> {

@@ -1,6 +1,6 @@
 // Plain-language readings of a run's telemetry: what a careful person would notice in the charts.
-import type { GpuSummary } from '../store/telemetryStore.js';
-import type { HostSample } from './hostSampler.js';
+import type { HostSample } from '../store/records.js';
+import type { GpuSummary } from './summary.js';
 
 /** GPU busy less than this percent on average is a GPU waiting for something. */
 const LOW_GPU_UTIL_PERCENT = 50;

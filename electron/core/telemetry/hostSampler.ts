@@ -1,28 +1,12 @@
 // Samples the host from /proc while a run runs: CPU (total, per core, iowait), memory, and the run's process group.
 import fs from 'node:fs';
-import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters } from './procfs.js';
+import type { HostSample } from '../store/records.js';
+import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters } from '../system/procfs.js';
 
 /** DESIGN: host telemetry every 500 ms by default. */
 export const DEFAULT_HOST_INTERVAL_MS = 500;
 /** USER_HZ: Linux reports process CPU time in these on every architecture it runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
-
-export interface HostSample {
-  tMs: number;
-  cpuTotal: number;
-  cpuPerCore: number[];
-  iowait: number;
-  memUsedMiB: number;
-  swapUsedMiB: number;
-  /** The run's processes together, percent of one core (200 = two cores busy). */
-  procCpu: number;
-  procRssMiB: number;
-  threads: number;
-  readBytesPerSec: number;
-  writeBytesPerSec: number;
-  /** The busiest single thread of the run, percent of one core: near 100 means something is core-bound. */
-  busiestThreadCpu: number;
-}
 
 export class HostSampler {
   private readonly timer: NodeJS.Timeout;

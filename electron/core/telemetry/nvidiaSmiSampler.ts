@@ -1,6 +1,6 @@
 // NvidiaSmiSampler: ONE long-lived `nvidia-smi --query-gpu ... -lms N` child per run, parsed line by line,
 // watched by a watchdog that restarts it with backoff; faults become status messages, never a failed run.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import {
   classifyNvidiaSmiMessage,
@@ -11,7 +11,8 @@ import {
   type GpuSample,
   type ResolvedFields,
 } from './nvidiaSmi/index.js';
-import { processTree } from './procfs.js';
+import { runNvidiaSmi } from '../system/nvidiaSmi.js';
+import { processTree } from '../system/procfs.js';
 
 /** DESIGN: GPU telemetry every 250 ms by default. */
 export const DEFAULT_GPU_INTERVAL_MS = 250;
@@ -21,8 +22,6 @@ const WATCHDOG_MIN_MS = 3000;
 /** Restarts back off from 1 s to 30 s. */
 const BACKOFF_START_MS = 1000;
 const BACKOFF_MAX_MS = 30_000;
-/** `--help-query-gpu` and the like answer in well under this. */
-const QUERY_TIMEOUT_MS = 10_000;
 
 export interface TimedGpuSample extends GpuSample {
   tMs: number;
@@ -49,15 +48,6 @@ export interface NvidiaSmiSamplerOptions {
 }
 
 const fieldCache = new Map<string, Promise<ResolvedFields>>();
-
-export function runNvidiaSmi(binary: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(binary, args, { env, timeout: QUERY_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}` });
-    });
-  });
-}
 
 /** The driver's field names, read once per binary: drivers rename fields (throttle → event reasons). */
 export function driverFields(binary: string, env: Record<string, string>): Promise<ResolvedFields> {

@@ -1,6 +1,6 @@
 // Telemetry samples as the contract carries them to the UI: compact, decoded, JSON-safe.
 import type { GpuTelemetryPoint, HostTelemetryPoint } from '../../shared/api.js';
-import type { HostSample } from './hostSampler.js';
+import type { HostSample } from '../store/records.js';
 import { throttlingReasons } from './nvidiaSmi/index.js';
 import type { TimedGpuSample } from './nvidiaSmiSampler.js';
 

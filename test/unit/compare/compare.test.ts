@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bootstrapRatio, seededRandom } from '../../../electron/core/compare/bootstrap.js';
 import { compareRuns } from '../../../electron/core/compare/compare.js';
-import { decimate } from '../../../electron/core/compare/series.js';
+import { decimate } from '../../../electron/core/ingest/series.js';
 import { EXPORTERS } from '../../../electron/core/export/exporters.js';
 import { qualityGate, run as runSchema, type Run, type RunSeries } from '../../../electron/shared/api.js';
 import { REPO_ROOT } from '../../helpers/tempCore.js';

@@ -5,10 +5,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
-import { INSERT_SAMPLE_SQL, toColumns } from './metricStore.js';
+import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
-import type { WriterStatus } from './batchWriter.js';
-import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, nextRetryDelayMs } from './writeFaults.js';
+import type { WriterStatus } from '../store/batchWriter.js';
+import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, nextRetryDelayMs } from '../store/writeFaults.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 

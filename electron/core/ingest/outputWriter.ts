@@ -2,11 +2,11 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { FLUSH_INTERVAL_MS } from './batchWriter.js';
+import { FLUSH_INTERVAL_MS } from '../store/batchWriter.js';
 import { LIVE_PROGRESS_INTERVAL_MS } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
-import type { WriterStatus } from './batchWriter.js';
+import type { WriterStatus } from '../store/batchWriter.js';
 
 /**
  * The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or

@@ -6,7 +6,7 @@ export interface OutputWriterConfig {
 }
 
 import type { MetricSample } from '../metrics/samples.js';
-import type { WriterStatus } from './batchWriter.js';
+import type { WriterStatus } from '../store/batchWriter.js';
 
 export type ToOutputWriter =
   /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */

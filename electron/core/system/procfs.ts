@@ -1,6 +1,6 @@
 // Readings from /proc: CPU time per core, memory and swap, and the per-process counters of a process group.
 import fs from 'node:fs';
-import { processGroupMembers } from '../runner/procStat.js';
+import { processGroupMembers } from './procStat.js';
 
 /**
  * The process and its descendants, from /proc/<pid>/task/<tid>/children: a handful of small reads,
