@@ -25,13 +25,7 @@ export interface WsEvent {
 
 export type WsServerMessage = WsResult | WsEvent;
 
-/** Path of the WebSocket endpoint, relative to the page. */
-export const WS_PATH = '/api';
-/**
- * Query parameter that carries the headless server's token. There is no cookie: cookies ignore the port, so
- * any other web server on 127.0.0.1 that the browser visits would receive it.
- */
-export const TOKEN_PARAM = 'token';
+export { TOKEN_PARAM, WS_PATH } from './wsAddress.js';
 
 /**
  * Largest WebSocket message either side accepts. The biggest call the UI makes is `runs.import` of up to

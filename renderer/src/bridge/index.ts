@@ -1,5 +1,6 @@
 // Picks the transport: the preload's IPC inside Electron, a WebSocket to the serving host in headless mode.
 import type { PreloadApi } from '../../../electron/shared/protocol.js';
+import type { EarlySocket } from './earlySocket.js';
 import { createIpcBridge } from './ipcBridge.js';
 import type { Bridge } from './types.js';
 import { createWebSocketBridge, webSocketUrl } from './wsBridge.js';
@@ -11,8 +12,9 @@ declare global {
   }
 }
 
-export function createBridge(): Bridge {
-  return window.tuningBench ? createIpcBridge(window.tuningBench) : createWebSocketBridge(webSocketUrl(window.location));
+/** `early`: in headless mode, the WebSocket the page opened before the app loaded; the transport takes it over. */
+export function createBridge(early: EarlySocket | null = null): Bridge {
+  return window.tuningBench ? createIpcBridge(window.tuningBench) : createWebSocketBridge(webSocketUrl(window.location), early);
 }
 
 export type { Bridge, ConnectionState, EventListener } from './types.js';

@@ -1,6 +1,7 @@
 // The headless transport: one WebSocket to the server's /api, reconnected with backoff when it drops.
 import { createClient, type ApiResult, type MethodName } from '../../../electron/shared/api.js';
-import { MAX_WS_MESSAGE_BYTES, TOKEN_PARAM, WS_PATH, type WsCall } from '../../../electron/shared/protocol.js';
+import { MAX_WS_MESSAGE_BYTES, type WsCall } from '../../../electron/shared/protocol.js';
+import type { EarlySocket } from './earlySocket.js';
 import { EventHub } from './eventHub.js';
 import type { Bridge, ConnectionState } from './types.js';
 
@@ -11,13 +12,7 @@ const RECONNECT_MAX_DELAY_MS = 5_000;
 /** How long a call made while disconnected waits for the socket before it fails. */
 const QUEUED_CALL_TIMEOUT_MS = 15_000;
 
-/** ws(s)://host/api, carrying the page's ?token= when there is one (the cookie carries it otherwise). */
-export function webSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string {
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const token = new URLSearchParams(location.search).get(TOKEN_PARAM);
-  const query = token ? `?${TOKEN_PARAM}=${encodeURIComponent(token)}` : '';
-  return `${scheme}//${location.host}${WS_PATH}${query}`;
-}
+export { webSocketUrl } from './earlySocket.js';
 
 function failure(code: 'unavailable' | 'internal' | 'invalid_input', message: string): ApiResult<unknown> {
   return { ok: false, error: { code, message } };
@@ -41,7 +36,18 @@ class WebSocketTransport {
   /** Made while the socket was not open; sent, in order, when it opens. */
   private queued: QueuedCall[] = [];
 
-  constructor(private readonly url: string) {
+  constructor(
+    private readonly url: string,
+    early: EarlySocket | null = null,
+  ) {
+    if (early) {
+      // Taken over even when it has closed: the events it received before closing still reach the app.
+      const socket = early.handOver((data) => this.receive(data));
+      if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN) {
+        this.attach(socket);
+        return;
+      }
+    }
     this.connect();
   }
 
@@ -97,8 +103,14 @@ class WebSocketTransport {
 
   private connect(): void {
     const socket = new WebSocket(this.url);
+    socket.addEventListener('message', (event) => this.receive(event.data));
+    this.attach(socket);
+  }
+
+  /** Makes `socket` the connection: a new one, or the page's early one, whose messages it already forwards. */
+  private attach(socket: WebSocket): void {
     this.socket = socket;
-    socket.addEventListener('open', () => {
+    const onOpen = () => {
       this.failedAttempts = 0;
       this.setState('open');
       const queued = this.queued;
@@ -107,8 +119,10 @@ class WebSocketTransport {
         clearTimeout(q.timer);
         this.send(q.message, q.resolve);
       }
-    });
-    socket.addEventListener('message', (event) => this.receive(event.data));
+    };
+    // The early socket may have opened while the app's code loaded: its 'open' event is past.
+    if (socket.readyState === WebSocket.OPEN) onOpen();
+    else socket.addEventListener('open', onOpen);
     // 'error' is always followed by 'close', which does the work.
     socket.addEventListener('close', () => {
       if (this.socket !== socket) return;
@@ -157,8 +171,9 @@ function isApiResult(value: unknown): value is ApiResult<unknown> {
   return typeof error.code === 'string' && typeof error.message === 'string';
 }
 
-export function createWebSocketBridge(url: string): Bridge {
-  const transport = new WebSocketTransport(url);
+/** `early`: the socket the page's first script opened (renderer/src/boot.ts), taken over with what it received. */
+export function createWebSocketBridge(url: string, early: EarlySocket | null = null): Bridge {
+  const transport = new WebSocketTransport(url, early);
   return {
     api: createClient((method, input) => transport.call(method, input)),
     on: (event, listener) => transport.hub.on(event, listener),
