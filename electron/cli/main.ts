@@ -5,7 +5,6 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
 import { checkDatabaseFile, setAsideDatabase } from '../core/store/open.js';
-import { startServer } from '../server/server.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
@@ -393,6 +392,8 @@ export function buildProgram(): Command {
       const core = openCore(globals(command));
       let server;
       try {
+        // Loaded only here: the HTTP and WebSocket server (ws) is no part of any other command's start.
+        const { startServer } = await import('../server/server.js');
         server = await startServer({ core, rendererDir: defaultRendererDir(), ...(options.port !== undefined ? { port: options.port } : {}) });
       } catch (error) {
         await core.close();

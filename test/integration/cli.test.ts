@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run as runSchema } from '../../electron/shared/api.js';
 import { runCli } from '../helpers/cli.js';
@@ -135,5 +136,21 @@ describe('the installed command', () => {
     const result = spawnSync(process.execPath, [bin, '--db', db, 'runs', '--json'], { encoding: 'utf8' });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+  });
+
+  const bundled = fs.existsSync(path.join(REPO_ROOT, 'dist/cli/tuning-bench.js'));
+  it.runIf(bundled)('loads the bundle, not the compiled modules, and its run finds the output writer beside it', () => {
+    // Records every module Node loads, so the test sees which build ran.
+    const loaded = path.join(dir, 'loaded.txt');
+    const hooks = path.join(dir, 'record-loads-hooks.mjs');
+    fs.writeFileSync(hooks, `import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(${JSON.stringify(loaded)}, url + '\\n');\n  return next(url, context);\n}\n`);
+    const hook = path.join(dir, 'record-loads.mjs');
+    fs.writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    const result = spawnSync(process.execPath, ['--import', hook, bin, '--db', db, 'run', '--json', '--', process.execPath, '-e', "console.log('step 7: loss 2.5')"], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'succeeded', summary: { steps: 7, finalLoss: 2.5 } });
+    const urls = fs.readFileSync(loaded, 'utf8').split('\n');
+    expect(urls.some((url) => url.includes('/dist/cli/tuning-bench.js'))).toBe(true);
+    expect(urls.filter((url) => url.includes('/dist/node/'))).toEqual([]);
   });
 });

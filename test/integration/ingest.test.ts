@@ -98,6 +98,20 @@ describe('import streams a log of any size', () => {
     }
   });
 
+  it("keeps a bar's last redraw at each step, on import and when the import is parsed again", async () => {
+    const bar = (step: number, loss: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [00:14<01:13,  4.87it/s, loss=${loss.toFixed(3)}, v_num=0]`;
+    // Three redraws a step (Lightning redraws when the postfix changes), then the bar's final line.
+    const log = Array.from({ length: 40 }, (_, i) => bar(i + 1, 3) + bar(i + 1, 2.5) + bar(i + 1, 2 - i / 100)).join('') + '\n';
+    const imported = await importLogText(harness.core.store, log, { name: 'bar redraws', now: new Date() });
+    const losses = () => harness.core.store.metrics.forRun(imported.id).filter((s) => s.name === 'loss');
+    expect(losses().map((s) => s.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(losses()[9]!.value).toBeCloseTo(1.91, 9);
+    expect(imported.summary).toMatchObject({ steps: 40, finalLoss: 1.61 });
+    const [again] = await call('runs.reparse', { ids: [imported.id] });
+    expect(again!.after.samples).toBe(again!.before.samples);
+    expect(losses()).toHaveLength(40);
+  });
+
   it('refuses a stream past --max-bytes and keeps nothing of it', () => {
     const dir = makeTempDir();
     const db = path.join(dir, 'runs.db');

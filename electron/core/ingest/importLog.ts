@@ -79,8 +79,9 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
   });
   // The live path: the writer thread stores each piece and parses it, committing both together.
   // A log file has no arrival times: lines are dated by their own stamps where they have them, and
-  // no progress redraw is thinned. Nothing listens for its samples while it is read: they stay in the worker.
-  store.output.startRun(run.id, { metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, announceMetrics: false });
+  // redraws are not thinned by time; of a bar's redraws at one step only the last is kept. Nothing
+  // listens for its samples while it is read: they stay in the worker.
+  store.output.startRun(run.id, { metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep: true, announceMetrics: false });
   const tail: Buffer[] = [];
   let tailBytes = 0;
   let read = 0;

@@ -111,7 +111,7 @@ export class OutputWriter {
    * `announceMetrics`: committed samples come back through `onMetrics` (default); false where nothing listens
    * (an import), since copying millions of samples between threads costs both of them time and memory.
    */
-  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean; announceMetrics?: boolean }): void {
+  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean; lastRedrawPerStep?: boolean; announceMetrics?: boolean }): void {
     if (!this.closing && !this.failure) {
       this.post({
         type: 'startRun',
@@ -119,6 +119,7 @@ export class OutputWriter {
         metricRegex: options.metricRegex,
         progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS,
         timesFromStamps: options.timesFromStamps ?? false,
+        lastRedrawPerStep: options.lastRedrawPerStep ?? false,
         announceMetrics: options.announceMetrics ?? true,
       });
     }

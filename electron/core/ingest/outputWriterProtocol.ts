@@ -16,6 +16,8 @@ export type ToOutputWriter =
       metricRegex: string;
       progressIntervalMs: number;
       timesFromStamps: boolean;
+      /** Keep only the last redraw of a bar at each step (an import: see CollectorOptions.lastRedrawPerStep). */
+      lastRedrawPerStep: boolean;
       /** Whether the run's samples are sent back as `metrics` messages once committed (a live run's view); an import's are not. */
       announceMetrics: boolean;
     }

@@ -30,11 +30,12 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
 
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
   const imported = run.command[0] === IMPORTED_COMMAND;
-  // The same thinning a live run had (an import's lines all share one time, so nothing is thinned there).
+  // The same thinning a live run had (an import's lines all share one time: it keeps a bar's last redraw per step instead).
   const collector = new MetricsCollector({
     metricRegex: workload?.metricRegex ?? '',
     progressIntervalMs: imported ? 0 : LIVE_PROGRESS_INTERVAL_MS,
     timesFromStamps: imported,
+    lastRedrawPerStep: imported,
   });
   const decoder = new TextDecoder('utf-8');
   const parsed: MetricSample[] = [];

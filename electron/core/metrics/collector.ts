@@ -23,6 +23,13 @@ export interface CollectorOptions {
    * arrives at once and whose stamps are the only record of when each line was printed.
    */
   timesFromStamps?: boolean;
+  /**
+   * Of a progress bar's consecutive redraws at one step, only the last is kept: what a terminal had
+   * left on screen for that step. For an imported log, which has no run time to thin redraws by
+   * (see progressIntervalMs): the summary reads one value per step and name (the last) from bars,
+   * and the redraws a newer one replaced within a step add nothing but rows.
+   */
+  lastRedrawPerStep?: boolean;
 }
 
 export const LIVE_PROGRESS_INTERVAL_MS = 50;
@@ -37,6 +44,9 @@ export class MetricsCollector {
   private readonly timesFromStamps: boolean;
   /** The first stamp seen, when records are dated by stamps. */
   private firstStampMs: number | null = null;
+  private readonly lastRedrawPerStep: boolean;
+  /** With lastRedrawPerStep: the latest redraw's samples, kept until a record that is not a redraw of its step follows. */
+  private heldRedraw: { step: number; samples: MetricSample[] } | null = null;
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -49,6 +59,7 @@ export class MetricsCollector {
     // text, and its numbers would be thinned out anyway.
     this.splitter = new TerminalLineSplitter({ redrawIntervalMs: this.progressIntervalMs });
     this.timesFromStamps = options.timesFromStamps ?? false;
+    this.lastRedrawPerStep = options.lastRedrawPerStep ?? false;
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -56,7 +67,16 @@ export class MetricsCollector {
   }
 
   end(tMs: number): MetricSample[] {
-    return this.collect(this.splitter.end(tMs));
+    const samples = this.collect(this.splitter.end(tMs));
+    this.releaseHeld(samples);
+    return samples;
+  }
+
+  /** The held redraw goes out before anything that follows it, so samples keep the log's order. */
+  private releaseHeld(samples: MetricSample[]): void {
+    if (this.heldRedraw === null) return;
+    for (const sample of this.heldRedraw.samples) samples.push(sample);
+    this.heldRedraw = null;
   }
 
   private collect(lines: readonly Line[]): MetricSample[] {
@@ -64,6 +84,7 @@ export class MetricsCollector {
     for (const line of lines) {
       // The script's own tokens per step, stored as a sample so that the summary finds it however the run was read.
       if (!line.redraw && this.tokensPerStep.read(line.text)) {
+        this.releaseHeld(samples);
         samples.push({ step: null, tMs: line.tMs, name: TOKENS_PER_STEP_SAMPLE, value: this.tokensPerStep.value ?? 0, source: 'text', kind: 'summary' });
       }
       if (this.userRegex) {
@@ -74,6 +95,7 @@ export class MetricsCollector {
           if (text !== line.text) own = userRegexSamples(this.userRegex, text, line.tMs);
         }
         if (own.length > 0) {
+          this.releaseHeld(samples);
           samples.push(...own);
           continue;
         }
@@ -83,6 +105,18 @@ export class MetricsCollector {
           if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
           this.lastProgressTMs = line.tMs;
         }
+        if (this.lastRedrawPerStep && record.kind === 'progress' && record.step !== null) {
+          // A newer state of the same step (a redraw, or the bar's final line) replaces the held one.
+          if (this.heldRedraw !== null && this.heldRedraw.step === record.step) this.heldRedraw = null;
+          if (line.redraw) {
+            this.releaseHeld(samples);
+            const held: MetricSample[] = [];
+            pushRecord(held, record, this.recordTime(record, line.tMs));
+            this.heldRedraw = { step: record.step, samples: held };
+            return;
+          }
+        }
+        this.releaseHeld(samples);
         pushRecord(samples, record, this.recordTime(record, line.tMs));
       });
     }

@@ -1,5 +1,10 @@
 // What the collector makes of a run's text beyond the parsers' records: the script's tokens per step, rates alone, stamped times, the workload's regex behind a prefix.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildSeries } from '../../../electron/core/compare/series.js';
+import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
+import { sharedFixture } from '../../helpers/fixtures.js';
 import { MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
 import { TOKENS_PER_STEP_LINES, TokensPerStepReader } from '../../../electron/core/metrics/tokensPerStep.js';
@@ -94,5 +99,72 @@ describe("a workload's own regex", () => {
       [4, 1.5],
       [5, 1.25],
     ]);
+  });
+});
+
+describe("an import's bar redraws: the last one at each step", () => {
+  // Lightning redraws a step's bar when its postfix changes: the loss first shows the previous step's value.
+  const bar = (step: number, loss: number, rate: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [00:${String(10 + step).padStart(2, '0')}<01:13, ${rate.toFixed(2)}it/s, loss=${loss.toFixed(3)}, v_num=0]`;
+  const log =
+    Array.from({ length: 60 }, (_, i) => {
+      const step = i + 1;
+      return bar(step, 3 - i * 0.01, 4 + (i % 5) * 0.01) + bar(step, 3 - step * 0.01, 4 + (i % 5) * 0.01) + bar(step, 3 - step * 0.01, 4.5 + (i % 7) * 0.01);
+    }).join('') + '\n';
+  const collect = (lastRedrawPerStep: boolean) => {
+    const collector = new MetricsCollector({ metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep });
+    const samples = [];
+    // Cut into small pieces: a held redraw waits across pushes.
+    for (let at = 0; at < log.length; at += 97) samples.push(...collector.push(log.slice(at, at + 97), 0));
+    return [...samples, ...collector.end(0)];
+  };
+
+  it('keeps one reading per step, the last shown, and the summary does not change', () => {
+    const all = collect(false);
+    const last = collect(true);
+    const steps = (samples: typeof all) => samples.filter((s) => s.name === 'loss').map((s) => s.step);
+    expect(steps(all)).toHaveLength(180);
+    expect(steps(last)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // The values kept are the last redraw's: the updated loss and the last rate.
+    expect(last.find((s) => s.step === 10 && s.name === 'loss')!.value).toBeCloseTo(2.9, 9);
+    const rates = last.filter((s) => s.kind === 'progress' && s.name !== 'loss' && s.step === 10).map((s) => s.value);
+    expect(rates).toContain(4.5 + (9 % 7) * 0.01);
+    const before = summarizeMetrics(all);
+    const after = summarizeMetrics(last);
+    expect(after).toMatchObject({ steps: before.steps, throughput: before.throughput, stepTimeMs: before.stepTimeMs, warmup: before.warmup, finalLoss: before.finalLoss, finalMetrics: before.finalMetrics });
+    // Where a bar is the only loss: one loss per step, no longer the stale one each step's first redraws showed.
+    expect(after.lossCurve).toHaveLength(60);
+  });
+
+  it('keeps the order of samples around a held redraw', () => {
+    const collector = new MetricsCollector({ metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep: true });
+    const samples = [...collector.push(`${bar(1, 3, 4)}${bar(1, 2.9, 4)}\niter 1: loss 2.8, time 10.0ms\n${bar(2, 2.7, 4)}`, 0), ...collector.end(0)];
+    const losses = samples.filter((s) => s.name === 'loss').map((s) => [s.kind, s.value]);
+    expect(losses).toEqual([
+      ['progress', 2.9],
+      ['train', 2.8],
+      ['progress', 2.7],
+    ]);
+  });
+});
+
+describe("an import's last redraw per step on the shared training logs and the benchmark's mixed log", () => {
+  const dir = sharedFixture('training-logs');
+  const logs: Array<[string, string]> = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.log'))
+    .map((file) => [file, fs.readFileSync(path.join(dir, file), 'utf8')]);
+  logs.push(['mixed log', buildMixedLog(0.25)], ['mixed log, prefixed', buildMixedLog(0.25, { prefixed: true })]);
+
+  it.each(logs)('%s: the same summary and chart series as with every redraw', (_name, text) => {
+    const collect = (lastRedrawPerStep: boolean) => {
+      const collector = new MetricsCollector({ metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep });
+      const samples = [];
+      for (let at = 0; at < text.length; at += 4096) samples.push(...collector.push(text.slice(at, at + 4096), 0));
+      return [...samples, ...collector.end(0)];
+    };
+    const all = collect(false);
+    const last = collect(true);
+    expect(summarizeMetrics(last)).toEqual(summarizeMetrics(all));
+    expect(buildSeries(last, [])).toEqual(buildSeries(all, []));
   });
 });
