@@ -9,8 +9,8 @@ const OUT_DIR = path.join(REPO_ROOT, 'dist/cli');
 
 await build({
   absWorkingDir: REPO_ROOT,
-  // The worker is found beside the module that starts it (electron/core/store/outputWriter.ts): in the bundle that is the CLI's file.
-  entryPoints: { 'tuning-bench': 'electron/cli/entry.ts', outputWriterWorker: 'electron/core/store/outputWriterWorker.ts' },
+  // The worker is found beside the module that starts it (electron/core/ingest/outputWriter.ts): in the bundle that is the CLI's file.
+  entryPoints: { 'tuning-bench': 'electron/cli/entry.ts', outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts' },
   outdir: OUT_DIR,
   bundle: true,
   platform: 'node',

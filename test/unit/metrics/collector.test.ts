@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSeries } from '../../../electron/core/compare/series.js';
+import { buildSeries } from '../../../electron/core/ingest/series.js';
 import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
 import { sharedFixture } from '../../helpers/fixtures.js';
 import { MetricsCollector } from '../../../electron/core/metrics/collector.js';
