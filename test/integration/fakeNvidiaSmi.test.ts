@@ -9,7 +9,7 @@ import { parseComputeApps } from '../../electron/core/telemetry/nvidiaSmi/comput
 import { parseCsvTable, parseQueryGpuLine, type GpuSample } from '../../electron/core/telemetry/nvidiaSmi/csv.js';
 import { INFO_FIELD_KEYS, fieldsFromQuery, parseHelpQueryGpu, queryArgument, resolveFields, type ResolvedFields } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
 import { NVIDIA_SMI_EXIT, classifyNvidiaSmiMessage } from '../../electron/core/telemetry/nvidiaSmi/messages.js';
-import { parseNvidiaSmiQueryText } from '../../electron/core/telemetry/nvidiaSmi/queryText.js';
+import { parseNvidiaSmiQueryText } from '../helpers/nvidiaSmiQueryText.js';
 import { isThrottled, throttlingReasons } from '../../electron/core/telemetry/nvidiaSmi/throttle.js';
 import { parseNvidiaSmiXml } from '../../electron/core/telemetry/nvidiaSmi/xml.js';
 import { readSharedFixture } from '../helpers/fixtures.js';

@@ -1,5 +1,6 @@
 // Sweep plans: which configs a sweep runs (one at a time, ladder, grid), in what order, and for how long.
 import type { Run, SweepConfig, WorkloadVariable } from '../../shared/api.js';
+import { median as medianOf } from 'simple-statistics';
 
 export type SweepPlanKind = 'one-at-a-time' | 'ladder' | 'grid';
 
@@ -93,11 +94,9 @@ export function runSeconds(run: Run): number | null {
   return (Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000;
 }
 
-function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+/** The median, or null for no values (simple-statistics throws on none). */
+export function median(values: number[]): number | null {
+  return values.length === 0 ? null : medianOf(values);
 }
 
 /**
@@ -149,7 +148,6 @@ export function estimateSeconds(
   };
 }
 
-export { median };
 
 function withoutSteps(values: Record<string, string>): Record<string, string> {
   const { steps: _steps, ...rest } = values;

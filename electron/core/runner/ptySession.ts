@@ -170,14 +170,6 @@ export class PtySession {
   }
 
 
-  pause(): void {
-    this.terminal.pause();
-  }
-
-  resume(): void {
-    this.terminal.resume();
-  }
-
   /** Signals the whole process group, so DataLoader-style children get it too. */
   signalGroup(signal: NodeJS.Signals): boolean {
     try {

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { supportedGraphicsClocks, type GpuInfo } from '../../../electron/core/telemetry/nvidiaSmi/card.js';
 import { parseComputeApps } from '../../../electron/core/telemetry/nvidiaSmi/computeApps.js';
-import { parseNvidiaSmiQueryText } from '../../../electron/core/telemetry/nvidiaSmi/queryText.js';
+import { parseNvidiaSmiQueryText } from '../../helpers/nvidiaSmiQueryText.js';
 import { parseNvidiaSmiXml } from '../../../electron/core/telemetry/nvidiaSmi/xml.js';
 import { decodeEntities, parseXml, textAt } from '../../../electron/core/telemetry/nvidiaSmi/xmlParser.js';
 import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';

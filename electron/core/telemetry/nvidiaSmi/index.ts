@@ -4,7 +4,6 @@ export * from './computeApps.js';
 export * from './csv.js';
 export * from './fields.js';
 export * from './messages.js';
-export * from './queryText.js';
 export * from './throttle.js';
 export * from './values.js';
 export * from './xml.js';

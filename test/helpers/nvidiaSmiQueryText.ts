@@ -1,10 +1,10 @@
-// The GPU info card from plain `nvidia-smi -q` text (checked against the 590.48.01 H100 MIG and the
+// Test-only: the GPU info card from plain `nvidia-smi -q` text, to check the fake nvidia-smi against real captures (the engine reads XML; checked against the 590.48.01 H100 MIG and the
 // 595.71.05 RTX 4080 SUPER captures; labels of older drivers — "Power Readings", "Power Draw",
 // "Enforced Power Limit", "Clocks Throttle Reasons" — are read too). Indentation makes the tree:
 // "Label : value" lines, and section lines without a colon.
-import type { ClockSet, GpuInfo, GpuInfoCardResult, GpuProcess, SupportedMemClock } from './card.js';
-import { throttleMaskFromFlags } from './throttle.js';
-import { parseFlag, parseInteger, parseNumber, parsePstate, parseText } from './values.js';
+import type { ClockSet, GpuInfo, GpuInfoCardResult, GpuProcess, SupportedMemClock } from '../../electron/core/telemetry/nvidiaSmi/card.js';
+import { throttleMaskFromFlags } from '../../electron/core/telemetry/nvidiaSmi/throttle.js';
+import { parseFlag, parseInteger, parseNumber, parsePstate, parseText } from '../../electron/core/telemetry/nvidiaSmi/values.js';
 
 export interface TextNode {
   label: string;
