@@ -13,6 +13,7 @@ import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFi
 import { NewWorkload } from './NewWorkload.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
+import { WorkloadOptions } from './WorkloadOptions.js';
 
 /** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
 export function parsePerStep(
@@ -261,13 +262,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
                 onChange={(event) => setChosenId(Number(event.target.value))}
                 disabled={workloads.length === 0}
               >
-                {workloads.length === 0 && <option value="">Loading workloads…</option>}
-                {workloads.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
-                    {w.builtin ? ' (builtin)' : ''}
-                  </option>
-                ))}
+                <WorkloadOptions workloads={workloads} />
               </select>
               {workload?.description && <span className="hint">{workload.description}</span>}
             </label>

@@ -34,18 +34,10 @@ export function SaveTypedAsWorkload({ command, defaults, onSaved }: SaveTypedAsW
     setSaving(true);
     setError(null);
     try {
-      const variables = adHocWorkload(command).variables.map((variable) => ({ ...variable, default: defaults[variable.name] ?? '' }));
-      const saved = await api['workloads.create']({
-        name,
-        description: '',
-        cwd: command.cwd,
-        mode: command.mode,
-        command: command.template,
-        tokensPerStep: '',
-        metricRegex: '',
-        env: {},
-        variables,
-      });
+      // The typed command as the engine would run it, under its new name, each placeholder's default the baseline's value.
+      const { id: _id, builtin: _builtin, createdAt: _createdAt, ...asWorkload } = adHocWorkload(command);
+      const variables = asWorkload.variables.map((variable) => ({ ...variable, default: defaults[variable.name] ?? '' }));
+      const saved = await api['workloads.create']({ ...asWorkload, name, variables });
       onSaved(saved);
     } catch (failure) {
       setError(errorMessage(failure));

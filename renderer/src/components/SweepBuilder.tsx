@@ -30,6 +30,7 @@ import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 import { SweepGpuFields } from './SweepGpuFields.js';
 import { SweepPlanPreview } from './SweepPlanPreview.js';
 import { SaveTypedAsWorkload } from './SaveTypedAsWorkload.js';
+import { WorkloadOptions } from './WorkloadOptions.js';
 
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
 
@@ -212,13 +213,7 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
                   if (chosen) updateDraft((d) => ({ ...d, fields: withWorkload(d.fields, chosen) }));
                 }}
               >
-                {workloads.length === 0 && <option value="">Loading workloads…</option>}
-                {workloads.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
-                    {w.builtin ? ' (builtin)' : ''}
-                  </option>
-                ))}
+                <WorkloadOptions workloads={workloads} />
               </select>
             </label>
           )}
