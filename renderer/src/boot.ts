@@ -2,9 +2,12 @@
 // while the app's code (about 700 kB) downloads and parses; then it loads the app, which takes that socket over.
 // Inside Electron the preload's IPC needs no connection, and the app is loaded straight away.
 import { openEarlySocket } from './bridge/earlySocket.js';
+import { callKey, earlyCallsFor } from './compareRequests.js';
 import './styles.css';
 
 const early = window.tuningBench ? null : openEarlySocket(window.location);
+// A comparison's two queries go out with the handshake: the engine computes them while the app's code loads.
+early?.sendEarly(earlyCallsFor(window.location.hash).map((call) => ({ ...call, key: callKey(call.method, call.input) })));
 
 import('./main.js').then(
   ({ startApp }) => startApp(early),

@@ -3,6 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EarlySocket } from '../../renderer/src/bridge/earlySocket.js';
 import { createWebSocketBridge } from '../../renderer/src/bridge/wsBridge.js';
+import { callKey, earlyCallsFor } from '../../renderer/src/compareRequests.js';
+import { DEFAULT_GATE } from '../../renderer/src/compareRoute.js';
 
 /** Just enough of the browser's WebSocket: the test plays the server through open(), push() and sent. */
 class FakeSocket extends EventTarget {
@@ -104,6 +106,37 @@ describe('the early WebSocket handed to the transport', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("answers the app's first call with what a call sent early got, once, and asks again after", async () => {
+    const socket = new FakeSocket('ws://127.0.0.1:1/api');
+    const early = new EarlySocket(socket as unknown as WebSocket);
+    const calls = earlyCallsFor('#/compare?runs=3,1,3');
+    early.sendEarly(calls.map((call) => ({ ...call, key: callKey(call.method, call.input) })));
+    socket.open();
+    expect(socket.sent).toEqual([
+      { type: 'call', id: -1, method: 'compare.runs', input: { runIds: [3, 1], sweepIds: [], groupBy: 'config', gate: DEFAULT_GATE } },
+      { type: 'call', id: -2, method: 'compare.series', input: { runIds: [1, 3] } },
+    ]);
+    // The series answer comes before the app is there; the comparison's after.
+    socket.push({ type: 'result', id: -2, result: { ok: true, value: ['series'] } });
+    const bridge = createWebSocketBridge('ws://127.0.0.1:1/api', early);
+    const comparison = bridge.api['compare.runs']({ runIds: [3, 1], sweepIds: [], groupBy: 'config', gate: DEFAULT_GATE });
+    const series = bridge.api['compare.series']({ runIds: [1, 3] });
+    socket.push({ type: 'result', id: -1, result: { ok: true, value: { rows: [] } } });
+    await expect(series).resolves.toEqual(['series']);
+    await expect(comparison).resolves.toEqual({ rows: [] });
+    // Nothing was sent twice; a second identical call (Refresh) goes out as usual.
+    expect(socket.sent).toHaveLength(2);
+    void bridge.api['compare.series']({ runIds: [1, 3] });
+    expect(socket.sent.at(-1)).toEqual({ type: 'call', id: 1, method: 'compare.series', input: { runIds: [1, 3] } });
+  });
+
+  it('sends nothing early for a page that is not a comparison', () => {
+    expect(earlyCallsFor('#/runs')).toEqual([]);
+    expect(earlyCallsFor('#/compare')).toEqual([]);
+    expect(earlyCallsFor('#/run/4')).toEqual([]);
+    expect(earlyCallsFor('#/compare?sweeps=2').map((call) => call.method)).toEqual(['compare.runs']);
   });
 
   it('can be handed over once', () => {

@@ -17,12 +17,39 @@ export function webSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'sea
 export class EarlySocket {
   private received: unknown[] = [];
   private handedOver = false;
+  /** Calls sent before the app came, by key (compareRequests.ts callKey), with the negative ids they went out under. */
+  private readonly early = new Map<string, number>();
   private readonly keep = (event: MessageEvent) => {
     this.received.push(event.data);
   };
 
   constructor(readonly socket: WebSocket) {
     socket.addEventListener('message', this.keep);
+  }
+
+  /**
+   * Sends calls the page will make as soon as the socket opens, under ids of their own (negative: the app's are
+   * positive), so the engine answers them while the app's code loads; the transport hands each answer to the app's
+   * first identical call. `key` is the call's key (compareRequests.ts callKey), computed by the caller.
+   */
+  sendEarly(calls: ReadonlyArray<{ key: string; method: string; input: unknown }>): void {
+    if (this.handedOver || calls.length === 0) return;
+    const send = () => {
+      if (this.handedOver) return;
+      for (const call of calls) {
+        if (this.early.has(call.key)) continue;
+        const id = -(this.early.size + 1);
+        this.early.set(call.key, id);
+        this.socket.send(JSON.stringify({ type: 'call', id, method: call.method, input: call.input }));
+      }
+    };
+    if (this.socket.readyState === WebSocket.OPEN) send();
+    else this.socket.addEventListener('open', send, { once: true });
+  }
+
+  /** The calls sent early, by key, with their ids: answers to them come among the messages handed over. */
+  earlyCalls(): ReadonlyMap<string, number> {
+    return this.early;
   }
 
   /**

@@ -2,6 +2,7 @@
 import { createClient, type ApiResult, type MethodName } from '../../../electron/shared/api.js';
 import { MAX_WS_MESSAGE_BYTES, type WsCall } from '../../../electron/shared/protocol.js';
 import type { EarlySocket } from './earlySocket.js';
+import { callKey } from '../compareRequests.js';
 import { EventHub } from './eventHub.js';
 import type { Bridge, ConnectionState } from './types.js';
 
@@ -35,6 +36,11 @@ class WebSocketTransport {
   private readonly inFlight = new Map<number, (result: ApiResult<unknown>) => void>();
   /** Made while the socket was not open; sent, in order, when it opens. */
   private queued: QueuedCall[] = [];
+  /** Calls the page's first script sent on the early socket (by key, with their ids), each answered to the app once. */
+  private readonly earlyCalls = new Map<string, number>();
+  /** Answers to early calls that came before the app asked. */
+  private readonly earlyAnswers = new Map<number, ApiResult<unknown>>();
+  private earlySocket: WebSocket | null = null;
 
   constructor(
     private readonly url: string,
@@ -42,11 +48,14 @@ class WebSocketTransport {
   ) {
     if (early) {
       // Taken over even when it has closed: the events it received before closing still reach the app.
+      for (const [key, id] of early.earlyCalls()) this.earlyCalls.set(key, id);
       const socket = early.handOver((data) => this.receive(data));
       if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN) {
+        this.earlySocket = socket;
         this.attach(socket);
         return;
       }
+      this.earlyCalls.clear();
     }
     this.connect();
   }
@@ -63,6 +72,8 @@ class WebSocketTransport {
   }
 
   call(method: MethodName, input: unknown): Promise<ApiResult<unknown>> {
+    const early = this.takeEarlyAnswer(method, input);
+    if (early) return early;
     return new Promise((resolve) => {
       const message: WsCall = { type: 'call', id: this.nextCallId++, method, input };
       if (this.socket?.readyState === WebSocket.OPEN) {
@@ -75,6 +86,26 @@ class WebSocketTransport {
       }, QUEUED_CALL_TIMEOUT_MS);
       this.queued.push({ message, resolve, timer });
     });
+  }
+
+  /**
+   * The answer to a call the page sent before the app came, if this is that call and its socket is still the one in
+   * use: given once, as it came or when it comes. Otherwise undefined, and the call goes out as usual.
+   */
+  private takeEarlyAnswer(method: MethodName, input: unknown): Promise<ApiResult<unknown>> | undefined {
+    if (this.earlyCalls.size === 0) return undefined;
+    const key = callKey(method, input);
+    const id = this.earlyCalls.get(key);
+    if (id === undefined) return undefined;
+    this.earlyCalls.delete(key);
+    const answer = this.earlyAnswers.get(id);
+    if (answer) {
+      this.earlyAnswers.delete(id);
+      return Promise.resolve(answer);
+    }
+    if (this.socket === null || this.socket !== this.earlySocket) return undefined;
+    // Answered when it comes; failed like any call in flight if the socket closes first.
+    return new Promise((resolve) => this.inFlight.set(id, resolve));
   }
 
   private send(message: WsCall, resolve: (result: ApiResult<unknown>) => void): void {
@@ -154,10 +185,15 @@ class WebSocketTransport {
     if (m.type === 'event') {
       this.hub.emit(m.event, m.payload);
     } else if (m.type === 'result' && typeof m.id === 'number') {
+      const result = isApiResult(m.result) ? m.result : failure('internal', 'the server sent a malformed answer');
       const resolve = this.inFlight.get(m.id);
-      if (!resolve) return;
+      if (!resolve) {
+        // An early call's answer that came before the app asked: kept for its first identical call.
+        if (m.id < 0) this.earlyAnswers.set(m.id, result);
+        return;
+      }
       this.inFlight.delete(m.id);
-      resolve(isApiResult(m.result) ? m.result : failure('internal', 'the server sent a malformed answer'));
+      resolve(result);
     }
   }
 }

@@ -11,9 +11,8 @@ import { errorMessage, formatNumber } from '../format.js';
 import type { XY } from '../metricSeries.js';
 import { darkScheme } from '../xtermThemes.js';
 import { ChartLink } from './MetricChart.js';
+import { MAX_CHARTED_RUNS, seriesRequest } from '../compareRequests.js';
 
-/** compare.series takes at most 50 runs (electron/shared/api.ts); more lines than that are unreadable anyway. */
-export const MAX_CHARTED_RUNS = 50;
 /**
  * Above this many visible points a line is decimated (LTTB) to one point per pixel of the chart's width, chart.js's
  * default. The stored series hold up to 1000 points, several per pixel of a chart a third of the window wide: drawn
@@ -340,7 +339,7 @@ const LOADING: SeriesState = { status: 'loading' };
  */
 export function useRunSeries(runIds: readonly number[] | null): SeriesState {
   const { api } = useBridge();
-  const key = runIds === null ? '' : [...new Set(runIds)].sort((a, b) => a - b).join(',');
+  const key = seriesRequest(runIds)?.runIds.join(',') ?? '';
   const [state, setState] = useState<{ key: string; value: SeriesState }>({ key: '', value: LOADING });
   useEffect(() => {
     if (key === '') return;

@@ -20,7 +20,8 @@ import {
 import { compareRoute, DEFAULT_GATE, type CompareViewRoute } from '../compareRoute.js';
 import { errorMessage, formatDateTime } from '../format.js';
 import { useView, viewHash } from '../route.js';
-import { chartedRunIds, CompareCharts, MAX_CHARTED_RUNS, useRunSeries } from './CompareCharts.js';
+import { chartedRunIds, CompareCharts, useRunSeries } from './CompareCharts.js';
+import { comparisonRequest, knownChartedRuns } from '../compareRequests.js';
 import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 import { SweepRevisionDiffs } from './RevisionDiff.js';
@@ -37,16 +38,6 @@ const VERDICT_TITLES: Record<ComparisonRow['speedup']['verdict'], string> = {
   unknown: 'not enough steady-state data (or no ok run) to bootstrap an interval',
 };
 
-/** The request the engine gets for a route: the contract's input, baseline left out for its default. */
-function requestOf(route: CompareViewRoute): MethodInput<'compare.runs'> {
-  return {
-    runIds: route.runIds,
-    sweepIds: route.sweepIds,
-    groupBy: route.groupBy,
-    gate: route.gate,
-    ...(route.baselineRunId !== null ? { baselineRunId: route.baselineRunId } : {}),
-  };
-}
 
 /** A number typed into a gate field: empty is "no tolerance of this kind" (null); unreadable is refused (undefined) rather than read as zero. */
 function readGateNumber(text: string, scale: number): number | null | undefined {
@@ -457,7 +448,7 @@ function what(route: CompareViewRoute): string {
 export function CompareView({ route }: { route: CompareViewRoute }) {
   const { api } = useBridge();
   const [, navigate] = useView();
-  const request = useMemo(() => requestOf(route), [route]);
+  const request = useMemo(() => comparisonRequest(route), [route]);
   const requestKey = JSON.stringify(request);
   const [reloads, setReloads] = useState(0);
   /** Each Refresh asks again, even for the same request. */
@@ -465,7 +456,7 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
   const [state, setState] = useState<CompareState>({ key: '', comparison: null, error: null });
   const empty = route.runIds.length === 0 && route.sweepIds.length === 0;
   // Runs named in the URL are known before the comparison comes back: their series are asked for at once, beside it.
-  const knownRuns = route.sweepIds.length === 0 && route.runIds.length <= MAX_CHARTED_RUNS ? route.runIds : null;
+  const knownRuns = knownChartedRuns(route);
   const rowRuns = useMemo(() => (state.comparison ? chartedRunIds(state.comparison.rows) : null), [state.comparison]);
   const series = useRunSeries(knownRuns ?? rowRuns);
 
