@@ -13,7 +13,7 @@ import {
   withTypedCommand,
   withWorkload,
   type SweepFields,
-} from '../../renderer/src/sweepForm.js';
+} from '../../renderer/src/sweeps/sweepForm.js';
 import { adHocWorkload } from '../../electron/shared/typedCommand.js';
 
 const workload = (id: number, names: string[]): Workload => ({

@@ -1,6 +1,6 @@
 // One run's chart data: stored points fetched, live ones held meanwhile and put on top, redraws throttled.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LiveFeed, REDRAW_INTERVAL_MS, type FeedSnapshot } from '../../../renderer/src/liveFeed.js';
+import { LiveFeed, REDRAW_INTERVAL_MS, type FeedSnapshot } from '../../../renderer/src/runs/liveFeed.js';
 
 type Ready = { points: number[] };
 

@@ -1,6 +1,6 @@
 // The page's acknowledgements of live output: what keeps the engine from holding a run's output back for a view.
 import { describe, expect, it } from 'vitest';
-import { ACK_UNIT_CHARS, OutputAcks } from '../../../renderer/src/outputAcks.js';
+import { ACK_UNIT_CHARS, OutputAcks } from '../../../renderer/src/terminal/outputAcks.js';
 
 function recorder() {
   const sent: Array<[number, number]> = [];

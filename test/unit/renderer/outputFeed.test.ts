@@ -1,7 +1,7 @@
 // The data path into one run's terminal: a bounded replay, live events in seq order, gaps filled from the store.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MethodInput, MethodOutput, OutputChunk } from '../../../electron/shared/api.js';
-import { keepLastLines, OutputFeed } from '../../../renderer/src/outputFeed.js';
+import { keepLastLines, OutputFeed } from '../../../renderer/src/terminal/outputFeed.js';
 
 /** The engine's store as `runs.output` pages it: after a seq, or the end of it within maxBytes. */
 function storeOf(chunks: OutputChunk[]) {

@@ -1,0 +1,442 @@
+// The New run view: pick a workload, set its variables, see exactly what will run, and start it.
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
+import { useBridge } from '../bridge/context.js';
+import { errorMessage, formatEnvAssignments, shellJoin } from '../shared/format.js';
+import { useGpuStatus } from '../gpu/gpuStatus.js';
+import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuText.js';
+import { parseStepLimit } from './stepLimit.js';
+import { estimateTerminalSize } from '../terminal/terminalSize.js';
+import { parseTimeLimit } from './timeLimit.js';
+import { CommandToCopy } from '../gpu/GpuMessage.js';
+import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
+import { NewWorkload } from './NewWorkload.js';
+import { useOtherProcessesConfirm } from '../gpu/OtherProcessesConfirm.js';
+import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
+import { WorkloadOptions } from './WorkloadOptions.js';
+
+/** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
+export function parsePerStep(
+  text: string,
+  unit: 'tokens' | 'samples',
+): { ok: true; value: { tokens: number | null; samples: number | null } | null } | { ok: false; error: string } {
+  const trimmed = text.trim().replace(/[_,\s]/gu, '');
+  if (trimmed === '') return { ok: true, value: null };
+  const number = Number(trimmed);
+  if (!/^\d+(\.\d+)?$/u.test(trimmed) || !(number > 0)) return { ok: false, error: `work per step is a positive number of ${unit}, e.g. 8192` };
+  return { ok: true, value: unit === 'tokens' ? { tokens: number, samples: null } : { tokens: null, samples: number } };
+}
+
+/** Long enough to skip the keystrokes of one word, short enough to feel live. */
+const PREVIEW_DEBOUNCE_MS = 250;
+const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
+type Preview =
+  | { key: string; ok: true; value: MethodOutput<'workloads.preview'> }
+  | { key: string; ok: false; error: string };
+
+interface NewRunProps {
+  workloads: readonly Workload[];
+  /** Stored runs, newest first: the metric regex tester can try a pattern on one's log. */
+  runs: readonly Run[];
+  onStarted: (run: Run) => void;
+  onWorkloadCreated: (workload: Workload) => void;
+}
+
+export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRunProps) {
+  const { api } = useBridge();
+  const rootRef = useRef<HTMLElement>(null);
+  const [chosenId, setChosenId] = useState<number | null>(null);
+  /** Edits per workload, so switching workloads and back keeps what was typed. */
+  const [edits, setEdits] = useState<Record<number, Record<string, string>>>({});
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [starting, setStarting] = useState(false);
+  const [startError, setStartError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [timeLimit, setTimeLimit] = useState('');
+  const [stepLimit, setStepLimit] = useState('');
+  const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
+  const [perStep, setPerStep] = useState('');
+  const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>('tokens');
+  const [editing, setEditing] = useState<Workload | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const [workloadError, setWorkloadError] = useState<string | null>(null);
+  /** Run a registered workload, or a command typed here (its {var} placeholders become its variables). */
+  const [source, setSource] = useState<'workload' | 'typed'>('workload');
+  const [typedScript, setTypedScript] = useState('');
+  const [typedCwd, setTypedCwd] = useState('');
+  const gpu = useGpuStatus();
+  const refreshGpu = gpu.refresh;
+  const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
+  const { dialog: confirmDialog, guard } = useOtherProcessesConfirm(recheckGpu);
+
+  // The profiles and the processes on the GPU, as they are when the form opens.
+  useEffect(() => {
+    void refreshGpu();
+  }, [refreshGpu]);
+
+  const typedCommand = useMemo(
+    () => (typedScript.trim() === '' || typedCwd.trim() === '' ? null : { template: [typedScript.trim()], mode: 'shell' as const, cwd: typedCwd.trim() }),
+    [typedScript, typedCwd],
+  );
+  // A typed command is shown and run as a workload of id 0 that is never stored.
+  const typedWorkload = useMemo(() => (typedCommand ? adHocWorkload(typedCommand) : null), [typedCommand]);
+  const workload =
+    source === 'typed'
+      ? typedWorkload
+      : (workloads.find((w) => w.id === chosenId) ?? workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ?? workloads[0] ?? null);
+
+  const values = useMemo(() => {
+    const result: Record<string, string> = {};
+    if (!workload) return result;
+    const edited = edits[workload.id] ?? {};
+    for (const variable of workload.variables) result[variable.name] = edited[variable.name] ?? variable.default;
+    return result;
+  }, [workload, edits]);
+  const previewKey = workload ? `${workload.id}:${JSON.stringify(values)}:${workload.id === 0 ? JSON.stringify(typedCommand) : ''}` : '';
+
+  useEffect(() => {
+    if (!workload) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api['workloads.preview']({ ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }), values }).then(
+        (value) => {
+          if (!cancelled) setPreview({ key: previewKey, ok: true, value });
+        },
+        (error: unknown) => {
+          if (!cancelled) setPreview({ key: previewKey, ok: false, error: errorMessage(error) });
+        },
+      );
+    }, PREVIEW_DEBOUNCE_MS);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, workload, values, previewKey, typedCommand]);
+
+  const setValue = (name: string, value: string) => {
+    if (!workload) return;
+    setEdits((prev) => ({ ...prev, [workload.id]: { ...prev[workload.id], [name]: value } }));
+  };
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!workload) return;
+    const limit = parseTimeLimit(timeLimit);
+    if (!limit.ok) {
+      setStartError(limit.error);
+      return;
+    }
+    const maxSteps = parseStepLimit(stepLimit);
+    if (!maxSteps.ok) {
+      setStartError(maxSteps.error);
+      return;
+    }
+    const units = parsePerStep(perStep, perStepUnit);
+    if (!units.ok) {
+      setStartError(units.error);
+      return;
+    }
+    // Without a GPU there is nothing to set, whatever the fields held when it had one.
+    const gpuState = gpu.status?.available ? (gpu.status.state ?? null) : null;
+    const gpuSettings = gpuState ? parseGpuRunFields(gpuFields) : ({ ok: true, input: null, settings: null } as const);
+    if (!gpuSettings.ok) {
+      setStartError(gpuSettings.error);
+      return;
+    }
+    setStarting(true);
+    setStartError(null);
+    try {
+      // The run view will fill the whole main area, not just this form's height.
+      const size = estimateTerminalSize(rootRef.current?.closest('main') ?? rootRef.current);
+      const start = (confirmOtherProcesses: boolean) =>
+        api['runs.start']({
+          ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }),
+          values,
+          timeoutSeconds: limit.seconds,
+          maxSteps: maxSteps.steps,
+          ...(units.value ? { unitsPerStep: units.value } : {}),
+          ...(gpuSettings.input ? { gpuSettings: gpuSettings.input, confirmOtherProcesses } : {}),
+          ...size,
+        });
+      const { settings } = gpuSettings;
+      // Only clocks and power change other processes' speed; persistence alone needs no question.
+      const others = gpuState !== null && settings !== null && changesSpeed(settings) ? gpuState.processes : [];
+      const started = await guard(others, settings ? describeRunSettings(settings) : 'start the run', start);
+      if (started.done) {
+        onStarted(started.value);
+        // Starting with settings may have restored a dead engine's (the banner's) and now holds the GPU.
+        if (gpuSettings.input) void refreshGpu();
+      }
+    } catch (error) {
+      setStartError(errorMessage(error));
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const created = (newWorkload: Workload) => {
+    onWorkloadCreated(newWorkload);
+    setChosenId(newWorkload.id);
+    setCreating(false);
+    setEditing(null);
+  };
+
+  const remove = async (target: Workload) => {
+    setWorkloadError(null);
+    try {
+      await api['workloads.remove']({ id: target.id });
+      setChosenId(null);
+      setConfirmRemove(false);
+    } catch (error) {
+      setWorkloadError(errorMessage(error));
+    }
+  };
+
+  const samePreview = preview !== null && preview.key === previewKey;
+  /** A GPU change refused for want of root: the command to run in a terminal instead. */
+  const startCommand = startError ? commandInMessage(startError) : null;
+  const previewForWorkload = preview !== null && workload !== null && preview.key.startsWith(`${workload.id}:`);
+
+  return (
+    <section className="new-run" ref={rootRef} aria-label="New run">
+      <header className="view-header">
+        <h2>New run</h2>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="button"
+          data-testid="new-workload-button"
+          aria-expanded={creating}
+          onClick={() => setCreating((open) => !open)}
+        >
+          + New workload
+        </button>
+      </header>
+
+      {creating && <NewWorkload runs={runs} onCreated={created} onCancel={() => setCreating(false)} />}
+      {editing && !creating && (
+        <NewWorkload key={editing.id} runs={runs} editing={editing} onCreated={created} onCancel={() => setEditing(null)} />
+      )}
+
+      {!creating && !editing && (
+        <form className="card form" onSubmit={(event) => void start(event)}>
+          <div className="source-switch" role="radiogroup" aria-label="What to run">
+            <label>
+              <input type="radio" name="run-source" data-testid="source-workload" checked={source === 'workload'} onChange={() => setSource('workload')} /> A
+              registered workload
+            </label>
+            <label>
+              <input type="radio" name="run-source" data-testid="source-typed" checked={source === 'typed'} onChange={() => setSource('typed')} /> A command
+            </label>
+          </div>
+          {source === 'typed' && (
+            <>
+              <label className="field">
+                <span className="label">Command</span>
+                <textarea
+                  className="mono"
+                  data-testid="typed-command"
+                  rows={3}
+                  spellCheck={false}
+                  placeholder="python train.py --batch_size {batch} --amp {amp}"
+                  value={typedScript}
+                  onChange={(event) => setTypedScript(event.target.value)}
+                />
+                <span className="hint">
+                  Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one
+                  word whatever it holds. Nothing is saved as a workload.
+                </span>
+              </label>
+              <label className="field">
+                <span className="label">Working directory</span>
+                <input className="mono" data-testid="typed-cwd" placeholder="/home/me/project" value={typedCwd} onChange={(event) => setTypedCwd(event.target.value)} />
+              </label>
+            </>
+          )}
+          {source === 'workload' && (
+            <label className="field">
+              <span className="label">Workload</span>
+              <select
+                data-testid="workload-select"
+                value={workload?.id ?? ''}
+                onChange={(event) => setChosenId(Number(event.target.value))}
+                disabled={workloads.length === 0}
+              >
+                <WorkloadOptions workloads={workloads} />
+              </select>
+              {workload?.description && <span className="hint">{workload.description}</span>}
+            </label>
+          )}
+          {source === 'workload' && workload && !workload.builtin && (
+            <div className="workload-actions">
+              <button type="button" className="button small" data-testid="edit-workload" onClick={() => setEditing(workload)}>
+                Edit workload
+              </button>
+              {!confirmRemove ? (
+                <button type="button" className="button small" data-testid="remove-workload" onClick={() => setConfirmRemove(true)}>
+                  Remove…
+                </button>
+              ) : (
+                <span className="confirm-inline" role="group" aria-label="Confirm removal">
+                  Remove {workload.name}? Its runs are kept.
+                  <button type="button" className="button small danger" data-testid="confirm-remove-workload" onClick={() => void remove(workload)}>
+                    Remove
+                  </button>
+                  <button type="button" className="button small" onClick={() => setConfirmRemove(false)}>
+                    Keep
+                  </button>
+                </span>
+              )}
+            </div>
+          )}
+          {workloadError && (
+            <p className="inline-error" role="alert">
+              {workloadError}
+            </p>
+          )}
+
+          {workload && source === 'workload' && (
+            <div className="template">
+              <span className="label">{workload.mode === 'shell' ? 'Script (run with sh -c)' : 'Template'}</span>
+              {workload.mode === 'shell' ? (
+                <pre className="mono script">{workload.command[0]}</pre>
+              ) : (
+                <code className="mono">{shellJoin(workload.command)}</code>
+              )}
+            </div>
+          )}
+
+          {workload && workload.variables.length > 0 && (
+            <fieldset className="variables">
+              <legend>Variables</legend>
+              {workload.variables.map((variable) => (
+                <label className="field variable" key={variable.name}>
+                  <span className="label mono">{variable.name}</span>
+                  <input
+                    className="mono"
+                    data-testid={`var-${variable.name}`}
+                    value={values[variable.name] ?? ''}
+                    placeholder={variable.default}
+                    spellCheck={false}
+                    onChange={(event) => setValue(variable.name, event.target.value)}
+                  />
+                  {variable.description && <span className="hint">{variable.description}</span>}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          {workload && workload.variables.length === 0 && (
+            <p className="hint">{source === 'typed' ? 'No {placeholders}: the command runs as typed.' : 'This workload has no variables.'}</p>
+          )}
+
+          <div className="field-row limits">
+            <label className="field time-limit">
+              <span className="label">Time limit</span>
+              <span className="input-with-unit">
+                <input
+                  data-testid="time-limit"
+                  inputMode="decimal"
+                  placeholder="none"
+                  value={timeLimit}
+                  onChange={(event) => setTimeLimit(event.target.value)}
+                />
+                <span className="unit">minutes</span>
+              </span>
+              <span className="hint">Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out.</span>
+            </label>
+            <label className="field step-limit">
+              <span className="label">Stop after</span>
+              <span className="input-with-unit">
+                <input
+                  data-testid="max-steps"
+                  inputMode="numeric"
+                  placeholder="none"
+                  value={stepLimit}
+                  onChange={(event) => setStepLimit(event.target.value)}
+                />
+                <span className="unit">steps</span>
+              </span>
+              <span className="hint">
+                Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok.
+              </span>
+            </label>
+          </div>
+
+          <label className="field per-step">
+            <span className="label">Work per step</span>
+            <span className="input-with-unit">
+              <input
+                data-testid="per-step"
+                inputMode="numeric"
+                placeholder={workload?.tokensPerStep ? `from the workload: ${workload.tokensPerStep}` : 'not given'}
+                value={perStep}
+                onChange={(event) => setPerStep(event.target.value)}
+              />
+              <select
+                aria-label="Unit of work per step"
+                data-testid="per-step-unit"
+                value={perStepUnit}
+                onChange={(event) => setPerStepUnit(event.target.value as 'tokens' | 'samples')}
+              >
+                <option value="tokens">tokens</option>
+                <option value="samples">samples</option>
+              </select>
+            </span>
+            <span className="hint">
+              Optional. How many tokens (or samples) one training step holds, so throughput is given in tokens/s (or samples/s)
+              when the log prints only steps or step times.
+            </span>
+          </label>
+
+          <GpuRunSettingsFields gpu={gpu} fields={gpuFields} onChange={setGpuFields} />
+
+          <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
+            <span className="label">Will run</span>
+            {!previewForWorkload && <p className="hint">Working out the command…</p>}
+            {previewForWorkload && preview.ok && (
+              <>
+                <pre className="command-line" data-testid="command-preview">
+                  {shellJoin(preview.value.command)}
+                </pre>
+                <dl className="preview-facts">
+                  <div>
+                    <dt>in</dt>
+                    <dd className="mono" data-testid="preview-cwd">
+                      {preview.value.cwd}
+                    </dd>
+                  </div>
+                  {Object.keys(preview.value.env).length > 0 && (
+                    <div>
+                      <dt>env</dt>
+                      <dd className="mono" data-testid="preview-env">
+                        {formatEnvAssignments(preview.value.env)}
+                      </dd>
+                    </div>
+                  )}
+                </dl>
+              </>
+            )}
+            {previewForWorkload && !preview.ok && (
+              <p className="inline-error" data-testid="preview-error">
+                {preview.error}
+              </p>
+            )}
+          </div>
+
+          {startError && (
+            <p className="form-error" role="alert" data-testid="form-error">
+              {startError}
+            </p>
+          )}
+          {startCommand && <CommandToCopy command={startCommand} />}
+          <div className="actions">
+            <button type="submit" className="button primary" data-testid="start-run" disabled={!workload || starting}>
+              {starting ? 'Starting…' : '▶ Run'}
+            </button>
+          </div>
+        </form>
+      )}
+      {confirmDialog}
+    </section>
+  );
+}

@@ -1,0 +1,165 @@
+// Parsing a run's stored output again, and what to do when it gave no metrics: its lines with numbers, a regex to try, a workload to save it in.
+import { useEffect, useState } from 'react';
+import type { ReparseResult, Run, Workload, WorkloadInput } from '../../../electron/shared/api.js';
+import { useBridge } from '../bridge/context.js';
+import { errorMessage, formatNumber } from '../shared/format.js';
+import { RegexTester } from './RegexTester.js';
+
+/** Lines with numbers shown to write a regex against: enough to see the format, few enough to read. */
+const NUMERIC_LINES_SHOWN = 12;
+
+function describe(facts: ReparseResult['before']): string {
+  const speed = facts.throughput === null ? 'no throughput' : `${formatNumber(facts.throughput, 4)} ${facts.unit ?? ''}`;
+  return `${facts.samples.toLocaleString()} samples, ${facts.steps ?? '–'} steps, ${speed}`;
+}
+
+/** The workload a regex is saved in for this run: its own (if the user made it), else a new one named after the run. */
+function workloadForRun(run: Run, pattern: string): WorkloadInput {
+  const imported = run.command[0] === '(imported)';
+  return {
+    name: `${(run.workloadName ?? 'run').replace(/[^\w.\- +]/gu, '-').slice(0, 100)} ${run.id} regex`,
+    description: `made to parse run ${run.id}`,
+    cwd: run.cwd || '/',
+    // An imported log is replayed through the terminal, as if it ran here.
+    command: imported ? ['cat', run.command[1] ?? '/dev/null'] : run.command,
+    mode: 'argv',
+    env: {},
+    variables: [],
+    tokensPerStep: '',
+    metricRegex: pattern,
+  };
+}
+
+/** Parsing a run again, shared by the title row's button and the no-metrics notice. */
+export function useReparse(run: Run, workloads: readonly Workload[]) {
+  const { api } = useBridge();
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<ReparseResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const own = workloads.find((w) => w.id === run.workloadId && !w.builtin) ?? null;
+
+  /** With a pattern: saved first (in the run's own workload, or a new one), so a later Parse again uses it too. */
+  const reparse = async (pattern: string | null) => {
+    setBusy(true);
+    setError(null);
+    try {
+      let workloadId: number | undefined;
+      if (pattern !== null) {
+        const saved = own
+          ? await api['workloads.update']({ id: own.id, workload: { ...own, metricRegex: pattern } })
+          : await api['workloads.create'](workloadForRun(run, pattern));
+        workloadId = saved.id;
+      }
+      const [answer] = await api['runs.reparse']({ ids: [run.id], ...(workloadId === undefined ? {} : { workloadId }) });
+      setResult(answer ?? null);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, result, error, own, reparse };
+}
+
+export type Reparse = ReturnType<typeof useReparse>;
+
+/** In the run's title row: compact, so the header (and the terminal below it) keeps its height. */
+export function ReparseButton({ run, reparse }: { run: Run; reparse: Reparse }) {
+  if (run.status === 'running') return null;
+  const { busy, result, error, own } = reparse;
+  return (
+    <span className="reparse-row">
+      {result && (
+        <span className="reparse-result" data-testid="reparse-result" role="status" title={`Before: ${describe(result.before)}. Now: ${describe(result.after)}.`}>
+          Before: {describe(result.before)}. Now: {describe(result.after)}.
+        </span>
+      )}
+      {error && (
+        <span className="inline-error" role="alert" title={error}>
+          {error}
+        </span>
+      )}
+      <button
+        type="button"
+        className="button small"
+        data-testid="reparse-run"
+        disabled={busy}
+        title={`Read the stored output again with today’s parsers${own?.metricRegex ? ' and the workload’s regex' : ''}; the old summary is kept`}
+        onClick={() => void reparse.reparse(null)}
+      >
+        {busy ? 'Parsing…' : 'Parse again'}
+      </button>
+    </span>
+  );
+}
+
+/** A run whose output gave no metrics: its lines with numbers, a regex tried live, saved and applied. */
+export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }) {
+  const { api } = useBridge();
+  const [numeric, setNumeric] = useState<string[] | null>(null);
+  const [pattern, setPattern] = useState('');
+  const noMetrics = run.status !== 'running' && run.outputBytes > 0 && run.summary.metricsSource === null;
+
+  useEffect(() => {
+    if (!noMetrics) return;
+    let cancelled = false;
+    api['runs.numericLines']({ id: run.id, limit: NUMERIC_LINES_SHOWN }).then(
+      (answer) => {
+        if (!cancelled) setNumeric(answer.lines);
+      },
+      () => {
+        if (!cancelled) setNumeric([]);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [api, noMetrics, run.id]);
+
+  if (!noMetrics) return null;
+  return (
+    <div className="notice no-metrics" data-testid="no-metrics" role="status">
+      <p>
+        <strong>No metrics were found in this run’s output.</strong> The built-in parsers know Hugging Face, Lightning, Keras,
+        nanoGPT, llm.c, Megatron, torchtitan, timm, fairseq, tqdm and plain <code>step N: loss X</code> lines. Write a regex
+        with named groups for this format, try it below, and parse the run again.
+      </p>
+      {numeric && numeric.length > 0 && (
+        <>
+          <p className="hint">Lines of its output that hold numbers:</p>
+          <pre className="numeric-lines mono" data-testid="numeric-lines">
+            {numeric.join('\n')}
+          </pre>
+        </>
+      )}
+      {numeric && numeric.length === 0 && <p className="hint">None of its first lines holds a decimal number.</p>}
+      <label className="field">
+        <span className="label">Metric regex</span>
+        <input
+          className="mono"
+          data-testid="parsing-regex"
+          placeholder={'step (?<step>\\d+).*loss (?<loss>[\\d.]+)'}
+          spellCheck={false}
+          value={pattern}
+          onChange={(event) => setPattern(event.target.value)}
+        />
+        <span className="hint">
+          Saved in {reparse.own ? `the workload ${reparse.own.name}` : 'a new workload made for this run'}; each named group becomes
+          a metric.
+        </span>
+      </label>
+      <RegexTester pattern={pattern} runs={[run]} initialRunId={run.id} />
+      <div className="actions">
+        <button
+          type="button"
+          className="button primary"
+          data-testid="reparse-with-regex"
+          disabled={reparse.busy || pattern.trim() === ''}
+          onClick={() => void reparse.reparse(pattern)}
+        >
+          {reparse.busy ? 'Parsing…' : 'Save regex and parse again'}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,155 @@
+// A run's metric points sorted into chartable series (x = step), and the choice of what the charts show from them.
+import type { MetricPoint } from '../../../electron/shared/api.js';
+
+export interface XY {
+  x: number;
+  y: number;
+}
+
+export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
+
+export interface ThroughputSeries {
+  /** The metric plotted, or `step_time_ms` when the rate is worked out from printed step times. */
+  name: string;
+  unit: ThroughputUnit;
+  data: readonly XY[];
+}
+
+export interface NonFiniteLoss {
+  name: 'loss' | 'eval_loss';
+  value: 'nan' | 'inf' | '-inf';
+  /** Null when the point that carried it had no step. */
+  step: number | null;
+}
+
+/** What the charts draw at one moment; the arrays are the set's own and keep growing, so a chart copies them. */
+export interface MetricsView {
+  throughput: ThroughputSeries | null;
+  loss: readonly XY[] | null;
+  evalLoss: readonly XY[] | null;
+  /** The first NaN or infinite loss, which is never plotted but must not go unseen. */
+  nonFiniteLoss: NonFiniteLoss | null;
+  source: 'channel' | 'text' | null;
+}
+
+/** In the engine's order of preference (core/metrics/summary.ts): tokens, then samples, then steps. */
+const RATES: readonly { name: string; unit: ThroughputUnit }[] = [
+  { name: 'tokens_per_sec', unit: 'tokens/s' },
+  { name: 'samples_per_sec', unit: 'samples/s' },
+  { name: 'steps_per_sec', unit: 'steps/s' },
+];
+/** Training lines carry the numbers; a progress bar's redraws count only when there are none. */
+const TIMING_KINDS = ['train', 'progress'] as const;
+
+type Group = 'channel' | 'text';
+
+interface GroupState {
+  /** Keyed `kind:name`; each sorted by step, one point per step. */
+  series: Map<string, XY[]>;
+  nonFiniteLoss: NonFiniteLoss | null;
+}
+
+function emptyGroup(): GroupState {
+  return { series: new Map(), nonFiniteLoss: null };
+}
+
+/**
+ * Puts (step, value) in its place. A later point for a step replaces the earlier one, as the engine's summary does
+ * (a progress bar redraws the same step); logs almost always count up, so the common case is a push.
+ */
+export function placeByStep(series: XY[], x: number, y: number): void {
+  const last = series[series.length - 1];
+  if (last === undefined || x > last.x) {
+    series.push({ x, y });
+    return;
+  }
+  let lo = 0;
+  let hi = series.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (series[mid]!.x < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (series[lo]?.x === x) series[lo] = { x, y };
+  else series.splice(lo, 0, { x, y });
+}
+
+export class MetricSeriesSet {
+  /** Structured-channel points win over parsed text when there are any, as in the engine's summary. */
+  private readonly groups: Record<Group, GroupState> = { channel: emptyGroup(), text: emptyGroup() };
+  private pointCount = 0;
+
+  add(points: readonly MetricPoint[]): void {
+    for (const point of points) {
+      this.pointCount += 1;
+      // Engine-derived points sit with the parsed text: they are worked out from it.
+      const group = this.groups[point.source === 'channel' ? 'channel' : 'text'];
+      if (typeof point.value !== 'number') {
+        if ((point.name === 'loss' || point.name === 'eval_loss') && point.kind !== 'summary') {
+          const seen = group.nonFiniteLoss;
+          const earlier = seen === null || (point.step !== null && (seen.step === null || point.step < seen.step));
+          if (earlier) group.nonFiniteLoss = { name: point.name, value: point.value, step: point.step };
+        }
+        continue;
+      }
+      // The x axis is the step; a point without one (an end-of-run summary) has no place on it.
+      if (point.step === null) continue;
+      const key = `${point.kind}:${point.name}`;
+      let series = group.series.get(key);
+      if (!series) {
+        series = [];
+        group.series.set(key, series);
+      }
+      placeByStep(series, point.step, point.value);
+    }
+  }
+
+  /** Every point given to the set, plotted or not. */
+  get size(): number {
+    return this.pointCount;
+  }
+
+  view(): MetricsView {
+    const source: Group | null =
+      this.groups.channel.series.size > 0 || this.groups.channel.nonFiniteLoss
+        ? 'channel'
+        : this.groups.text.series.size > 0 || this.groups.text.nonFiniteLoss
+          ? 'text'
+          : null;
+    if (source === null) return { throughput: null, loss: null, evalLoss: null, nonFiniteLoss: null, source };
+    const group = this.groups[source];
+    const get = (kind: string, name: string) => {
+      const series = group.series.get(`${kind}:${name}`);
+      return series && series.length > 0 ? series : null;
+    };
+    return {
+      throughput: pickThroughput(get),
+      loss: get('train', 'loss') ?? get('progress', 'loss'),
+      evalLoss: get('eval', 'eval_loss') ?? get('train', 'eval_loss') ?? get('progress', 'eval_loss'),
+      nonFiniteLoss: group.nonFiniteLoss,
+      source,
+    };
+  }
+}
+
+function pickThroughput(get: (kind: string, name: string) => XY[] | null): ThroughputSeries | null {
+  for (const kind of TIMING_KINDS) {
+    for (const rate of RATES) {
+      const data = get(kind, rate.name);
+      if (data) return { name: rate.name, unit: rate.unit, data };
+    }
+    // nanoGPT and others print only the time of a step: its inverse is steps per second.
+    const stepTimes = get(kind, 'step_time_ms');
+    if (stepTimes) {
+      const data = stepTimes.filter((p) => p.y > 0).map((p) => ({ x: p.x, y: 1000 / p.y }));
+      if (data.length > 0) return { name: 'step_time_ms', unit: 'steps/s', data };
+    }
+  }
+  return null;
+}
+
+/** How the note under the loss chart reads: "NaN in loss at step 120". */
+export function describeNonFiniteLoss(bad: NonFiniteLoss): string {
+  const what = bad.value === 'nan' ? 'NaN' : bad.value === 'inf' ? '+Inf' : '-Inf';
+  return bad.step === null ? `${what} in ${bad.name}` : `${what} in ${bad.name} at step ${bad.step}`;
+}

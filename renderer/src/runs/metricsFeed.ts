@@ -1,0 +1,36 @@
+// One run's metrics for the charts: the stored points, then live ones, redrawn at most twice a second.
+import type { ApiClient, MetricPoint } from '../../../electron/shared/api.js';
+import type { Bridge } from '../bridge/types.js';
+import { LiveFeed, type FeedSnapshot } from './liveFeed.js';
+import { MetricSeriesSet, type MetricsView } from './metricSeries.js';
+
+/** `points`: how many points the run has so far, plotted or not. */
+export type MetricsSnapshot = FeedSnapshot<{ view: MetricsView; points: number }>;
+
+export interface RunMetricsFeedOptions {
+  runId: number;
+  api: Pick<ApiClient, 'runs.metrics'>;
+  on: Bridge['on'];
+  onChange: (snapshot: MetricsSnapshot) => void;
+}
+
+export class RunMetricsFeed extends LiveFeed<MetricSeriesSet, readonly MetricPoint[], { view: MetricsView; points: number }> {
+  constructor(options: RunMetricsFeedOptions) {
+    super(
+      {
+        subscribe: (take) =>
+          options.on('runs.onMetrics', (event) => {
+            if (event.runId === options.runId) take(event.points);
+          }),
+        fetch: async () => {
+          const series = new MetricSeriesSet();
+          series.add(await options.api['runs.metrics']({ id: options.runId }));
+          return series;
+        },
+        add: (series, points) => series.add(points),
+        view: (series) => ({ view: series.view(), points: series.size }),
+      },
+      options.onChange,
+    );
+  }
+}

@@ -1,0 +1,230 @@
+// The New sweep form's fields as typed, turned into a sweeps.plan / sweeps.start request (or what is wrong with them),
+// and a batch the finder found put back into them.
+import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../../electron/shared/api.js';
+import { parseStepLimit } from '../runs/stepLimit.js';
+
+export type SweepPlanKind = SweepRequest['plan'];
+export type SweepRequestInput = MethodInput<'sweeps.plan'>;
+export type FindBatchInput = MethodInput<'sweeps.findBatch'>;
+
+/** One varied variable: its values as typed, comma-separated, the first being the baseline's. */
+export interface VaryField {
+  name: string;
+  values: string;
+}
+
+export interface SweepFields {
+  /** Sweep a registered workload, or a command typed here whose {placeholders} are its variables. */
+  source: 'workload' | 'typed';
+  workloadId: number | null;
+  /** The typed command: a script for /bin/sh -c, and the directory it runs in. */
+  typedScript: string;
+  typedCwd: string;
+  name: string;
+  /** Shared values as typed; a variable not typed here keeps the workload's default. */
+  shared: Record<string, string>;
+  vary: VaryField[];
+  plan: SweepPlanKind;
+  repeats: string;
+  maxSteps: string;
+  timeoutSeconds: string;
+  waitForIdle: boolean;
+  maxWaitSeconds: string;
+  finder: { variable: string; start: string; steps: string };
+}
+
+export const PLANS: ReadonlyArray<{ id: SweepPlanKind; name: string; explanation: string }> = [
+  { id: 'one-at-a-time', name: 'One at a time', explanation: 'The baseline, then each other value alone against it: what each change does by itself.' },
+  { id: 'ladder', name: 'Ladder', explanation: 'The baseline, then each step adds one more change to the step before: what the changes add up to, in order.' },
+  { id: 'grid', name: 'Grid', explanation: 'Every combination of the values: shows how changes interact, but the run count multiplies.' },
+];
+
+/** The contract's bounds (electron/shared/api.ts sweepRequest). */
+const MAX_REPEATS = 50;
+const MAX_WAIT_SECONDS = 3600;
+const MAX_RUN_SECONDS = 7 * 24 * 3600;
+/** The finder's default probe length (sweeps.findBatch maxSteps): long enough to allocate, short enough to be quick. */
+export const FINDER_STEPS_DEFAULT = 20;
+/** The variable the finder looks for first: most workloads call it this. */
+const BATCH_VARIABLE = 'batch';
+
+/** A fresh form for a workload: nothing varied yet but one row ready for its batch (or first) variable. */
+export function initialSweepFields(workload: Workload | null): SweepFields {
+  const names = workload?.variables.map((v) => v.name) ?? [];
+  const first = names.includes(BATCH_VARIABLE) ? BATCH_VARIABLE : (names[0] ?? '');
+  return {
+    source: 'workload',
+    workloadId: workload?.id ?? null,
+    typedScript: '',
+    typedCwd: '',
+    name: '',
+    shared: {},
+    vary: first === '' ? [] : [{ name: first, values: '' }],
+    plan: 'ladder',
+    repeats: '3',
+    maxSteps: '',
+    timeoutSeconds: '',
+    waitForIdle: true,
+    maxWaitSeconds: '120',
+    finder: { variable: first, start: '', steps: String(FINDER_STEPS_DEFAULT) },
+  };
+}
+
+/** The typed command the fields hold, or null until both the command and its directory are given. */
+export function typedCommandOf(fields: Pick<SweepFields, 'typedScript' | 'typedCwd'>): TypedCommand | null {
+  const script = fields.typedScript.trim();
+  const cwd = fields.typedCwd.trim();
+  return script === '' || cwd === '' ? null : { template: [script], mode: 'shell', cwd };
+}
+
+/**
+ * A typed command's variables follow its placeholders as they are typed: a varied row whose name is empty (or
+ * no longer a placeholder) takes the first placeholder not yet varied, so `{batch}` typed is ready to vary.
+ */
+export function withTypedCommand(fields: SweepFields, workload: Workload): SweepFields {
+  const names = workload.variables.map((v) => v.name);
+  const taken = new Set(fields.vary.map((row) => row.name).filter((name) => names.includes(name)));
+  const vary = fields.vary.map((row) => {
+    if (names.includes(row.name)) return row;
+    const free = names.find((name) => !taken.has(name)) ?? '';
+    taken.add(free);
+    return free === row.name ? row : { ...row, name: free };
+  });
+  return vary.every((row, index) => row === fields.vary[index]) ? fields : { ...fields, vary };
+}
+
+/** Another workload: its own variables, the rest of the settings kept. */
+export function withWorkload(fields: SweepFields, workload: Workload): SweepFields {
+  if (fields.workloadId === workload.id) return fields;
+  const fresh = initialSweepFields(workload);
+  return { ...fields, workloadId: workload.id, shared: {}, vary: fresh.vary, finder: { ...fresh.finder, steps: fields.finder.steps } };
+}
+
+/** "8, 16,32 " → ["8", "16", "32"]; empty items (a trailing comma) are dropped. */
+export function splitValues(text: string): string[] {
+  return text
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+}
+
+/** The value a shared variable has in the form: as typed, else the workload's default. */
+export function sharedValue(fields: SweepFields, workload: Workload, name: string): string {
+  return fields.shared[name] ?? workload.variables.find((v) => v.name === name)?.default ?? '';
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function wholeNumber(text: string, what: string, min: number, max: number): Parsed<number> {
+  const trimmed = text.trim();
+  if (!/^\d+$/u.test(trimmed)) return { ok: false, error: `${what}: give a whole number` };
+  const value = Number(trimmed);
+  if (value < min || value > max) return { ok: false, error: `${what}: give a whole number from ${min} to ${max}` };
+  return { ok: true, value };
+}
+
+function seconds(text: string, what: string, max: number, allowZero: boolean): Parsed<number | undefined> {
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: true, value: undefined };
+  const value = Number(trimmed.replace(',', '.'));
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    return { ok: false, error: `${what}: give seconds, a number ${allowZero ? 'of 0 or more' : 'above 0'}` };
+  }
+  if (value > max) return { ok: false, error: `${what}: at most ${max} seconds` };
+  return { ok: true, value };
+}
+
+/**
+ * The request the form describes, without GPU settings (the caller adds those). Shared values are every
+ * variable not varied, as the form shows them, so the preview and the start see exactly what is on screen.
+ */
+export function parseSweepFields(fields: SweepFields, workload: Workload | null): Parsed<SweepRequestInput> {
+  const typed = fields.source === 'typed' ? typedCommandOf(fields) : null;
+  if (fields.source === 'typed' && typed === null) {
+    return { ok: false, error: fields.typedScript.trim() === '' ? 'type the command to sweep, with {placeholders} for what varies' : 'give the directory the command runs in' };
+  }
+  if (!workload) return { ok: false, error: 'choose a workload' };
+  if (typed && workload.variables.length === 0) return { ok: false, error: 'put a {placeholder} in the command where a value varies, e.g. --batch_size {batch}' };
+  const known = new Set(workload.variables.map((v) => v.name));
+  const vary: Array<{ name: string; values: string[] }> = [];
+  for (const row of fields.vary) {
+    const values = splitValues(row.values);
+    if (row.name === '' && values.length === 0) continue;
+    if (!known.has(row.name)) return { ok: false, error: `choose which variable to vary for the values “${row.values}”` };
+    if (values.length === 0) return { ok: false, error: `${row.name}: give its values, comma-separated (the first is the baseline's)` };
+    if (vary.some((v) => v.name === row.name)) return { ok: false, error: `${row.name} is varied twice: give all its values in one row` };
+    vary.push({ name: row.name, values });
+  }
+  if (vary.length === 0) return { ok: false, error: 'vary at least one variable: give it a baseline value and one or more to try' };
+
+  const values: Record<string, string> = {};
+  for (const variable of workload.variables) {
+    if (!vary.some((v) => v.name === variable.name)) values[variable.name] = sharedValue(fields, workload, variable.name);
+  }
+  const repeats = wholeNumber(fields.repeats, 'Repeats', 1, MAX_REPEATS);
+  if (!repeats.ok) return repeats;
+  const maxSteps = parseStepLimit(fields.maxSteps);
+  if (!maxSteps.ok) return { ok: false, error: `Per-run limit: ${maxSteps.error.replace(/^Stop after: /u, '')}` };
+  const timeout = seconds(fields.timeoutSeconds, 'Per-run limit', MAX_RUN_SECONDS, false);
+  if (!timeout.ok) return timeout;
+  const maxWait = fields.waitForIdle ? seconds(fields.maxWaitSeconds, 'Wait at most', MAX_WAIT_SECONDS, true) : ({ ok: true, value: undefined } as const);
+  if (!maxWait.ok) return maxWait;
+
+  const target = typed ? { command: typed } : { workloadId: workload.id };
+  const request: SweepRequestInput = { ...target, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle };
+  const name = fields.name.trim();
+  if (name !== '') request.name = name;
+  if (maxSteps.steps !== undefined) request.maxSteps = maxSteps.steps;
+  if (timeout.value !== undefined) request.timeoutSeconds = timeout.value;
+  if (maxWait.value !== undefined) request.maxWaitSeconds = maxWait.value;
+  return { ok: true, value: request };
+}
+
+/** The batch-size finder's request: the baseline's values (shared ones and each varied variable's first) for the rest. */
+export function parseFinderFields(fields: SweepFields, workload: Workload | null): Parsed<FindBatchInput> {
+  if (!workload) return { ok: false, error: 'choose a workload' };
+  const { variable } = fields.finder;
+  if (!workload.variables.some((v) => v.name === variable)) return { ok: false, error: 'choose the variable that sets the batch size' };
+  const values: Record<string, string> = {};
+  for (const v of workload.variables) values[v.name] = sharedValue(fields, workload, v.name);
+  for (const row of fields.vary) {
+    const first = splitValues(row.values)[0];
+    if (first !== undefined && Object.hasOwn(values, row.name)) values[row.name] = first;
+  }
+  delete values[variable];
+  const start = wholeNumber(fields.finder.start === '' ? finderStartDefault(fields, workload) : fields.finder.start, 'Start at', 1, 1 << 20);
+  if (!start.ok) return start;
+  const steps = wholeNumber(fields.finder.steps, 'Steps per probe', 1, Number.MAX_SAFE_INTEGER);
+  if (!steps.ok) return steps;
+  return { ok: true, value: { workloadId: workload.id, values, variable, start: start.value, maxSteps: steps.value } };
+}
+
+/** Where the finder starts unless told: the variable's value in the form when it is a whole number, else 1. */
+export function finderStartDefault(fields: SweepFields, workload: Workload): string {
+  const { variable } = fields.finder;
+  const row = fields.vary.find((v) => v.name === variable);
+  const value = row ? (splitValues(row.values)[0] ?? '') : sharedValue(fields, workload, variable);
+  return /^[1-9]\d{0,6}$/u.test(value) ? value : '1';
+}
+
+/**
+ * "Use 24": the finder's answer goes where the form uses that variable: appended to its varied values, or as
+ * its shared value when it is not varied. A form on another workload switches to the finder's first.
+ */
+export function withFoundValue(fields: SweepFields, workload: Workload, variable: string, value: number): SweepFields {
+  const base = withWorkload(fields, workload);
+  const text = String(value);
+  const row = base.vary.find((v) => v.name === variable);
+  if (row) {
+    const values = splitValues(row.values);
+    if (values.includes(text)) return base;
+    const next = values.length === 0 ? text : `${values.join(', ')}, ${text}`;
+    return { ...base, vary: base.vary.map((v) => (v === row ? { ...v, values: next } : v)) };
+  }
+  return { ...base, shared: { ...base.shared, [variable]: text } };
+}
+
+/** Compares a preview with the form now: the same request, GPU settings included. */
+export function requestKey(request: SweepRequestInput): string {
+  return JSON.stringify(request);
+}
