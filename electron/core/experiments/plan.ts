@@ -1,4 +1,5 @@
 // Sweep plans: which configs a sweep runs (one at a time, ladder, grid), in what order, and for how long.
+import { median as sampleMedian } from 'simple-statistics';
 import type { Run, SweepConfig, WorkloadVariable } from '../../shared/api.js';
 
 export type SweepPlanKind = 'one-at-a-time' | 'ladder' | 'grid';
@@ -93,11 +94,9 @@ export function runSeconds(run: Run): number | null {
   return (Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000;
 }
 
+/** simple-statistics' median, with null for no values (it throws there): "nothing to go by" is an answer here. */
 function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return values.length === 0 ? null : sampleMedian(values);
 }
 
 /**
