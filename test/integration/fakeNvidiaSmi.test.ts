@@ -9,7 +9,6 @@ import { parseComputeApps } from '../../electron/core/telemetry/nvidiaSmi/comput
 import { parseCsvTable, parseQueryGpuLine, type GpuSample } from '../../electron/core/telemetry/nvidiaSmi/csv.js';
 import { INFO_FIELD_KEYS, fieldsFromQuery, parseHelpQueryGpu, queryArgument, resolveFields, type ResolvedFields } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
 import { NVIDIA_SMI_EXIT, classifyNvidiaSmiMessage } from '../../electron/core/telemetry/nvidiaSmi/messages.js';
-import { parseNvidiaSmiQueryText } from '../../electron/core/telemetry/nvidiaSmi/queryText.js';
 import { isThrottled, throttlingReasons } from '../../electron/core/telemetry/nvidiaSmi/throttle.js';
 import { parseNvidiaSmiXml } from '../../electron/core/telemetry/nvidiaSmi/xml.js';
 import { readSharedFixture } from '../helpers/fixtures.js';
@@ -195,21 +194,19 @@ describe('fake nvidia-smi: formats', () => {
     expect(classifyNvidiaSmiMessage(result.stdout)).toMatchObject({ kind: 'invalid-field', field: 'device_minor' });
   });
 
-  it('gives -q -x and -q that our parsers read, and that agree', async () => {
+  it('gives -q -x that our parser reads, and -q text with the same GPU', async () => {
     const xml = await xmlCard();
-    const text = await smi(['-q']);
-    const parsedText = parseNvidiaSmiQueryText(text.stdout);
-    if (!parsedText.ok) throw new Error(parsedText.error);
-    const [a, b] = [xml.gpus[0]!, parsedText.card.gpus[0]!];
+    const a = xml.gpus[0]!;
     expect(xml).toMatchObject({ driverVersion: '595.71.05', cudaVersion: '13.2', attachedGpus: 1 });
     expect(a).toMatchObject({ name: 'NVIDIA GeForce RTX 4090', busId: '00000000:01:00.0', persistenceMode: false, pstate: 8 });
     expect(a.power).toMatchObject({ limitW: 450, requestedLimitW: 450, defaultLimitW: 450, minLimitW: 150, maxLimitW: 600 });
     expect(a.supportedClocks!.map((m) => m.memMHz)).toEqual([10501, 10251, 5001, 810, 405]);
-    expect(b.supportedClocks).toBeNull();
-    for (const key of ['name', 'uuid', 'busId', 'vbiosVersion', 'persistenceMode', 'pstate', 'pcie', 'memory', 'clocks', 'throttleReasons'] as const) {
-      expect(b[key], key).toEqual(a[key]);
-    }
-    expect(b.power.limitW).toBe(a.power.limitW);
+    // The engine reads only XML; `-q` is there for a person at a terminal, in the 595 capture's layout.
+    const text = (await smi(['-q'])).stdout;
+    expect(text).toMatch(/^Driver Version\s+: 595\.71\.05$/mu);
+    expect(text).toMatch(/^GPU 00000000:01:00\.0$/mu);
+    expect(text).toMatch(/^ {4}Product Name\s+: NVIDIA GeForce RTX 4090$/mu);
+    expect(text).toContain(a.uuid!);
   });
 
   it('lists GPUs and prints its version like the captures', async () => {
