@@ -428,9 +428,14 @@ describe('fake nvidia-smi: telemetry', () => {
       return parsed.sample;
     };
     const first = await read();
-    await sleep(600);
-    const second = await read();
-    expect(second.energyMJ!).toBeGreaterThan(first.energyMJ! + 100_000);
+    // Under load the counter climbs by over 100 J within a second: each call goes on from the last one's total.
+    let second = first;
+    await expect
+      .poll(async () => {
+        second = await read();
+        return second.energyMJ! - first.energyMJ!;
+      }, { timeout: 10_000 })
+      .toBeGreaterThan(100_000);
     expect(second.tempC!).toBeGreaterThanOrEqual(first.tempC!);
   });
 });
@@ -507,7 +512,12 @@ describe('fake nvidia-smi: faults', () => {
   it('hang-after=N: stops printing but stays alive', async () => {
     const child = loop([...q, '-lms', '30'], { FAKE_NVIDIA_SMI_FAULT: 'hang-after=2' });
     await child.waitFor(2);
-    await sleep(500);
+    // The clock is a healthy twin on the same interval: once it has printed ten lines more, the hung one had as many
+    // chances to print and took none.
+    const twin = loop([...q, '-lms', '30']);
+    await twin.waitFor(10);
+    await twin.stop();
+    expect(twin.lines.length).toBeGreaterThanOrEqual(10);
     expect(child.lines).toHaveLength(2);
     expect(child.exited).toBe(false);
     await child.stop();
