@@ -44,7 +44,7 @@ export async function compareBenchmark(): Promise<BenchRow[]> {
 
   // The view in Chromium, where Chromium is installed (as in CI).
   if (fs.existsSync('/usr/bin/chromium')) {
-    const result = spawnSync('npx', ['playwright', 'test', '--project=bench', 'test/e2e/compareBench.spec.ts', '--reporter=line'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const result = spawnSync('npx', ['playwright', 'test', '-c', 'playwright.ondemand.config.ts', '--project=bench', '--reporter=line'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const file = path.join(REPO, 'test-results', 'compare-bench.json');
     if (result.status === 0 && fs.existsSync(file)) {
       const figures = JSON.parse(fs.readFileSync(file, 'utf8')) as { inAppMedianMs?: number; coldLoadMedianMs?: number };

@@ -15,7 +15,7 @@ export async function parserBenchmark(): Promise<BenchRow[]> {
   return rows;
 }
 
-/** A first pass over this much lets the JIT compile the parsers before the clock starts, as parserThroughput does. */
+/** A first pass over this much lets the JIT compile the parsers before the clock starts. */
 const WARM_UP_CHARS = 2 ** 20;
 
 function collectorRows(what: string, text: string): BenchRow[] {

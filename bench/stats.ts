@@ -1,10 +1,9 @@
 // Small statistics for benchmarks: medians of repeated side-by-side measurements.
+import { median as sampleMedian } from 'simple-statistics';
 
+/** simple-statistics' median, with NaN for no values (it throws there), so a benchmark that measured nothing prints NaN. */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return values.length === 0 ? Number.NaN : sampleMedian([...values]);
 }
 
 export interface BenchRow {

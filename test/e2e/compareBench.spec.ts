@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
+import { median } from 'simple-statistics';
 import { expect, REPO_ROOT, screenshot, test } from './serverFixture.js';
 
 const execFileAsync = promisify(execFile);
@@ -15,8 +16,6 @@ const LOADS = 3;
 const CHARTS = 7;
 const TARGET_MS = 500;
 const RESULT_FILE = path.join(REPO_ROOT, 'test-results', 'compare-bench.json');
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * In the page: waits, frame by frame, for the table's rows and every chart with points, then reads the clock. With a

@@ -272,10 +272,12 @@ describe('run with GPU settings', () => {
       { cwd: dir, env: { ...process.env, ...env }, stdio: 'ignore', detached: true },
     );
     try {
-      const deadline = Date.now() + 30_000;
-      while (fakeState().gpuClockLock === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(fakeState().gpuClockLock).toEqual([2400, 2400]);
-      await new Promise((r) => setTimeout(r, 300));
+      // Killed once both settings are applied and journalled, so the restore below has both to undo.
+      await expect
+        .poll(() => ({ gpuClockLock: fakeState().gpuClockLock, powerLimitW: fakeState().powerLimitW, applied: journal().filter((r) => r.state === 'applied').length }), {
+          timeout: 30_000,
+        })
+        .toEqual({ gpuClockLock: [2400, 2400], powerLimitW: 300, applied: 2 });
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;

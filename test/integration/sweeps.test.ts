@@ -147,7 +147,8 @@ describe('controlling a sweep', () => {
     core.sweeps.control(started.id, 'skip');
     await waitFor(() => core.sweeps.get(started.id).status === 'paused');
     expect(core.store.runs.get(first)!.status).toBe('stopped');
-    await new Promise((r) => setTimeout(r, 500));
+    // Parked, not on its way to a run: none current, none being waited for, and none started.
+    expect(core.sweeps.get(started.id).progress).toMatchObject({ currentRunId: null, waiting: null });
     expect(core.store.runs.forSweep(started.id)).toHaveLength(1);
 
     core.sweeps.control(started.id, 'resume');

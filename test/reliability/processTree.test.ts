@@ -50,9 +50,7 @@ describe('stopping a run stops every process it started', () => {
     const pids = files.map((file) => readPid(file)!);
     started.push(...pids);
     expect(pids.every(isRunning)).toBe(true);
-    // Let the tree walk see them (it runs every 500 ms).
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-
+    // No wait for the periodic tree walk: stopping walks the tree itself before it signals (ProcessTree.signalAll).
     h.core.runner.stop(run.id);
     const ended = await h.core.runner.waitForExit(run.id);
     expect(ended.status).toBe('stopped');

@@ -1,5 +1,6 @@
 // Checks the synthetic workload keeps its contract: formula-following throughput, falling loss,
 // reproducible numbers, OOM/usage exits, load file and worker processes.
+import { median } from 'simple-statistics';
 import { describe, it, expect } from 'vitest';
 import { execFile, type ExecFileException } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -63,12 +64,6 @@ function expected(stdout: string): { tokPerSec: number; msPerStep: number } {
   const m = /^synthetic: expected steady (\d+\.\d) tok\/s, (\d+\.\d{2}) ms\/step$/m.exec(stdout);
   if (!m) throw new Error(`no expected line in:\n${stdout}`);
   return { tokPerSec: Number(m[1]), msPerStep: Number(m[2]) };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** The same formula as the script's header comment, written out independently. */

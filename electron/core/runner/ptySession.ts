@@ -169,7 +169,6 @@ export class PtySession {
     if (!this.exited) this.terminal.resize(cols, rows);
   }
 
-
   /** Signals the whole process group, so DataLoader-style children get it too. */
   signalGroup(signal: NodeJS.Signals): boolean {
     try {

@@ -1,18 +1,16 @@
-// The GPU info card from every `-q -x` and `-q` capture, the small XML reader on its own, and
+// The GPU info card from every `-q -x` capture, the small XML reader on its own, and
 // --query-compute-apps rows.
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { supportedGraphicsClocks, type GpuInfo } from '../../../electron/core/telemetry/nvidiaSmi/card.js';
 import { parseComputeApps } from '../../../electron/core/telemetry/nvidiaSmi/computeApps.js';
-import { parseNvidiaSmiQueryText } from '../../helpers/nvidiaSmiQueryText.js';
 import { parseNvidiaSmiXml } from '../../../electron/core/telemetry/nvidiaSmi/xml.js';
 import { decodeEntities, parseXml, textAt } from '../../../electron/core/telemetry/nvidiaSmi/xmlParser.js';
 import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
 
 const captures = fs.readdirSync(sharedFixture('nvidia-smi')).sort();
 const xmlCaptures = captures.filter((f) => f.endsWith('.q.xml'));
-const textCaptures = captures.filter((f) => f.endsWith('.q.txt'));
 
 type Expect = { driver: string; cuda: string; gpus: number } & { gpu0: Partial<Omit<GpuInfo, 'power' | 'pcie'>> & { power?: Partial<GpuInfo['power']>; pcie?: Partial<GpuInfo['pcie']> } };
 
@@ -43,14 +41,6 @@ const EXPECTED: Record<string, Expect> = {
   'rtx-a5000-x2.590.44.01.q.xml': { driver: '590.44.01', cuda: '13.1', gpus: 2, gpu0: { fanPercent: 30, memory: { totalMiB: 24564, reservedMiB: 450, usedMiB: 22437, freeMiB: 1678 } } },
   'tesla-p100-pcie-16gb.510.47.03.q.xml': { driver: '510.47.03', cuda: '11.6', gpus: 1, gpu0: { fanPercent: null, eccMode: true, clocks: { current: { graphicsMHz: 405, smMHz: 405, memMHz: 715, videoMHz: 835 }, max: { graphicsMHz: 1328, smMHz: 1328, memMHz: 715, videoMHz: 1328 }, applications: { graphicsMHz: 1189, memMHz: 715 }, defaultApplications: { graphicsMHz: 1189, memMHz: 715 }, maxCustomerBoostMHz: 1328 } } },
   'tesla-t4.515.105.01.q.xml': { driver: '515.105.01', cuda: '11.7', gpus: 1, gpu0: { processes: [expect.objectContaining({ pid: 675, type: 'G' }), expect.objectContaining({ pid: 5762, type: 'C', name: 'python', usedMemoryMiB: 1005 })] as GpuInfo['processes'] } },
-  'h100-80gb-hbm3-mig.590.48.01.q.txt': {
-    driver: '590.48.01', cuda: '13.1', gpus: 1,
-    gpu0: { migMode: true, migDeviceCount: 4, persistenceMode: true, eccMode: true, processes: [], throttleReasons: 0x1, power: { drawW: 71.27, instantW: 72.63, limitW: 700, minLimitW: 200 }, pcie: { genMax: 5, genHostMax: null, widthCurrent: 16 } },
-  },
-  'rtx-4080-super.595.71.05.q.txt': {
-    driver: '595.71.05', cuda: '13.2', gpus: 1,
-    gpu0: { busId: '00000000:01:00.0', vbiosVersion: '95.03.44.00.B2', persistenceMode: false, temperature: { gpuC: 43, memoryC: null, targetC: 84, slowdownC: 96, shutdownC: 101, maxOperatingC: 90 }, power: { drawW: 25.92, limitW: 320, minLimitW: 150, maxLimitW: 400 } },
-  },
 };
 
 function checkCommon(gpu: GpuInfo): void {
@@ -76,7 +66,6 @@ describe('-q -x captures', () => {
     const { card } = result;
     const expected = EXPECTED[file];
     expect(expected, `add ${file} to EXPECTED`).toBeDefined();
-    expect(card.source).toBe('xml');
     expect(card.driverVersion).toBe(expected!.driver);
     expect(card.cudaVersion).toBe(expected!.cuda);
     expect(card.gpus).toHaveLength(expected!.gpus);
@@ -110,70 +99,6 @@ describe('-q -x captures', () => {
     const truncated = readSharedFixture('nvidia-smi', 'rtx-3080.595.58.03.q.xml').slice(0, 5000);
     expect(parseNvidiaSmiXml(truncated).ok).toBe(false);
     expect(parseNvidiaSmiXml("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.").ok).toBe(false);
-  });
-});
-
-describe('-q text captures', () => {
-  it('finds them', () => expect(textCaptures.length).toBeGreaterThanOrEqual(2));
-
-  it.each(textCaptures)('%s gives the same card as XML would', (file) => {
-    const result = parseNvidiaSmiQueryText(readSharedFixture('nvidia-smi', file));
-    if (!result.ok) throw new Error(result.error);
-    const expected = EXPECTED[file]!;
-    expect(result.card.source).toBe('text');
-    expect(result.card.driverVersion).toBe(expected.driver);
-    expect(result.card.cudaVersion).toBe(expected.cuda);
-    expect(result.card.gpus).toHaveLength(expected.gpus);
-    checkCommon(result.card.gpus[0]!);
-    expect(result.card.gpus[0]).toMatchObject(expected.gpu0);
-    expect(result.card.gpus[0]!.supportedClocks).toBeNull();
-  });
-
-  it('reads the process list', () => {
-    const result = parseNvidiaSmiQueryText(readSharedFixture('nvidia-smi', 'rtx-4080-super.595.71.05.q.txt'));
-    const processes = result.ok ? result.card.gpus[0]!.processes : [];
-    expect(processes.map((p) => p.pid)).toEqual([2165, 2496, 2620, 2954, 3527]);
-    expect(processes[0]).toMatchObject({ type: 'C+G', name: '/usr/bin/kwin_wayland', usedMemoryMiB: 25 });
-  });
-
-  it('reads older labels and -d SUPPORTED_CLOCKS sections', () => {
-    const text = [
-      'Driver Version                            : 470.42.01',
-      'Attached GPUs                             : 1',
-      'GPU 00000000:05:00.0',
-      '    Product Name                          : Tesla K80',
-      '    Clocks Throttle Reasons',
-      '        Idle                              : Not Active',
-      '        SW Power Cap                      : Active',
-      '    Power Readings',
-      '        Power Draw                        : 149.12 W',
-      '        Power Limit                       : 149.00 W',
-      '        Enforced Power Limit              : 149.00 W',
-      '    Supported Clocks',
-      '        Memory                            : 2505 MHz',
-      '            Graphics                      : 875 MHz',
-      '            Graphics                      : 862 MHz',
-      '        Memory                            : 324 MHz',
-      '            Graphics                      : 324 MHz',
-      '    Processes                             : None',
-    ].join('\n');
-    const result = parseNvidiaSmiQueryText(text);
-    expect(result.ok).toBe(true);
-    if (!result.ok) return;
-    const gpu = result.card.gpus[0]!;
-    expect(gpu.busId).toBe('00000000:05:00.0');
-    expect(gpu.throttleReasons).toBe(0x4);
-    expect(gpu.power).toMatchObject({ drawW: 149.12, limitW: 149, requestedLimitW: 149 });
-    expect(gpu.supportedClocks).toEqual([
-      { memMHz: 2505, graphicsMHz: [875, 862] },
-      { memMHz: 324, graphicsMHz: [324] },
-    ]);
-    expect(gpu.processes).toEqual([]);
-  });
-
-  it('refuses other text', () => {
-    expect(parseNvidiaSmiQueryText('').ok).toBe(false);
-    expect(parseNvidiaSmiQueryText("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.").ok).toBe(false);
   });
 });
 
@@ -226,7 +151,6 @@ describe('XML reader', () => {
         const parsed = parseXml(text);
         expect(typeof parsed.ok).toBe('boolean');
         parseNvidiaSmiXml(text);
-        parseNvidiaSmiQueryText(text);
       }),
       { numRuns: 3000 },
     );

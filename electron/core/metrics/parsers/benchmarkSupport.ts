@@ -1,5 +1,4 @@
-// Parser throughput: a mixed training log built from representative lines, timed through parseLogText.
-import { parseLogText } from './parseLogText.js';
+// The mixed training log the parser and import benchmarks (bench/parsers.ts, bench/cli.ts) time, built from representative lines.
 
 const BYTES_PER_MIB = 1024 * 1024;
 
@@ -77,33 +76,4 @@ export function buildMixedLog(megabytes: number, options: MixedLogOptions = {}):
   }
   // Characters, not bytes, were counted: the bar glyphs make the text a little larger than asked, which is harmless.
   return parts.join('');
-}
-
-export interface ParserThroughput {
-  /** MiB of log text (UTF-8) parsed per second, splitting and detection included: the best of TIMED_ROUNDS. */
-  mbPerSec: number;
-  megabytes: number;
-  /** Seconds of the best round. */
-  seconds: number;
-  records: number;
-}
-
-/** Rounds timed after the warm-up; the best is kept, since other work on the machine only ever slows a round down. */
-const TIMED_ROUNDS = 3;
-/** A first pass over this much text lets the JIT compile the parsers before the clock starts. */
-const WARM_UP_MIB = 1;
-
-/** Times `parseLogText` over a freshly built mixed log of `megabytes` MiB (one core, no I/O). */
-export function parserThroughput(megabytes: number, options: MixedLogOptions = {}): ParserThroughput {
-  const text = buildMixedLog(megabytes, options);
-  const size = Buffer.byteLength(text, 'utf8') / BYTES_PER_MIB;
-  parseLogText(text.slice(0, WARM_UP_MIB * BYTES_PER_MIB));
-  let seconds = Number.POSITIVE_INFINITY;
-  let records = 0;
-  for (let round = 0; round < TIMED_ROUNDS; round++) {
-    const started = performance.now();
-    records = parseLogText(text).records.length;
-    seconds = Math.min(seconds, (performance.now() - started) / 1000);
-  }
-  return { mbPerSec: size / seconds, megabytes: size, seconds, records };
 }

@@ -4,7 +4,7 @@ export { AUXILIARY_METRICS, CANONICAL_METRICS, averageName, canonicalName, evalN
 export { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
 export { DETECTION_LINES, allParsers, detectParsers, forEachRecord, gluedTailStart, parseLine, parseLines, splitGluedBar } from './detect.js';
 export { DETECTION_HOLD_MS, LogTextParser, parseLogText, type ParsedLog, type RecordSink } from './parseLogText.js';
-export { buildMixedLog, parserThroughput, type ParserThroughput } from './benchmarkSupport.js';
+export { buildMixedLog } from './benchmarkSupport.js';
 export { createCaffeParser } from './caffe.js';
 export { createFairseqParser } from './fairseq.js';
 export { createGenericParser } from './generic.js';

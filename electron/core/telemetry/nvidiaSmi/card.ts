@@ -1,4 +1,4 @@
-// The GPU info card: what `nvidia-smi -q` (XML or text) says about the driver and each GPU, in one
+// The GPU info card: what `nvidia-smi -q -x` says about the driver and each GPU, in one
 // shape whatever the driver generation. Every value may be null: old drivers and GeForce boards
 // leave much of it N/A.
 
@@ -85,13 +85,12 @@ export interface GpuInfo {
   };
   /** Clocks event (throttle) reasons as an NVML bitmask (see throttle.ts), built from the Active flags. */
   throttleReasons: number | null;
-  /** Null when not reported (`-q` text without `-d SUPPORTED_CLOCKS`, or `N/A`). */
+  /** Null when not reported (no `supported_clocks` element, or `N/A`). */
   supportedClocks: SupportedMemClock[] | null;
   processes: GpuProcess[];
 }
 
 export interface GpuInfoCard {
-  source: 'xml' | 'text';
   timestamp: string | null;
   driverVersion: string | null;
   cudaVersion: string | null;

@@ -1,4 +1,4 @@
-// nvidia-smi: field resolution, CSV samples, throttle reasons, XML and `-q` info cards, process memory.
+// nvidia-smi: field resolution, CSV samples, throttle reasons, the XML info card, process memory.
 export * from './card.js';
 export * from './computeApps.js';
 export * from './csv.js';

@@ -154,7 +154,6 @@ export function parseNvidiaSmiXml(text: string): GpuInfoCardResult {
   return {
     ok: true,
     card: {
-      source: 'xml',
       timestamp: str(log, 'timestamp'),
       driverVersion: str(log, 'driver_version'),
       cudaVersion: str(log, 'cuda_version'),

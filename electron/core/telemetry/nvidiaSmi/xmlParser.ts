@@ -1,6 +1,9 @@
 // A small XML reader for `nvidia-smi -q -x`: elements, attributes, text, the five named entities and
 // character references, comments, CDATA, processing instructions and the DOCTYPE line (also with
 // an internal subset, as `--dtd` prints). No namespaces, no external entities. Never throws.
+// Kept over fast-xml-parser 5, which builds the same tree from every capture but, unvalidated, takes
+// an unclosed `<a>` or `<a></b>` as a document (a cut-off `-q -x` must be refused), validated,
+// refuses the stray end tags this reader skips, and drops `&#xD800;` where this keeps it as written.
 
 export interface XmlElement {
   name: string;
