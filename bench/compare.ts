@@ -52,7 +52,7 @@ export async function compareBenchmark(): Promise<BenchRow[]> {
         rows.push({ benchmark: 'compare', metric: 'view opens in Chromium, app open: query, decimation, first render (median of 3)', value: figures.inAppMedianMs, unit: 'ms', target: `< ${TARGET_MS} ms`, pass: figures.inAppMedianMs < TARGET_MS });
       }
       if (typeof figures.coldLoadMedianMs === 'number') {
-        rows.push({ benchmark: 'compare', metric: 'the same from a fresh page load (median of 3)', value: figures.coldLoadMedianMs, unit: 'ms' });
+        rows.push({ benchmark: 'compare', metric: 'the same from a fresh page load (median of 3)', value: figures.coldLoadMedianMs, unit: 'ms', target: `< ${TARGET_MS} ms`, pass: figures.coldLoadMedianMs < TARGET_MS });
       }
     } else {
       process.stderr.write(`compare view benchmark did not run:\n${result.stdout.slice(-2000)}${result.stderr.slice(-2000)}\n`);
