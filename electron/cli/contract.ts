@@ -1,6 +1,6 @@
 // The CLI's way into the engine: the contract's typed client, every input parsed as for the UI's faces.
 import type { Core } from '../core/createCore.js';
-import { ApiFailure, createClient, dispatch, type ApiClient, type Run, type Workload } from '../shared/api.js';
+import { ApiFailure, createClient, dispatch, type ApiClient, type Workload } from '../shared/api.js';
 import { UsageError } from './errors.js';
 
 export function contractClient(core: Core): ApiClient {
@@ -28,10 +28,3 @@ export async function workloadNamed(core: Core, name: string): Promise<Workload>
   return workload;
 }
 
-/**
- * Resolves with a run's final record once it has ended (and its summary is made). The CLI waits on
- * the engine it holds, which keeps the contract's events flowing meanwhile.
- */
-export function runEnded(core: Core, id: number): Promise<Run> {
-  return core.waitForExit(id);
-}

@@ -65,11 +65,10 @@ export function runSettingsFrom(options: GpuCliOptions): GpuRunSettings {
 /** The run settings in the contract's words (the CLI checked them as flags; the engine checks them again). */
 export function runSettingsText(options: GpuCliOptions): MethodInput<'runs.start'>['gpuSettings'] {
   const settings = runSettingsFrom(options);
-  const range = (r: { minMHz: number; maxMHz: number } | undefined) => (r === undefined ? undefined : `${r.minMHz},${r.maxMHz}`);
   return {
     ...(settings.persistence === undefined ? {} : { persistence: settings.persistence }),
-    ...(settings.lockClocks === undefined ? {} : { lockClocks: range(settings.lockClocks) }),
-    ...(settings.lockMemoryClocks === undefined ? {} : { lockMemoryClocks: range(settings.lockMemoryClocks) }),
+    ...(settings.lockClocks === undefined ? {} : { lockClocks: formatClockRange(settings.lockClocks) }),
+    ...(settings.lockMemoryClocks === undefined ? {} : { lockMemoryClocks: formatClockRange(settings.lockMemoryClocks) }),
     ...(settings.powerLimitW === undefined ? {} : { powerLimitW: String(settings.powerLimitW) }),
   };
 }
@@ -98,7 +97,7 @@ function operationText(op: GpuOperation): MethodInput<'gpu.apply'>['operation'] 
   switch (op.kind) {
     case 'lockClocks':
     case 'lockMemoryClocks':
-      return { kind: op.kind, range: `${op.range.minMHz},${op.range.maxMHz}` };
+      return { kind: op.kind, range: formatClockRange(op.range) };
     case 'powerLimit':
       return { kind: op.kind, watts: String(op.watts) };
     default:

@@ -1,17 +1,9 @@
 // A sweep's request as the store keeps it: checked on the way in by the contract, and again on the way out.
 import { z } from 'zod';
-import { ApiFailure, methods, sweepRequest, type SweepRequest } from '../../shared/api.js';
+import { ApiFailure, gpuRunSettings, methods, sweepRequest, type SweepRequest } from '../../shared/api.js';
 
-/** GPU settings are stored as parsed (clock ranges as numbers), not as the text a person typed. */
-const clockRange = z.object({ minMHz: z.number().int().positive(), maxMHz: z.number().int().positive() });
-const storedGpuSettings = z.object({
-  persistence: z.boolean().optional(),
-  lockClocks: clockRange.optional(),
-  lockMemoryClocks: clockRange.optional(),
-  powerLimitW: z.number().positive().optional(),
-});
-
-const storedSweepRequest = sweepRequest.extend({ gpuSettings: storedGpuSettings.optional() });
+/** GPU settings are stored as parsed (clock ranges as numbers), the contract's gpuRunSettings, not as typed text. */
+const storedSweepRequest = sweepRequest.extend({ gpuSettings: gpuRunSettings.optional() });
 const storedFindBatchRequest = methods['sweeps.findBatch'].input;
 
 export type FindBatchRequest = z.output<typeof storedFindBatchRequest>;

@@ -1,5 +1,5 @@
 // Decides why a run ended (exitClass in the CLI contract) from its exit and the last lines it printed.
-import os from 'node:os';
+import { signalName } from '../system/signals.js';
 import type { ExitClass, RunStatus } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { stripLinePrefix } from '../metrics/parsers/detect.js';
@@ -47,7 +47,6 @@ const TEXT_RULES: readonly TextRule[] = [
 /** Classes the text proves even when the command exited 0. */
 const EXIT_ZERO_FAILURES: ReadonlySet<ExitClass> = new Set(['nan_loss', 'killed', 'host_oom']);
 
-const SIGNAL_NAMES = new Map<number, string>(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
 
 const GRAD_NORM = /\bgrad(?:ient)?[ _]norm\b[^\n,|]{0,8}?[:=\s]\s*([-+]?(?:nan|inf(?:inity)?|[\d.]+(?:e[-+]?\d+)?))/iu;
 /**
@@ -117,11 +116,11 @@ const SHELL_SIGNAL_BASE = 128;
 
 function exitCodeReason(exitCode: number | null, outputTail: string): string | null {
   const lastLine = lastNonEmptyLine(outputTail);
-  const signalName = exitCode !== null && exitCode > SHELL_SIGNAL_BASE ? SIGNAL_NAMES.get(exitCode - SHELL_SIGNAL_BASE) : undefined;
-  if (signalName === undefined) return lastLine;
+  const signal = exitCode !== null && exitCode > SHELL_SIGNAL_BASE ? signalName(exitCode - SHELL_SIGNAL_BASE) : undefined;
+  if (signal === undefined) return lastLine;
   const hint =
-    `exited with status ${exitCode}, the code a shell gives when its child was ended by ${signalName}` +
-    (signalName === 'SIGKILL' ? '; perhaps the out-of-memory killer (check `dmesg`)' : '');
+    `exited with status ${exitCode}, the code a shell gives when its child was ended by ${signal}` +
+    (signal === 'SIGKILL' ? '; perhaps the out-of-memory killer (check `dmesg`)' : '');
   return lastLine ? `${lastLine} — ${hint}` : hint;
 }
 

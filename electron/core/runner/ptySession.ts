@@ -1,7 +1,7 @@
 // One pseudo-terminal running one command: the sole owner of that child and its process group.
 import crypto from 'node:crypto';
-import os from 'node:os';
 import * as pty from 'node-pty';
+import { signalName } from '../system/signals.js';
 import { ExitMarkerScanner, exitMarkerPrefix, type ProgramEnding } from './exitMarker.js';
 
 export interface PtySessionOptions {
@@ -97,9 +97,6 @@ export function launcherEnvironment(programEnv: Record<string, string>, runtime:
   return env;
 }
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(os.constants.signals).map(([name, number]) => [number, name]),
-);
 
 export class PtySession {
   readonly pid: number;
@@ -130,8 +127,8 @@ export class PtySession {
       // No marker: the shell itself was killed (SIGKILL from a stop, the OOM killer) or the pty broke.
       const rest = this.scanner.flush();
       if (rest.length > 0) for (const listener of this.dataListeners) listener(rest);
-      const signalName = signal ? (SIGNAL_NAMES.get(signal) ?? `signal ${signal}`) : null;
-      this.report({ exitCode: signalName ? null : exitCode, signal: signalName });
+      const name = signal ? (signalName(signal) ?? `signal ${signal}`) : null;
+      this.report({ exitCode: name ? null : exitCode, signal: name });
     });
   }
 
@@ -189,5 +186,5 @@ export class PtySession {
 
 function endingToExit(ending: ProgramEnding): PtyExit {
   if ('exitCode' in ending) return { exitCode: ending.exitCode, signal: null };
-  return { exitCode: null, signal: SIGNAL_NAMES.get(ending.signalNumber) ?? `signal ${ending.signalNumber}` };
+  return { exitCode: null, signal: signalName(ending.signalNumber) ?? `signal ${ending.signalNumber}` };
 }
