@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { GpuControlState } from '../../../electron/shared/api.js';
 import { isOtherProcessesRefusal } from './gpuText.js';
+import { useGpuStatus } from './gpuStatus.js';
 
 type GpuProcess = GpuControlState['processes'][number];
 
@@ -112,4 +113,19 @@ export function useOtherProcessesConfirm(recheck: () => Promise<readonly GpuProc
   );
 
   return { dialog: question && <ConfirmDialog question={question} />, guard };
+}
+
+/**
+ * What a form that may start something on the GPU needs: the GPU's status, read as the form opens (its profiles and
+ * processes), and the guard that asks before going ahead while other processes use it.
+ */
+export function useGpuStartGuard() {
+  const gpu = useGpuStatus();
+  const refreshGpu = gpu.refresh;
+  const recheck = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
+  const { dialog, guard } = useOtherProcessesConfirm(recheck);
+  useEffect(() => {
+    void refreshGpu();
+  }, [refreshGpu]);
+  return { gpu, refreshGpu, confirmDialog: dialog, guard };
 }

@@ -1,9 +1,8 @@
 // The New run view: pick a workload, set its variables, see exactly what will run, and start it.
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../shared/format.js';
-import { useGpuStatus } from '../gpu/gpuStatus.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuText.js';
 import { parseStepLimit } from './stepLimit.js';
 import { estimateTerminalSize } from '../terminal/terminalSize.js';
@@ -11,7 +10,7 @@ import { parseTimeLimit } from './timeLimit.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
-import { useOtherProcessesConfirm } from '../gpu/OtherProcessesConfirm.js';
+import { useGpuStartGuard } from '../gpu/OtherProcessesConfirm.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { WorkloadOptions } from './WorkloadOptions.js';
 
@@ -64,15 +63,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   const [source, setSource] = useState<'workload' | 'typed'>('workload');
   const [typedScript, setTypedScript] = useState('');
   const [typedCwd, setTypedCwd] = useState('');
-  const gpu = useGpuStatus();
-  const refreshGpu = gpu.refresh;
-  const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
-  const { dialog: confirmDialog, guard } = useOtherProcessesConfirm(recheckGpu);
-
-  // The profiles and the processes on the GPU, as they are when the form opens.
-  useEffect(() => {
-    void refreshGpu();
-  }, [refreshGpu]);
+  const { gpu, refreshGpu, confirmDialog, guard } = useGpuStartGuard();
 
   const typedCommand = useMemo(
     () => (typedScript.trim() === '' || typedCwd.trim() === '' ? null : { template: [typedScript.trim()], mode: 'shell' as const, cwd: typedCwd.trim() }),

@@ -1,10 +1,9 @@
 // The New sweep view: a workload, the values its configs share, the variables varied and how (one at a time, ladder,
 // grid), repeats, limits, fair conditions and GPU settings; the plan previewed in full before Start; and the batch finder.
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import type { SweepPreview, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
-import { useGpuStatus } from '../gpu/gpuStatus.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuText.js';
 import { useView, viewHash } from '../route.js';
 import {
@@ -26,7 +25,7 @@ import { useSweepDraft } from './useSweepDraft.js';
 import { BatchFinderForm } from './BatchFinderForm.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { NO_GPU_SETTINGS, parseGpuRunFields } from '../gpu/GpuRunSettingsFields.js';
-import { useOtherProcessesConfirm } from '../gpu/OtherProcessesConfirm.js';
+import { useGpuStartGuard } from '../gpu/OtherProcessesConfirm.js';
 import { SweepGpuFields } from './SweepGpuFields.js';
 import { SweepPlanPreview } from './SweepPlanPreview.js';
 import { SaveTypedAsWorkload } from '../runs/SaveTypedAsWorkload.js';
@@ -50,15 +49,7 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
   const [previewing, setPreviewing] = useState(false);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
-  const gpu = useGpuStatus();
-  const refreshGpu = gpu.refresh;
-  const recheckGpu = useCallback(async () => (await refreshGpu())?.state?.processes ?? [], [refreshGpu]);
-  const { dialog: confirmDialog, guard } = useOtherProcessesConfirm(recheckGpu);
-
-  // The profiles, and the processes on the GPU, as they are when the form opens.
-  useEffect(() => {
-    void refreshGpu();
-  }, [refreshGpu]);
+  const { gpu, refreshGpu, confirmDialog, guard } = useGpuStartGuard();
 
   const typed = draft.fields.source === 'typed';
   const { typedScript, typedCwd } = draft.fields;
