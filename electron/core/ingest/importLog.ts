@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
+import { IMPORTED_LOG_READING } from '../metrics/collector.js';
 import { summarizeMetrics } from '../metrics/summary.js';
+import { samplesForSummary } from '../metrics/summaryInput.js';
 import { findFailureLine } from './exitClassifier.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
@@ -77,11 +79,10 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     startedAt: request.now,
     enginePid: process.pid,
   });
-  // The live path: the writer thread stores each piece and parses it, committing both together.
-  // A log file has no arrival times: lines are dated by their own stamps where they have them, and
-  // redraws are not thinned by time; of a bar's redraws at one step only the last is kept. Nothing
-  // listens for its samples while it is read: they stay in the worker.
-  store.output.startRun(run.id, { metricRegex: '', progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep: true, announceMetrics: false });
+  // The live path: the writer thread stores each piece and parses it, committing both together, by
+  // the log's own clocks (stamps, bars' elapsed times). Nothing listens for its samples while it is
+  // read: they stay in the worker.
+  store.output.startRun(run.id, { metricRegex: '', reading: IMPORTED_LOG_READING, announceMetrics: false });
   const tail: Buffer[] = [];
   let tailBytes = 0;
   let read = 0;
@@ -125,7 +126,7 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     exitReason: failure ? failure.line : null,
     endedAt: request.now,
   });
-  const samples = store.metrics.forRun(run.id);
+  const samples = samplesForSummary(store.metrics, run.id);
   store.runs.setSummary(run.id, { ...EMPTY_SUMMARY, ...summarizeMetrics(samples) });
   store.runs.setSeries(run.id, buildSeries(samples, []));
   return store.runs.get(run.id)!;

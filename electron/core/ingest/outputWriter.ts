@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FLUSH_INTERVAL_MS } from '../store/batchWriter.js';
-import { LIVE_PROGRESS_INTERVAL_MS } from '../metrics/collector.js';
+import { LIVE_READING, type ReadingOptions } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
@@ -106,20 +106,17 @@ export class OutputWriter {
   }
 
   /**
-   * `progressIntervalMs`: how far apart (run time) kept progress redraws are; a live run's default thins floods.
-   * `timesFromStamps`: samples are dated by their lines' own stamps (an imported log has no arrival times).
+   * `reading`: a live run's (the default: floods of bar redraws thinned by arrival time) or an import's (IMPORTED_LOG_READING).
    * `announceMetrics`: committed samples come back through `onMetrics` (default); false where nothing listens
    * (an import), since copying millions of samples between threads costs both of them time and memory.
    */
-  startRun(runId: number, options: { metricRegex: string; progressIntervalMs?: number; timesFromStamps?: boolean; lastRedrawPerStep?: boolean; announceMetrics?: boolean }): void {
+  startRun(runId: number, options: { metricRegex: string; reading?: ReadingOptions; announceMetrics?: boolean }): void {
     if (!this.closing && !this.failure) {
       this.post({
         type: 'startRun',
         runId,
         metricRegex: options.metricRegex,
-        progressIntervalMs: options.progressIntervalMs ?? LIVE_PROGRESS_INTERVAL_MS,
-        timesFromStamps: options.timesFromStamps ?? false,
-        lastRedrawPerStep: options.lastRedrawPerStep ?? false,
+        reading: options.reading ?? LIVE_READING,
         announceMetrics: options.announceMetrics ?? true,
       });
     }

@@ -5,6 +5,7 @@ export interface OutputWriterConfig {
   flushIntervalMs: number;
 }
 
+import type { ReadingOptions } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 
@@ -14,10 +15,8 @@ export type ToOutputWriter =
       type: 'startRun';
       runId: number;
       metricRegex: string;
-      progressIntervalMs: number;
-      timesFromStamps: boolean;
-      /** Keep only the last redraw of a bar at each step (an import: see CollectorOptions.lastRedrawPerStep). */
-      lastRedrawPerStep: boolean;
+      /** A live run's reading or an import's (see collector.ts). */
+      reading: ReadingOptions;
       /** Whether the run's samples are sent back as `metrics` messages once committed (a live run's view); an import's are not. */
       announceMetrics: boolean;
     }

@@ -163,7 +163,7 @@ function handle(message: ToOutputWriter): void {
       else silentRuns.add(message.runId);
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
-        collector: new MetricsCollector({ metricRegex: message.metricRegex, progressIntervalMs: message.progressIntervalMs, timesFromStamps: message.timesFromStamps, lastRedrawPerStep: message.lastRedrawPerStep }),
+        collector: new MetricsCollector({ metricRegex: message.metricRegex, ...message.reading }),
       });
       break;
     case 'chunk': {

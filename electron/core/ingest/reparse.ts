@@ -2,7 +2,7 @@
 import type { ReparseResult, RunSummary } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
-import { LIVE_PROGRESS_INTERVAL_MS, MetricsCollector } from '../metrics/collector.js';
+import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
@@ -30,13 +30,8 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
 
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
   const imported = run.command[0] === IMPORTED_COMMAND;
-  // The same thinning a live run had (an import's lines all share one time: it keeps a bar's last redraw per step instead).
-  const collector = new MetricsCollector({
-    metricRegex: workload?.metricRegex ?? '',
-    progressIntervalMs: imported ? 0 : LIVE_PROGRESS_INTERVAL_MS,
-    timesFromStamps: imported,
-    lastRedrawPerStep: imported,
-  });
+  // Read as it was first read: a live run by its arrival times, an import by the log's own clocks.
+  const collector = new MetricsCollector({ metricRegex: workload?.metricRegex ?? '', ...(imported ? IMPORTED_LOG_READING : LIVE_READING) });
   const decoder = new TextDecoder('utf-8');
   const parsed: MetricSample[] = [];
   let lastTMs = 0;

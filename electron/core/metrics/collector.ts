@@ -1,5 +1,6 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
 import { allParsers, forEachRecord, stripLinePrefix } from './parsers/detect.js';
+import { readBar } from './parsers/tqdm.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
@@ -30,9 +31,37 @@ export interface CollectorOptions {
    * and the redraws a newer one replaced within a step add nothing but rows.
    */
   lastRedrawPerStep?: boolean;
+  /**
+   * Of a progress bar's states within this much of the bar's own clock (its printed elapsed time),
+   * only the last is kept: the live rule (progressIntervalMs) for a log that has no arrival times, so
+   * an imported log keeps about what the same run would have kept live. tqdm prints whole seconds,
+   * so any interval under a second keeps a bar's last state of each second it shows. 0 keeps all.
+   */
+  barClockIntervalMs?: number;
+}
+
+/** Bars told apart by description and length at once, at most; more (a description that counts) and the oldest are let go. */
+const MAX_BARS_TRACKED = 256;
+
+/** The interval of a bar's clock now open (from its first state's elapsed time), and the bar's latest state in it. */
+interface BarTick {
+  startS: number;
+  held: { record: MetricRecord; tMs: number } | null;
 }
 
 export const LIVE_PROGRESS_INTERVAL_MS = 50;
+
+/** How a run's text is read in time: by when it arrived (a live run) or by the log's own clocks (an import). */
+export type ReadingOptions = Pick<CollectorOptions, 'progressIntervalMs' | 'timesFromStamps' | 'lastRedrawPerStep' | 'barClockIntervalMs'>;
+
+export const LIVE_READING: ReadingOptions = { progressIntervalMs: LIVE_PROGRESS_INTERVAL_MS };
+
+/**
+ * An imported log's text all arrives at once: its lines are dated by their stamps, and its bars are
+ * thinned by their own clocks as a live run's are by arrival (and of a bar's redraws at one step,
+ * only the last counts).
+ */
+export const IMPORTED_LOG_READING: ReadingOptions = { progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep: true, barClockIntervalMs: LIVE_PROGRESS_INTERVAL_MS };
 
 export class MetricsCollector {
   private readonly splitter: TerminalLineSplitter;
@@ -47,6 +76,9 @@ export class MetricsCollector {
   private readonly lastRedrawPerStep: boolean;
   /** With lastRedrawPerStep: the latest redraw's samples, kept until a record that is not a redraw of its step follows. */
   private heldRedraw: { step: number; samples: MetricSample[] } | null = null;
+  private readonly barClockIntervalS: number;
+  /** With barClockIntervalMs: each bar's tick, by description and length. */
+  private readonly barTicks = new Map<string, BarTick>();
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -60,6 +92,7 @@ export class MetricsCollector {
     this.splitter = new TerminalLineSplitter({ redrawIntervalMs: this.progressIntervalMs });
     this.timesFromStamps = options.timesFromStamps ?? false;
     this.lastRedrawPerStep = options.lastRedrawPerStep ?? false;
+    this.barClockIntervalS = (options.barClockIntervalMs ?? 0) / 1000;
   }
 
   push(text: string, tMs: number): MetricSample[] {
@@ -69,7 +102,51 @@ export class MetricsCollector {
   end(tMs: number): MetricSample[] {
     const samples = this.collect(this.splitter.end(tMs));
     this.releaseHeld(samples);
+    for (const tick of this.barTicks.values()) this.releaseTick(samples, tick);
+    this.barTicks.clear();
     return samples;
+  }
+
+  /**
+   * With barClockIntervalMs: a bar's states are held, and of each interval of the bar's own clock
+   * only the last is kept (released when the clock moves on, or at the end): like a live run's
+   * thinning by arrival, and like lastRedrawPerStep the newest values win. Redraws and states left on
+   * screen by a line printed onto the bar alike. A bar's finished state (n = total) is kept at once.
+   * A clock that went back is a new bar under the same description (the next epoch's).
+   */
+  private thinnedByBarClock(line: Line, record: MetricRecord, samples: MetricSample[]): boolean {
+    if (this.barClockIntervalS <= 0 || record.kind !== 'progress') return false;
+    const bar = readBar(line.text);
+    if (bar === null) return false;
+    const key = `${bar.description}\u0000${bar.total ?? ''}`;
+    let tick = this.barTicks.get(key);
+    const sameTick = tick !== undefined && bar.elapsedS >= tick.startS && bar.elapsedS - tick.startS < this.barClockIntervalS;
+    if (tick !== undefined && !sameTick) this.releaseTick(samples, tick);
+    if (bar.n === bar.total) {
+      // What was held in this interval is older than the finished state; an earlier interval's went out above.
+      this.barTicks.delete(key);
+      return false;
+    }
+    if (tick === undefined) {
+      if (this.barTicks.size >= MAX_BARS_TRACKED) {
+        const [oldestKey, oldest] = this.barTicks.entries().next().value as [string, BarTick];
+        this.releaseTick(samples, oldest);
+        this.barTicks.delete(oldestKey);
+      }
+      tick = { startS: bar.elapsedS, held: null };
+      this.barTicks.set(key, tick);
+    } else if (!sameTick) {
+      tick.startS = bar.elapsedS;
+    }
+    tick.held = { record, tMs: this.recordTime(record, line.tMs) };
+    return true;
+  }
+
+  private releaseTick(samples: MetricSample[], tick: BarTick): void {
+    if (tick.held === null) return;
+    this.releaseHeld(samples);
+    pushRecord(samples, tick.held.record, tick.held.tMs);
+    tick.held = null;
   }
 
   /** The held redraw goes out before anything that follows it, so samples keep the log's order. */
@@ -105,6 +182,7 @@ export class MetricsCollector {
           if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
           this.lastProgressTMs = line.tMs;
         }
+        if (this.thinnedByBarClock(line, record, samples)) return;
         if (this.lastRedrawPerStep && record.kind === 'progress' && record.step !== null) {
           // A newer state of the same step (a redraw, or the bar's final line) replaces the held one.
           if (this.heldRedraw !== null && this.heldRedraw.step === record.step) this.heldRedraw = null;

@@ -6,6 +6,7 @@ import type { MetricStore } from '../store/metricStore.js';
 import { ChannelTailer } from './channel.js';
 import type { MetricSample } from './samples.js';
 import { summarizeMetrics, type TrainingSummary } from './summary.js';
+import { samplesForSummary } from './summaryInput.js';
 
 /** How often the channel file is read: the same pace as the store's batches. */
 const CHANNEL_POLL_MS = 250;
@@ -64,7 +65,7 @@ export class RunMetrics {
       fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
       toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
     };
-    return summarizeMetrics(this.store.forRun(this.options.runId), {
+    return summarizeMetrics(samplesForSummary(this.store, this.options.runId), {
       tokensPerStep: this.options.tokensPerStep,
       samplesPerStep: this.options.samplesPerStep,
       profiledSpan: span,

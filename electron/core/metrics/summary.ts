@@ -78,6 +78,23 @@ function statedTokensPerStep(all: readonly MetricSample[]): number | null {
   return null;
 }
 
+const TIMING_NAMES = ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'];
+
+function hasStepTiming(samples: readonly MetricSample[]): boolean {
+  return samples.some((s) => s.step !== null && TIMING_NAMES.includes(s.name));
+}
+
+/**
+ * Whether the summary of these samples reads every progress-bar sample, or only each bar value's
+ * last (see MetricStore.progressDigest): it reads them all only when the training lines it uses
+ * (summarizeMetrics's choice of source) give no step timing or no loss, and bars stand in.
+ */
+export function readsEveryProgressSample(samples: readonly MetricSample[]): boolean {
+  const source = samples.some((s) => s.source === 'channel') ? 'channel' : 'text';
+  const train = samples.filter((s) => s.kind === 'train' && s.source === source);
+  return !hasStepTiming(train) || !train.some((s) => s.name === 'loss');
+}
+
 export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
   // A value the run was given wins over the script's own statement.
   const tokensPerStep = options.tokensPerStep ?? statedTokensPerStep(all);
@@ -88,8 +105,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   // Train lines carry the numbers; a progress bar's redraws only count when nothing else gives timing.
   const train = samples.filter((s) => s.kind === 'train');
   const progress = samples.filter((s) => s.kind === 'progress');
-  const hasTiming = (list: readonly MetricSample[]) =>
-    list.some((s) => s.step !== null && ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'].includes(s.name));
+  const hasTiming = hasStepTiming;
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
   const records = byStep(timingSource);
   const profiled = profiledStepNumbers(records, options.profiledSpan ?? null);

@@ -1,4 +1,5 @@
 // At start: runs left "running" by an engine that died are marked interrupted, summarised from the steps they logged; survivors are reported.
+import { samplesForSummary } from '../metrics/summaryInput.js';
 import type { Run, RunSummary } from '../../shared/api.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { summarizeMetrics } from '../metrics/summary.js';
@@ -70,7 +71,7 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date, summarize: (ru
 
 /** An interrupted run's summary from the metrics it stored (tokens per step from its workload, as at a normal end); null without metrics. */
 export function summarizeInterrupted(store: Store, run: Run): RunSummary | null {
-  const samples = store.metrics.forRun(run.id);
+  const samples = samplesForSummary(store.metrics, run.id);
   if (samples.length === 0) return null;
   const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
   let tokensPerStep: number | null = null;

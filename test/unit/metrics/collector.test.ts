@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { buildSeries } from '../../../electron/core/ingest/series.js';
 import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
 import { sharedFixture } from '../../helpers/fixtures.js';
-import { MetricsCollector } from '../../../electron/core/metrics/collector.js';
+import { IMPORTED_LOG_READING, MetricsCollector } from '../../../electron/core/metrics/collector.js';
+import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
 import { TOKENS_PER_STEP_LINES, TokensPerStepReader } from '../../../electron/core/metrics/tokensPerStep.js';
 
@@ -166,5 +167,57 @@ describe("an import's last redraw per step on the shared training logs and the b
     const last = collect(true);
     expect(summarizeMetrics(last)).toEqual(summarizeMetrics(all));
     expect(buildSeries(last, [])).toEqual(buildSeries(all, []));
+  });
+});
+
+describe("an import's bars thinned by their own clocks", () => {
+  const clock = (seconds: number) => `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
+  /** tqdm at 10 redraws a second: step n is drawn at n/10 s of the bar's clock. */
+  const bar = (description: string, step: number, total: number, elapsedS: number) =>
+    `\r${description}${Math.floor((100 * step) / total)}%|██        | ${step}/${total} [${clock(elapsedS)}<00:10, 10.00it/s, loss=${(3 - step / 1000).toFixed(3)}]`;
+  const imported = () => new MetricsCollector({ metricRegex: '', ...IMPORTED_LOG_READING });
+  const read = (collector: MetricsCollector, text: string) => {
+    const samples = [];
+    for (let at = 0; at < text.length; at += 101) samples.push(...collector.push(text.slice(at, at + 101), 0));
+    return [...samples, ...collector.end(0)];
+  };
+  const lossSteps = (samples: MetricSample[]) => samples.filter((s) => s.name === 'loss').map((s) => s.step);
+
+  it("keeps a bar's last state of each second its clock shows", () => {
+    const log = Array.from({ length: 295 }, (_, i) => bar('', i + 1, 1000, Math.floor((i + 1) / 10))).join('');
+    expect(lossSteps(read(imported(), log))).toEqual([...Array.from({ length: 29 }, (_, s) => s * 10 + 9), 295]);
+  });
+
+  it('thins interleaved bars each by its own clock', () => {
+    // A training bar at 10 redraws a second, and beside it a slow one that redraws every 7 s.
+    const log = Array.from({ length: 100 }, (_, i) => bar('train: ', i + 1, 1000, Math.floor((i + 1) / 10)) + bar('Epoch 2: ', i + 1, 500, (i + 1) * 7)).join('');
+    const samples = read(imported(), log);
+    const epochBar = samples.filter((s) => s.name === 'batch').map((s) => s.value);
+    expect(epochBar).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(samples.filter((s) => s.name === 'total_steps')).toHaveLength(11);
+  });
+
+  it('starts over with a bar whose clock restarts under the same description', () => {
+    const epoch = (offset: number) => Array.from({ length: 20 }, (_, i) => bar('', offset + i + 1, 1000, Math.floor((i + 1) / 10))).join('');
+    expect(lossSteps(read(imported(), epoch(0) + epoch(100)))).toEqual([9, 19, 20, 109, 119, 120]);
+  });
+
+  it("keeps a bar's finished state and nothing stale after it", () => {
+    const log = `${Array.from({ length: 25 }, (_, i) => bar('', i + 1, 25, Math.floor((i + 1) / 10))).join('')}\n`;
+    // 25 of 25 finishes the bar: the state held before it in the same second (24) is not released later.
+    expect(lossSteps(read(imported(), `${log}step 26: loss 1.0\n`))).toEqual([9, 19, 25, 26]);
+  });
+
+  it('thins the states a printed line leaves on screen like redraws', () => {
+    // A line printed onto the bar every 5 steps ends the bar's line there, as tqdm.write does not.
+    const log = Array.from({ length: 60 }, (_, i) => bar('', i + 1, 1000, Math.floor((i + 1) / 10)) + ((i + 1) % 5 === 0 ? ` step ${i + 1} saved\n` : '')).join('');
+    expect(lossSteps(read(imported(), log))).toEqual([9, 19, 29, 39, 49, 59, 60]);
+  });
+
+  it("leaves a bar that prints no clock (Keras) to the last-redraw-per-step rule", () => {
+    const log = Array.from({ length: 30 }, (_, i) => `\r${i + 1}/30 [====>.....] - ETA: 3s - loss: ${(2 - i / 100).toFixed(4)}`).join('');
+    const steps = lossSteps(read(imported(), log));
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.at(-1)).toBe(30);
   });
 });
