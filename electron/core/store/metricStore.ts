@@ -36,14 +36,22 @@ export interface OrderedSample extends MetricSample {
   order: number;
 }
 
+const SPECIALS: ReadonlyArray<SampleRow['special']> = [null, 'nan', 'inf', '-inf'];
+const SOURCES: readonly MetricSource[] = ['text', 'channel', 'derived'];
+const KINDS: readonly MetricKind[] = ['train', 'eval', 'progress', 'summary'];
+
+/** A text column's value as its index in `values` (the columns' CHECKs allow no others). */
+function indexOf(column: string, values: ReadonlyArray<string | null>): string {
+  return `CASE ${column} ${values.map((value, i) => (value === null ? '' : `WHEN '${value}' THEN ${i}`)).join(' ')} ELSE ${values.indexOf(null) === -1 ? 0 : values.indexOf(null)} END`;
+}
+
 /** The names whose non-finite values a summary reports (see summary.ts nanDetected). */
 const WATCHED_FOR_NAN = ['loss', 'eval_loss', 'grad_norm'];
 
 export class MetricStore {
   private readonly insert;
   private readonly rowidBounds;
-  private readonly byRun;
-  private readonly exceptProgressByRun;
+  private readonly namesOfRun;
   private readonly progressNames;
   private readonly lastProgressAtStep;
   private readonly lastFiniteProgressAtStep;
@@ -53,7 +61,7 @@ export class MetricStore {
   private readonly deleteText;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly writer: BatchWriter,
   ) {
     this.insert = db.prepare(INSERT_SAMPLE_SQL);
@@ -63,13 +71,7 @@ export class MetricStore {
     this.rowidBounds = db.prepare<[number], { first: number | null; last: number | null }>(
       'SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM metric_samples WHERE run_id = ?',
     );
-    const inStretch = 'rowid BETWEEN ? AND ? AND +run_id = ?';
-    this.byRun = db.prepare<[number, number, number], SampleRow>(
-      `SELECT step, t_ms, name, value, special, source, kind FROM metric_samples WHERE ${inStretch} ORDER BY rowid`,
-    );
-    this.exceptProgressByRun = db.prepare<[number, number, number], SampleRow & { rowid: number }>(
-      `SELECT rowid, step, t_ms, name, value, special, source, kind FROM metric_samples WHERE ${inStretch} AND kind <> 'progress' ORDER BY rowid`,
-    );
+    this.namesOfRun = db.prepare<[number], string>('SELECT DISTINCT name FROM metric_samples WHERE run_id = ?').pluck();
     this.progressNames = db.prepare<[number], { name: string; source: MetricSource }>(
       "SELECT DISTINCT name, source FROM metric_samples WHERE run_id = ? AND kind = 'progress'",
     );
@@ -129,17 +131,41 @@ export class MetricStore {
    */
   forRun(runId: number): MetricSample[] {
     const samples: MetricSample[] = [];
-    const shared = sharedStrings();
-    for (const row of this.byRun.iterate(...this.stretch(runId))) samples.push(toSample(row, shared));
+    this.readNumeric(runId, 'all', (order, step, tMs, name, value, source, kind) => samples.push({ step, tMs, name, value, source, kind }));
     return samples;
   }
 
   /** The run's samples other than progress bars' (most of a long run's rows are bar redraws), in stored order. */
   forRunExceptProgress(runId: number): OrderedSample[] {
     const samples: OrderedSample[] = [];
-    const shared = sharedStrings();
-    for (const row of this.exceptProgressByRun.iterate(...this.stretch(runId))) samples.push(toOrderedSample(row, shared));
+    // Written out, not spread: a spread makes each a larger, slower dictionary-mode object.
+    this.readNumeric(runId, 'exceptProgress', (order, step, tMs, name, value, source, kind) => samples.push({ step, tMs, name, value, source, kind, order }));
     return samples;
+  }
+
+  /**
+   * A run's samples in stored order, read as numbers only: SQLite makes a new string for every text
+   * cell, and a run has a few dozen names and fewer sources and kinds, so those come back as indexes
+   * into lists made once per read. Over the run's stretch of rowids (see rowidBounds).
+   */
+  private readNumeric(
+    runId: number,
+    which: 'all' | 'exceptProgress',
+    onSample: (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => void,
+  ): void {
+    const bounds = this.rowidBounds.get(runId);
+    if (bounds?.first == null || bounds.last == null) return;
+    const names = this.namesOfRun.all(runId);
+    const nameIndex = names.length > 0 ? `CASE name ${names.map((_, i) => `WHEN ? THEN ${i}`).join(' ')} END` : '0';
+    const statement = this.db
+      .prepare<unknown[], [number, number | null, number, number, number | null, number, number, number]>(
+        `SELECT rowid, step, t_ms, ${nameIndex}, value, ${indexOf('special', SPECIALS)}, ${indexOf('source', SOURCES)}, ${indexOf('kind', KINDS)}
+         FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ?${which === 'exceptProgress' ? " AND kind <> 'progress'" : ''} ORDER BY rowid`,
+      )
+      .raw();
+    for (const [order, step, tMs, name, value, special, source, kind] of statement.iterate(...names, bounds.first, bounds.last, runId)) {
+      onSample(order, step, tMs, names[name]!, fromColumns(value, SPECIALS[special]!), SOURCES[source]!, KINDS[kind]!);
+    }
   }
 
   /**
@@ -161,12 +187,6 @@ export class MetricStore {
     return [...found.values()].sort((a, b) => a.order - b.order);
   }
 
-  /** The arguments of a query over the run's stretch of rowids (an empty stretch for a run without samples). */
-  private stretch(runId: number): [number, number, number] {
-    const bounds = this.rowidBounds.get(runId);
-    return [bounds?.first ?? 0, bounds?.last ?? -1, runId];
-  }
-
   count(runId: number): number {
     return this.countByRun.get(runId)?.n ?? 0;
   }
@@ -185,11 +205,6 @@ function sharedStrings(): SharedStrings {
   };
 }
 
-function toSample(row: SampleRow, shared: SharedStrings): MetricSample {
-  return { step: row.step, tMs: row.t_ms, name: shared(row.name), value: fromColumns(row.value, row.special), source: shared(row.source), kind: shared(row.kind) };
-}
-
-/** Written out rather than spread from toSample: a spread made each a larger dictionary-mode object. */
 function toOrderedSample(row: SampleRow & { rowid: number }, shared: SharedStrings): OrderedSample {
   return { step: row.step, tMs: row.t_ms, name: shared(row.name), value: fromColumns(row.value, row.special), source: shared(row.source), kind: shared(row.kind), order: row.rowid };
 }
