@@ -1,16 +1,16 @@
 // The compared runs overlaid, one colour a run: throughput and loss against step, then GPU utilisation, VRAM, power,
 // temperature and SM clock against seconds since each run's start. One legend toggles a run in every chart; zoom and
 // pan are linked within the step charts and within the time charts; each chart saves as a PNG.
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import type { ChartDataset, ChartOptions } from 'chart.js';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { ComparisonRow, RunSeries } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
-import { canvasBackground, Chart, chartTheme, type ChartTheme } from '../shared/chartSetup.js';
-import { downloadUrl } from '../shared/download.js';
-import { errorMessage, formatNumber } from '../shared/format.js';
+import { ChartCard } from '../shared/ChartCard.js';
+import { ChartLink } from '../shared/chartLink.js';
+import { darkScheme, onSchemeChange } from '../shared/colourScheme.js';
+import { errorMessage } from '../shared/format.js';
+import { STEP_AXIS, type ChartAxis, type LineChartContent, type LineChartSetup, type LineDataset, type XAxis } from '../shared/lineChart.js';
+import { useLineChart } from '../shared/useLineChart.js';
 import type { XY } from '../runs/metricSeries.js';
-import { darkScheme } from '../terminal/xtermThemes.js';
-import { ChartLink } from '../runs/MetricChart.js';
 import { MAX_CHARTED_RUNS, seriesRequest } from './compareRequests.js';
 
 /**
@@ -32,18 +32,9 @@ export function runColour(index: number, dark: boolean): string {
   return `hsl(${hue}, 65%, ${dark ? 62 : 40}%)`;
 }
 
-function subscribeScheme(onChange: () => void): () => void {
-  const query = darkScheme();
-  query.addEventListener('change', onChange);
-  return () => query.removeEventListener('change', onChange);
-}
-
 export function useDarkScheme(): boolean {
-  return useSyncExternalStore(subscribeScheme, () => darkScheme().matches);
+  return useSyncExternalStore(onSchemeChange, () => darkScheme().matches);
 }
-
-type LineChart = Chart<'line', XY[]>;
-type Axis = 'step' | 'seconds';
 
 interface OverlayLine {
   runId: number;
@@ -58,7 +49,7 @@ interface ChartSpec {
   title: string;
   yTitle: string;
   file: string;
-  axis: Axis;
+  axis: ChartAxis;
   beginAtZero: boolean;
   lines: OverlayLine[];
   /** What a dashed line of this chart is, for its toolbar. */
@@ -75,192 +66,57 @@ function formatSecondsTick(value: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-function options(axis: Axis, onZoom: (chart: LineChart) => void): ChartOptions<'line'> {
-  const seconds = axis === 'seconds';
-  return {
-    // {x, y} sorted by x: chart.js may skip parsing and sorting, which the decimation plugin requires.
-    parsing: false,
-    normalized: true,
-    animation: false,
-    responsive: true,
-    maintainAspectRatio: false,
-    interaction: { mode: 'nearest', axis: 'x', intersect: false },
-    scales: {
-      x: {
-        type: 'linear',
-        title: { display: true, text: seconds ? 'seconds since start' : 'step' },
-        ticks: {
-          maxTicksLimit: seconds ? 6 : 8,
-          callback: (value) => (seconds ? formatSecondsTick(Number(value)) : Math.round(Number(value)).toLocaleString()),
-        },
-      },
-      y: { type: 'linear', title: { display: true }, ticks: { maxTicksLimit: 6 } },
-    },
-    plugins: {
-      decimation: { enabled: true, algorithm: 'lttb', threshold: DECIMATION_THRESHOLD },
-      tooltip: {
-        callbacks: {
-          title: (items) => {
-            const x = items[0]?.parsed.x;
-            if (x === undefined || x === null) return '';
-            return seconds ? `${formatNumber(x, 4)} s since start` : `step ${x}`;
-          },
-          label: (item) => `${item.dataset.label ?? ''}: ${formatNumber(item.parsed.y, 4)}`,
-        },
-      },
-      zoom: {
-        zoom: {
-          mode: 'x',
-          wheel: { enabled: true },
-          drag: { enabled: true, threshold: 5 },
-          pinch: { enabled: true },
-          onZoomComplete: ({ chart }) => onZoom(chart as LineChart),
-        },
-        pan: { enabled: true, mode: 'x', modifierKey: 'shift', onPanComplete: ({ chart }) => onZoom(chart as LineChart) },
-        limits: { x: { min: 'original', max: 'original' } },
-      },
-    },
-  };
+/** Each time chart says what x is under its plot, and a run of a few seconds ticks at half seconds. */
+const SECONDS_AXIS: XAxis = { unit: 'seconds', title: 'seconds since start', tick: formatSecondsTick, wholeTicks: false };
+
+function setup(axis: ChartAxis): () => LineChartSetup {
+  return () => ({ x: axis === 'seconds' ? SECONDS_AXIS : STEP_AXIS, decimation: { threshold: DECIMATION_THRESHOLD } });
 }
 
-function translucent(colour: string, alpha: number): string {
-  const match = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/iu.exec(colour);
-  if (!match) return `rgba(128, 128, 128, ${alpha})`;
-  const [r, g, b] = match.slice(1).map((part) => parseInt(part, 16));
-  return `rgba(${r}, ${g}, ${b}, ${alpha})`;
-}
-
-interface SyncState {
+interface OverlayContent extends LineChartContent {
   lines: readonly OverlayLine[];
   hidden: ReadonlySet<number>;
-  yTitle: string;
-  beginAtZero: boolean;
 }
 
-function datasets(state: SyncState): Array<ChartDataset<'line', XY[]>> {
-  return state.lines.map((line) => {
-    const dataset: ChartDataset<'line', XY[]> = {
-      label: line.label,
-      // A copy: chart.js patches the methods of arrays it is given.
-      data: line.data.slice(),
-      borderColor: line.colour,
-      backgroundColor: line.colour,
-      borderWidth: line.dashed ? 1.25 : 1.5,
-      borderDash: line.dashed ? [5, 3] : [],
-      // Evaluations are sparse (a few a run): a marker at each, as the run view draws them.
-      pointRadius: line.dashed ? 2.5 : 0,
-      pointHoverRadius: 3,
-      hidden: state.hidden.has(line.runId),
-      // No gaps in stored series: chart.js may skip splitting each line into segments (its performance advice).
-      spanGaps: true,
-    };
-    return dataset;
-  });
-}
-
-/** Colours and titles that follow the scheme and the props, set on the options before a draw. */
-function styleOptions(options: ChartOptions<'line'>, state: SyncState, theme: ChartTheme): void {
-  const { x, y } = options.scales ?? {};
-  for (const scale of [x, y]) {
-    if (!scale) continue;
-    scale.grid = { color: theme.grid };
-    scale.border = { color: theme.grid };
-    scale.ticks = { ...scale.ticks, color: theme.text };
-    if ('title' in scale && scale.title) scale.title.color = theme.text;
-  }
-  if (y && 'title' in y && y.title) y.title.text = state.yTitle;
-  if (y && 'beginAtZero' in y) y.beginAtZero = state.beginAtZero;
-  const drag = options.plugins?.zoom?.zoom?.drag;
-  if (drag) {
-    drag.backgroundColor = translucent(theme.accent, 0.18);
-    drag.borderColor = theme.accent;
-    drag.borderWidth = 1;
-  }
-}
-
-function sync(chart: LineChart, state: SyncState, theme: ChartTheme): void {
-  chart.data.datasets = datasets(state);
-  styleOptions(chart.options, state, theme);
-  chart.update('none');
+function datasets(content: OverlayContent): LineDataset[] {
+  return content.lines.map((line) => ({
+    label: line.label,
+    // A copy: chart.js patches the methods of arrays it is given.
+    data: line.data.slice(),
+    borderColor: line.colour,
+    backgroundColor: line.colour,
+    borderWidth: line.dashed ? 1.25 : 1.5,
+    borderDash: line.dashed ? [5, 3] : [],
+    // Evaluations are sparse (a few a run): a marker at each, as the run view draws them.
+    pointRadius: line.dashed ? 2.5 : 0,
+    pointHoverRadius: 3,
+    hidden: content.hidden.has(line.runId),
+    // No gaps in stored series: chart.js may skip splitting each line into segments (its performance advice).
+    spanGaps: true,
+  }));
 }
 
 function OverlayChart({ spec, hidden, link }: { spec: ChartSpec; hidden: ReadonlySet<number>; link: ChartLink }) {
-  const canvasRef = useRef<HTMLCanvasElement>(null);
-  const chartRef = useRef<LineChart | null>(null);
-  const themeRef = useRef<ChartTheme | null>(null);
-  const stateRef = useRef<SyncState>({ lines: spec.lines, hidden, yTitle: spec.yTitle, beginAtZero: spec.beginAtZero });
-  const [zoomed, setZoomed] = useState(false);
-  const axisRef = useRef(spec.axis);
-  const linkRef = useRef(link);
-
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    if (!canvas) return;
-    const theme = chartTheme();
-    themeRef.current = theme;
-    const config = options(axisRef.current, (c) => {
-      setZoomed(c.isZoomedOrPanned());
-      linkRef.current.follow(c);
-    });
-    styleOptions(config, stateRef.current, theme);
-    // Made with its data and colours, so the first draw is the only one.
-    const chart: LineChart = new Chart(canvas, {
-      type: 'line',
-      data: { datasets: datasets(stateRef.current) },
-      options: config,
-      plugins: [canvasBackground(() => themeRef.current?.background ?? theme.background)],
-    });
-    chartRef.current = chart;
-    const leave = linkRef.current.join({ chart, setZoomed });
-    const scheme = darkScheme();
-    const onSchemeChange = () => {
-      const next = chartTheme();
-      themeRef.current = next;
-      sync(chart, stateRef.current, next);
-    };
-    scheme.addEventListener('change', onSchemeChange);
-    return () => {
-      scheme.removeEventListener('change', onSchemeChange);
-      leave();
-      chart.destroy();
-      chartRef.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    const last = stateRef.current;
-    // On mount the chart was just drawn from these very props: drawing ten runs' lines twice is the view's cost.
-    if (last.lines === spec.lines && last.hidden === hidden && last.yTitle === spec.yTitle && last.beginAtZero === spec.beginAtZero) return;
-    const next = { lines: spec.lines, hidden, yTitle: spec.yTitle, beginAtZero: spec.beginAtZero };
-    stateRef.current = next;
-    const chart = chartRef.current;
-    const theme = themeRef.current;
-    if (chart && theme) sync(chart, next, theme);
-  }, [spec.lines, hidden, spec.yTitle, spec.beginAtZero]);
-
+  const content = useMemo<OverlayContent>(
+    () => ({ lines: spec.lines, hidden, yTitle: spec.yTitle, beginAtZero: spec.beginAtZero }),
+    [spec.lines, hidden, spec.yTitle, spec.beginAtZero],
+  );
+  const { canvasRef, controls } = useLineChart({ content, datasets, setup: setup(spec.axis), link });
   const points = spec.lines.reduce((sum, line) => sum + (hidden.has(line.runId) ? 0 : line.data.length), 0);
-  const savePng = () => {
-    const chart = chartRef.current;
-    if (chart) downloadUrl(chart.toBase64Image('image/png', 1), spec.file);
-  };
   return (
-    <figure className="chart-card compare-chart" data-testid={spec.testId} data-points={points} data-lines={spec.lines.length}>
-      <figcaption className="chart-toolbar">
-        <span className="chart-title">{spec.title}</span>
-        {spec.dashedMeans && <span className="hint">{spec.dashedMeans}</span>}
-        <span className="spacer" />
-        <button type="button" className="button small" data-testid="reset-zoom" disabled={!zoomed} onClick={() => link.reset()}>
-          Reset zoom
-        </button>
-        <button type="button" className="button small" data-testid="save-chart-png" title="Save this chart as a PNG image" disabled={points === 0} onClick={savePng}>
-          Save PNG
-        </button>
-      </figcaption>
-      <div className="chart-canvas" title="Wheel: zoom · drag: zoom to a range · Shift+drag: pan">
-        <canvas ref={canvasRef} className={points === 0 ? 'empty' : undefined} role="img" aria-label={spec.title} />
-        {points === 0 && <p className="chart-empty">{spec.lines.length === 0 ? 'None of these runs recorded it' : 'Every run is hidden'}</p>}
-      </div>
-    </figure>
+    <ChartCard
+      canvasRef={canvasRef}
+      controls={controls}
+      testId={spec.testId}
+      className="compare-chart"
+      counts={{ 'data-points': points, 'data-lines': spec.lines.length }}
+      title={spec.title}
+      axis={spec.axis}
+      fileName={spec.file}
+      points={points}
+      emptyText={spec.lines.length === 0 ? 'None of these runs recorded it' : 'Every run is hidden'}
+      toolbar={spec.dashedMeans && <span className="hint">{spec.dashedMeans}</span>}
+    />
   );
 }
 

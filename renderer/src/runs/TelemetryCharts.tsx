@@ -2,7 +2,9 @@
 // CPU and memory, all against seconds since the start on one shared, linked time axis, with throttling shaded.
 import { useMemo } from 'react';
 import type { TelemetryView } from './telemetrySeries.js';
-import { ChartLink, MetricChart, type ChartBand, type ChartLine, type XRange } from './MetricChart.js';
+import { ChartLink } from '../shared/chartLink.js';
+import type { XRange } from '../shared/lineChart.js';
+import { MetricChart, type ChartBand, type ChartLine } from './MetricChart.js';
 
 interface TelemetryChartsProps {
   runId: number;

@@ -6,12 +6,13 @@ import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { LIMITS } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
+import { darkScheme } from '../shared/colourScheme.js';
 import { errorMessage } from '../shared/format.js';
 import { outputAcksFor } from './outputAcks.js';
 import { OutputFeed } from './outputFeed.js';
 import { textToCopy } from './terminalText.js';
 import { clampTerminalSize, TERMINAL_FONT_FAMILY, TERMINAL_FONT_SIZE_PX } from './terminalSize.js';
-import { darkScheme, searchDecorations, terminalTheme } from './xtermThemes.js';
+import { searchDecorations, terminalTheme } from './xtermThemes.js';
 import { TerminalToolbar, type CopyStatus } from './TerminalToolbar.js';
 import type { SearchDirection, SearchResults } from './TerminalSearch.js';
 

@@ -1,6 +1,7 @@
 // xterm's colours for the dark and light schemes, and the search highlights that go with each.
 import type { ISearchDecorationOptions } from '@xterm/addon-search';
 import type { ITheme } from '@xterm/xterm';
+import { darkScheme } from '../shared/colourScheme.js';
 
 export const DARK_THEME: ITheme = {
   background: '#0d1117',
@@ -68,8 +69,6 @@ const LIGHT_SEARCH: ISearchDecorationOptions = {
   activeMatchBorder: '#9a6700',
   activeMatchColorOverviewRuler: '#9a6700',
 };
-
-export const darkScheme = () => window.matchMedia('(prefers-color-scheme: dark)');
 
 export function terminalTheme(): ITheme {
   return darkScheme().matches ? DARK_THEME : LIGHT_THEME;
