@@ -50,7 +50,10 @@ export interface CoreOptions {
   nodePath?: string;
   nodeEnv?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
-  /** The one source of time for everything the engine records and waits on; a test passes a ManualClock. */
+  /**
+   * The one source of time for what the engine records and waits on. A test passes a ManualClock; its timers
+   * (the store's batched commits, a sweep's wait for a cool GPU) then fire only as the test advances it.
+   */
   clock?: Clock;
 }
 
