@@ -19,7 +19,8 @@ const coreFaces = layer(['**/main/**', '**/preload/**', '**/server/**', '**/cli/
 
 /**
  * The engine's layers (docs/architecture.md), bottom to top: each folder of electron/core and the folders it may
- * import. Any other core folder, and createCore, is refused; `events.ts` (the contract's events) is open to all.
+ * import. Any other core folder, and createCore, is refused; `events.ts` (the contract's events) and `clock.ts`
+ * (the injected time) are open to all.
  */
 const SYSTEM = ['system'];
 const DATA = [...SYSTEM, 'store', 'metrics', 'telemetry'];

@@ -39,6 +39,7 @@ import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 import { adHocWorkload } from '../shared/typedCommand.js';
+import { systemClock, type Clock } from './clock.js';
 
 export interface CoreOptions {
   dbPath?: string;
@@ -49,7 +50,11 @@ export interface CoreOptions {
   nodePath?: string;
   nodeEnv?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
-  now?: () => Date;
+  /**
+   * The one source of time for what the engine records and waits on. A test passes a ManualClock; its timers
+   * (the store's batched commits, a sweep's wait for a cool GPU) then fire only as the test advances it.
+   */
+  clock?: Clock;
 }
 
 export interface Core {
@@ -81,8 +86,8 @@ export interface Core {
    * the server's download and the desktop's Save all write it this way.
    */
   writeRunLog(id: number, format: LogFormat, sink: Writable): Promise<void>;
-  /** A log file (`-`: standard input) read in pieces into a new run; the faces hear of it like any new run. */
-  importLogFile(file: string, options: ImportRequest): Promise<Run>;
+  /** A log file (`-`: standard input) read in pieces into a new run, dated by the core's clock; the faces hear of it like any new run. */
+  importLogFile(file: string, options: Omit<ImportRequest, 'now'>): Promise<Run>;
   close(): Promise<void>;
 }
 
@@ -97,7 +102,8 @@ const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo',
 
 export function createCore(options: CoreOptions): Core {
   const env = options.env ?? process.env;
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const dbPath = options.dbPath ?? defaultDatabasePath(env);
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
@@ -112,7 +118,7 @@ export function createCore(options: CoreOptions): Core {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
   // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
-  const store = new Store(dbPath, (file) => new OutputWriter(file));
+  const store = new Store(dbPath, (file) => new OutputWriter(file), clock);
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -149,13 +155,13 @@ export function createCore(options: CoreOptions): Core {
           }),
     defaultGpu: env.TUNING_BENCH_GPU ?? '0',
     env: childEnv,
-    now,
+    clock,
     ownerPid: process.pid,
   });
 
   const events = new EventHub();
   // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
-  const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, now });
+  const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, clock });
   const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
@@ -165,7 +171,8 @@ export function createCore(options: CoreOptions): Core {
     flushStore: () => store.flush(),
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     intervals,
-    pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json')),
+    pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),
+    // The runner takes dates through `now` until its per-run session moves onto the clock itself.
     now,
     profiler,
   });
@@ -208,7 +215,7 @@ export function createCore(options: CoreOptions): Core {
     gpu,
     events,
     reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
-    now,
+    clock,
     ownerPid: process.pid,
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
   });
@@ -233,7 +240,7 @@ export function createCore(options: CoreOptions): Core {
     },
   );
 
-  const compare = new CompareService(store, now);
+  const compare = new CompareService(store, clock);
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -482,7 +489,7 @@ export function createCore(options: CoreOptions): Core {
       await writeRunLog(store.runs, id, format, sink);
     },
     async importLogFile(file, importOptions) {
-      const run = await importLogFile(store, file, importOptions);
+      const run = await importLogFile(store, file, { ...importOptions, now: now() });
       events.emit('runs.onDidChange', run);
       return run;
     },

@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setLongTimeout, MAX_TIMER_DELAY_MS } from '../../electron/core/system/longTimer.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
 import { makeTempDir } from '../helpers/tempCore.js';
@@ -82,29 +81,4 @@ describe('the CLI and signals', () => {
     expect(result.status, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { status: string }).status).toBe('succeeded');
   }, 60_000);
-
-  it('a long timeout is re-armed in steps Node honours, and fires once when due', () => {
-    let nowMs = 0;
-    const delays: number[] = [];
-    const pending: Array<() => void> = [];
-    // A clock driven by hand: it jumps by each delay asked for, as a machine left running for months would see.
-    const clock = {
-      now: () => nowMs,
-      setTimeout: (fire: () => void, delayMs: number) => {
-        delays.push(delayMs);
-        pending.push(() => {
-          nowMs += delayMs;
-          fire();
-        });
-        return pending.length;
-      },
-      clearTimeout: () => undefined,
-    };
-    let fired = 0;
-    setLongTimeout(() => (fired += 1), 3 * MAX_TIMER_DELAY_MS + 5, clock);
-    while (pending.length > 0) pending.shift()!();
-    expect(fired).toBe(1);
-    expect(delays).toEqual([MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS, 5]);
-    expect(nowMs).toBe(3 * MAX_TIMER_DELAY_MS + 5);
-  });
 });

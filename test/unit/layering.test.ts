@@ -65,6 +65,7 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/gpu-control/x.ts', "import type { RunGpuLease } from '../runner/collaborators.js';"],
     ['electron/core/experiments/x.ts', "import type { GpuLease } from '../gpu-control/gpuControl.js';"],
     ['electron/core/metrics/x.ts', "import type { EventHub } from '../events.js';"],
+    ['electron/core/store/x.ts', "import { systemClock } from '../clock.js';"],
     ['electron/core/x.ts', "import { RunManager } from './runner/runManager.js';"],
   ])('allows in %s: %s', async (file, code) => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);

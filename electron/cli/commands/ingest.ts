@@ -18,7 +18,6 @@ export async function importCommand(core: Core, file: string, options: ImportCom
   try {
     const run = await core.importLogFile(file, {
       name: options.name ?? (file === '-' ? 'standard input' : path.basename(file)),
-      now: new Date(),
       source: file === '-' ? 'standard input' : path.resolve(file),
       maxBytes: options.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES,
       onProgress: progress.update,

@@ -8,11 +8,13 @@ import type { Store } from '../store/store.js';
 import { compareRuns } from './compare.js';
 import { buildSeries } from '../ingest/series.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
+import type { Clock } from '../clock.js';
 
 export class CompareService {
   constructor(
     private readonly store: Store,
-    private readonly now: () => Date,
+    /** A comparison says how old each run is, from now. */
+    private readonly clock: Clock,
   ) {}
 
   /** Sweeps' runs first (config by config, then repeat), then the runs named; each once. */
@@ -52,7 +54,7 @@ export class CompareService {
     if (request.baselineRunId !== undefined && !runs.some((r) => r.id === request.baselineRunId)) {
       throw new ApiFailure('invalid_input', `the baseline run ${request.baselineRunId} is not among the runs compared`);
     }
-    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.now() }, sweepNames);
+    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.clock.now() }, sweepNames);
   }
 
   /** The stored series, built (and stored) for runs that ended before series were kept. */

@@ -2,6 +2,7 @@
 // utilisation) and cooled to near its idle temperature, with a bounded wait that is recorded.
 import type { Run } from '../../shared/api.js';
 import { runNvidiaSmi } from '../system/nvidiaSmi.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type RunWait = NonNullable<Run['wait']>;
 
@@ -46,14 +47,15 @@ export interface WaitOptions {
   /** Stop waiting at once (the sweep was skipped past or cancelled). */
   cancelled: () => boolean;
   onWaiting: (what: string) => void;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** The wait is timed on its monotonic reading (the seconds waited are a duration, not a date) and its timers. */
+  clock?: Clock;
 }
 
 /** Waits until the GPU is idle and cool, or the bound runs out; says what it waited for. */
 export async function waitForFairConditions(options: WaitOptions): Promise<RunWait> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.monotonicMs();
+  const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
   const pollMs = options.pollMs ?? 1000;
   const started = now();
   const first = await options.read();

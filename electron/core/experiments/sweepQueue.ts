@@ -16,6 +16,7 @@ import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from '.
 import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
 import { readFindBatchRequest, readSweepRequest, type FindBatchRequest } from './storedRequest.js';
+import type { Clock } from '../clock.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
 
@@ -48,7 +49,8 @@ export interface SweepQueueDeps {
   events: EventHub;
   /** null: no GPU here, so no waiting for one. */
   reader: GpuReader | null;
-  now: () => Date;
+  /** Dates recorded on sweeps; the wait for fair conditions. */
+  clock: Clock;
   ownerPid: number;
   /** Where each sweep's `git=` worktrees are made (one folder per sweep). */
   worktreeDir: string;
@@ -110,7 +112,7 @@ export class SweepQueue {
     const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
     if (revisions) await this.revisionPlan(workload, revisions.values, request.links);
     const record = this.deps.store.sweeps.insert({
-      createdAt: this.deps.now(),
+      createdAt: this.deps.clock.now(),
       name: request.name || `${workload.name} ${request.plan}`,
       kind: 'sweep',
       workloadId: workload.id > 0 ? workload.id : null,
@@ -141,7 +143,7 @@ export class SweepQueue {
     }
     this.deps.runner.preview(workload, { ...request.values, [request.variable]: String(request.start) });
     const record = this.deps.store.sweeps.insert({
-      createdAt: this.deps.now(),
+      createdAt: this.deps.clock.now(),
       name: `${workload.name} batch-size finder (${request.variable})`,
       kind: 'batch-finder',
       workloadId: workload.id,
@@ -181,7 +183,7 @@ export class SweepQueue {
       if (this.runningSweep !== id) {
         this.pending.splice(this.pending.indexOf(id), 1);
         this.live.delete(id);
-        this.setStatus(id, 'cancelled', this.deps.now());
+        this.setStatus(id, 'cancelled', this.deps.clock.now());
       }
     }
     const sweep = this.get(id);
@@ -291,7 +293,7 @@ export class SweepQueue {
         await this.runSweep(id);
       } catch (error) {
         this.deps.store.sweeps.setError(id, error instanceof Error ? error.message : String(error));
-        this.setStatus(id, 'failed', this.deps.now());
+        this.setStatus(id, 'failed', this.deps.clock.now());
       } finally {
         const lease = this.leases.get(id);
         this.leases.delete(id);
@@ -326,7 +328,7 @@ export class SweepQueue {
     if (this.closed) return;
     const runs = this.deps.store.runs.forSweep(id);
     const anyOk = runs.some((run) => run.exitClass === 'ok');
-    this.setStatus(id, live.cancelled ? 'cancelled' : anyOk ? 'succeeded' : 'failed', this.deps.now());
+    this.setStatus(id, live.cancelled ? 'cancelled' : anyOk ? 'succeeded' : 'failed', this.deps.clock.now());
   }
 
   /** The configs' runs, repeats interleaved; `git=` configs each in their revision's worktree. */
@@ -415,6 +417,7 @@ export class SweepQueue {
         read: this.deps.reader,
         idleTempC,
         maxWaitMs: limits.maxWaitSeconds * 1000,
+        clock: this.deps.clock,
         cancelled: () => live.cancelled || live.skipCurrent,
         onWaiting: (what) => {
           if (live.waiting === what) return;
@@ -448,7 +451,7 @@ export class SweepQueue {
     let ended = await this.deps.runner.waitForExit(run.id);
     live.currentRunId = null;
     // Stopped because the engine is closing: cut short like a crash, so a resume runs its place again.
-    if (this.closed && ended.status === 'stopped') ended = this.deps.store.runs.markInterrupted(run.id, ended.exitReason ?? 'Tuning Bench closed during the run', new Date(ended.endedAt ?? this.deps.now()));
+    if (this.closed && ended.status === 'stopped') ended = this.deps.store.runs.markInterrupted(run.id, ended.exitReason ?? 'Tuning Bench closed during the run', new Date(ended.endedAt ?? this.deps.clock.now()));
     // A run stopped by a skip or a cancel did not measure anything: its place counts as skipped.
     if (live.skipCurrent || (live.cancelled && !this.closed)) this.skip(id, position, 'person');
     this.deps.events.emit('sweeps.onDidChange', this.get(id));

@@ -17,6 +17,7 @@ import { operationArgs } from './allowlist.js';
 import { interpretControlAnswer, type ControlAnswer } from './answers.js';
 import { ManualCommandRequired, type Elevation, type ElevationMode } from './elevation.js';
 import { checkAgainstState, gpuProfiles, readGpuState, type KnownLocks } from './state.js';
+import type { Clock } from '../clock.js';
 
 export interface GpuControlOptions {
   journal: GpuJournalStore;
@@ -25,7 +26,8 @@ export interface GpuControlOptions {
   elevation: Elevation | null;
   defaultGpu: string;
   env: Record<string, string>;
-  now: () => Date;
+  /** When each journal entry was made and restored. */
+  clock: Clock;
   ownerPid: number;
 }
 
@@ -408,7 +410,7 @@ export class GpuControl {
     const elevation = this.options.elevation!;
     const args = operationArgs(op, key);
     const id = this.options.journal.begin({
-      createdAt: this.options.now(),
+      createdAt: this.options.clock.now(),
       gpu: key,
       operation: op.kind,
       prior: priorOf(op, state),
@@ -455,7 +457,7 @@ export class GpuControl {
   private async restoreEntry(entry: StoredJournalEntry): Promise<string | null> {
     const op = restoreOperation(entry);
     if (op === null || this.options.elevation === null) {
-      this.options.journal.markRestored(entry.id, this.options.now());
+      this.options.journal.markRestored(entry.id, this.options.clock.now());
       return null;
     }
     const args = operationArgs(op, entry.gpu);
@@ -468,7 +470,7 @@ export class GpuControl {
       error = `could not ${describeOperation(op)} on GPU ${entry.gpu}: ${caught instanceof Error ? caught.message : String(caught)}`;
     }
     if (error) this.options.journal.noteRestoreError(entry.id, error);
-    else this.options.journal.markRestored(entry.id, this.options.now());
+    else this.options.journal.markRestored(entry.id, this.options.clock.now());
     return error;
   }
 

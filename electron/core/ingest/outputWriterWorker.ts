@@ -76,6 +76,12 @@ function collect(runId: number, samples: MetricSample[]): void {
 }
 
 let failures = 0;
+/**
+ * When a refused batch is tried again (monotonic, as the engine's waits are), on this thread's own clock: the engine's injected Clock is a set of
+ * functions, which cannot cross into a worker (workerData is copied by structured clone). Only waits are timed
+ * here, never anything stored (a chunk's tMs comes from the engine), so real time changes no recorded value;
+ * tests drive this retry through the engine (store.flush, a full disk set by max_page_count) instead.
+ */
 let retryAt = 0;
 let status: WriterStatus = { state: 'writing' };
 
@@ -108,7 +114,7 @@ function flush(): boolean {
     for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
     dropped = droppedByRun;
     failures += 1;
-    retryAt = Date.now() + nextRetryDelayMs(failures);
+    retryAt = performance.now() + nextRetryDelayMs(failures);
     const { fault, message } = describeWriteFault(error, config.file);
     setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
     return false;
@@ -126,7 +132,7 @@ function flush(): boolean {
 }
 
 const timer = setInterval(() => {
-  if (Date.now() >= retryAt) flush();
+  if (performance.now() >= retryAt) flush();
 }, config.flushIntervalMs);
 
 /** Tries at close: each waits out a busy file for the full busy_timeout; a full disk does not change between them. */

@@ -7,6 +7,7 @@ import { ChannelTailer } from './channel.js';
 import type { MetricSample } from './samples.js';
 import { summarizeMetrics, type TrainingSummary } from './summary.js';
 import { samplesForSummary } from './summaryInput.js';
+import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** How often the channel file is read: the same pace as the store's batches. */
 const CHANNEL_POLL_MS = 250;
@@ -19,6 +20,8 @@ export interface RunMetricsOptions {
   tokensPerStep: number | null;
   samplesPerStep: number | null;
   onStepLimit: (step: number) => void;
+  /** `startedAtMs` is on its wall reading, as are the channel's own stamps; it also paces the reads. */
+  clock?: Clock;
 }
 
 export function toPoint(sample: MetricSample): MetricPoint {
@@ -34,7 +37,8 @@ export function toPoint(sample: MetricSample): MetricPoint {
 
 export class RunMetrics {
   private readonly channel: ChannelTailer;
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
+  private readonly clock: Clock;
   private limitReached = false;
 
   constructor(
@@ -42,9 +46,9 @@ export class RunMetrics {
     private readonly store: MetricStore,
     private readonly events: EventHub,
   ) {
+    this.clock = options.clock ?? systemClock;
     this.channel = new ChannelTailer(options.channelFile, options.startedAtMs);
-    this.timer = setInterval(() => this.readChannel(), CHANNEL_POLL_MS);
-    this.timer.unref();
+    this.timer = this.clock.setInterval(() => this.readChannel(), CHANNEL_POLL_MS, { background: true });
   }
 
   /** Samples parsed from the terminal by the writer thread (already stored there). */
@@ -54,7 +58,7 @@ export class RunMetrics {
 
   /** The last of the channel, then the channel file goes: its lines are in the database now. */
   finish(): void {
-    clearInterval(this.timer);
+    this.timer.cancel();
     this.readChannel();
     fs.rmSync(this.options.channelFile, { force: true });
   }
@@ -73,7 +77,7 @@ export class RunMetrics {
   }
 
   private readChannel(): void {
-    const samples = this.channel.read(Date.now() - this.options.startedAtMs);
+    const samples = this.channel.read(this.clock.wallMs() - this.options.startedAtMs);
     if (samples.length === 0) return;
     this.store.append(this.options.runId, samples);
     this.publish(samples);

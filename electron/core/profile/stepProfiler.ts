@@ -9,13 +9,15 @@ import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summ
 import { resolveCommand } from '../system/resolveCommand.js';
 import { diagnose } from './diagnosis.js';
 import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan } from './profileFile.js';
+import type { Clock } from '../clock.js';
 
 export interface StepProfilerOptions {
   /** Where each run's folder (summary.json, trace.json) goes: `profiles/` beside the database. */
   dir: string;
   profiles: ProfileStore;
   telemetry: TelemetryStore;
-  now: () => Date;
+  /** When each profile was made. */
+  clock: Clock;
 }
 
 export class StepProfiler implements RunProfiler {
@@ -45,7 +47,7 @@ export class StepProfiler implements RunProfiler {
       return this.collectOrThrow(runId, run);
     } catch (error) {
       // The run's own record must still be completed; the profile says what went wrong.
-      this.options.profiles.save({ ...emptyProfile(runId, run.sourceRunId, this.options.now(), [`the profile could not be read: ${(error as Error).message}`]), diagnosis: [] });
+      this.options.profiles.save({ ...emptyProfile(runId, run.sourceRunId, this.options.clock.now(), [`the profile could not be read: ${(error as Error).message}`]), diagnosis: [] });
       return null;
     }
   }
@@ -55,7 +57,7 @@ export class StepProfiler implements RunProfiler {
     const sourceRunId = this.sources.get(runId) ?? run.sourceRunId;
     this.sources.delete(runId);
     const read = readPythonSummary(dir);
-    const createdAt = this.options.now();
+    const createdAt = this.options.clock.now();
     let profile: Omit<RunProfile, 'diagnosis'>;
     let span: ProfiledSpan | null = null;
     if (read.ok) {

@@ -1,6 +1,7 @@
 // Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace; a batch that fails is kept and retried.
 import type { Db } from './open.js';
 import { describeWriteFault, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
+import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** A crash loses at most this much of what was queued (DESIGN: at most a second). */
 export const FLUSH_INTERVAL_MS = 250;
@@ -20,10 +21,11 @@ export type WriterStatus = { state: 'writing' } | { state: 'paused'; fault: Writ
 
 export class BatchWriter {
   private queue: Write[] = [];
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
   private readonly commit: (writes: Write[]) => void;
   private closed = false;
   private failures = 0;
+  /** Monotonic: no commit from the timer before this. */
   private retryAt = 0;
   private status: WriterStatus = { state: 'writing' };
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
@@ -31,15 +33,14 @@ export class BatchWriter {
   constructor(
     private readonly db: Db,
     intervalMs = FLUSH_INTERVAL_MS,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     this.commit = db.transaction((writes: Write[]) => {
       for (const write of writes) write();
     });
     // The one place this writer runs from a timer: nothing it does may throw out of it.
-    this.timer = setInterval(() => this.flushFromTimer(), intervalMs);
     // Pending writes must not keep a CLI process alive; close() flushes what is left.
-    this.timer.unref();
+    this.timer = clock.setInterval(() => this.flushFromTimer(), intervalMs, { background: true });
   }
 
   enqueue(write: Write): void {
@@ -70,7 +71,7 @@ export class BatchWriter {
       // The transaction rolled back as a whole, so the same writes can run again later.
       this.queue = writes.concat(this.queue);
       this.failures += 1;
-      this.retryAt = this.now() + nextRetryDelayMs(this.failures);
+      this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
       this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
       return false;
@@ -87,7 +88,7 @@ export class BatchWriter {
    */
   close(): number {
     if (this.closed) return 0;
-    clearInterval(this.timer);
+    this.timer.cancel();
     for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !this.flush(); attempt += 1) {
       // Each attempt already waited busy_timeout inside SQLite; a full disk will not change between them.
       if (this.status.state === 'paused' && this.status.fault === 'full') break;
@@ -97,7 +98,7 @@ export class BatchWriter {
   }
 
   private flushFromTimer(): void {
-    if (this.queue.length === 0 || this.now() < this.retryAt) return;
+    if (this.queue.length === 0 || this.clock.monotonicMs() < this.retryAt) return;
     const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     try {
       this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations, SCHEMA_VERSION } from './migrations/index.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type Db = Database.Database;
 
@@ -74,8 +75,8 @@ export function explainCorruption(error: unknown, file: string, unchanged = fals
  * Renames a damaged database (and its WAL and shared-memory files) to `<file>.damaged-<time>`, so a
  * fresh one can take its place and nothing recorded is thrown away. Returns the new name.
  */
-export function setAsideDatabase(file: string, now = new Date()): string {
-  const aside = `${file}.damaged-${now.toISOString().replace(/[:.]/gu, '-')}`;
+export function setAsideDatabase(file: string, clock: Clock = systemClock): string {
+  const aside = `${file}.damaged-${clock.now().toISOString().replace(/[:.]/gu, '-')}`;
   for (const suffix of ['', '-wal', '-shm']) {
     if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
   }

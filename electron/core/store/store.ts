@@ -9,6 +9,7 @@ import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
+import { systemClock, type Clock } from '../clock.js';
 
 /** `Output` is the writer ingest/ hands in (createCore's OutputWriter), typed as made so its owners reach all of it. */
 export class Store<Output extends OutputSink = OutputSink> {
@@ -27,11 +28,12 @@ export class Store<Output extends OutputSink = OutputSink> {
   constructor(
     readonly file: string,
     openOutput: (file: string) => Output,
+    clock: Clock = systemClock,
   ) {
     this.db = openDatabase(file);
-    this.writer = new BatchWriter(this.db);
+    this.writer = new BatchWriter(this.db, undefined, clock);
     this.output = openOutput(file);
-    this.workloads = new WorkloadStore(this.db);
+    this.workloads = new WorkloadStore(this.db, clock);
     this.runs = new RunStore(this.db, this.output);
     this.metrics = new MetricStore(this.db, this.writer);
     this.telemetry = new TelemetryStore(this.db, this.writer);

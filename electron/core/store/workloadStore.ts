@@ -2,6 +2,7 @@
 import type { Workload, WorkloadInput } from '../../shared/api.js';
 import { workloadInput } from '../../shared/api.js';
 import type { Db } from './open.js';
+import { systemClock, type Clock } from '../clock.js';
 
 interface WorkloadRow {
   id: number;
@@ -48,7 +49,10 @@ export class WorkloadStore {
   private readonly updateOwn;
   private readonly deleteOwn;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.selectAll = db.prepare<[], WorkloadRow>('SELECT * FROM workloads ORDER BY builtin DESC, name');
     this.selectById = db.prepare<[number], WorkloadRow>('SELECT * FROM workloads WHERE id = ?');
     this.selectByName = db.prepare<[string], WorkloadRow>('SELECT * FROM workloads WHERE name = ?');
@@ -84,13 +88,13 @@ export class WorkloadStore {
     return row && toWorkload(row);
   }
 
-  create(input: WorkloadInput, options: { builtin?: boolean; now?: Date } = {}): Workload {
+  create(input: WorkloadInput, options: { builtin?: boolean } = {}): Workload {
     const parsed = workloadInput.parse(input);
     if (this.selectByName.get(parsed.name)) throw new WorkloadNameTakenError(parsed.name);
     const result = this.insert.run({
       ...columns(parsed),
       builtin: options.builtin ? 1 : 0,
-      created_at: (options.now ?? new Date()).toISOString(),
+      created_at: this.clock.now().toISOString(),
     });
     return this.get(Number(result.lastInsertRowid))!;
   }

@@ -1,4 +1,5 @@
 // What a failed SQLite write means for the person (disk full, file busy, other) and how long to wait before retrying it.
+import { systemClock, type Clock } from '../clock.js';
 
 export type WriteFault = 'full' | 'busy' | 'other';
 
@@ -35,20 +36,27 @@ export function describeWriteFault(error: unknown, file?: string): { fault: Writ
 /** How long an engine-side write (a run's ending) keeps retrying a busy or full file before giving up. */
 const WRITE_RETRY_BUDGET_MS = 60_000;
 
+export interface RetryWriteOptions {
+  /** How long to keep retrying a busy or full file before the last fault is thrown. */
+  budgetMs?: number;
+  clock?: Clock;
+}
+
 /**
  * Runs a synchronous write, retrying it with backoff while the file is busy or full, for up to a minute; the
  * event loop stays free between tries. `onFault` hears each failure (to tell the person what is going on).
  */
-export async function retryWrite<T>(write: () => T, onFault: (message: string) => void = () => undefined, budgetMs = WRITE_RETRY_BUDGET_MS): Promise<T> {
-  const deadline = Date.now() + budgetMs;
+export async function retryWrite<T>(write: () => T, onFault: (message: string) => void = () => undefined, options: RetryWriteOptions = {}): Promise<T> {
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.monotonicMs() + (options.budgetMs ?? WRITE_RETRY_BUDGET_MS);
   for (let failures = 1; ; failures += 1) {
     try {
       return write();
     } catch (error) {
       const { fault, message } = describeWriteFault(error);
-      if (fault === 'other' || Date.now() >= deadline) throw error;
+      if (fault === 'other' || clock.monotonicMs() >= deadline) throw error;
       onFault(message);
-      await new Promise((resolve) => setTimeout(resolve, nextRetryDelayMs(failures)));
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, nextRetryDelayMs(failures)));
     }
   }
 }

@@ -1,18 +1,44 @@
 // Samples the host from /proc while a run runs: CPU (total, per core, iowait), memory, and the run's process group.
 import fs from 'node:fs';
 import type { HostSample } from '../store/records.js';
-import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters } from '../system/procfs.js';
+import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters, type MemoryReading } from '../system/procfs.js';
+import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** DESIGN: host telemetry every 500 ms by default. */
 export const DEFAULT_HOST_INTERVAL_MS = 500;
 /** USER_HZ: Linux reports process CPU time in these on every architecture it runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** What the sampler reads each time: /proc by default; a test hands in counters it knows. */
+export interface HostCounters {
+  cpuTimes(): CpuTimes;
+  group(pgid: number): GroupCounters;
+  /** CPU ticks of every thread of the group's processes, by thread id. */
+  threadTicks(group: GroupCounters): Map<number, number>;
+  memory(): MemoryReading;
+}
+
+export const procCounters: HostCounters = {
+  cpuTimes: () => readCpuTimes(),
+  group: (pgid) => readGroupCounters(pgid),
+  threadTicks: (group) => readThreadTicks(group),
+  memory: () => readMemory(),
+};
+
+export interface HostSamplerOptions {
+  /** `startedAtMs` is on its wall reading; rates are per second of its monotonic one. */
+  clock?: Clock;
+  counters?: HostCounters;
+}
+
 export class HostSampler {
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
+  private readonly clock: Clock;
+  private readonly counters: HostCounters;
   private lastCpu: CpuTimes;
   private lastGroup: GroupCounters;
   private lastThreads = new Map<number, number>();
+  /** Monotonic: when the last counters were read (rates are per second of this). */
   private lastAt: number;
 
   constructor(
@@ -20,38 +46,40 @@ export class HostSampler {
     private readonly startedAtMs: number,
     private readonly onSample: (sample: HostSample) => void,
     intervalMs = DEFAULT_HOST_INTERVAL_MS,
+    options: HostSamplerOptions = {},
   ) {
-    this.lastCpu = readCpuTimes();
-    this.lastGroup = readGroupCounters(pgid);
-    this.lastThreads = readThreadTicks(this.lastGroup);
-    this.lastAt = Date.now();
-    this.timer = setInterval(() => this.sample(), intervalMs);
-    this.timer.unref();
+    this.clock = options.clock ?? systemClock;
+    this.counters = options.counters ?? procCounters;
+    this.lastCpu = this.counters.cpuTimes();
+    this.lastGroup = this.counters.group(pgid);
+    this.lastThreads = this.counters.threadTicks(this.lastGroup);
+    this.lastAt = this.clock.monotonicMs();
+    this.timer = this.clock.setInterval(() => this.sample(), intervalMs, { background: true });
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.timer.cancel();
   }
 
   private sample(): void {
-    const now = Date.now();
+    const now = this.clock.monotonicMs();
     const seconds = (now - this.lastAt) / 1000;
     if (seconds <= 0) return;
     let cpu: CpuTimes;
     try {
-      cpu = readCpuTimes();
+      cpu = this.counters.cpuTimes();
     } catch {
       return; // no /proc (not Linux): host telemetry is simply absent
     }
-    const group = readGroupCounters(this.pgid);
-    const threads = readThreadTicks(group);
+    const group = this.counters.group(this.pgid);
+    const threads = this.counters.threadTicks(group);
     const percent = cpuPercent(this.lastCpu, cpu);
-    const memory = readMemory();
+    const memory = this.counters.memory();
     const tickPercent = (ticks: number) => (100 * ticks) / CLOCK_TICKS_PER_SECOND / seconds;
     let busiest = 0;
     for (const [tid, ticks] of threads) busiest = Math.max(busiest, tickPercent(ticks - (this.lastThreads.get(tid) ?? ticks)));
     this.onSample({
-      tMs: now - this.startedAtMs,
+      tMs: this.clock.wallMs() - this.startedAtMs,
       cpuTotal: percent.busy[0] ?? 0,
       cpuPerCore: percent.busy.slice(1),
       iowait: percent.iowait,

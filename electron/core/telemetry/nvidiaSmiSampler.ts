@@ -13,6 +13,7 @@ import {
 } from './nvidiaSmi/index.js';
 import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 import { processTree } from '../system/procfs.js';
+import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** DESIGN: GPU telemetry every 250 ms by default. */
 export const DEFAULT_GPU_INTERVAL_MS = 250;
@@ -45,6 +46,8 @@ export interface NvidiaSmiSamplerOptions {
   rootPid?: number;
   onSample: (sample: TimedGpuSample) => void;
   onStatus: (level: TelemetryStatusLevel, message: string) => void;
+  /** `startedAtMs` is on its wall reading; the watchdog and the restart backoff run on its monotonic one. */
+  clock?: Clock;
 }
 
 const fieldCache = new Map<string, Promise<ResolvedFields>>();
@@ -67,25 +70,28 @@ export function driverFields(binary: string, env: Record<string, string>): Promi
 export class NvidiaSmiSampler {
   private child: ChildProcess | null = null;
   private fields: ResolvedFields | null = null;
-  private watchdog: NodeJS.Timeout | null = null;
-  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly clock: Clock;
+  private watchdog: Timer | null = null;
+  private restartTimer: Timer | null = null;
   private backoffMs = BACKOFF_START_MS;
+  /** Monotonic: when the child last printed a line (or was started). */
   private lastLineAt = 0;
   private closed = false;
   private reportedGarbage = false;
-  private appsTimer: NodeJS.Timeout | null = null;
+  private appsTimer: Timer | null = null;
   private appsQueryRunning = false;
   private runVramMiB: number | null = null;
 
   constructor(private readonly options: NvidiaSmiSamplerOptions) {
+    this.clock = options.clock ?? systemClock;
     void this.start();
   }
 
   close(): void {
     this.closed = true;
-    if (this.appsTimer) clearInterval(this.appsTimer);
-    if (this.watchdog) clearInterval(this.watchdog);
-    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.appsTimer?.cancel();
+    this.watchdog?.cancel();
+    this.restartTimer?.cancel();
     this.stopChild();
   }
 
@@ -103,8 +109,7 @@ export class NvidiaSmiSampler {
     if (missing.length > 0) this.options.onStatus('info', `this driver does not report: ${missing.join(', ')}`);
     this.spawnChild(this.fields);
     if (this.options.rootPid !== undefined && !this.appsTimer) {
-      this.appsTimer = setInterval(() => void this.queryComputeApps(this.options.rootPid!), COMPUTE_APPS_INTERVAL_MS);
-      this.appsTimer.unref();
+      this.appsTimer = this.clock.setInterval(() => void this.queryComputeApps(this.options.rootPid!), COMPUTE_APPS_INTERVAL_MS, { background: true });
     }
   }
 
@@ -131,7 +136,7 @@ export class NvidiaSmiSampler {
     const args = [`--query-gpu=${queryArgument(fields)}`, '--format=csv,noheader,nounits', '-lms', String(this.options.intervalMs), '-i', this.options.gpu];
     const child = spawn(this.options.binary, args, { env: this.options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    this.lastLineAt = Date.now();
+    this.lastLineAt = this.clock.monotonicMs();
     child.on('error', (error) => this.options.onStatus('error', `nvidia-smi could not start: ${error.message}`));
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on('line', (line) => this.onLine(line, fields));
@@ -145,12 +150,11 @@ export class NvidiaSmiSampler {
       this.options.onStatus('warning', `nvidia-smi stopped (${signal ?? `exit ${code}`})${said ? `: ${said.line}` : ''}; restarting`);
       this.scheduleRestart();
     });
-    this.watchdog ??= setInterval(() => this.checkWatchdog(), Math.max(this.options.intervalMs, 500));
-    this.watchdog.unref();
+    this.watchdog ??= this.clock.setInterval(() => this.checkWatchdog(), Math.max(this.options.intervalMs, 500), { background: true });
   }
 
   private onLine(line: string, fields: ResolvedFields): void {
-    this.lastLineAt = Date.now();
+    this.lastLineAt = this.clock.monotonicMs();
     const result = parseQueryGpuLine(line, fields);
     if (!result.ok) {
       if (result.error.kind === 'empty') return;
@@ -164,13 +168,13 @@ export class NvidiaSmiSampler {
     }
     this.backoffMs = BACKOFF_START_MS;
     if (result.sample.gpuLost) this.options.onStatus('error', 'nvidia-smi says the GPU is lost (it needs a reset or a reboot)');
-    this.options.onSample({ ...result.sample, tMs: Date.now() - this.options.startedAtMs, runVramMiB: this.runVramMiB });
+    this.options.onSample({ ...result.sample, tMs: this.clock.wallMs() - this.options.startedAtMs, runVramMiB: this.runVramMiB });
   }
 
   private checkWatchdog(): void {
     if (!this.child || this.closed) return;
     const limit = Math.max(WATCHDOG_MIN_MS, WATCHDOG_INTERVALS * this.options.intervalMs);
-    if (Date.now() - this.lastLineAt < limit) return;
+    if (this.clock.monotonicMs() - this.lastLineAt < limit) return;
     this.options.onStatus('warning', `nvidia-smi sent nothing for ${Math.round(limit / 1000)} s; restarting it`);
     this.stopChild();
     this.scheduleRestart();
@@ -186,10 +190,13 @@ export class NvidiaSmiSampler {
     if (this.closed || this.restartTimer) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(BACKOFF_MAX_MS, this.backoffMs * 2);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      void this.start();
-    }, delay);
-    this.restartTimer.unref();
+    this.restartTimer = this.clock.setTimeout(
+      () => {
+        this.restartTimer = null;
+        void this.start();
+      },
+      delay,
+      { background: true },
+    );
   }
 }

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
 
 /** Importing torch takes a second or two (far more on a cold disk); a hung interpreter is given up on. */
 const PYTHON_TIMEOUT_MS = 30_000;
@@ -69,7 +70,8 @@ export class PythonFingerprints {
 
   constructor(
     private readonly cacheFile: string,
-    private readonly now: () => number = Date.now,
+    /** `askedAtMs` is stored in the cache file, so it is a wall reading that outlives the process. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Null for a command that is not Python (or an interpreter not found); never throws. */
@@ -85,7 +87,7 @@ export class PythonFingerprints {
     if (!answer) {
       answer = this.query(interpreter, cwd, env).then((result) => {
         this.inFlight.delete(key);
-        if (result) this.write(key, { ...result, interpreterMtimeMs: mtimeMs(interpreter) ?? 0, askedAtMs: this.now() });
+        if (result) this.write(key, { ...result, interpreterMtimeMs: mtimeMs(interpreter) ?? 0, askedAtMs: this.clock.wallMs() });
         return result?.facts ?? null;
       });
       this.inFlight.set(key, answer);
@@ -95,7 +97,7 @@ export class PythonFingerprints {
 
   private stillValid(entry: CacheEntry, interpreter: string): boolean {
     if (mtimeMs(interpreter) !== entry.interpreterMtimeMs) return false;
-    if (entry.torchVersionFile === null) return this.now() - entry.askedAtMs < NO_TORCH_RECHECK_MS;
+    if (entry.torchVersionFile === null) return this.clock.wallMs() - entry.askedAtMs < NO_TORCH_RECHECK_MS;
     return mtimeMs(entry.torchVersionFile) === entry.torchVersionMtimeMs;
   }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { findLargestBatch } from '../../../electron/core/experiments/batchFinder.js';
 import { waitForFairConditions, type GpuReading } from '../../../electron/core/experiments/fairConditions.js';
 import { estimateSeconds, interleavedSchedule, planConfigs } from '../../../electron/core/experiments/plan.js';
+import { ManualClock } from '../../../electron/core/clock.js';
 import type { Run } from '../../../electron/shared/api.js';
 
 const SEED_PLAN = [
@@ -104,16 +105,19 @@ describe('findLargestBatch', () => {
 });
 
 describe('waitForFairConditions', () => {
+  /** Readings in turn (the last one repeated), on a clock the test moves: each poll's wait passes at once. */
   function fakeGpu(readings: GpuReading[]) {
-    let t = 0;
     let i = 0;
     return {
       read: async () => readings[Math.min(i++, readings.length - 1)]!,
-      now: () => t,
-      sleep: async (ms: number) => {
-        t += ms;
-      },
+      clock: new ManualClock(),
     };
+  }
+
+  /** Lets `ms` pass on the gpu's clock, then the wait's answer (it must have answered by then). */
+  async function after<T>(gpu: { clock: ManualClock }, ms: number, waiting: Promise<T>): Promise<T> {
+    await gpu.clock.advanceAsync(ms);
+    return waiting;
   }
 
   it('waits while another process uses the GPU, then until it is cool', async () => {
@@ -124,7 +128,7 @@ describe('waitForFairConditions', () => {
       { utilPercent: 0, tempC: 37, computeProcesses: 0 },
     ]);
     const waiting: string[] = [];
-    const wait = await waitForFairConditions({ ...gpu, idleTempC: 35, maxWaitMs: 60_000, cancelled: () => false, onWaiting: (w) => waiting.push(w) });
+    const wait = await after(gpu, 60_000, waitForFairConditions({ ...gpu, idleTempC: 35, maxWaitMs: 60_000, cancelled: () => false, onWaiting: (w) => waiting.push(w) }));
     expect(wait).toMatchObject({ reason: 'ready', seconds: 3, startTempC: 70, endTempC: 37, targetTempC: 38 });
     expect(waiting[0]).toMatch(/1 other compute process, 95 % busy/u);
     expect(waiting[1]).toMatch(/cool: 60 °C, target 38 °C/u);
@@ -132,13 +136,13 @@ describe('waitForFairConditions', () => {
 
   it('stops at the bound, and accepts a temperature that has settled above the target', async () => {
     const hot = fakeGpu([{ utilPercent: 99, tempC: 80, computeProcesses: 2 }]);
-    expect(await waitForFairConditions({ ...hot, idleTempC: 35, maxWaitMs: 5000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+    expect(await after(hot, 5000, waitForFairConditions({ ...hot, idleTempC: 35, maxWaitMs: 5000, cancelled: () => false, onWaiting: () => {} }))).toMatchObject({
       reason: 'timeout',
       seconds: 5,
       busyProcesses: 2,
     });
     const warmRoom = fakeGpu([{ utilPercent: 0, tempC: 50, computeProcesses: 0 }]);
-    expect(await waitForFairConditions({ ...warmRoom, idleTempC: 35, maxWaitMs: 120_000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+    expect(await after(warmRoom, 120_000, waitForFairConditions({ ...warmRoom, idleTempC: 35, maxWaitMs: 120_000, cancelled: () => false, onWaiting: () => {} }))).toMatchObject({
       reason: 'ready',
       seconds: 30,
     });

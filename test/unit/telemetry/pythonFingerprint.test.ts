@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PythonFingerprints } from '../../../electron/core/telemetry/pythonFingerprint.js';
+import { ManualClock } from '../../../electron/core/clock.js';
 import { makeTempDir } from '../../helpers/tempCore.js';
 
 const dirs: string[] = [];
@@ -50,12 +51,12 @@ describe('PythonFingerprints', () => {
     dirs.push(dir);
     const { interpreter, asked } = countingPython(dir, null);
     const cacheFile = path.join(dir, 'cache.json');
-    let now = 1_000_000;
-    await new PythonFingerprints(cacheFile, () => now).ask([interpreter], dir, {});
-    await new PythonFingerprints(cacheFile, () => now).ask([interpreter], dir, {});
+    const clock = new ManualClock();
+    await new PythonFingerprints(cacheFile, clock).ask([interpreter], dir, {});
+    await new PythonFingerprints(cacheFile, clock).ask([interpreter], dir, {});
     expect(asked()).toBe(1);
-    now += 25 * 3600 * 1000;
-    await new PythonFingerprints(cacheFile, () => now).ask([interpreter], dir, {});
+    clock.advance(25 * 3600 * 1000);
+    await new PythonFingerprints(cacheFile, clock).ask([interpreter], dir, {});
     expect(asked()).toBe(2);
   });
 

@@ -1,0 +1,46 @@
+// A live run's channel is read at the clock's pace, and a line without its own stamp is placed at the clock's time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../electron/core/clock.js';
+import { EventHub } from '../../../electron/core/events.js';
+import { RunMetrics } from '../../../electron/core/metrics/runMetrics.js';
+import { tempCore, type TempCore } from '../../helpers/tempCore.js';
+
+let harness: TempCore | null = null;
+afterEach(async () => {
+  await harness?.cleanup();
+  harness = null;
+});
+
+describe('RunMetrics on a manual clock', () => {
+  it('reads the channel every 250 ms of the clock; stamped lines keep their time, the rest take the time they were read', async () => {
+    harness = tempCore();
+    const { store } = harness.core;
+    const run = await harness.core.handlers['runs.import']({ name: 'holder', text: '' }, { subscriberId: null });
+    const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+    const startedAtMs = clock.wallMs() - 5000;
+    const channelFile = path.join(harness.dir, 'channel.jsonl');
+    fs.writeFileSync(channelFile, '');
+    const limits: number[] = [];
+    const metrics = new RunMetrics(
+      { runId: run.id, startedAtMs, channelFile, maxSteps: 20, tokensPerStep: null, samplesPerStep: null, onStepLimit: (step) => limits.push(step), clock },
+      store.metrics,
+      new EventHub(),
+    );
+
+    fs.appendFileSync(channelFile, `${JSON.stringify({ t: (startedAtMs + 2000) / 1000, step: 10, loss: 2.5 })}\n${JSON.stringify({ step: 20, loss: 2.25 })}\n`);
+    clock.advance(249);
+    await store.flush();
+    expect(store.metrics.forRun(run.id)).toEqual([]);
+    clock.advance(1);
+    await store.flush();
+    expect(store.metrics.forRun(run.id).map((s) => [s.step, s.tMs, s.value])).toEqual([
+      [10, 2000, 2.5],
+      [20, 5250, 2.25],
+    ]);
+    expect(limits).toEqual([20]);
+    metrics.finish();
+    expect(fs.existsSync(channelFile)).toBe(false);
+  });
+});
