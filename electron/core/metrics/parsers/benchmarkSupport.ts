@@ -8,6 +8,8 @@ const BYTES_PER_MIB = 1024 * 1024;
  * lines come in the shapes real logs have (tqdm with ANSI colour, HF Trainer's wide `s/it` bar,
  * Lightning; HF dicts, nanoGPT, llm.c, Megatron, torchtitan, Keras, timm, plain key/value, our own
  * workload), rotating so every format appears within the first lines. `{n}` is the step.
+ * The bars' clocks stand still (each template prints one elapsed time): the parsers read every
+ * redraw, but an import, which thins a bar by its own clock, keeps only each bar's last state.
  */
 const BAR_TEMPLATES: readonly string[] = [
   '\r\u001b[32mtrain\u001b[0m  45%|\u001b[32m█████▍    \u001b[0m| {n}/1000000 [01:23<45:06, 12.3it/s, loss=2.314]',
