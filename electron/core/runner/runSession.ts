@@ -248,8 +248,9 @@ export class RunSession {
     });
   }
 
-  /** Leaves the registry; from here on the run is not live. */
+  /** Leaves the registry (once: the normal end leaves before its last event, the finally after any end); from here on the run is not live. */
   private leave(): void {
+    if (!this.live) return;
     this.live = false;
     this.onDidEnd();
   }
