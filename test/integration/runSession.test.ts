@@ -6,6 +6,7 @@ import type { EventPayload, Run } from '../../electron/shared/api.js';
 import { EventHub } from '../../electron/core/events.js';
 import { PythonFingerprints } from '../../electron/core/telemetry/pythonFingerprint.js';
 import type { RunGpuLease } from '../../electron/core/runner/collaborators.js';
+import type { RunStore } from '../../electron/core/store/runStore.js';
 import type { RunContext, RunnerEnvironment, StartRequest } from '../../electron/core/runner/runContext.js';
 import { RunFaults } from '../../electron/core/runner/runFaults.js';
 import { prepareLaunch, type RunLaunch } from '../../electron/core/runner/runLaunch.js';
@@ -168,5 +169,31 @@ describe('a RunSession', () => {
     expect(onDidEnd).toHaveBeenCalledTimes(1);
     expect(fs.existsSync(launch.loadFile.path)).toBe(false);
     await expectSamplersStopped(h, started.id);
+  }, 40_000);
+
+  it('stops reading its metrics channel when its end fails before the last read', async () => {
+    harness = tempCore();
+    const h = harness;
+    const { context, statuses } = sessionContext(h);
+    // Storing the survivor it finds comes before the channel's last read on the normal path.
+    const runs = Object.create(context.runs) as RunStore;
+    runs.addFingerprint = (runId, facts) => {
+      if ('survivors' in facts) throw new Error('the database is gone');
+      context.runs.addFingerprint(runId, facts);
+    };
+    const faulty: RunContext = { ...context, runs };
+    const pidFile = path.join(h.dir, 'daemon.pid');
+    const { session, started, launch } = startSession(faulty, h, `setsid sleep 300 & echo $! > ${pidFile}; sleep 1.2`, fakeLease());
+    await expect.poll(() => readPid(pidFile), { timeout: 10_000 }).not.toBeNull();
+    strays.push(readPid(pidFile)!);
+
+    await session.finished;
+
+    expect(statuses).toContain('recording the end of the run failed: the database is gone');
+    fs.appendFileSync(launch.channelFile, '{"step": 1, "loss": 2.5}\n');
+    // Several of the channel's polls (every 250 ms).
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await h.core.store.flush();
+    expect(h.core.store.metrics.forRun(started.id)).toEqual([]);
   }, 40_000);
 });

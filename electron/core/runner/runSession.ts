@@ -285,6 +285,8 @@ export class RunSession {
     for (const timer of this.stopTimers) clearTimeout(timer);
     this.timeout?.cancel();
     this.output.close();
+    // Already stopped by finish() on the normal path; a fault before it would leave the channel polled forever.
+    this.metrics.close();
     this.host?.close();
     this.gpu?.close();
     this.tree.close();
