@@ -14,8 +14,7 @@ const PROGRESS_EVENT_INTERVAL_MS = 1000;
 const OUTPUT_TAIL_BYTES = 64 * 1024;
 
 export class RunOutput {
-  /** When the pty last handed over output: the run's end drains the pty until it has been quiet a while. */
-  lastDataAt = Date.now();
+  private lastData = Date.now();
   /** Streaming, so a character split across chunks is decoded whole (faster than StringDecoder here). */
   private readonly decoder = new TextDecoder('utf-8');
   private seq = 0;
@@ -38,11 +37,16 @@ export class RunOutput {
 
   /** Output from the pty: held for the merge window, or passed on at once when a chunk is full. */
   accept(data: Buffer): void {
-    this.lastDataAt = Date.now();
+    this.lastData = Date.now();
     this.pending.push(data);
     this.pendingBytes += data.length;
     if (this.pendingBytes >= MAX_CHUNK_BYTES) this.flush();
     else this.mergeTimer ??= setTimeout(this.faults.guarded(this.runId, 'output could not be passed to the store', () => this.flush()), MERGE_WINDOW_MS);
+  }
+
+  /** When the pty last handed over output: the run's end drains the pty until it has been quiet a while. */
+  get lastDataAt(): number {
+    return this.lastData;
   }
 
   /** Stores and sends what is held now, as one numbered chunk. */
