@@ -63,6 +63,11 @@ export class RunMetrics {
     fs.rmSync(this.options.channelFile, { force: true });
   }
 
+  /** Stops reading the channel, without finish()'s last read (a run whose end could not be recorded); idempotent. */
+  close(): void {
+    this.timer.cancel();
+  }
+
   /** `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing. */
   summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): TrainingSummary {
     const span = profiledSpan && {

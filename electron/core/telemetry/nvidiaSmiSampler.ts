@@ -154,6 +154,8 @@ export class NvidiaSmiSampler {
   }
 
   private onLine(line: string, fields: ResolvedFields): void {
+    // Lines already in the pipe when the child was killed still arrive; after close() nothing may reach the run.
+    if (this.closed) return;
     this.lastLineAt = this.clock.monotonicMs();
     const result = parseQueryGpuLine(line, fields);
     if (!result.ok) {

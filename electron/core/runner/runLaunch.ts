@@ -1,0 +1,81 @@
+// A start request made into a stored run and everything needed to spawn it: the command checked, the record inserted, the child's environment, the program found.
+import fs from 'node:fs';
+import type { Run } from '../../shared/api.js';
+import { ApiFailure } from '../../shared/api.js';
+import { resolveCommand } from '../system/resolveCommand.js';
+import { channelFileFor, childEnvironment, loadFileFor } from './childEnvironment.js';
+import type { RunProfiler } from './collaborators.js';
+import type { RunContext, StartRequest } from './runContext.js';
+import type { ExpandedCommand } from './template.js';
+
+/** A run stored and ready to spawn. */
+export interface RunLaunch {
+  record: Run;
+  startedAt: Date;
+  /** The program as found on PATH (or in cwd), and its arguments. */
+  file: string;
+  args: string[];
+  cwd: string;
+  /** The child's whole environment. */
+  env: Record<string, string>;
+  /** The command's values (for the units in one step). */
+  config: Record<string, string>;
+  channelFile: string;
+  loadFile: { path: string; owned: boolean };
+  /** Set when the run is profiled. */
+  profiler: RunProfiler | undefined;
+}
+
+/** A run stored whose program does not exist: it ends at once, with no session. */
+export interface UnfoundProgram {
+  record: Run;
+  program: string;
+  cwd: string;
+}
+
+/**
+ * Checks the command (a bad one throws before anything is stored), inserts the run's record with its GPU settings,
+ * and finds the program. `expanded` is the workload's command with these values (or the ad-hoc one).
+ */
+export function prepareLaunch(context: RunContext, request: StartRequest, base: ExpandedCommand): RunLaunch | UnfoundProgram {
+  const { environment, runs } = context;
+  const expanded: ExpandedCommand = { ...base, cwd: request.cwdOverride ?? base.cwd, config: { ...base.config, ...request.extraConfig } };
+  const cwd = expanded.cwd;
+  if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
+    throw new ApiFailure('invalid_input', `the working directory ${cwd} does not exist; create it or change the workload's cwd`);
+  }
+  const [program, ...args] = expanded.command;
+  if (program === undefined || program === '') throw new ApiFailure('invalid_input', 'the command is empty');
+  const profiler = request.profile ? environment.profiler : undefined;
+  if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
+
+  const startedAt = environment.now();
+  const runEnv = { ...expanded.env };
+  const record = runs.insert({
+    // A typed command of a sweep stands in for a workload (id 0) but is not one.
+    workloadId: request.workload && request.workload.id > 0 ? request.workload.id : null,
+    workloadName: request.workload && request.workload.id > 0 ? request.workload.name : null,
+    command: expanded.command,
+    cwd,
+    config: expanded.config,
+    env: runEnv,
+    startedAt,
+    enginePid: process.pid,
+    sweep: request.sweep ?? null,
+    unitsPerStep: request.unitsPerStep ?? null,
+  });
+  if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
+  request.gpuLease?.attachRun(record.id);
+
+  const channelFile = channelFileFor(environment, record.id);
+  const loadFile = loadFileFor(environment, runEnv, record.id);
+  fs.rmSync(channelFile, { force: true });
+  const env: Record<string, string> = {
+    ...childEnvironment(environment, program, runEnv, record.id, channelFile),
+    TUNING_BENCH_LOAD_FILE: loadFile.path,
+    ...(profiler && request.profile ? profiler.environment(record.id, request.profile) : {}),
+  };
+  const file = resolveCommand(program, cwd, env.PATH);
+  if (file === null) return { record, program, cwd };
+  return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler };
+}

@@ -1,0 +1,409 @@
+// One run from its start to its stored end: owns the run's pty, process tree, samplers, metrics, timers and GPU lease, and releases them whatever fails.
+import fs from 'node:fs';
+import type { Run } from '../../shared/api.js';
+import { EMPTY_SUMMARY } from '../store/runStore.js';
+import type { TelemetryStore } from '../store/telemetryStore.js';
+import { HostSampler } from '../telemetry/hostSampler.js';
+import { inputBoundHint } from '../telemetry/hints.js';
+import { gpuPoint, hostPoint } from '../telemetry/points.js';
+import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
+import type { PythonFacts } from '../telemetry/pythonFingerprint.js';
+import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
+import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
+import { RunMetrics } from '../metrics/runMetrics.js';
+import type { MetricSample } from '../metrics/samples.js';
+import { buildSeries } from '../ingest/series.js';
+import { stepUnits } from '../ingest/unitsPerStep.js';
+import { classifyExit } from '../ingest/exitClassifier.js';
+import { processStartTicks } from '../system/procStat.js';
+import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
+import { ProcessTree } from '../system/processTree.js';
+import { retryWrite } from '../store/writeFaults.js';
+import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
+import { PtySession, type PtyExit } from './ptySession.js';
+import type { RunGpuLease } from './collaborators.js';
+import { releaseGpu, type RunContext, type StartRequest } from './runContext.js';
+import type { RunLaunch } from './runLaunch.js';
+import { RunOutput } from './runOutput.js';
+
+/** After the child exits, output still in the pty is drained until it is quiet this long... */
+const TRAILING_QUIET_MS = 30;
+/** ...or at most this long (STYLE: ~250 ms). */
+const TRAILING_MAX_MS = 250;
+/** Telemetry status messages stored with a run; more than this is one problem repeating. */
+const MAX_TELEMETRY_NOTES = 20;
+/** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
+export const STOP_ESCALATION_MS = 3000;
+/** The longest a run's end waits for Python's versions (asked when it started; `import torch` takes ~2 s). */
+const PYTHON_ANSWER_WAIT_MS = 5000;
+export const DEFAULT_TERMINAL = { cols: 120, rows: 32 } as const;
+/** After the final SIGKILL, processes get this long to vanish before those left are reported as survivors. */
+const SURVIVOR_GRACE_MS = 1000;
+
+/**
+ * Made by RunManager for a launched run: the constructor spawns the program and asks for its provenance,
+ * `start()` begins watching it (samplers, output, time limit). `finished` resolves once the run has ended, its
+ * record is complete and everything the session held is released; `close()` kills the run first.
+ */
+export class RunSession {
+  readonly id: number;
+  /** The final record, once the run has ended and everything it wrote is stored; never rejects. */
+  readonly finished: Promise<Run>;
+  private resolveFinished!: (run: Run) => void;
+  private readonly pty: PtySession;
+  /** Every process the run started, those that left its group (setsid, os.setpgrp) included. */
+  private readonly tree: ProcessTree;
+  private readonly startedAtMs: number;
+  private readonly output: RunOutput;
+  private readonly metrics: RunMetrics;
+  private host: HostSampler | null = null;
+  private gpu: NvidiaSmiSampler | null = null;
+  private readonly loadFile: { path: string; owned: boolean };
+  private readonly env: Record<string, string>;
+  private stoppedByUser = false;
+  /** The step at which the run's step limit stopped it. */
+  private stoppedAtStep: number | null = null;
+  /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
+  private stoppedByShutdown = false;
+  private timedOut = false;
+  /** Why the run was stopped, when it was not a person in the UI (the CLI's terminal closed, SIGTERM). */
+  private stopReason: string | null = null;
+  private stopTimers: NodeJS.Timeout[] = [];
+  private gpuLease: RunGpuLease | null;
+  /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
+  private readonly git: Promise<GitSnapshot | null>;
+  /** Asked as the run starts (at the lowest priority, or from the cache), read as it ends. */
+  private readonly python: Promise<PythonFacts | null>;
+  /** The --timeout, of any length. */
+  private timeout: LongTimer | null = null;
+  /** Results that arrive after the start (the GPU fingerprint): awaited before the run's record is closed. */
+  private readonly lateResults: Array<Promise<void>> = [];
+  /** The record as last read, returned if the ending itself cannot be stored. */
+  private lastKnown: Run;
+  /** Set when the run is profiled: the run it re-runs, if any. */
+  private readonly profile: { sourceRunId: number | null } | null;
+  /** Cleared as the run leaves the registry: a step limit reached after that stops nothing. */
+  private live = true;
+
+  constructor(
+    private readonly context: RunContext,
+    launch: RunLaunch,
+    private readonly request: StartRequest,
+    /** Called once, as the run leaves the set of live runs (just before its final record is announced). */
+    private readonly onDidEnd: () => void,
+  ) {
+    const { runs, environment } = context;
+    const { record, startedAt, file, args, cwd, env } = launch;
+    this.id = record.id;
+    this.lastKnown = record;
+    this.startedAtMs = startedAt.getTime();
+    this.loadFile = launch.loadFile;
+    this.env = env;
+    this.gpuLease = request.gpuLease ?? null;
+    this.profile = launch.profiler ? { sourceRunId: request.profileOf ?? null } : null;
+    this.finished = new Promise<Run>((resolve) => (this.resolveFinished = resolve));
+
+    context.output.startRun(this.id, { metricRegex: request.workload?.metricRegex ?? '' });
+    runs.addFingerprint(this.id, hostFingerprint());
+    const { binary, gpu } = environment.nvidiaSmi;
+    if (binary !== null) {
+      this.lateResults.push(
+        gpuFingerprint(binary, gpu, environment.baseEnv)
+          .then((facts) => {
+            if (!facts) return;
+            runs.addFingerprint(this.id, facts);
+            const updated = runs.get(this.id);
+            if (updated) context.events.emit('runs.onDidChange', updated);
+          })
+          .catch((error: unknown) => context.faults.report(this.id, 'the GPU fingerprint could not be recorded', error)),
+      );
+    }
+    this.pty = new PtySession({
+      file,
+      args,
+      cwd,
+      env,
+      cols: request.cols ?? DEFAULT_TERMINAL.cols,
+      rows: request.rows ?? DEFAULT_TERMINAL.rows,
+      launcher: { node: environment.builtins.node, env: environment.nodeEnv },
+    });
+    runs.setPid(this.id, this.pty.pid, processStartTicks(this.pty.pid));
+    this.tree = new ProcessTree(this.pty.pid);
+    this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults);
+    this.metrics = new RunMetrics(
+      {
+        runId: this.id,
+        startedAtMs: this.startedAtMs,
+        channelFile: launch.channelFile,
+        maxSteps: request.maxSteps ?? null,
+        ...stepUnits(request.unitsPerStep ?? null, request.workload, launch.config),
+        onStepLimit: (step) => this.stopAtStepLimit(step),
+      },
+      context.metricStore,
+      context.events,
+    );
+    this.python = environment.pythonFingerprints.ask([file, ...args], cwd, env);
+    this.git = readGitProvenance(cwd, environment.baseEnv);
+  }
+
+  /** Begins watching the spawned run (samplers, output, its end, the time limit); returns its record as it starts. */
+  start(): Run {
+    const { runs, telemetry, events, environment, faults } = this.context;
+    this.host = new HostSampler(
+      this.pty.pid,
+      this.startedAtMs,
+      faults.guarded(this.id, 'a host telemetry sample could not be kept', (sample: Parameters<TelemetryStore['appendHost']>[1]) => {
+        telemetry.appendHost(this.id, sample);
+        if (events.hasSubscribers) events.emit('runs.onTelemetry', { runId: this.id, host: hostPoint(sample) });
+      }),
+      environment.intervals.hostMs,
+    );
+    this.gpu = this.startGpuSampler();
+    this.pty.onData(faults.guarded(this.id, 'output could not be passed to the store', (data: Buffer) => this.output.accept(data)));
+    this.pty.onExit((exit) => void this.finish(exit).then(this.resolveFinished));
+    if (this.request.timeoutSeconds !== undefined) {
+      // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
+      this.timeout = setLongTimeout(() => this.stop({ timedOut: true }), this.request.timeoutSeconds * 1000);
+    }
+
+    const started = runs.get(this.id)!;
+    this.lastKnown = started;
+    events.emit('runs.onDidChange', started);
+    return started;
+  }
+
+  /** Parsed from the terminal by the writer thread (already stored there). */
+  acceptParsedMetrics(samples: readonly MetricSample[]): void {
+    this.metrics.acceptParsed(samples);
+  }
+
+  write(data: string): void {
+    this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.pty.resize(cols, rows);
+  }
+
+  /** SIGINT to the whole process tree (as Ctrl-C would), then SIGTERM, then SIGKILL. */
+  stop(options: { timedOut?: boolean; reason?: string } = {}): void {
+    if (this.stoppedByUser || this.timedOut) return;
+    if (options.reason !== undefined) this.stopReason = options.reason;
+    if (options.timedOut) this.timedOut = true;
+    else if (this.stoppedAtStep === null) this.stoppedByUser = true;
+    for (const timer of this.stopTimers.splice(0)) clearTimeout(timer);
+    this.timeout?.cancel();
+    this.tree.signalAll('SIGINT');
+    this.stopTimers.push(
+      setTimeout(() => this.tree.signalAll('SIGTERM'), STOP_ESCALATION_MS),
+      setTimeout(() => this.tree.signalAll('SIGKILL'), 2 * STOP_ESCALATION_MS),
+    );
+  }
+
+  /** Kills the whole tree at once (the engine is closing); resolves as `finished` does, with everything released. */
+  close(): Promise<Run> {
+    this.stoppedByUser = true;
+    this.stoppedByShutdown = true;
+    this.tree.signalAll('SIGKILL');
+    return this.finished;
+  }
+
+  private stopAtStepLimit(step: number): void {
+    if (!this.live || this.stoppedByUser || this.timedOut || this.stoppedAtStep !== null) return;
+    this.stoppedAtStep = step;
+    this.stop();
+    // stop() marks a person's stop; this one is the plan's.
+    this.stoppedByUser = false;
+  }
+
+  private startGpuSampler(): NvidiaSmiSampler | null {
+    const { runs, telemetry, events, environment, faults } = this.context;
+    const runId = this.id;
+    const notes: string[] = [];
+    const status = (level: 'info' | 'warning' | 'error', message: string) => {
+      events.emit('runs.onTelemetryStatus', { runId, level, message });
+      // Kept with the run (the first few), so a view opened later can still say why GPU data is missing.
+      if (notes.length < MAX_TELEMETRY_NOTES) {
+        notes.push(`${level}: ${message}`);
+        runs.addFingerprint(runId, { telemetryNotes: notes });
+      }
+    };
+    const { binary, gpu } = environment.nvidiaSmi;
+    if (binary === null) {
+      status('info', 'no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only');
+      return null;
+    }
+    return new NvidiaSmiSampler({
+      binary,
+      gpu,
+      intervalMs: environment.intervals.gpuMs,
+      env: { ...environment.baseEnv, TUNING_BENCH_LOAD_FILE: this.loadFile.path },
+      startedAtMs: this.startedAtMs,
+      rootPid: this.pty.pid,
+      onSample: faults.guarded(runId, 'a GPU telemetry sample could not be kept', (sample: TimedGpuSample) => {
+        telemetry.appendGpu(runId, sample);
+        if (events.hasSubscribers) events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
+      }),
+      onStatus: status,
+    });
+  }
+
+  /** Leaves the registry (once: the normal end leaves before its last event, the finally after any end); from here on the run is not live. */
+  private leave(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.onDidEnd();
+  }
+
+  /**
+   * The one way a run ends: whatever fails while its record is completed, the run leaves the live set, its
+   * timers and samplers stop and `finished` resolves, so nothing waits on it forever (close() included).
+   */
+  private async finish(exit: PtyExit): Promise<Run> {
+    try {
+      return await this.onExit(exit);
+    } catch (error) {
+      const { runs, events, faults } = this.context;
+      faults.report(this.id, 'recording the end of the run failed', error);
+      // The normal path ends the pty's group early on; a fault may have come before it.
+      this.pty.close();
+      let latest = this.lastKnown;
+      try {
+        latest = runs.get(this.id) ?? latest;
+      } catch {
+        // The store itself is gone; the last record read is all there is.
+      }
+      events.emit('runs.onDidChange', latest);
+      return latest;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Everything the session holds, released whatever failed before. */
+  private release(): void {
+    for (const timer of this.stopTimers) clearTimeout(timer);
+    this.timeout?.cancel();
+    this.output.close();
+    // Already stopped by finish() on the normal path; a fault before it would leave the channel polled forever.
+    this.metrics.close();
+    this.host?.close();
+    this.gpu?.close();
+    this.tree.close();
+    // Whatever failed above, the GPU's settings are put back.
+    if (this.gpuLease) {
+      this.context.faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
+      this.gpuLease = null;
+    }
+    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    this.leave();
+  }
+
+  /**
+   * After the run's end: a stopped run's whole tree is killed; any process of the run still alive then (one that
+   * left the group and outlived a normal end, or one a signal cannot reach) is reported and kept with the run.
+   */
+  private async reportSurvivors(): Promise<void> {
+    const stopped = this.stoppedByUser || this.timedOut || this.stoppedAtStep !== null || this.stoppedByShutdown;
+    if (stopped) this.tree.signalAll('SIGKILL');
+    const deadline = Date.now() + SURVIVOR_GRACE_MS;
+    let survivors = this.tree.alive();
+    while (survivors.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      survivors = this.tree.alive();
+    }
+    if (survivors.length === 0) return;
+    const pids = survivors.map((p) => p.pid);
+    this.context.runs.addFingerprint(this.id, { survivors: pids });
+    const what = stopped ? 'survived the stop' : 'left the run\'s process group and are still running after it ended';
+    this.context.events.emit('runs.onTelemetryStatus', {
+      runId: this.id,
+      level: 'warning',
+      message: `${pids.length} process(es) started by this run ${what}: ${pids.join(', ')}. Stop them with \`kill ${pids.join(' ')}\` if they should not be running.`,
+    });
+  }
+
+  private async onExit(exit: PtyExit): Promise<Run> {
+    const { runs, events, environment } = this.context;
+    await this.drainTrailingOutput();
+    for (const timer of this.stopTimers) clearTimeout(timer);
+    this.timeout?.cancel();
+    this.output.flush();
+    // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
+    this.tree.sample();
+    this.pty.close();
+    await this.reportSurvivors();
+
+    const verdict = classifyExit({
+      ...exit,
+      stoppedByUser: this.stoppedByUser,
+      timedOut: this.timedOut,
+      stoppedAtStep: this.stoppedAtStep,
+      outputTail: this.output.tailText(),
+    });
+    if (this.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
+    else if (this.stopReason !== null && verdict.status === 'stopped') verdict.reason = this.stopReason;
+    this.metrics.finish();
+    this.host?.close();
+    this.gpu?.close();
+    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    this.context.output.endRun(this.id, Date.now() - this.startedAtMs);
+    // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
+    await Promise.all(this.lateResults);
+    const endedAt = environment.now();
+    // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
+    await this.context.output.flush();
+    const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
+    await retryWrite(
+      () =>
+        runs.recordEnding(this.id, {
+          status: verdict.status,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          exitClass: verdict.exitClass,
+          exitReason: verdict.reason,
+          endedAt,
+        }),
+      onBusy,
+    );
+    // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
+    if (this.gpuLease) {
+      const lease = this.gpuLease;
+      this.gpuLease = null;
+      await releaseGpu(this.context, this.id, lease);
+    }
+    const git = await this.git;
+    if (git) await retryWrite(() => runs.setGit(this.id, git.provenance, git.diff), onBusy);
+    // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
+    const python = await Promise.race([this.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
+    if (python) runs.addFingerprint(this.id, python);
+    await environment.flushStore();
+    const hostSamples = this.context.telemetry.hostSamples(this.id);
+    const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);
+    const gpu = summarizeGpu(gpuSamples);
+    const hint = inputBoundHint(gpu, hostSamples);
+    const profiledSpan = this.profile
+      ? (environment.profiler?.collect(this.id, {
+          startedAtMs: this.startedAtMs,
+          sourceRunId: this.profile.sourceRunId,
+          pathVariable: this.env.PATH,
+        }) ?? null)
+      : null;
+    const summary = { ...EMPTY_SUMMARY, ...this.metrics.summarize(profiledSpan), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    await retryWrite(() => runs.setSummary(this.id, summary), onBusy);
+    // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
+    const series = buildSeries(this.context.metricStore.forRun(this.id), gpuSamples);
+    await retryWrite(() => runs.setSeries(this.id, series), onBusy);
+    const ended = runs.get(this.id)!;
+    this.leave();
+    events.emit('runs.onDidChange', ended);
+    return ended;
+  }
+
+  private async drainTrailingOutput(): Promise<void> {
+    const deadline = Date.now() + TRAILING_MAX_MS;
+    while (Date.now() < deadline && Date.now() - this.output.lastDataAt < TRAILING_QUIET_MS) {
+      await new Promise((resolve) => setTimeout(resolve, TRAILING_QUIET_MS / 3));
+    }
+  }
+}
