@@ -172,8 +172,7 @@ export function createCore(options: CoreOptions): Core {
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     intervals,
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),
-    // The runner takes dates through `now` until its per-run session moves onto the clock itself.
-    now,
+    clock,
     profiler,
   });
 

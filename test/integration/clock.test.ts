@@ -39,3 +39,22 @@ describe('createCore({ clock })', () => {
     expect(fromFile.startedAt).toBe('2026-04-01T08:00:00.000Z');
   });
 });
+
+describe("a run on the engine's clock", () => {
+  it('is dated by the clock, and its time limit ends it when the clock moves, not when real time passes', async () => {
+    const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+    harness = tempCore({ clock });
+    const { core } = harness;
+    // Moving the clock fires the samplers' timers on the way (two a second): a limit of minutes keeps that small.
+    const run = core.startCommand({ adHoc: { command: ['sleep', '300'], cwd: harness.dir }, timeoutSeconds: 120 });
+    expect(run.startedAt).toBe('2026-03-01T12:00:00.000Z');
+
+    clock.advance(120_000 - 1);
+    expect(core.store.runs.get(run.id)!.status).toBe('running');
+    clock.advance(1);
+    const ended = await core.runner.waitForExit(run.id);
+    expect(ended).toMatchObject({ status: 'timed_out', endedAt: '2026-03-01T12:02:00.000Z' });
+    // Its samples are on the run's axis by the same clock: one host reading each half second it moved.
+    expect(core.store.telemetry.hostSamples(run.id).at(-1)!.tMs).toBe(120_000);
+  });
+});

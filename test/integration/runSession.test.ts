@@ -1,4 +1,5 @@
 // One RunSession on its own, with a real pty and the fake nvidia-smi: whatever way it ends, it releases everything it holds.
+import { systemClock, type Clock } from '../../electron/core/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -54,8 +55,8 @@ function fakeLease(): RunGpuLease & { release: ReturnType<typeof vi.fn> } {
   };
 }
 
-/** A session's context on a temp core's store, sampling every 50 ms from the fake nvidia-smi; `now` may be replaced to inject a fault. */
-function sessionContext(h: TempCore, now: () => Date = () => new Date()) {
+/** A session's context on a temp core's store, sampling every 50 ms from the fake nvidia-smi; the clock may be replaced to inject a fault. */
+function sessionContext(h: TempCore, clock: Clock = systemClock) {
   const events = new EventHub();
   const statuses: string[] = [];
   events.subscribe((event, payload) => {
@@ -72,7 +73,7 @@ function sessionContext(h: TempCore, now: () => Date = () => new Date()) {
     nvidiaSmi: { binary: FAKE_NVIDIA_SMI, gpu: '0' },
     intervals: { gpuMs: 50, hostMs: 50 },
     pythonFingerprints: new PythonFingerprints(path.join(h.dir, 'python-fingerprints.json')),
-    now,
+    clock,
   };
   fs.mkdirSync(environment.channelDir, { recursive: true });
   const context: RunContext = {
@@ -148,10 +149,13 @@ describe('a RunSession', () => {
     const h = harness;
     // The first reading dates the start; the one at the end fails, before the lease is put back on the normal path.
     let readings = 0;
-    const { context, statuses } = sessionContext(h, () => {
-      readings += 1;
-      if (readings > 1) throw new Error('the clock is gone');
-      return new Date();
+    const { context, statuses } = sessionContext(h, {
+      ...systemClock,
+      now: () => {
+        readings += 1;
+        if (readings > 1) throw new Error('the clock is gone');
+        return new Date();
+      },
     });
     const lease = fakeLease();
     const { session, started, launch, onDidEnd } = startSession(context, h, 'exec sleep 300', lease);

@@ -68,17 +68,22 @@ export class RunMetrics {
     this.timer.cancel();
   }
 
-  /** `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing. */
-  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): TrainingSummary {
+  /**
+   * The run's training summary, and the samples it was made from (the chart series are made from the
+   * same: read once). `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing.
+   */
+  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): { summary: TrainingSummary; samples: MetricSample[] } {
     const span = profiledSpan && {
       fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
       toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
     };
-    return summarizeMetrics(samplesForSummary(this.store, this.options.runId), {
+    const samples = samplesForSummary(this.store, this.options.runId);
+    const summary = summarizeMetrics(samples, {
       tokensPerStep: this.options.tokensPerStep,
       samplesPerStep: this.options.samplesPerStep,
       profiledSpan: span,
     });
+    return { summary, samples };
   }
 
   private readChannel(): void {

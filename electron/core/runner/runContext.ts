@@ -1,4 +1,5 @@
 // What every run of one engine shares (its stores, the output writer, events, environment and fault reporting), and what a start asks for.
+import type { Clock } from '../clock.js';
 import type { Workload } from '../../shared/api.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import type { EventHub } from '../events.js';
@@ -29,7 +30,8 @@ export interface RunnerEnvironment {
   intervals: { gpuMs: number; hostMs: number };
   /** Python's and PyTorch's versions, cached on disk per interpreter. */
   pythonFingerprints: PythonFingerprints;
-  now: () => Date;
+  /** Dates, times on a run's axis, its time limit, telemetry and the channel's pace. */
+  clock: Clock;
   /** Step profiles (`run --profile`); without it, a request to profile is refused. */
   profiler?: RunProfiler;
 }

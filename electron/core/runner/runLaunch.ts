@@ -49,7 +49,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   const profiler = request.profile ? environment.profiler : undefined;
   if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
 
-  const startedAt = environment.now();
+  const startedAt = environment.clock.now();
   const runEnv = { ...expanded.env };
   const record = runs.insert({
     // A typed command of a sweep stands in for a workload (id 0) but is not one.

@@ -95,7 +95,7 @@ export class RunManager {
       signal: null,
       exitClass: 'not_found',
       exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
-      endedAt: environment.now(),
+      endedAt: environment.clock.now(),
     });
     if (gpuLease) faults.track(record.id, releaseGpu(this.context, record.id, gpuLease));
     events.emit('runs.onDidChange', ended);

@@ -1,5 +1,6 @@
 // A live run's terminal output: merged over a few ms, numbered, stored and sent; its last bytes kept to classify the ending.
 import { TextDecoder } from 'node:util';
+import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
 import type { RunStore } from '../store/runStore.js';
 import type { RunFaults } from './runFaults.js';
@@ -14,7 +15,8 @@ const PROGRESS_EVENT_INTERVAL_MS = 1000;
 const OUTPUT_TAIL_BYTES = 64 * 1024;
 
 export class RunOutput {
-  private lastData = Date.now();
+  /** Real time (performance.now), whatever the engine's clock: the run's end drains the pty's real bytes by it. */
+  private lastData = performance.now();
   /** Streaming, so a character split across chunks is decoded whole (faster than StringDecoder here). */
   private readonly decoder = new TextDecoder('utf-8');
   private seq = 0;
@@ -25,7 +27,7 @@ export class RunOutput {
   private readonly tail: Buffer[] = [];
   private tailBytes = 0;
   private bytes = 0;
-  private lastProgressEventAt = Date.now();
+  private lastProgressEventAt: number;
 
   constructor(
     private readonly runId: number,
@@ -33,11 +35,14 @@ export class RunOutput {
     private readonly runs: RunStore,
     private readonly events: EventHub,
     private readonly faults: RunFaults,
-  ) {}
+    private readonly clock: Clock,
+  ) {
+    this.lastProgressEventAt = clock.monotonicMs();
+  }
 
   /** Output from the pty: held for the merge window, or passed on at once when a chunk is full. */
   accept(data: Buffer): void {
-    this.lastData = Date.now();
+    this.lastData = performance.now();
     this.pending.push(data);
     this.pendingBytes += data.length;
     if (this.pendingBytes >= MAX_CHUNK_BYTES) this.flush();
@@ -58,7 +63,7 @@ export class RunOutput {
     this.pending = [];
     this.pendingBytes = 0;
     const seq = this.seq++;
-    const tMs = Date.now() - this.startedAtMs;
+    const tMs = this.clock.wallMs() - this.startedAtMs;
     const bytes = data.length;
     // Decoded only for someone watching; the tail keeps a copy. Both before the store takes the buffer.
     const text = this.events.hasSubscribers ? this.decoder.decode(data, { stream: true }) : null;
@@ -66,7 +71,7 @@ export class RunOutput {
     this.runs.appendOutput(this.runId, seq, tMs, data);
     if (text !== null) this.events.emit('runs.onOutput', { runId: this.runId, seq, tMs, data: text });
     this.bytes += bytes;
-    const now = Date.now();
+    const now = this.clock.monotonicMs();
     if (now - this.lastProgressEventAt >= PROGRESS_EVENT_INTERVAL_MS) {
       this.lastProgressEventAt = now;
       // The stored count trails by up to one batch; the live one is what the run has written so far.

@@ -129,7 +129,7 @@ export class RunSession {
     });
     runs.setPid(this.id, this.pty.pid, processStartTicks(this.pty.pid));
     this.tree = new ProcessTree(this.pty.pid);
-    this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults);
+    this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
     this.metrics = new RunMetrics(
       {
         runId: this.id,
@@ -138,6 +138,7 @@ export class RunSession {
         maxSteps: request.maxSteps ?? null,
         ...stepUnits(request.unitsPerStep ?? null, request.workload, launch.config),
         onStepLimit: (step) => this.stopAtStepLimit(step),
+        clock: environment.clock,
       },
       context.metricStore,
       context.events,
@@ -157,13 +158,14 @@ export class RunSession {
         if (events.hasSubscribers) events.emit('runs.onTelemetry', { runId: this.id, host: hostPoint(sample) });
       }),
       environment.intervals.hostMs,
+      { clock: environment.clock },
     );
     this.gpu = this.startGpuSampler();
     this.pty.onData(faults.guarded(this.id, 'output could not be passed to the store', (data: Buffer) => this.output.accept(data)));
     this.pty.onExit((exit) => void this.finish(exit).then(this.resolveFinished));
     if (this.request.timeoutSeconds !== undefined) {
       // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
-      this.timeout = setLongTimeout(() => this.stop({ timedOut: true }), this.request.timeoutSeconds * 1000);
+      this.timeout = setLongTimeout(() => this.stop({ timedOut: true }), this.request.timeoutSeconds * 1000, environment.clock);
     }
 
     const started = runs.get(this.id)!;
@@ -245,6 +247,7 @@ export class RunSession {
         if (events.hasSubscribers) events.emit('runs.onTelemetry', { runId, gpu: gpuPoint(sample) });
       }),
       onStatus: status,
+      clock: environment.clock,
     });
   }
 
@@ -306,9 +309,10 @@ export class RunSession {
   private async reportSurvivors(): Promise<void> {
     const stopped = this.stoppedByUser || this.timedOut || this.stoppedAtStep !== null || this.stoppedByShutdown;
     if (stopped) this.tree.signalAll('SIGKILL');
-    const deadline = Date.now() + SURVIVOR_GRACE_MS;
+    // Real time, whatever the engine's clock: this waits on real processes dying.
+    const deadline = performance.now() + SURVIVOR_GRACE_MS;
     let survivors = this.tree.alive();
-    while (survivors.length > 0 && Date.now() < deadline) {
+    while (survivors.length > 0 && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       survivors = this.tree.alive();
     }
@@ -347,10 +351,10 @@ export class RunSession {
     this.host?.close();
     this.gpu?.close();
     if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
-    this.context.output.endRun(this.id, Date.now() - this.startedAtMs);
+    this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
     // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
     await Promise.all(this.lateResults);
-    const endedAt = environment.now();
+    const endedAt = environment.clock.now();
     // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
     await this.context.output.flush();
     const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
@@ -389,10 +393,11 @@ export class RunSession {
           pathVariable: this.env.PATH,
         }) ?? null)
       : null;
-    const summary = { ...EMPTY_SUMMARY, ...this.metrics.summarize(profiledSpan), gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    const training = this.metrics.summarize(profiledSpan);
+    const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
     await retryWrite(() => runs.setSummary(this.id, summary), onBusy);
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
-    const series = buildSeries(this.context.metricStore.forRun(this.id), gpuSamples);
+    const series = buildSeries(training.samples, gpuSamples);
     await retryWrite(() => runs.setSeries(this.id, series), onBusy);
     const ended = runs.get(this.id)!;
     this.leave();
@@ -401,8 +406,9 @@ export class RunSession {
   }
 
   private async drainTrailingOutput(): Promise<void> {
-    const deadline = Date.now() + TRAILING_MAX_MS;
-    while (Date.now() < deadline && Date.now() - this.output.lastDataAt < TRAILING_QUIET_MS) {
+    // Real time, whatever the engine's clock: this waits on the pty's last real bytes.
+    const deadline = performance.now() + TRAILING_MAX_MS;
+    while (performance.now() < deadline && performance.now() - this.output.lastDataAt < TRAILING_QUIET_MS) {
       await new Promise((resolve) => setTimeout(resolve, TRAILING_QUIET_MS / 3));
     }
   }
