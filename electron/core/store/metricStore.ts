@@ -72,8 +72,9 @@ export class MetricStore {
       'SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM metric_samples WHERE run_id = ?',
     );
     this.namesOfRun = db.prepare<[number], string>('SELECT DISTINCT name FROM metric_samples WHERE run_id = ?').pluck();
-    this.progressNames = db.prepare<[number], { name: string; source: MetricSource }>(
-      "SELECT DISTINCT name, source FROM metric_samples WHERE run_id = ? AND kind = 'progress'",
+    // Over the run's stretch, like the reads below: through the index, each row's kind was a lookup.
+    this.progressNames = db.prepare<[number, number, number], { name: string; source: MetricSource }>(
+      "SELECT DISTINCT name, source FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ? AND kind = 'progress'",
     );
     // "Last" as the summary orders samples: by step, a sample without one after all with one, then by
     // time, then as stored. Each walks the (run_id, name, step) index from its end.
@@ -179,7 +180,9 @@ export class MetricStore {
     const keep = (row: (SampleRow & { rowid: number }) | undefined) => {
       if (row !== undefined && !found.has(row.rowid)) found.set(row.rowid, toOrderedSample(row, shared));
     };
-    for (const { name, source } of this.progressNames.iterate(runId)) {
+    const bounds = this.rowidBounds.get(runId);
+    if (bounds?.first == null || bounds.last == null) return [];
+    for (const { name, source } of this.progressNames.iterate(bounds.first, bounds.last, runId)) {
       keep(this.lastProgressAtStep.get(runId, name, source));
       keep(this.lastFiniteProgressWithoutStep.get(runId, name, source) ?? this.lastFiniteProgressAtStep.get(runId, name, source));
       if (WATCHED_FOR_NAN.includes(name)) keep(this.nonFiniteProgress.get(runId, name, source));
