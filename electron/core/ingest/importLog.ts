@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
-import { IMPORTED_LOG_READING } from '../metrics/collector.js';
+import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { samplesForSummary } from '../metrics/summaryInput.js';
+import { samplesForSummary, SummaryInputBuilder } from '../metrics/summaryInput.js';
 import { findFailureLine } from './exitClassifier.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
@@ -79,10 +79,14 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     startedAt: request.now,
     enginePid: process.pid,
   });
-  // The live path: the writer thread stores each piece and parses it, committing both together, by
-  // the log's own clocks (stamps, bars' elapsed times). Nothing listens for its samples while it is
-  // read: they stay in the worker.
-  store.output.startRun(run.id, { metricRegex: '', reading: IMPORTED_LOG_READING, announceMetrics: false });
+  // The live path's parts, split across two threads: this one parses each piece (by the log's own
+  // clocks: stamps, bars' elapsed times) while the writer thread stores the one before, committing
+  // each piece with its samples. A live run's thread is busy reading the pty; an import's is free.
+  store.output.startParsedRun(run.id);
+  const collector = new MetricsCollector({ metricRegex: '', ...IMPORTED_LOG_READING });
+  const decoder = new TextDecoder('utf-8');
+  // What the summary reads, kept as the samples pass: nothing to read back from the store at the end.
+  const summaryInput = new SummaryInputBuilder();
   const tail: Buffer[] = [];
   let tailBytes = 0;
   let read = 0;
@@ -97,7 +101,9 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
       tail.push(Buffer.from(owned.subarray(Math.max(0, owned.length - TAIL_BYTES))));
       tailBytes += tail.at(-1)!.length;
       while (tail.length > 1 && tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
-      store.runs.appendOutput(run.id, seq++, 0, owned);
+      const samples = collector.push(decoder.decode(owned, { stream: true }), 0);
+      summaryInput.add(samples);
+      store.output.appendParsed(run.id, seq++, 0, owned, samples);
       sinceFlush += piece.length;
       if (sinceFlush >= IN_FLIGHT_BYTES) {
         sinceFlush = 0;
@@ -107,12 +113,14 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     }
   } catch (error) {
     // Nothing half-imported stays behind: the run and what was stored of it go.
-    store.output.endRun(run.id, 0);
+    store.output.endRun(run.id, 0, []);
     await store.flush();
     store.runs.remove(run.id);
     throw error;
   }
-  store.output.endRun(run.id, 0);
+  const last = [...collector.push(decoder.decode(), 0), ...collector.end(0)];
+  summaryInput.add(last);
+  store.output.endRun(run.id, 0, last);
   request.onProgress?.(read, total);
 
   const text = stripAnsi(new TextDecoder('utf-8').decode(Buffer.concat(tail)));
@@ -126,7 +134,7 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     exitReason: failure ? failure.line : null,
     endedAt: request.now,
   });
-  const samples = samplesForSummary(store.metrics, run.id);
+  const samples = summaryInput.result() ?? samplesForSummary(store.metrics, run.id);
   store.runs.setSummary(run.id, { ...EMPTY_SUMMARY, ...summarizeMetrics(samples) });
   store.runs.setSeries(run.id, buildSeries(samples, []));
   return store.runs.get(run.id)!;

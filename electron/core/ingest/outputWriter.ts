@@ -118,19 +118,35 @@ export class OutputWriter {
         metricRegex: options.metricRegex,
         reading: options.reading ?? LIVE_READING,
         announceMetrics: options.announceMetrics ?? true,
+        parsedBySender: false,
       });
     }
   }
 
-  endRun(runId: number, tMs: number): void {
-    if (!this.closing && !this.failure) this.post({ type: 'endRun', runId, tMs });
+  /**
+   * A run whose text the caller parses itself (an import: the engine's thread parses while this
+   * thread stores, so the two halves of the work overlap): each chunk comes with its samples through
+   * appendParsed, and the last through endRun; they are committed with the output and not sent back.
+   */
+  startParsedRun(runId: number): void {
+    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: '', reading: {}, announceMetrics: false, parsedBySender: true });
+  }
+
+  /** A chunk of a run started with startParsedRun, with the samples parsed from it (the buffer moves as with append). */
+  appendParsed(runId: number, seq: number, tMs: number, data: Buffer, samples: MetricSample[]): void {
+    if (this.closing || this.failure) return;
+    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data, samples } satisfies ToOutputWriter, movable(data));
+  }
+
+  /** `samples`: the last ones parsed by the caller, for a run started with startParsedRun. */
+  endRun(runId: number, tMs: number, samples?: MetricSample[]): void {
+    if (!this.closing && !this.failure) this.post({ type: 'endRun', runId, tMs, ...(samples ? { samples } : {}) });
   }
 
   /** Hands the chunk over; a buffer that owns its whole memory is moved, not copied, and must not be used after. */
   append(runId: number, seq: number, tMs: number, data: Buffer): void {
     if (this.closing || this.failure) return;
-    const ownsMemory = data.byteOffset === 0 && data.buffer.byteLength === data.length && data.buffer instanceof ArrayBuffer;
-    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data } satisfies ToOutputWriter, ownsMemory ? [data.buffer] : []);
+    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data } satisfies ToOutputWriter, movable(data));
   }
 
   /** Resolves once everything appended so far is committed. */
@@ -160,4 +176,10 @@ export class OutputWriter {
   private post(message: ToOutputWriter): void {
     this.worker.postMessage(message);
   }
+}
+
+/** A buffer that is the whole of its memory is moved to the writer thread (the transfer list), not copied. */
+function movable(data: Buffer): ArrayBuffer[] {
+  const memory = data.buffer;
+  return data.byteOffset === 0 && memory.byteLength === data.length && memory instanceof ArrayBuffer ? [memory] : [];
 }

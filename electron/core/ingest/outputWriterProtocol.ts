@@ -19,10 +19,16 @@ export type ToOutputWriter =
       reading: ReadingOptions;
       /** Whether the run's samples are sent back as `metrics` messages once committed (a live run's view); an import's are not. */
       announceMetrics: boolean;
+      /**
+       * The sender parses the run's text itself and sends each chunk's samples with it (an import, parsed on
+       * the engine's thread while this one stores): nothing is parsed here, nothing sent back.
+       */
+      parsedBySender: boolean;
     }
-  | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array }
-  /** The run's output is complete: a last partial line is parsed too. */
-  | { type: 'endRun'; runId: number; tMs: number }
+  /** `samples`: what the sender parsed from this chunk (a run parsed by its sender), committed with it. */
+  | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array; samples?: MetricSample[] }
+  /** The run's output is complete: a last partial line is parsed too (or its samples come with this). */
+  | { type: 'endRun'; runId: number; tMs: number; samples?: MetricSample[] }
   | { type: 'flush'; id: number }
   /** Caps the file at this many pages (SQLite's max_page_count), as a full disk would; tests use it. */
   | { type: 'setMaxPageCount'; pages: number }

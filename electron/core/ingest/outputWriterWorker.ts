@@ -19,6 +19,8 @@ interface RunParsing {
 
 /** Runs whose committed samples are not sent back (imports: nothing in the engine listens for them). */
 const silentRuns = new Set<number>();
+/** Runs the sender parses (see the startRun message): silent until they end, whether or not they are being parsed here. */
+const parsedBySender = new Set<number>();
 
 const config = workerData as OutputWriterConfig;
 const port = parentPort!;
@@ -127,7 +129,7 @@ function flush(): boolean {
   // Only what is committed is announced, so a view that asks for it finds it.
   for (const [runId, samples] of samplesByRun) if (!silentRuns.has(runId)) send({ type: 'metrics', runId, samples });
   // A silent run that has ended has nothing left to hold back.
-  for (const runId of silentRuns) if (!parsing.has(runId)) silentRuns.delete(runId);
+  for (const runId of silentRuns) if (!parsing.has(runId) && !parsedBySender.has(runId)) silentRuns.delete(runId);
   return true;
 }
 
@@ -167,6 +169,10 @@ function handle(message: ToOutputWriter): void {
     case 'startRun':
       if (message.announceMetrics) silentRuns.delete(message.runId);
       else silentRuns.add(message.runId);
+      if (message.parsedBySender) {
+        parsedBySender.add(message.runId);
+        break;
+      }
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
         collector: new MetricsCollector({ metricRegex: message.metricRegex, ...message.reading }),
@@ -176,6 +182,7 @@ function handle(message: ToOutputWriter): void {
       hold(message);
       const run = parsing.get(message.runId);
       if (run) collect(message.runId, run.collector.push(run.decoder.decode(message.data, { stream: true }), message.tMs));
+      else if (message.samples) collect(message.runId, message.samples);
       break;
     }
     case 'endRun': {
@@ -185,6 +192,8 @@ function handle(message: ToOutputWriter): void {
         collect(message.runId, [...run.collector.push(rest, message.tMs), ...run.collector.end(message.tMs)]);
         parsing.delete(message.runId);
       }
+      if (message.samples) collect(message.runId, message.samples);
+      parsedBySender.delete(message.runId);
       break;
     }
     case 'flush':

@@ -25,3 +25,59 @@ function mergeInOrder(a: readonly OrderedSample[], b: readonly OrderedSample[]):
   }
   return merged;
 }
+
+interface ProgressDigest {
+  atLastStep: OrderedSample | null;
+  lastFinite: OrderedSample | null;
+  nonFinite: OrderedSample | null;
+}
+
+/**
+ * samplesForSummary's result made as samples pass, for a caller that parses the text itself (an
+ * import): the same samples that function would read back from the store once they are stored,
+ * without reading them. `order` is the samples' stored order (their arrival).
+ */
+export class SummaryInputBuilder {
+  private readonly kept: OrderedSample[] = [];
+  private readonly digests = new Map<string, ProgressDigest>();
+  private order = 0;
+
+  add(samples: readonly MetricSample[]): void {
+    for (const sample of samples) {
+      const ordered: OrderedSample = { step: sample.step, tMs: sample.tMs, name: sample.name, value: sample.value, source: sample.source, kind: sample.kind, order: this.order++ };
+      if (sample.kind === 'progress') this.digest(ordered);
+      else this.kept.push(ordered);
+    }
+  }
+
+  /** The samples a summary reads, or null where it reads every bar sample (read those from the store: see samplesForSummary). */
+  result(): MetricSample[] | null {
+    const digest = new Set<OrderedSample>();
+    for (const { atLastStep, lastFinite, nonFinite } of this.digests.values()) {
+      for (const sample of [atLastStep, lastFinite, nonFinite]) if (sample !== null) digest.add(sample);
+    }
+    const merged = mergeInOrder(this.kept, [...digest].sort((a, b) => a.order - b.order));
+    return readsEveryProgressSample(merged) ? null : merged;
+  }
+
+  /** MetricStore.progressDigest's choices, kept as samples pass: "last" is by step (none after any), then time, then arrival. */
+  private digest(sample: OrderedSample): void {
+    const key = `${sample.source}\u0000${sample.name}`;
+    let digest = this.digests.get(key);
+    if (digest === undefined) {
+      digest = { atLastStep: null, lastFinite: null, nonFinite: null };
+      this.digests.set(key, digest);
+    }
+    if (sample.step !== null && (digest.atLastStep === null || !isBefore(sample, digest.atLastStep))) digest.atLastStep = sample;
+    if (!Number.isFinite(sample.value)) digest.nonFinite ??= sample;
+    else if (digest.lastFinite === null || !isBefore(sample, digest.lastFinite)) digest.lastFinite = sample;
+  }
+}
+
+/** Whether `a` sorts before `b` as the summary orders samples (later arrival wins a tie, so never before). */
+function isBefore(a: OrderedSample, b: OrderedSample): boolean {
+  const stepA = a.step ?? Number.MAX_SAFE_INTEGER;
+  const stepB = b.step ?? Number.MAX_SAFE_INTEGER;
+  if (stepA !== stepB) return stepA < stepB;
+  return a.tMs < b.tMs;
+}
