@@ -1,4 +1,5 @@
 // One RunSession on its own, with a real pty and the fake nvidia-smi: whatever way it ends, it releases everything it holds.
+import { isRunning, readPid } from '../helpers/processes.js';
 import { systemClock, type Clock } from '../../electron/core/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,21 +32,6 @@ afterEach(async () => {
   await harness?.cleanup();
   harness = null;
 });
-
-/** Running, not a zombie waiting to be reaped (a container's init may never reap it). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-function readPid(file: string): number | null {
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-  return /^\d+$/u.test(text) ? Number(text) : null;
-}
 
 function fakeLease(): RunGpuLease & { release: ReturnType<typeof vi.fn> } {
   return {

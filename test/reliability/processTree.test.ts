@@ -1,5 +1,5 @@
 // Stop means the whole tree: children that left the run's process group (setsid, os.setpgrp, `set -m`) are stopped too, and a survivor is reported.
-import fs from 'node:fs';
+import { isRunning, readPid } from '../helpers/processes.js';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../electron/shared/api.js';
@@ -18,21 +18,6 @@ afterEach(async () => {
   await harness?.cleanup();
   harness = null;
 });
-
-/** Running, not a zombie waiting to be reaped (a container's init may never reap it). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-function readPid(file: string): number | null {
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-  return /^\d+$/u.test(text) ? Number(text) : null;
-}
 
 describe('stopping a run stops every process it started', () => {
   it('reaches children that called setsid, os.setpgrp() or ran under set -m', async () => {
