@@ -16,3 +16,12 @@ export function sharedFixture(...parts: string[]): string {
 export function readSharedFixture(...parts: string[]): string {
   return fs.readFileSync(sharedFixture(...parts), 'utf8');
 }
+
+/** Every shared training log (`training-logs/*.log`), as [file name, text]. */
+export function sharedTrainingLogs(): Array<[string, string]> {
+  const dir = sharedFixture('training-logs');
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.log'))
+    .map((file) => [file, fs.readFileSync(path.join(dir, file), 'utf8')]);
+}

@@ -1,5 +1,4 @@
 // A finished run's summary and chart series read from its samples without every bar redraw: the same as from all of them.
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSeries } from '../../electron/core/ingest/series.js';
@@ -10,7 +9,7 @@ import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { samplesForSummary, SummaryInputBuilder } from '../../electron/core/metrics/summaryInput.js';
 import { Store } from '../../electron/core/store/store.js';
-import { sharedFixture } from '../helpers/fixtures.js';
+import { sharedTrainingLogs } from '../helpers/fixtures.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
 const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
@@ -54,11 +53,7 @@ const sample = (step: number | null, name: string, value: number, kind: MetricSa
 });
 
 describe('the samples a summary is made from', () => {
-  const dir = sharedFixture('training-logs');
-  const logs: Array<[string, string]> = fs
-    .readdirSync(dir)
-    .filter((file) => file.endsWith('.log'))
-    .map((file) => [file, fs.readFileSync(path.join(dir, file), 'utf8')]);
+  const logs = sharedTrainingLogs();
   logs.push(['mixed log', buildMixedLog(1)], ['mixed log, prefixed', buildMixedLog(1, { prefixed: true })]);
 
   it.each(logs)('%s: the same summary and series as from every sample', (_name, text) => {

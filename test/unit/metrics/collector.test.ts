@@ -1,10 +1,8 @@
 // What the collector makes of a run's text beyond the parsers' records: the script's tokens per step, rates alone, stamped times, the workload's regex behind a prefix.
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSeries } from '../../../electron/core/ingest/series.js';
 import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
-import { sharedFixture } from '../../helpers/fixtures.js';
+import { sharedTrainingLogs } from '../../helpers/fixtures.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
@@ -149,11 +147,7 @@ describe("an import's bar redraws: the last one at each step", () => {
 });
 
 describe("an import's last redraw per step on the shared training logs and the benchmark's mixed log", () => {
-  const dir = sharedFixture('training-logs');
-  const logs: Array<[string, string]> = fs
-    .readdirSync(dir)
-    .filter((file) => file.endsWith('.log'))
-    .map((file) => [file, fs.readFileSync(path.join(dir, file), 'utf8')]);
+  const logs = sharedTrainingLogs();
   logs.push(['mixed log', buildMixedLog(0.25)], ['mixed log, prefixed', buildMixedLog(0.25, { prefixed: true })]);
 
   it.each(logs)('%s: the same summary and chart series as with every redraw', (_name, text) => {
