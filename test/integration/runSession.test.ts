@@ -1,6 +1,6 @@
 // One RunSession on its own, with a real pty and the fake nvidia-smi: whatever way it ends, it releases everything it holds.
 import { isRunning, readPid } from '../helpers/processes.js';
-import { systemClock, type Clock } from '../../electron/core/clock.js';
+import { ManualClock } from '../../electron/core/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -41,8 +41,12 @@ function fakeLease(): RunGpuLease & { release: ReturnType<typeof vi.fn> } {
   };
 }
 
-/** A session's context on a temp core's store, sampling every 50 ms from the fake nvidia-smi; the clock may be replaced to inject a fault. */
-function sessionContext(h: TempCore, clock: Clock = systemClock) {
+/**
+ * A session's context on a temp core's store, sampling every 50 ms of its clock (the fake nvidia-smi
+ * every 50 ms of real time). The clock is moved by hand: the samplers' and the channel's timers fire
+ * only when a test moves it, so silence after the end is shown by timers that are gone, not by a wait.
+ */
+function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
   const events = new EventHub();
   const statuses: string[] = [];
   events.subscribe((event, payload) => {
@@ -92,18 +96,33 @@ async function sampleCounts(h: TempCore, runId: number) {
   return { gpu: h.core.store.telemetry.gpuSamples(runId).length, host: h.core.store.telemetry.hostSamples(runId).length };
 }
 
-/** After the session has ended: no sampler adds anything over several of their intervals. */
-async function expectSamplersStopped(h: TempCore, runId: number) {
+/** After the session has ended: none of its timers is left on the clock, and moving it a second adds no sample. */
+async function expectSamplersStopped(h: TempCore, clock: ManualClock, runId: number) {
+  expect(clock.pendingTimers).toBe(0);
   const before = await sampleCounts(h, runId);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  clock.advance(1000);
   expect(await sampleCounts(h, runId)).toEqual(before);
+}
+
+/** Host samples come when the clock moves: moved in steps until one is stored. */
+async function untilHostSampled(h: TempCore, clock: ManualClock, runId: number) {
+  await expect
+    .poll(
+      async () => {
+        clock.advance(50);
+        return (await sampleCounts(h, runId)).host;
+      },
+      { timeout: 10_000 },
+    )
+    .toBeGreaterThan(0);
 }
 
 describe('a RunSession', () => {
   it('close() kills the whole tree and releases its pty, samplers, GPU lease and files', async () => {
     harness = tempCore();
     const h = harness;
-    const { context } = sessionContext(h);
+    const clock = new ManualClock();
+    const { context } = sessionContext(h, clock);
     const pidFile = path.join(h.dir, 'setsid.pid');
     const lease = fakeLease();
     const { session, started, launch, onDidEnd } = startSession(context, h, `echo '{}' > "$TUNING_BENCH_LOAD_FILE"; setsid sleep 300 & echo $! > ${pidFile}; exec sleep 300`, lease);
@@ -113,7 +132,8 @@ describe('a RunSession', () => {
     const escaped = readPid(pidFile)!;
     strays.push(escaped);
     // Both samplers are running before the close, so their silence after it means something.
-    await expect.poll(async () => Object.values(await sampleCounts(h, started.id)).every((n) => n > 0), { timeout: 10_000 }).toBe(true);
+    await untilHostSampled(h, clock, started.id);
+    await expect.poll(async () => (await sampleCounts(h, started.id)).gpu, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(fs.existsSync(launch.loadFile.path)).toBe(true);
 
     const ended: Run = await session.close();
@@ -127,7 +147,7 @@ describe('a RunSession', () => {
     expect(onDidEnd).toHaveBeenCalledTimes(1);
     expect(fs.existsSync(launch.loadFile.path)).toBe(false);
     expect(fs.existsSync(launch.channelFile)).toBe(false);
-    await expectSamplersStopped(h, started.id);
+    await expectSamplersStopped(h, clock, started.id);
   }, 40_000);
 
   it('releases everything when recording its end fails, and says why', async () => {
@@ -135,17 +155,17 @@ describe('a RunSession', () => {
     const h = harness;
     // The first reading dates the start; the one at the end fails, before the lease is put back on the normal path.
     let readings = 0;
-    const { context, statuses } = sessionContext(h, {
-      ...systemClock,
-      now: () => {
+    const clock = new (class extends ManualClock {
+      override now(): Date {
         readings += 1;
         if (readings > 1) throw new Error('the clock is gone');
-        return new Date();
-      },
-    });
+        return super.now();
+      }
+    })();
+    const { context, statuses } = sessionContext(h, clock);
     const lease = fakeLease();
     const { session, started, launch, onDidEnd } = startSession(context, h, 'exec sleep 300', lease);
-    await expect.poll(async () => (await sampleCounts(h, started.id)).host > 0, { timeout: 10_000 }).toBe(true);
+    await untilHostSampled(h, clock, started.id);
 
     const ended = await session.close();
 
@@ -158,13 +178,14 @@ describe('a RunSession', () => {
     expect(h.core.store.runs.get(started.id)!.gpuSettings).toMatchObject({ restored: true });
     expect(onDidEnd).toHaveBeenCalledTimes(1);
     expect(fs.existsSync(launch.loadFile.path)).toBe(false);
-    await expectSamplersStopped(h, started.id);
+    await expectSamplersStopped(h, clock, started.id);
   }, 40_000);
 
   it('stops reading its metrics channel when its end fails before the last read', async () => {
     harness = tempCore();
     const h = harness;
-    const { context, statuses } = sessionContext(h);
+    const clock = new ManualClock();
+    const { context, statuses } = sessionContext(h, clock);
     // Storing the survivor it finds comes before the channel's last read on the normal path.
     const runs = Object.create(context.runs) as RunStore;
     runs.addFingerprint = (runId, facts) => {
@@ -181,8 +202,9 @@ describe('a RunSession', () => {
 
     expect(statuses).toContain('recording the end of the run failed: the database is gone');
     fs.appendFileSync(launch.channelFile, '{"step": 1, "loss": 2.5}\n');
-    // Several of the channel's polls (every 250 ms).
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // Several of the channel's polls (every 250 ms), had its timer been left.
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1000);
     await h.core.store.flush();
     expect(h.core.store.metrics.forRun(started.id)).toEqual([]);
   }, 40_000);
