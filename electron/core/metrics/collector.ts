@@ -122,7 +122,7 @@ export class MetricsCollector {
     let tick = this.barTicks.get(key);
     const sameTick = tick !== undefined && bar.elapsedS >= tick.startS && bar.elapsedS - tick.startS < this.barClockIntervalS;
     if (tick !== undefined && !sameTick) this.releaseTick(samples, tick);
-    if (bar.n === bar.total) {
+    if (isFinishedBar(line.text)) {
       // What was held in this interval is older than the finished state; an earlier interval's went out above.
       this.barTicks.delete(key);
       return false;
@@ -179,7 +179,8 @@ export class MetricsCollector {
       }
       forEachRecord(line.text, this.parsers, (record) => {
         if (record.kind === 'progress' && this.progressIntervalMs > 0) {
-          if (line.tMs - this.lastProgressTMs < this.progressIntervalMs) return;
+          // A bar's finished state is its last word on the run's steps: kept however soon it follows.
+          if (line.tMs - this.lastProgressTMs < this.progressIntervalMs && !isFinishedBar(line.text)) return;
           this.lastProgressTMs = line.tMs;
         }
         if (this.thinnedByBarClock(line, record, samples)) return;
@@ -206,6 +207,12 @@ export class MetricsCollector {
     this.firstStampMs ??= record.wallTimeMs;
     return Math.max(0, record.wallTimeMs - this.firstStampMs);
   }
+}
+
+/** A bar at its total (n = total): tqdm's state as it closes. */
+function isFinishedBar(text: string): boolean {
+  const bar = readBar(text);
+  return bar !== null && bar.n === bar.total;
 }
 
 function pushRecord(samples: MetricSample[], record: MetricRecord, tMs: number): void {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSeries } from '../../../electron/core/ingest/series.js';
 import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
 import { sharedTrainingLogs } from '../../helpers/fixtures.js';
-import { IMPORTED_LOG_READING, MetricsCollector } from '../../../electron/core/metrics/collector.js';
+import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
 import { TOKENS_PER_STEP_LINES, TokensPerStepReader } from '../../../electron/core/metrics/tokensPerStep.js';
@@ -213,5 +213,19 @@ describe("an import's bars thinned by their own clocks", () => {
     const steps = lossSteps(read(imported(), log));
     expect(steps.length).toBeGreaterThan(0);
     expect(steps.at(-1)).toBe(30);
+  });
+});
+
+describe("a live run's bars thinned by arrival", () => {
+  it("keeps a bar's finished state however soon after the last kept redraw it comes", () => {
+    // A fast bar: 512 steps in 0.5 s of arrival, then its final line 10 ms after the last redraw kept.
+    const collector = new MetricsCollector({ metricRegex: '', ...LIVE_READING });
+    const state = (n: number) => `Epoch 2: ${Math.floor((100 * n) / 512)}%|███| ${n}/512 [00:00<00:00, 1000.00it/s, loss=0.2138]`;
+    const samples: MetricSample[] = [];
+    for (let n = 1; n < 512; n++) samples.push(...collector.push(`\r${state(n)}`, n));
+    samples.push(...collector.push(`\r${state(512)}\n`, 511 + 10), ...collector.end(600));
+    const batches = samples.filter((s) => s.name === 'batch').map((s) => s.value);
+    expect(batches.length).toBeLessThan(20);
+    expect(batches.at(-1)).toBe(512);
   });
 });
