@@ -57,21 +57,15 @@ export interface CoreOptions {
   clock?: Clock;
 }
 
+/**
+ * What a face (the desktop app, the headless server, the CLI) holds: the contract's handlers and
+ * events, and the few things a call cannot carry (a stream, a file, waiting for an end). Faces type
+ * the engine as this, so the compiler keeps them off its parts.
+ */
 export interface Core {
   readonly handlers: ApiHandlers;
-  readonly store: Store<OutputWriter>;
-  readonly runner: RunManager;
-  readonly recovery: RecoveryReport;
-  readonly orphans: OrphanRegistry;
-  readonly gpu: GpuControl;
-  readonly sweeps: SweepQueue;
-  readonly compare: CompareService;
-  /** Sweeps whose engine died; they can be resumed. */
-  readonly interruptedSweeps: number[];
   readonly dbPath: string;
   subscribe(listener: (...args: EventArgs) => void, options?: SubscribeOptions): Subscription;
-  /** Starts an ad-hoc command (the CLI's `run -- COMMAND`), outside any workload. */
-  startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
   /**
    * Starts a run with its GPU settings: applied (journaled) first, recorded with the run, put back when
    * it ends. Without settings, the settings in force are recorded.
@@ -91,6 +85,24 @@ export interface Core {
   close(): Promise<void>;
 }
 
+/**
+ * The engine with its parts in view: what createCore returns. Tests and benchmarks use the parts to
+ * check what no face can see (rows in the store, a live session, the GPU journal); faces hold a Core.
+ */
+export interface EngineCore extends Core {
+  readonly store: Store<OutputWriter>;
+  readonly runner: RunManager;
+  readonly recovery: RecoveryReport;
+  readonly orphans: OrphanRegistry;
+  readonly gpu: GpuControl;
+  readonly sweeps: SweepQueue;
+  readonly compare: CompareService;
+  /** Sweeps whose engine died; they can be resumed. */
+  readonly interruptedSweeps: number[];
+  /** Starts an ad-hoc command outside any workload, without GPU settings (tests, benchmarks). */
+  startCommand(request: Omit<StartRequest, 'workload' | 'values'> & { values?: Record<string, string> }): Run;
+}
+
 export interface GpuStartOptions {
   gpuSettings?: GpuRunSettings | undefined;
   confirmOtherProcesses?: boolean | undefined;
@@ -100,7 +112,7 @@ export interface GpuStartOptions {
 
 const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo', 'pkexec', 'manual'];
 
-export function createCore(options: CoreOptions): Core {
+export function createCore(options: CoreOptions): EngineCore {
   const env = options.env ?? process.env;
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();

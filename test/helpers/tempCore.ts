@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCore, type Core, type CoreOptions } from '../../electron/core/createCore.js';
+import { createCore, type EngineCore, type CoreOptions } from '../../electron/core/createCore.js';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 export const SYNTHETIC_TRAIN = path.join(REPO_ROOT, 'resources/workloads/synthetic/train.js');
@@ -12,10 +12,10 @@ export function makeTempDir(prefix = 'tb-test-'): string {
 }
 
 export interface TempCore {
-  core: Core;
+  core: EngineCore;
   dir: string;
   dbPath: string;
-  reopen(): Core;
+  reopen(): EngineCore;
   cleanup(): Promise<void>;
 }
 
@@ -23,7 +23,7 @@ export function tempCore(options: Partial<CoreOptions> = {}): TempCore {
   const dir = makeTempDir();
   const dbPath = path.join(dir, 'runs.db');
   const open = () => createCore({ face: 'headless', dbPath, resourcesDir: path.join(REPO_ROOT, 'resources'), ...options });
-  const cores: Core[] = [open()];
+  const cores: EngineCore[] = [open()];
   return {
     get core() {
       return cores[cores.length - 1]!;

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Core } from '../../electron/core/createCore.js';
+import type { EngineCore } from '../../electron/core/createCore.js';
 import type { Sweep, SweepRequest } from '../../electron/shared/api.js';
 import { compareRequest, sweepRequest } from '../../electron/shared/api.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
@@ -29,14 +29,14 @@ afterEach(async () => {
   temp = null;
 });
 
-function open(env: Record<string, string> = {}): Core {
+function open(env: Record<string, string> = {}): EngineCore {
   // No nvidia-smi on these machines' PATH unless a test gives the fake.
   temp = tempCore({ env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent/nvidia-smi', ...env } });
   return temp.core;
 }
 
 /** Fields as a face sends them (GPU values as text), parsed by the contract. */
-function request(core: Core, fields: Partial<SweepRequest> & Pick<SweepRequest, 'vary'>): SweepRequest {
+function request(core: EngineCore, fields: Partial<SweepRequest> & Pick<SweepRequest, 'vary'>): SweepRequest {
   const synthetic = core.store.workloads.getByName('synthetic')!;
   return sweepRequest.parse({ workloadId: synthetic.id, ...fields });
 }
