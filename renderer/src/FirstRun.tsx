@@ -8,6 +8,8 @@ import { useGpuStatus } from './gpu/gpuStatus.js';
 import { powerRange, watts } from './gpu/gpuText.js';
 import { viewHash } from './route.js';
 import { estimateTerminalSize } from './terminal/terminalSize.js';
+import './gpu/gpu.css';
+import './FirstRun.css';
 
 /** A short first run: about 4 s of steady steps at the default batch of 8 (train.js: 12 ms a step), enough for a summary. */
 const FIRST_RUN_VALUES = { steps: '300' } as const;

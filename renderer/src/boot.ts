@@ -3,7 +3,7 @@
 // Inside Electron the preload's IPC needs no connection, and the app is loaded straight away.
 import { openEarlySocket } from './bridge/earlySocket.js';
 import { callKey, earlyCallsFor } from './compare/compareRequests.js';
-import './styles.css';
+import './shared/base.css';
 
 const early = window.tuningBench ? null : openEarlySocket(window.location);
 // A comparison's two queries go out with the handshake: the engine computes them while the app's code loads.

@@ -12,6 +12,8 @@ import { STEP_AXIS, type ChartAxis, type LineChartContent, type LineChartSetup, 
 import { useLineChart } from '../shared/useLineChart.js';
 import type { XY } from '../runs/metricSeries.js';
 import { MAX_CHARTED_RUNS, seriesRequest } from './compareRequests.js';
+import '../shared/charts.css';
+import './CompareCharts.css';
 
 /**
  * Above this many visible points a line is decimated (LTTB) to one point per pixel of the chart's width, chart.js's

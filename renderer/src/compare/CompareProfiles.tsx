@@ -5,6 +5,7 @@ import type { ComparisonRow } from '../../../electron/shared/api.js';
 import type { ProfileComparison } from '../../../electron/shared/profile.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
+import './compare.css';
 
 type RowProfile = { state: 'none' } | { state: 'baseline' } | { state: 'compared'; comparison: ProfileComparison } | { state: 'failed'; error: string };
 

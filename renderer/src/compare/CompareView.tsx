@@ -26,6 +26,7 @@ import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 import { SweepRevisionDiffs } from './RevisionDiff.js';
 import { useSweep } from '../sweeps/sweepStore.js';
+import './compare.css';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
 

@@ -4,6 +4,7 @@ import type { GitRevisionDiff, Sweep } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatBytes } from '../shared/format.js';
 import { revisionLabel } from './revisionText.js';
+import './compare.css';
 
 type DiffState = { state: 'closed' } | { state: 'loading' } | { state: 'shown'; value: GitRevisionDiff } | { state: 'error'; error: string };
 

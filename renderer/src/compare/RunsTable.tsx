@@ -11,6 +11,7 @@ import { useSweeps } from '../sweeps/sweepStore.js';
 import { useNow } from '../shared/useNow.js';
 import { NotesCell, TagsCell } from '../runs/RunAnnotations.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
+import './compare.css';
 
 /** The contract's largest page of runs.list: the table holds them all, the sidebar only the newest 500. */
 const RUNS_TABLE_LIMIT = 10_000;

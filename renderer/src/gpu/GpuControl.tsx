@@ -19,6 +19,7 @@ import {
 } from './gpuText.js';
 import { GpuMessage, type GpuOutcome } from './GpuMessage.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
+import './gpu.css';
 
 type ApplyOperation = MethodInput<'gpu.apply'>['operation'];
 

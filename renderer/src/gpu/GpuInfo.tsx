@@ -4,6 +4,7 @@ import type { MethodOutput } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { describeValue } from '../runs/fingerprintText.js';
+import './gpu.css';
 
 type GpuInfoAnswer = MethodOutput<'gpu.info'>;
 type Loose = Readonly<Record<string, unknown>>;

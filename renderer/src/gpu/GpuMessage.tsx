@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../shared/format.js';
 import { commandInMessage } from './gpuText.js';
 import type { CopyStatus } from '../terminal/TerminalToolbar.js';
+import './gpu.css';
 
 /** As long as the terminal's Copy button shows its outcome (Terminal.tsx). */
 const COPY_FEEDBACK_MS = 1500;

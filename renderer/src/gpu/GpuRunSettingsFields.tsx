@@ -5,6 +5,7 @@ import type { GpuControlState, GpuProfile, MethodInput } from '../../../electron
 import { formatClockRange, type GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
 import type { GpuStatusSnapshot } from './gpuStatus.js';
 import { checkClockField, checkWattsField, clockHint, describeRunSettings, powerHint, type FieldCheck } from './gpuText.js';
+import './gpu.css';
 
 export type GpuRunSettingsInput = NonNullable<MethodInput<'runs.start'>['gpuSettings']>;
 

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { GpuControlState } from '../../../electron/shared/api.js';
 import { isOtherProcessesRefusal } from './gpuText.js';
 import { useGpuStatus } from './gpuStatus.js';
+import './gpu.css';
 
 type GpuProcess = GpuControlState['processes'][number];
 

@@ -17,6 +17,7 @@ import {
 } from '../shared/lineChart.js';
 import { useLineChart } from '../shared/useLineChart.js';
 import type { XY } from './metricSeries.js';
+import './RunCharts.css';
 
 export interface ChartLine {
   label: string;

@@ -13,6 +13,7 @@ import { NewWorkload } from './NewWorkload.js';
 import { useGpuStartGuard } from '../gpu/OtherProcessesConfirm.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { WorkloadOptions } from './WorkloadOptions.js';
+import './NewRun.css';
 
 /** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
 export function parsePerStep(

@@ -6,6 +6,7 @@ import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { parseWorkloadForm, workloadToForm, type CommandMode, type WorkloadFormFields } from './workloadForm.js';
 import { RegexTester } from './RegexTester.js';
+import './NewRun.css';
 
 interface NewWorkloadProps {
   /** Stored runs, newest first, to try the metric regex on. */

@@ -4,6 +4,7 @@ import type { MethodOutput, Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatNumber } from '../shared/format.js';
 import { dropPartialFirstLine, toPlainText } from '../shared/plainText.js';
+import './NewRun.css';
 
 /** Long enough to skip the keystrokes of one word, short enough to feel live (as the command preview). */
 const TEST_DEBOUNCE_MS = 300;

@@ -5,6 +5,8 @@ import type { Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { parseTags, tagsText } from './runTags.js';
+import './RunView.css';
+import './RunAnnotations.css';
 
 type Patch = { notes?: string; tags?: string[] };
 

@@ -9,6 +9,8 @@ import { MetricChart, type ChartLine } from './MetricChart.js';
 import { RunProfile } from './RunProfile.js';
 import { TelemetryCharts } from './TelemetryCharts.js';
 import { TelemetryStatus } from './TelemetryStatus.js';
+import '../shared/charts.css';
+import './RunCharts.css';
 
 /** Remembered across runs and reloads: someone who folds the charts away wants the terminal's room everywhere. */
 const COLLAPSED_KEY = 'tuning-bench.chartsCollapsed';

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatBytes } from '../shared/format.js';
+import './RunView.css';
 
 type DiffState = { state: 'closed' } | { state: 'loading' } | { state: 'shown'; diff: string | null; reason: string | null } | { state: 'error'; error: string };
 

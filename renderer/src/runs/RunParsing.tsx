@@ -4,6 +4,7 @@ import type { ReparseResult, Run, Workload, WorkloadInput } from '../../../elect
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatNumber } from '../shared/format.js';
 import { RegexTester } from './RegexTester.js';
+import './RunView.css';
 
 /** Lines with numbers shown to write a regex against: enough to see the format, few enough to read. */
 const NUMERIC_LINES_SHOWN = 12;

@@ -5,6 +5,8 @@ import type { RunProfile as Profile } from '../../../electron/shared/profile.js'
 import { useBridge } from '../bridge/context.js';
 import { downloadText } from '../shared/downloadText.js';
 import { errorMessage } from '../shared/format.js';
+import './RunCharts.css';
+import './RunProfile.css';
 
 const PHASES = [
   ['dataLoadingMs', 'data loading', 'data'],

@@ -24,6 +24,7 @@ import { useSweeps } from '../sweeps/sweepStore.js';
 import { sweepRouteHash } from '../sweeps/sweepRoute.js';
 import { viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
+import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
 const Terminal = lazy(() => import('../terminal/Terminal.js').then((module) => ({ default: module.Terminal })));

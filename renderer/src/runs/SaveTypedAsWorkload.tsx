@@ -4,6 +4,7 @@ import type { TypedCommand, Workload } from '../../../electron/shared/api.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
+import './NewRun.css';
 
 interface SaveTypedAsWorkloadProps {
   command: TypedCommand;

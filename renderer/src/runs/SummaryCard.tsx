@@ -16,6 +16,7 @@ import {
   warmupText,
   withUnit,
 } from './summaryText.js';
+import './SummaryCard.css';
 
 /** True when there is anything for the card to show: training numbers, telemetry, or hints. */
 export function hasSummary(summary: RunSummary): boolean {

@@ -5,6 +5,8 @@ import type { TelemetryView } from './telemetrySeries.js';
 import { ChartLink } from '../shared/chartLink.js';
 import type { XRange } from '../shared/lineChart.js';
 import { MetricChart, type ChartBand, type ChartLine } from './MetricChart.js';
+import '../shared/charts.css';
+import './RunCharts.css';
 
 interface TelemetryChartsProps {
   runId: number;

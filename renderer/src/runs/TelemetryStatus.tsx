@@ -1,5 +1,6 @@
 // A run's telemetry news in the charts header: the newest message, and the rest newest first on request.
 import type { TelemetryStatusEntry } from './telemetryStatus.js';
+import './RunCharts.css';
 
 const timeOfDay = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 

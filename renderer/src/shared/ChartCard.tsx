@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import type { ChartAxis } from './lineChart.js';
 import type { RefObject } from 'react';
 import type { LineChartControls } from './useLineChart.js';
+import './charts.css';
 
 interface ChartCardProps {
   canvasRef: RefObject<HTMLCanvasElement | null>;

@@ -17,7 +17,7 @@ Chart.register(LineController, LineElement, PointElement, LinearScale, Tooltip, 
 
 export { Chart };
 
-/** Colours the charts take from styles.css, so the dark and light schemes are both defined in one place. */
+/** Colours the charts take from shared/base.css, so the dark and light schemes are both defined in one place. */
 export interface ChartTheme {
   text: string;
   grid: string;

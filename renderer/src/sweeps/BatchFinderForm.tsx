@@ -7,6 +7,7 @@ import { errorMessage } from '../shared/format.js';
 import { finderStartDefault, parseFinderFields, withFoundValue, type SweepFields } from './sweepForm.js';
 import { useSweeps } from './sweepStore.js';
 import { updateSweepDraft } from './useSweepDraft.js';
+import './sweeps.css';
 
 interface BatchFinderFormProps {
   workload: Workload | null;

@@ -14,6 +14,7 @@ import { useSweep, useSweepStore } from './sweepStore.js';
 import { isActive } from './sweepText.js';
 import { RevisionDiff } from '../compare/RevisionDiff.js';
 import { SweepProgressBar } from './SweepStatus.js';
+import './sweeps.css';
 
 /** Commits offered: a before/after is about recent work, and a longer list is hard to pick from. */
 const COMMITS_LISTED = 30;

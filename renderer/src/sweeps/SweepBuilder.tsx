@@ -30,6 +30,7 @@ import { SweepGpuFields } from './SweepGpuFields.js';
 import { SweepPlanPreview } from './SweepPlanPreview.js';
 import { SaveTypedAsWorkload } from '../runs/SaveTypedAsWorkload.js';
 import { WorkloadOptions } from '../runs/WorkloadOptions.js';
+import './sweeps.css';
 
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
 

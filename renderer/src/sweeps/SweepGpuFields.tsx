@@ -2,6 +2,7 @@
 // values. Hidden where there is no NVIDIA GPU to set.
 import type { GpuStatusSnapshot } from '../gpu/gpuStatus.js';
 import { GpuSettingsEditor, NO_GPU_SETTINGS, SWEEP_SCOPE, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
+import '../gpu/gpu.css';
 
 interface SweepGpuFieldsProps {
   gpu: GpuStatusSnapshot;

@@ -5,6 +5,7 @@ import { formatNumber } from '../shared/format.js';
 import { viewHash } from '../route.js';
 import { formatSpeedup, speedup } from './sweepText.js';
 import { ConfigStatusBadge } from './SweepStatus.js';
+import './sweeps.css';
 
 /**
  * Colour only beyond a few percent: run-to-run spread of a steady throughput is about that much, and a colour reads

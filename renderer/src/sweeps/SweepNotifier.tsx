@@ -5,6 +5,7 @@ import { useBridge } from '../bridge/context.js';
 import { viewHash } from '../route.js';
 import { useSweeps, useSweepStore } from './sweepStore.js';
 import { endNotice, titleSweep, windowTitle } from './sweepText.js';
+import './sweeps.css';
 
 /** A toast stays this long unless closed: long enough to be read on coming back to the screen. */
 const TOAST_MS = 20_000;

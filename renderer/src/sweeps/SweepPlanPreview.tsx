@@ -2,6 +2,7 @@
 // and how long it should take (or why there is no estimate).
 import type { SweepPreview } from '../../../electron/shared/api.js';
 import { formatDuration, formatEnvAssignments, shellQuote } from '../shared/format.js';
+import './sweeps.css';
 
 /** An argument longer than this may break inside; shorter ones wrap only between arguments (never after `--`). */
 const UNBREAKABLE_ARG_CHARS = 48;

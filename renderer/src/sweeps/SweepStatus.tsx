@@ -1,6 +1,7 @@
 // A sweep's status badge and its progress bar (runs done of the schedule), as the list and the view show them.
 import type { Sweep } from '../../../electron/shared/api.js';
 import type { SweepConfigState } from './sweepText.js';
+import './sweeps.css';
 
 /** The raw status as the text, as the CLI prints it; running pulses like a running run. */
 export function SweepStatusBadge({ status, testId = 'sweep-status' }: { status: Sweep['status']; testId?: string }) {

@@ -16,6 +16,7 @@ import { CompareSweepButton } from '../compare/CompareView.js';
 import { SweepMatrix } from './SweepMatrix.js';
 import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
+import './sweeps.css';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';
 

@@ -8,6 +8,7 @@ import { useView, viewHash } from '../route.js';
 import { useSweeps, useSweepStore } from './sweepStore.js';
 import { formatEta, isActive, planLabel } from './sweepText.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
+import './sweeps.css';
 
 /** The sidebar shows this many; the rest are one click away on the full list. */
 const SIDEBAR_SWEEPS = 4;

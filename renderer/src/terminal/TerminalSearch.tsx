@@ -1,5 +1,6 @@
 // The terminal toolbar's search box: type to highlight matches, Enter for the next, Shift+Enter the previous, Esc to leave.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import './terminal.css';
 
 export type SearchDirection = 'next' | 'previous';
 

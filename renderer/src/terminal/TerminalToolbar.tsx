@@ -5,6 +5,7 @@ import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { saveRunLog } from '../runs/saveLog.js';
 import { TerminalSearch, type SearchDirection, type SearchResults } from './TerminalSearch.js';
+import './terminal.css';
 
 export type CopyStatus = 'idle' | 'copied' | 'failed';
 
