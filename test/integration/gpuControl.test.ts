@@ -272,11 +272,18 @@ describe('run with GPU settings', () => {
       { cwd: dir, env: { ...process.env, ...env }, stdio: 'ignore', detached: true },
     );
     try {
-      // Killed once both settings are applied and journalled, so the restore below has both to undo.
+      // Killed once both settings are applied and journalled with their run (the journal names run 1 only
+      // once the run's record exists: killed between the two, the restore says "(run)"), so the restore
+      // below has both to undo and a run to name.
       await expect
-        .poll(() => ({ gpuClockLock: fakeState().gpuClockLock, powerLimitW: fakeState().powerLimitW, applied: journal().filter((r) => r.state === 'applied').length }), {
-          timeout: 30_000,
-        })
+        .poll(
+          () => ({
+            gpuClockLock: fakeState().gpuClockLock,
+            powerLimitW: fakeState().powerLimitW,
+            applied: journal().filter((r) => r.state === 'applied' && r.run_id !== null).length,
+          }),
+          { timeout: 30_000 },
+        )
         .toEqual({ gpuClockLock: [2400, 2400], powerLimitW: 300, applied: 2 });
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
