@@ -113,7 +113,7 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     }
   } catch (error) {
     // Nothing half-imported stays behind: the run and what was stored of it go.
-    store.output.endRun(run.id, 0, []);
+    store.output.endRun(run.id, 0);
     await store.flush();
     store.runs.remove(run.id);
     throw error;

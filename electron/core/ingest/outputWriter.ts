@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FLUSH_INTERVAL_MS } from '../store/batchWriter.js';
-import { LIVE_READING, type ReadingOptions } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
@@ -105,31 +104,19 @@ export class OutputWriter {
     this.metricsListener = listener;
   }
 
-  /**
-   * `reading`: a live run's (the default: floods of bar redraws thinned by arrival time) or an import's (IMPORTED_LOG_READING).
-   * `announceMetrics`: committed samples come back through `onMetrics` (default); false where nothing listens
-   * (an import), since copying millions of samples between threads costs both of them time and memory.
-   */
-  startRun(runId: number, options: { metricRegex: string; reading?: ReadingOptions; announceMetrics?: boolean }): void {
-    if (!this.closing && !this.failure) {
-      this.post({
-        type: 'startRun',
-        runId,
-        metricRegex: options.metricRegex,
-        reading: options.reading ?? LIVE_READING,
-        announceMetrics: options.announceMetrics ?? true,
-        parsedBySender: false,
-      });
-    }
+  /** A live run: parsed on the writer thread (bar floods thinned by arrival), its committed samples back through `onMetrics`. */
+  startRun(runId: number, options: { metricRegex: string }): void {
+    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
   }
 
   /**
    * A run whose text the caller parses itself (an import: the engine's thread parses while this
    * thread stores, so the two halves of the work overlap): each chunk comes with its samples through
-   * appendParsed, and the last through endRun; they are committed with the output and not sent back.
+   * appendParsed, and the last through endRun; they are committed with the output and not sent back
+   * (nothing listens, and copying millions of samples between threads costs both of them).
    */
   startParsedRun(runId: number): void {
-    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: '', reading: {}, announceMetrics: false, parsedBySender: true });
+    if (!this.closing && !this.failure) this.post({ type: 'startParsedRun', runId });
   }
 
   /** A chunk of a run started with startParsedRun, with the samples parsed from it (the buffer moves as with append). */

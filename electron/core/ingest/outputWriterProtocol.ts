@@ -5,26 +5,20 @@ export interface OutputWriterConfig {
   flushIntervalMs: number;
 }
 
-import type { ReadingOptions } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 
 export type ToOutputWriter =
-  /** A run begins: its output will be parsed for metrics (with the workload's own regex first, if any). */
-  | {
-      type: 'startRun';
-      runId: number;
-      metricRegex: string;
-      /** A live run's reading or an import's (see collector.ts). */
-      reading: ReadingOptions;
-      /** Whether the run's samples are sent back as `metrics` messages once committed (a live run's view); an import's are not. */
-      announceMetrics: boolean;
-      /**
-       * The sender parses the run's text itself and sends each chunk's samples with it (an import, parsed on
-       * the engine's thread while this one stores): nothing is parsed here, nothing sent back.
-       */
-      parsedBySender: boolean;
-    }
+  /**
+   * A live run begins: its output is parsed here as it arrives (with the workload's own regex first, if
+   * any), and its samples are sent back as `metrics` messages once committed.
+   */
+  | { type: 'startRun'; runId: number; metricRegex: string }
+  /**
+   * A run whose sender parses its text and sends each chunk's samples with it (an import, parsed on the
+   * engine's thread while this one stores): nothing is parsed here, nothing sent back.
+   */
+  | { type: 'startParsedRun'; runId: number }
   /** `samples`: what the sender parsed from this chunk (a run parsed by its sender), committed with it. */
   | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array; samples?: MetricSample[] }
   /** The run's output is complete: a last partial line is parsed too (or its samples come with this). */

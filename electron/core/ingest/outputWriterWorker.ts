@@ -3,7 +3,7 @@
 import { TextDecoder } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { MetricsCollector } from '../metrics/collector.js';
+import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
 import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
@@ -17,10 +17,11 @@ interface RunParsing {
   collector: MetricsCollector;
 }
 
-/** Runs whose committed samples are not sent back (imports: nothing in the engine listens for them). */
-const silentRuns = new Set<number>();
-/** Runs the sender parses (see the startRun message): silent until they end, whether or not they are being parsed here. */
-const parsedBySender = new Set<number>();
+/**
+ * Runs their sender parses (startParsedRun: imports), whose committed samples are not sent back, and
+ * whether each has ended (it is forgotten once its last samples are committed).
+ */
+const parsedBySender = new Map<number, { ended: boolean }>();
 
 const config = workerData as OutputWriterConfig;
 const port = parentPort!;
@@ -127,9 +128,8 @@ function flush(): boolean {
   retryAt = 0;
   if (status.state !== 'writing') setStatus({ state: 'writing' });
   // Only what is committed is announced, so a view that asks for it finds it.
-  for (const [runId, samples] of samplesByRun) if (!silentRuns.has(runId)) send({ type: 'metrics', runId, samples });
-  // A silent run that has ended has nothing left to hold back.
-  for (const runId of silentRuns) if (!parsing.has(runId) && !parsedBySender.has(runId)) silentRuns.delete(runId);
+  for (const [runId, samples] of samplesByRun) if (!parsedBySender.has(runId)) send({ type: 'metrics', runId, samples });
+  for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
   return true;
 }
 
@@ -167,16 +167,13 @@ port.on('message', (message: ToOutputWriter) => {
 function handle(message: ToOutputWriter): void {
   switch (message.type) {
     case 'startRun':
-      if (message.announceMetrics) silentRuns.delete(message.runId);
-      else silentRuns.add(message.runId);
-      if (message.parsedBySender) {
-        parsedBySender.add(message.runId);
-        break;
-      }
       parsing.set(message.runId, {
         decoder: new TextDecoder('utf-8'),
-        collector: new MetricsCollector({ metricRegex: message.metricRegex, ...message.reading }),
+        collector: new MetricsCollector({ metricRegex: message.metricRegex, ...LIVE_READING }),
       });
+      break;
+    case 'startParsedRun':
+      parsedBySender.set(message.runId, { ended: false });
       break;
     case 'chunk': {
       hold(message);
@@ -193,7 +190,8 @@ function handle(message: ToOutputWriter): void {
         parsing.delete(message.runId);
       }
       if (message.samples) collect(message.runId, message.samples);
-      parsedBySender.delete(message.runId);
+      const sent = parsedBySender.get(message.runId);
+      if (sent) sent.ended = true;
       break;
     }
     case 'flush':
