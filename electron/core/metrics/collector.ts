@@ -122,7 +122,7 @@ export class MetricsCollector {
     let tick = this.barTicks.get(key);
     const sameTick = tick !== undefined && bar.elapsedS >= tick.startS && bar.elapsedS - tick.startS < this.barClockIntervalS;
     if (tick !== undefined && !sameTick) this.releaseTick(samples, tick);
-    if (isFinishedBar(line.text)) {
+    if (bar.n === bar.total) {
       // What was held in this interval is older than the finished state; an earlier interval's went out above.
       this.barTicks.delete(key);
       return false;

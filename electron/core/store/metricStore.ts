@@ -176,9 +176,8 @@ export class MetricStore {
    */
   progressDigest(runId: number): OrderedSample[] {
     const found = new Map<number, OrderedSample>();
-    const shared = sharedStrings();
     const keep = (row: (SampleRow & { rowid: number }) | undefined) => {
-      if (row !== undefined && !found.has(row.rowid)) found.set(row.rowid, toOrderedSample(row, shared));
+      if (row !== undefined && !found.has(row.rowid)) found.set(row.rowid, toOrderedSample(row));
     };
     const bounds = this.rowidBounds.get(runId);
     if (bounds?.first == null || bounds.last == null) return [];
@@ -195,19 +194,6 @@ export class MetricStore {
   }
 }
 
-type SharedStrings = <T extends string>(text: T) => T;
-
-/** One copy of each text cell's value for a whole read (SQLite hands out a new string per cell). */
-function sharedStrings(): SharedStrings {
-  const strings = new Map<string, string>();
-  return <T extends string>(text: T): T => {
-    const known = strings.get(text);
-    if (known !== undefined) return known as T;
-    strings.set(text, text);
-    return text;
-  };
-}
-
-function toOrderedSample(row: SampleRow & { rowid: number }, shared: SharedStrings): OrderedSample {
-  return { step: row.step, tMs: row.t_ms, name: shared(row.name), value: fromColumns(row.value, row.special), source: shared(row.source), kind: shared(row.kind), order: row.rowid };
+function toOrderedSample(row: SampleRow & { rowid: number }): OrderedSample {
+  return { step: row.step, tMs: row.t_ms, name: row.name, value: fromColumns(row.value, row.special), source: row.source, kind: row.kind, order: row.rowid };
 }
