@@ -1,25 +1,26 @@
-// Real captures shared by the team: `../shared/fixtures` beside the checkout (CI puts shared/ there too).
+// Real nvidia-smi captures and real training logs, kept in the repository under test/fixtures
+// (each folder's PROVENANCE.md says where every file came from and under which licence).
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './tempCore.js';
 
-export const SHARED_FIXTURES = process.env.TUNING_BENCH_FIXTURES ?? path.resolve(REPO_ROOT, '../shared/fixtures');
+export const CAPTURED_FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 
-export function sharedFixture(...parts: string[]): string {
-  const file = path.join(SHARED_FIXTURES, ...parts);
+export function capturedFixture(...parts: string[]): string {
+  const file = path.join(CAPTURED_FIXTURES, ...parts);
   if (!fs.existsSync(file)) {
-    throw new Error(`missing shared fixture ${file}: check out shared/ beside the repository, or set TUNING_BENCH_FIXTURES`);
+    throw new Error(`missing fixture ${file}: it is part of the repository (git checkout -- test/fixtures restores it)`);
   }
   return file;
 }
 
-export function readSharedFixture(...parts: string[]): string {
-  return fs.readFileSync(sharedFixture(...parts), 'utf8');
+export function readCapturedFixture(...parts: string[]): string {
+  return fs.readFileSync(capturedFixture(...parts), 'utf8');
 }
 
-/** Every shared training log (`training-logs/*.log`), as [file name, text]. */
-export function sharedTrainingLogs(): Array<[string, string]> {
-  const dir = sharedFixture('training-logs');
+/** Every captured training log (`test/fixtures/training-logs/*.log`), as [file name, text]. */
+export function capturedTrainingLogs(): Array<[string, string]> {
+  const dir = capturedFixture('training-logs');
   return fs
     .readdirSync(dir)
     .filter((file) => file.endsWith('.log'))

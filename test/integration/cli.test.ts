@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run as runSchema } from '../../electron/shared/api.js';
 import { runCli } from '../helpers/cli.js';
-import { sharedFixture } from '../helpers/fixtures.js';
+import { capturedFixture } from '../helpers/fixtures.js';
 import { makeTempDir, REPO_ROOT, SYNTHETIC_TRAIN } from '../helpers/tempCore.js';
 
 const dir = makeTempDir();
@@ -74,7 +74,7 @@ describe('tuning-bench run / show / runs / log', () => {
 
 describe('tuning-bench import and metrics', () => {
   it('imports a real nanoGPT log and prints its samples', () => {
-    const log = sharedFixture('training-logs', 'nanogpt-1.log');
+    const log = capturedFixture('training-logs', 'nanogpt-1.log');
     const imported = runCli(['--db', db, 'import', log, '--name', 'nanogpt on a 4090', '--json']);
     expect(imported.status, imported.stderr).toBe(0);
     const run = runSchema.parse(JSON.parse(imported.stdout));

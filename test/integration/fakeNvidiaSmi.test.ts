@@ -11,7 +11,7 @@ import { INFO_FIELD_KEYS, fieldsFromQuery, parseHelpQueryGpu, queryArgument, res
 import { NVIDIA_SMI_EXIT, classifyNvidiaSmiMessage } from '../../electron/core/telemetry/nvidiaSmi/messages.js';
 import { isThrottled, throttlingReasons } from '../../electron/core/telemetry/nvidiaSmi/throttle.js';
 import { parseNvidiaSmiXml } from '../../electron/core/telemetry/nvidiaSmi/xml.js';
-import { readSharedFixture } from '../helpers/fixtures.js';
+import { readCapturedFixture } from '../helpers/fixtures.js';
 import { REPO_ROOT, SYNTHETIC_TRAIN, makeTempDir } from '../helpers/tempCore.js';
 
 const FAKE = path.join(REPO_ROOT, 'test/fixtures/fake-nvidia-smi');
@@ -137,9 +137,9 @@ async function xmlCard(extraEnv: NodeJS.ProcessEnv = {}) {
 
 describe('fake nvidia-smi: formats', () => {
   it('prints a real help capture, the bundled 595.71.05 by default or one chosen by env', async () => {
-    expect((await smi(['--help-query-gpu'])).stdout).toBe(readSharedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
+    expect((await smi(['--help-query-gpu'])).stdout).toBe(readCapturedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
     const old = await smi(['--help-query-gpu'], { FAKE_NVIDIA_SMI_HELP: 'netdata-2022' });
-    expect(old.stdout).toBe(readSharedFixture('nvidia-smi', 'help-query-gpu.netdata-2022.txt'));
+    expect(old.stdout).toBe(readCapturedFixture('nvidia-smi', 'help-query-gpu.netdata-2022.txt'));
     expect(resolveFields(old.stdout).nameOf.throttleReasons).toBe('clocks_throttle_reasons.active');
   });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stripAnsi } from '../../electron/shared/ansi.js';
-import { SHARED_FIXTURES } from '../helpers/fixtures.js';
+import { CAPTURED_FIXTURES } from '../helpers/fixtures.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -72,15 +72,15 @@ describe('the synthetic workload through the whole pipeline', () => {
 });
 
 describe('tuning-bench import of the real logs', () => {
-  const logs = fs.readdirSync(path.join(SHARED_FIXTURES, 'training-logs')).filter((f) => f.endsWith('.log'));
+  const logs = fs.readdirSync(path.join(CAPTURED_FIXTURES, 'training-logs')).filter((f) => f.endsWith('.log'));
 
   it.each(logs)('%s becomes a run with its failure classified as expected', async (file) => {
     const base = file.replace(/\.log$/u, '');
-    const expected = JSON.parse(fs.readFileSync(path.join(SHARED_FIXTURES, 'training-logs', `${base}.expected.json`), 'utf8')) as {
+    const expected = JSON.parse(fs.readFileSync(path.join(CAPTURED_FIXTURES, 'training-logs', `${base}.expected.json`), 'utf8')) as {
       samples?: unknown[];
       failure?: { kind: string };
     };
-    const text = fs.readFileSync(path.join(SHARED_FIXTURES, 'training-logs', file));
+    const text = fs.readFileSync(path.join(CAPTURED_FIXTURES, 'training-logs', file));
     const run = await harness.core.handlers['runs.import']({ name: base, text: text.toString('utf8') }, { subscriberId: null });
     expect(run.outputBytes).toBe(text.length);
     // The contract has one class for bad numerics: a NaN gradient norm on every step is nan_loss too.

@@ -9,7 +9,7 @@ import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { samplesForSummary, SummaryInputBuilder } from '../../electron/core/metrics/summaryInput.js';
 import { Store } from '../../electron/core/store/store.js';
-import { sharedTrainingLogs } from '../helpers/fixtures.js';
+import { capturedTrainingLogs } from '../helpers/fixtures.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
 const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
@@ -53,7 +53,7 @@ const sample = (step: number | null, name: string, value: number, kind: MetricSa
 });
 
 describe('the samples a summary is made from', () => {
-  const logs = sharedTrainingLogs();
+  const logs = capturedTrainingLogs();
   logs.push(['mixed log', buildMixedLog(1)], ['mixed log, prefixed', buildMixedLog(1, { prefixed: true })]);
 
   it.each(logs)('%s: the same summary and series as from every sample', (_name, text) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyExit, findFailureLine } from '../../electron/core/ingest/exitClassifier.js';
-import { readSharedFixture } from '../helpers/fixtures.js';
+import { readCapturedFixture } from '../helpers/fixtures.js';
 const base = { exitCode: 1, signal: null, stoppedByUser: false, timedOut: false, outputTail: '' };
 
 describe('classifyExit', () => {
@@ -10,14 +10,14 @@ describe('classifyExit', () => {
 
   it('reads CUDA out-of-memory from the real captures', () => {
     for (const name of ['oom-1.log', 'oom-2.log']) {
-      const verdict = classifyExit({ ...base, outputTail: readSharedFixture('training-logs', name) });
+      const verdict = classifyExit({ ...base, outputTail: readCapturedFixture('training-logs', name) });
       expect(verdict.exitClass, name).toBe('cuda_oom');
       expect(verdict.reason).toMatch(/OutOfMemoryError/);
     }
   });
 
   it('reads a CUDA error from a real traceback', () => {
-    const verdict = classifyExit({ ...base, outputTail: readSharedFixture('training-logs', 'cuda-error-1.log') });
+    const verdict = classifyExit({ ...base, outputTail: readCapturedFixture('training-logs', 'cuda-error-1.log') });
     expect(verdict.exitClass).toBe('cuda_error');
     expect(verdict.reason).toBe('RuntimeError: CUDA error: device-side assert triggered');
   });
@@ -32,7 +32,7 @@ describe('classifyExit', () => {
   });
 
   it('takes a NaN gradient norm on every recent reading for bad numerics (the real Megatron-DeepSpeed capture)', () => {
-    const verdict = findFailureLine(readSharedFixture('training-logs', 'megatron-deepspeed-1.log'));
+    const verdict = findFailureLine(readCapturedFixture('training-logs', 'megatron-deepspeed-1.log'));
     expect(verdict?.exitClass).toBe('nan_loss');
     expect(verdict?.line).toMatch(/^iteration\s+5428\/.*grad norm: nan/);
   });
@@ -89,7 +89,7 @@ describe('classifyExit', () => {
     }
 
     it('reads the real capture (a bare Killed line, then the script\'s own Done.)', () => {
-      expect(classifyExit({ ...base, exitCode: 0, outputTail: readSharedFixture('training-logs', 'killed-1.log') })).toMatchObject({
+      expect(classifyExit({ ...base, exitCode: 0, outputTail: readCapturedFixture('training-logs', 'killed-1.log') })).toMatchObject({
         status: 'failed',
         exitClass: 'killed',
         reason: 'Killed',

@@ -1,4 +1,4 @@
-// What nvidia-smi said to a control command, as one clear outcome. Wording from shared/fixtures/
+// What nvidia-smi said to a control command, as one clear outcome. Wording from test/fixtures/
 // nvidia-smi/messages.md: "not supported" can end in "All done." with exit 0, so the text decides, not the code.
 import type { ClockRange, GpuOperation } from '../../shared/gpuSettings.js';
 import { classifyNvidiaSmiMessages, NVIDIA_SMI_EXIT } from '../telemetry/nvidiaSmi/index.js';

@@ -1,4 +1,4 @@
-// nvidia-smi's answers to control commands, as published (shared/fixtures/nvidia-smi/messages.md).
+// nvidia-smi's answers to control commands, as published (test/fixtures/nvidia-smi/messages.md).
 import { describe, expect, it } from 'vitest';
 import { interpretControlAnswer } from '../../../electron/core/gpu-control/answers.js';
 import type { GpuOperation } from '../../../electron/shared/gpuSettings.js';

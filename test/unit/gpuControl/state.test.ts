@@ -4,10 +4,10 @@ import { restoreOperation } from '../../../electron/core/gpu-control/gpuControl.
 import { checkAgainstState, gpuProfiles, stateFromInfo } from '../../../electron/core/gpu-control/state.js';
 import type { StoredJournalEntry } from '../../../electron/core/store/gpuJournalStore.js';
 import { parseNvidiaSmiXml } from '../../../electron/core/telemetry/nvidiaSmi/index.js';
-import { readSharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture } from '../../helpers/fixtures.js';
 
 function stateOf(capture: string, index = 0) {
-  const parsed = parseNvidiaSmiXml(readSharedFixture('nvidia-smi', capture));
+  const parsed = parseNvidiaSmiXml(readCapturedFixture('nvidia-smi', capture));
   if (!parsed.ok) throw new Error(parsed.error);
   return stateFromInfo(parsed.card.gpus[index]!, String(index), { clocks: null, memoryClocks: null });
 }

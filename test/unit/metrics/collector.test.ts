@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSeries } from '../../../electron/core/ingest/series.js';
 import { buildMixedLog } from '../../../electron/core/metrics/parsers/benchmarkSupport.js';
-import { sharedTrainingLogs } from '../../helpers/fixtures.js';
+import { capturedTrainingLogs } from '../../helpers/fixtures.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
@@ -146,8 +146,8 @@ describe("an import's bar redraws: the last one at each step", () => {
   });
 });
 
-describe("an import's last redraw per step on the shared training logs and the benchmark's mixed log", () => {
-  const logs = sharedTrainingLogs();
+describe("an import's last redraw per step on the captured training logs and the benchmark's mixed log", () => {
+  const logs = capturedTrainingLogs();
   logs.push(['mixed log', buildMixedLog(0.25)], ['mixed log, prefixed', buildMixedLog(0.25, { prefixed: true })]);
 
   it.each(logs)('%s: the same summary and chart series as with every redraw', (_name, text) => {

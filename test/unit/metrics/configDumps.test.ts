@@ -1,7 +1,7 @@
 // Configuration printed before training is not metrics: no parser, alone or together, turns it into records.
 import { describe, expect, it } from 'vitest';
 import { allParsers, createGenericParser, parseLines, parseLogText } from '../../../electron/core/metrics/parsers/index.js';
-import { readSharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture } from '../../helpers/fixtures.js';
 
 /** Dumps in the shapes these tools print (written for this test, after their formats). */
 const DUMPS: Readonly<Record<string, string>> = {
@@ -32,7 +32,7 @@ const DUMPS: Readonly<Record<string, string>> = {
 
 /** The lines before the first metric line of real logs: llm.c's parameter table and setup, HF's parameter count. */
 function setupLines(fixture: string, beforeLine: string): string {
-  const log = readSharedFixture('training-logs', fixture);
+  const log = readCapturedFixture('training-logs', fixture);
   return log.slice(0, log.indexOf(beforeLine));
 }
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allParsers, forEachRecord, parseLogText, type MetricRecord } from '../../../electron/core/metrics/parsers/index.js';
 import { LinePrefixReader } from '../../../electron/core/metrics/parsers/linePrefix.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 import { REPO_ROOT } from '../../helpers/tempCore.js';
 
 interface ExpectedRecord {
@@ -90,13 +90,13 @@ describe('plain and prefixed formats (test/fixtures/plain-logs)', () => {
   });
 });
 
-/** Every line of the shared real logs and of the cases above: what the prefixes go in front of. */
+/** Every line of the captured real logs and of the cases above: what the prefixes go in front of. */
 const LINES: string[] = [
   ...CASES.flatMap((format) => format.lines),
   ...fs
-    .readdirSync(sharedFixture('training-logs'))
+    .readdirSync(capturedFixture('training-logs'))
     .filter((name) => name.endsWith('.log'))
-    .flatMap((name) => readSharedFixture('training-logs', name).split(/\r\n|\r|\n/u))
+    .flatMap((name) => readCapturedFixture('training-logs', name).split(/\r\n|\r|\n/u))
     .filter((line) => line.trim().length > 0),
 ];
 
@@ -157,9 +157,9 @@ describe('a prefix never changes what a line gives', () => {
 
 describe('every shared real log, with a prefix on every line, gives what it gives bare', () => {
   const logs = fs
-    .readdirSync(sharedFixture('training-logs'))
+    .readdirSync(capturedFixture('training-logs'))
     .filter((name) => name.endsWith('.log'))
-    .map((name) => [name, readSharedFixture('training-logs', name)] as const);
+    .map((name) => [name, readCapturedFixture('training-logs', name)] as const);
   // A job runner stamps each line it receives, that is each `\n`; a bar's `\r` redraws inside it are not stamped.
   const stampEveryLine = (text: string, prefix: string): string => text.replace(/^/gmu, prefix);
   const REAL_PREFIXES = ['2024-05-02T13:45:01.123456Z ', '[rank0]: ', '2024-05-02 13:45:01,123 - INFO - train - ', 'May  2 13:45:01 gpu-node python3[4242]: '];

@@ -6,7 +6,7 @@ import { MetricsCollector } from '../../../electron/core/metrics/collector.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 import { splitSteadyState, type TimedPoint } from '../../../electron/core/metrics/steadyState.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
-import { readSharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture } from '../../helpers/fixtures.js';
 
 function toPoints(stepTimes: readonly number[]): TimedPoint[] {
   let t = 0;
@@ -143,7 +143,7 @@ describe('real logs: the step time agrees with a hand count within 1 %', () => {
   for (const { log, firstIsStartUp, warmupSteps } of HAND_COUNTS) {
     it(log, () => {
       const collector = new MetricsCollector({ metricRegex: '' });
-      const text = readSharedFixture('training-logs', log);
+      const text = readCapturedFixture('training-logs', log);
       const samples = [...collector.push(text, 0), ...collector.end(0)];
       const evalSteps = new Set(samples.filter((s) => s.kind === 'eval' && s.step !== null).map((s) => s.step));
       const printed = samples.filter((s) => s.kind === 'train' && s.name === 'step_time_ms' && s.step !== null);

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DETECTION_HOLD_MS, LogTextParser, parseLogText, type ParsedLog } from '../../../electron/core/metrics/parsers/index.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
 const LOGS = fs
-  .readdirSync(sharedFixture('training-logs'))
+  .readdirSync(capturedFixture('training-logs'))
   .filter((name) => name.endsWith('.log'))
   .sort()
-  .map((name) => [name, readSharedFixture('training-logs', name)] as const);
+  .map((name) => [name, readCapturedFixture('training-logs', name)] as const);
 
 /** Feeds the text in pieces of the given sizes (cycled); piece i arrives at `timeOf(i)`. */
 function parseInPieces(text: string, sizes: readonly number[], timeOf = (_piece: number): number => 0): ParsedLog & { times: number[] } {

@@ -1,9 +1,9 @@
-// Every real training log in the shared fixtures yields the facts its `.expected.json` lists, under our canonical names.
+// Every real training log in test/fixtures/training-logs yields the facts its `.expected.json` lists, under our canonical names.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseLogText, type MetricRecord, type MetricRecordKind } from '../../../electron/core/metrics/parsers/index.js';
 import { parseClockSeconds } from '../../../electron/core/metrics/text/numbers.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
 type ParsedRecord = MetricRecord & { line: number };
 type Facts = Record<string, unknown>;
@@ -243,7 +243,7 @@ function unmetFacts(located: readonly ParsedRecord[], checks: readonly Check[]):
     .map((c) => `${c.field}=${String(c.fact)} (as ${c.mapping.name}: ${String(merged[c.mapping.name])})`);
 }
 
-const DIR = sharedFixture('training-logs');
+const DIR = capturedFixture('training-logs');
 const FIXTURES = fs
   .readdirSync(DIR)
   .filter((name) => name.endsWith('.log'))
@@ -251,8 +251,8 @@ const FIXTURES = fs
   .sort();
 
 function load(fixture: string): { facts: Facts; parsed: ReturnType<typeof parseLogText> } {
-  const facts = JSON.parse(readSharedFixture('training-logs', `${fixture}.expected.json`)) as Facts;
-  return { facts, parsed: parseLogText(readSharedFixture('training-logs', `${fixture}.log`)) };
+  const facts = JSON.parse(readCapturedFixture('training-logs', `${fixture}.expected.json`)) as Facts;
+  return { facts, parsed: parseLogText(readCapturedFixture('training-logs', `${fixture}.log`)) };
 }
 
 function samplesOf(value: unknown): Facts[] {

@@ -1,4 +1,4 @@
-// CSV rows of --query-gpu: every shared capture parses in its header's field order, "no value"
+// CSV rows of --query-gpu: every captured file parses in its header's field order, "no value"
 // spellings become null (never zero), quoting and spacing follow CSV rules, and no input throws.
 import fs from 'node:fs';
 import fc from 'fast-check';
@@ -7,15 +7,15 @@ import { parseCsvTable, parseQueryGpuLine, splitCsvLine, type GpuSample } from '
 import { fieldsFromQuery, resolveFields, SAMPLE_FIELD_KEYS } from '../../../electron/core/telemetry/nvidiaSmi/fields.js';
 import { classifyNvidiaSmiMessage, classifyNvidiaSmiMessages } from '../../../electron/core/telemetry/nvidiaSmi/messages.js';
 import { parseMask, parseNumber, unavailableReason } from '../../../electron/core/telemetry/nvidiaSmi/values.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
 const csvCaptures = fs
-  .readdirSync(sharedFixture('nvidia-smi'))
+  .readdirSync(capturedFixture('nvidia-smi'))
   .filter((f) => /\.query-gpu.*\.csv$/u.test(f))
   .sort();
 
 function parseCapture(file: string): GpuSample[] {
-  const table = parseCsvTable(readSharedFixture('nvidia-smi', file));
+  const table = parseCsvTable(readCapturedFixture('nvidia-smi', file));
   const fields = fieldsFromQuery(table.columns);
   return table.lines.map((line) => {
     const result = parseQueryGpuLine(line, fields);
@@ -137,7 +137,7 @@ describe('parseQueryGpuLine', () => {
   });
 
   it('never throws, whatever the line', () => {
-    const resolved = resolveFields(readSharedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
+    const resolved = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
     const pieces = fc.constantFrom('0', '1', ', ', ',', '"', '""', '[N/A]', '[GPU is lost]', 'N/A', '12.5 W', '0x1F', 'P2', 'Enabled', ' ', '\r', 'GPU-1', '😀', '\u0000', 'MiB');
     const line = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(pieces, { maxLength: 60 }).map((a) => a.join('')));
     fc.assert(
@@ -158,7 +158,7 @@ describe('parseQueryGpuLine', () => {
   });
 
   it('round-trips random numeric rows', () => {
-    const resolved = resolveFields(readSharedFixture('nvidia-smi', 'help-query-gpu.590.48.01.txt'));
+    const resolved = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.590.48.01.txt'));
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 100_000 }), { minLength: resolved.query.length, maxLength: resolved.query.length }), (values) => {
         const r = parseQueryGpuLine(values.join(', '), resolved);

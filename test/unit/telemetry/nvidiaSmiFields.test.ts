@@ -13,10 +13,10 @@ import {
   resolveFields,
   type GpuFieldKey,
 } from '../../../electron/core/telemetry/nvidiaSmi/fields.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
 const helpCaptures = fs
-  .readdirSync(sharedFixture('nvidia-smi'))
+  .readdirSync(capturedFixture('nvidia-smi'))
   .filter((f) => f.startsWith('help-query-gpu.'))
   .sort();
 
@@ -46,7 +46,7 @@ describe('help captures', () => {
   });
 
   it.each(helpCaptures)('%s lists its fields, each once, with aliases', (file) => {
-    const fields = parseHelpQueryGpu(readSharedFixture('nvidia-smi', file));
+    const fields = parseHelpQueryGpu(readCapturedFixture('nvidia-smi', file));
     expect(fields.length).toBeGreaterThan(100);
     const names = fields.map((f) => f.name);
     expect(new Set(names).size).toBe(names.length);
@@ -60,7 +60,7 @@ describe('help captures', () => {
   });
 
   it.each(helpCaptures)('%s resolves every sample field but the energy counter', (file) => {
-    const resolved = resolveFields(readSharedFixture('nvidia-smi', file));
+    const resolved = resolveFields(readCapturedFixture('nvidia-smi', file));
     const expected = EXPECTED[file];
     expect(expected, `add ${file} to EXPECTED`).toBeDefined();
     expect([...resolved.missing].sort()).toEqual([...expected!.missing].sort());
@@ -68,7 +68,7 @@ describe('help captures', () => {
       if (key !== 'missing') expect(resolved.nameOf[key as GpuFieldKey]).toBe(name);
     }
     // Every chosen name is one the help lists (as a field or alias).
-    const listed = new Set(parseHelpQueryGpu(readSharedFixture('nvidia-smi', file)).flatMap((f) => [f.name, ...f.aliases]));
+    const listed = new Set(parseHelpQueryGpu(readCapturedFixture('nvidia-smi', file)).flatMap((f) => [f.name, ...f.aliases]));
     for (const name of resolved.query) expect(listed.has(name)).toBe(true);
     expect(resolved.query.length).toBe(new Set(resolved.query).size);
     expect(resolved.query[0]).toBe('index');
@@ -76,17 +76,17 @@ describe('help captures', () => {
   });
 
   it('resolves the info fields too, preferring kmd_version once the driver has it', () => {
-    const newer = resolveFields(readSharedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'), INFO_FIELD_KEYS);
+    const newer = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'), INFO_FIELD_KEYS);
     expect(newer.nameOf.driverVersion).toBe('kmd_version');
     expect(newer.missing).toEqual([]);
-    const older = resolveFields(readSharedFixture('nvidia-smi', 'help-query-gpu.590.48.01.txt'), INFO_FIELD_KEYS);
+    const older = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.590.48.01.txt'), INFO_FIELD_KEYS);
     expect(older.nameOf.driverVersion).toBe('driver_version');
-    const oldest = resolveFields(readSharedFixture('nvidia-smi', 'help-query-gpu.netdata-2022.txt'), INFO_FIELD_KEYS);
+    const oldest = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.netdata-2022.txt'), INFO_FIELD_KEYS);
     expect(oldest.nameOf.throttleReasonsSupported).toBe('clocks_throttle_reasons.supported');
   });
 
   it('reads the deprecation notes of the 595+ help', () => {
-    const fields = parseHelpQueryGpu(readSharedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
+    const fields = parseHelpQueryGpu(readCapturedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
     const deprecated = fields.filter((f) => f.deprecated).map((f) => f.name);
     expect(deprecated).toEqual(expect.arrayContaining(['driver_version', 'pcie.link.gen.current', 'display_mode']));
     expect(deprecated).not.toContain('compute_mode');

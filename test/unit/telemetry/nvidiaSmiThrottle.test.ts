@@ -14,7 +14,7 @@ import {
   unknownThrottleBits,
 } from '../../../electron/core/telemetry/nvidiaSmi/throttle.js';
 import { parseFlag, parseMask } from '../../../electron/core/telemetry/nvidiaSmi/values.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
 describe('throttle reasons', () => {
   it('has the nvml.h bits', () => {
@@ -57,12 +57,12 @@ describe('throttle reasons', () => {
   });
 
   const csvCaptures = fs
-    .readdirSync(sharedFixture('nvidia-smi'))
+    .readdirSync(capturedFixture('nvidia-smi'))
     .filter((f) => /\.query-gpu.*\.csv$/u.test(f))
-    .filter((f) => readSharedFixture('nvidia-smi', f).includes('reasons.active'));
+    .filter((f) => readCapturedFixture('nvidia-smi', f).includes('reasons.active'));
 
   it.each(csvCaptures)('%s: the active mask decodes to the reasons printed as Active', (file) => {
-    const table = parseCsvTable(readSharedFixture('nvidia-smi', file));
+    const table = parseCsvTable(readCapturedFixture('nvidia-smi', file));
     const cells = splitCsvLine(table.lines[0]!);
     const cell = (name: string) => cells[table.columns.indexOf(name)]!;
     const activeName = table.columns.find((c) => /^clocks_(event|throttle)_reasons\.active$/u.test(c))!;

@@ -7,9 +7,9 @@ import { supportedGraphicsClocks, type GpuInfo } from '../../../electron/core/te
 import { parseComputeApps } from '../../../electron/core/telemetry/nvidiaSmi/computeApps.js';
 import { parseNvidiaSmiXml } from '../../../electron/core/telemetry/nvidiaSmi/xml.js';
 import { decodeEntities, parseXml, textAt } from '../../../electron/core/telemetry/nvidiaSmi/xmlParser.js';
-import { readSharedFixture, sharedFixture } from '../../helpers/fixtures.js';
+import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js';
 
-const captures = fs.readdirSync(sharedFixture('nvidia-smi')).sort();
+const captures = fs.readdirSync(capturedFixture('nvidia-smi')).sort();
 const xmlCaptures = captures.filter((f) => f.endsWith('.q.xml'));
 
 type Expect = { driver: string; cuda: string; gpus: number } & { gpu0: Partial<Omit<GpuInfo, 'power' | 'pcie'>> & { power?: Partial<GpuInfo['power']>; pcie?: Partial<GpuInfo['pcie']> } };
@@ -61,7 +61,7 @@ describe('-q -x captures', () => {
   it('finds them', () => expect(xmlCaptures.length).toBeGreaterThanOrEqual(13));
 
   it.each(xmlCaptures)('%s gives a card', (file) => {
-    const result = parseNvidiaSmiXml(readSharedFixture('nvidia-smi', file));
+    const result = parseNvidiaSmiXml(readCapturedFixture('nvidia-smi', file));
     if (!result.ok) throw new Error(result.error);
     const { card } = result;
     const expected = EXPECTED[file];
@@ -77,7 +77,7 @@ describe('-q -x captures', () => {
   });
 
   it('reads supported clocks, and N/A as none', () => {
-    const rtx = parseNvidiaSmiXml(readSharedFixture('nvidia-smi', 'rtx-4090.535.86.05.q.xml'));
+    const rtx = parseNvidiaSmiXml(readCapturedFixture('nvidia-smi', 'rtx-4090.535.86.05.q.xml'));
     const gpu = rtx.ok ? rtx.card.gpus[0]! : null;
     expect(gpu!.supportedClocks!.map((m) => m.memMHz)).toEqual([10501, 10251, 5001, 810, 405]);
     expect(gpu!.supportedClocks![0]!.graphicsMHz[0]).toBe(3120);
@@ -86,7 +86,7 @@ describe('-q -x captures', () => {
   });
 
   it('reads Windows processes without memory as null', () => {
-    const win = parseNvidiaSmiXml(readSharedFixture('nvidia-smi', 'rtx-2080-win.516.59.q.xml'));
+    const win = parseNvidiaSmiXml(readCapturedFixture('nvidia-smi', 'rtx-2080-win.516.59.q.xml'));
     const processes = win.ok ? win.card.gpus[0]!.processes : [];
     expect(processes).toHaveLength(26);
     expect(processes.every((p) => p.usedMemoryMiB === null)).toBe(true);
@@ -96,7 +96,7 @@ describe('-q -x captures', () => {
   it('refuses what is not nvidia-smi XML, without throwing', () => {
     expect(parseNvidiaSmiXml('').ok).toBe(false);
     expect(parseNvidiaSmiXml('<html></html>').ok).toBe(false);
-    const truncated = readSharedFixture('nvidia-smi', 'rtx-3080.595.58.03.q.xml').slice(0, 5000);
+    const truncated = readCapturedFixture('nvidia-smi', 'rtx-3080.595.58.03.q.xml').slice(0, 5000);
     expect(parseNvidiaSmiXml(truncated).ok).toBe(false);
     expect(parseNvidiaSmiXml("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.").ok).toBe(false);
   });
@@ -157,7 +157,7 @@ describe('XML reader', () => {
   });
 
   it('never throws on mangled captures', () => {
-    const source = readSharedFixture('nvidia-smi', 'rtx-a5000-x2.590.44.01.q.xml');
+    const source = readCapturedFixture('nvidia-smi', 'rtx-a5000-x2.590.44.01.q.xml');
     fc.assert(
       fc.property(fc.nat({ max: source.length }), fc.nat({ max: 200 }), fc.string({ maxLength: 20 }), (at, cut, insert) => {
         const mangled = source.slice(0, at) + insert + source.slice(at + cut);

@@ -14,7 +14,7 @@ interface FieldSpec {
 
 /**
  * Our canonical keys. Names and aliases are those of the help captures in
- * shared/fixtures/nvidia-smi (driver 2022 "netdata", 590.48.01, 591.86 Windows, 595.71.05, 610.57.04).
+ * test/fixtures/nvidia-smi (driver 2022 "netdata", 590.48.01, 591.86 Windows, 595.71.05, 610.57.04).
  */
 export const GPU_FIELDS = {
   index: { names: ['index'], kind: 'int', group: 'sample' },

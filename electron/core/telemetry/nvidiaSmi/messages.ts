@@ -1,4 +1,4 @@
-// Recognises nvidia-smi's own error and warning lines (wording from shared/fixtures/nvidia-smi/
+// Recognises nvidia-smi's own error and warning lines (wording from test/fixtures/nvidia-smi/
 // messages.md), so a sampler or a GPU control can say what went wrong instead of "exit 9".
 
 /** nvidia-smi's documented return codes (nvidia-smi(1), RETURN VALUE); 2 and 4 also seen in messages.md. */
