@@ -76,9 +76,10 @@ describe("a workload's metric pattern on a live run", () => {
     const input = { name: 'lookaround', description: '', cwd: h.dir, mode: 'argv' as const, command: ['true'], tokensPerStep: '', env: {}, variables: [] };
     // async: a handler may throw as it is called; the faces see a rejection either way.
     const create = async (metricRegex: string) => h.core.handlers['workloads.create']({ ...input, metricRegex }, { subscriberId: null });
-    await expect(create('(?<!eval_)loss=(?<loss>[\\d.]+)')).rejects.toThrow(
-      /metric pattern: this pattern cannot run in linear time.*lookarounds.*match the text around the number instead/u,
+    await expect(create('loss=(?<loss>[\\d.]+)(?! \\(eval\\))')).rejects.toThrow(
+      /metric pattern: this pattern cannot run in linear time.*lookaheads.*match the text around the number instead/u,
     );
+    await expect(create('(?<q>[\'"])loss\\k<q>=(?<loss>[\\d.]+)')).rejects.toThrow(/cannot run in linear time.*Back-references/u);
     await expect(create('(?<w>\\p{L}+)=(?<loss>[\\d.]+)')).rejects.toThrow(
       /\\p\{…\} and \\u\{…\} escapes are not supported/u,
     );

@@ -14,8 +14,8 @@ export class UserRegexError extends Error {
 }
 
 /**
- * V8 can run a pattern in linear time (no backtracking) when it has no back-references, lookarounds or
- * Unicode-mode syntax. With these flags a pattern that starts to backtrack catastrophically, like
+ * V8 can run a pattern in linear time (no backtracking) when it has no back-references, lookaheads or
+ * Unicode-mode syntax (lookbehinds are linear since the V8 of Node 24). With these flags a pattern that starts to backtrack catastrophically, like
  * `(a+)+$` on a line of a's, is handed to that engine after a bounded number of backtracks: one line
  * costs milliseconds instead of minutes, and the output thread that parses a run keeps up. Flags are
  * process-wide (workers included) and set once, before the first person's pattern is compiled.
@@ -52,7 +52,7 @@ export function compileUserRegex(pattern: string): CompiledUserRegex {
   } catch {
     throw new UserRegexError(
       'this pattern cannot run in linear time, and on an unlucky line it could take minutes and stall recording. ' +
-        'Back-references (\\1, \\k<name>), lookarounds ((?=…), (?!…), (?<=…), (?<!…)) and very large counts ({1000,}) are the usual causes: ' +
+        'Back-references (\\1, \\k<name>), lookaheads ((?=…), (?!…)) and very large counts ({1000,}) are the usual causes: ' +
         'match the text around the number instead, e.g. "eval_loss: (?<eval_loss>[\\d.]+)"',
     );
   }
