@@ -2,17 +2,15 @@
 // build from the cache when one is there, so Forge's rebuild check finds them up to date instead of recompiling.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBinaryInstalled, missingRuntimeSentence } from './electronRuntime.mjs';
 import { builtFor, electronBuildKey, NATIVE_MODULES, nodeBuildKey, restoreBuild, stashBuild } from './nativeBuildCache.mjs';
 
 /** Brings every native module to the Electron build where a cached one exists; returns the lines to print. */
 export function prepareNativeModulesForElectron(root) {
   const electron = electronBuildKey(root);
-  if (electron === null) {
-    return {
-      ok: false,
-      lines: ['npm start: the electron package is not installed (a headless install?). `npm run serve` and `npm run cli` need no Electron; for the desktop app run `npm install` without ELECTRON_SKIP_BINARY_DOWNLOAD.'],
-    };
-  }
+  // Checked before anything is rebuilt: without the runtime a rebuild for it is minutes spent for nothing.
+  if (electron === null) return { ok: false, lines: [missingRuntimeSentence('the electron package is missing')] };
+  if (!electronBinaryInstalled(root)) return { ok: false, lines: [missingRuntimeSentence('its binary was not downloaded')] };
   const upToDate = [];
   const restored = [];
   const toRebuild = [];

@@ -25,10 +25,19 @@ function buildInPlace(name: string, contents: string, forgeMeta: string | null):
 
 const addon = (name: string) => fs.readFileSync(path.join(release(name), 'addon.node'), 'utf8');
 
+/** The runtime as electron's install script leaves it: `path.txt` naming the binary under `dist/`. */
+function installRuntime(): void {
+  const electron = path.join(root, 'node_modules', 'electron');
+  fs.mkdirSync(path.join(electron, 'dist'), { recursive: true });
+  fs.writeFileSync(path.join(electron, 'dist', 'electron'), '');
+  fs.writeFileSync(path.join(electron, 'path.txt'), 'electron');
+}
+
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-native-cache-'));
   fs.mkdirSync(path.join(root, 'node_modules', 'electron'), { recursive: true });
   fs.writeFileSync(path.join(root, 'node_modules', 'electron', 'package.json'), JSON.stringify({ name: 'electron', version: ELECTRON_VERSION }));
+  installRuntime();
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -102,6 +111,19 @@ describe('prepareNativeModulesForElectron (before electron-forge start)', () => 
     fs.rmSync(path.join(root, 'node_modules', 'electron'), { recursive: true });
     const { ok, lines } = prepareNativeModulesForElectron(root);
     expect(ok).toBe(false);
-    expect(lines[0]).toMatch(/electron package is not installed.*npm run serve/u);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/desktop runtime is not installed \(the electron package is missing\).*npm run serve.*npm run install-electron/u);
+  });
+
+  it('refuses in one line, before any rebuild, when the package is there but its binary was never downloaded', () => {
+    for (const name of NATIVE_MODULES) buildInPlace(name, `${name} node`, null);
+    fs.rmSync(path.join(root, 'node_modules', 'electron', 'dist'), { recursive: true });
+    const { ok, lines } = prepareNativeModulesForElectron(root);
+    expect(ok).toBe(false);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/its binary was not downloaded.*npm run install-electron/u);
+    // Nothing was stashed for a rebuild that would be for nothing.
+    for (const name of NATIVE_MODULES) expect(addon(name)).toBe(`${name} node`);
+    expect(fs.existsSync(path.join(root, 'node_modules', '.cache'))).toBe(false);
   });
 });
