@@ -3,13 +3,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { assertTorch, skipTorchTests, TORCH_PYTHON } from '../helpers/torch.js';
 import { expect, REPO_ROOT, screenshot, test } from './serverFixture.js';
 
-const TORCH_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
 const SLEEPY = path.join(REPO_ROOT, 'test/fixtures/profiling/sleepy_loader.py');
-const noTorch = spawnSync(TORCH_PYTHON, ['-c', 'import torch'], { timeout: 120_000 }).status !== 0;
 
-test.skip(noTorch, `${TORCH_PYTHON} cannot import torch`);
+test.skip(skipTorchTests('profile.spec.ts'), 'TUNING_BENCH_SKIP_TORCH_TESTS=1 and no PyTorch here');
+test.beforeAll(assertTorch);
 
 test('Profile re-runs a run and shows where its steps go', async ({ page, server }) => {
   test.setTimeout(120_000);

@@ -6,15 +6,13 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { assertTorch, skipTorchTests, TORCH_PYTHON } from '../helpers/torch.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TRAIN = path.join(ROOT, 'resources/workloads/charlm/train.py');
 const HELPER_DIR = path.join(ROOT, 'resources/python');
-/**
- * The Python that trains: Debian's python3-torch lives in the system Python, which need not be the
- * first python3 on PATH. TUNING_BENCH_TORCH_PYTHON names another (a venv's) instead.
- */
-const SYSTEM_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
+/** The Python that trains (test/helpers/torch.ts). */
+const SYSTEM_PYTHON = TORCH_PYTHON;
 /** Any Python 3 for the tests that need no torch. */
 const PYTHON = fs.existsSync(SYSTEM_PYTHON) ? SYSTEM_PYTHON : 'python3';
 
@@ -34,9 +32,11 @@ function probe(python: string, code: string, what: string): string | null {
 }
 
 const noPython = probe(PYTHON, 'import sys; assert sys.version_info >= (3, 8)', 'is not Python 3.8+');
-const noTorch = probe(SYSTEM_PYTHON, 'import torch', 'cannot import torch; install python3-torch to run this test');
-if (noTorch) console.warn(`charlm.test.ts: skipping the training test: ${noTorch}`);
-if (noPython) console.warn(`charlm.test.ts: skipping the Python tests: ${noPython}`);
+const skipTorch = skipTorchTests('charlm.test.ts');
+/** Python itself is a prerequisite (README): without it these tests fail, saying why. */
+function assertPython(): void {
+  if (noPython !== null) throw new Error(`${noPython}: install Python 3.8 or newer`);
+}
 
 interface Finished {
   code: number | null;
@@ -79,9 +79,10 @@ function readLines(file: string): JsonLine[] {
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 describe('charlm: the built-in PyTorch workload', () => {
-  it.skipIf(noTorch !== null)(
-    `trains 30 steps on CPU with bf16 and reports every step on both channels${noTorch ? ` (skipped: ${noTorch})` : ''}`,
+  it.skipIf(skipTorch)(
+    'trains 30 steps on CPU with bf16 and reports every step on both channels',
     async () => {
+      assertTorch();
       const metrics = path.join(dir, 'train.jsonl');
       // No PYTHONPATH: the script finds resources/python by itself.
       const result = await run(SYSTEM_PYTHON, [TRAIN, '--steps', '30', '--amp', 'bf16', '--threads', '2', '--eval-every', '15'], {
@@ -122,9 +123,10 @@ describe('charlm: the built-in PyTorch workload', () => {
     180_000,
   );
 
-  it.skipIf(noPython !== null)(
-    `exits 3 with one clear line naming the Python when torch cannot be imported${noPython ? ` (skipped: ${noPython})` : ''}`,
+  it(
+    'exits 3 with one clear line naming the Python when torch cannot be imported',
     async () => {
+      assertPython();
       // A torch module that fails to import, first on the path: a real ImportError in the real import statement.
       const fakeDir = path.join(dir, 'no-torch');
       fs.mkdirSync(fakeDir, { recursive: true });
@@ -155,7 +157,8 @@ describe('tuning_bench.py: the structured metrics channel', () => {
   const python = (code: string, env: Record<string, string | undefined>) =>
     run(PYTHON, ['-c', code], { PYTHONPATH: HELPER_DIR, ...env });
 
-  it.skipIf(noPython !== null)('does nothing without TUNING_BENCH_METRICS', async () => {
+  it('does nothing without TUNING_BENCH_METRICS', async () => {
+    assertPython();
     const before = fs.readdirSync(dir);
     const result = await python(
       [
@@ -171,7 +174,8 @@ describe('tuning_bench.py: the structured metrics channel', () => {
     expect(fs.readdirSync(dir)).toEqual(before);
   });
 
-  it.skipIf(noPython !== null)('writes one valid JSON object per line, NaN and infinities as strings', async () => {
+  it('writes one valid JSON object per line, NaN and infinities as strings', async () => {
+    assertPython();
     const file = path.join(dir, 'values.jsonl');
     const result = await python(
       [
@@ -197,7 +201,8 @@ describe('tuning_bench.py: the structured metrics channel', () => {
     expect(lines[4]).toEqual({ t: lines[4]!.t, step: null });
   });
 
-  it.skipIf(noPython !== null)('keeps lines whole when threads and a forked process log at once', async () => {
+  it('keeps lines whole when threads and a forked process log at once', async () => {
+    assertPython();
     const file = path.join(dir, 'threads.jsonl');
     const result = await python(
       [
@@ -223,7 +228,8 @@ describe('tuning_bench.py: the structured metrics channel', () => {
     expect(seen.size).toBe(2 * 6 * 400);
   });
 
-  it.skipIf(noPython !== null)('never raises into the loop: a broken path warns once; a removed file is created again', async () => {
+  it('never raises into the loop: a broken path warns once; a removed file is created again', async () => {
+    assertPython();
     const broken = await python(
       ['import tuning_bench as tb', 'for i in range(5): tb.log(step=i, loss=1.0)', 'tb.log_event("done")', 'print("still training")'].join('\n'),
       { TUNING_BENCH_METRICS: path.join(dir, 'missing-dir', 'm.jsonl') },

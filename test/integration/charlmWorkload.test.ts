@@ -1,13 +1,11 @@
 // The built-in charlm workload through the app: the structured channel wins, and a missing PyTorch is said plainly.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempCore, type TempCore } from '../helpers/tempCore.js';
+import { assertTorch, skipTorchTests, TORCH_PYTHON as PYTHON } from '../helpers/torch.js';
 
-const PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON ?? '/usr/bin/python3';
-const hasTorch = spawnSync(PYTHON, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
-if (!hasTorch) console.warn(`charlm workload tests SKIPPED: ${PYTHON} cannot import torch (CI installs python3-torch)`);
+const skipTorch = skipTorchTests('charlmWorkload.test.ts');
 
 let harness: TempCore | null = null;
 afterEach(async () => {
@@ -16,7 +14,8 @@ afterEach(async () => {
 });
 
 describe('the charlm workload', () => {
-  it.skipIf(!hasTorch)('trains through the app, its metrics from the structured channel', async () => {
+  it.skipIf(skipTorch)('trains through the app, its metrics from the structured channel', async () => {
+    assertTorch();
     harness = tempCore();
     const workload = harness.core.store.workloads.getByName('charlm')!;
     const run = harness.core.runner.start({

@@ -1,20 +1,13 @@
 // Step profiles end to end: real PyTorch scripts (unmodified) run with profiling on, read back, compared.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../electron/shared/api.js';
 import type { ProfileComparison, RunProfile } from '../../electron/shared/profile.js';
 import { REPO_ROOT, tempCore, type TempCore } from '../helpers/tempCore.js';
+import { assertTorch, skipTorchTests, TORCH_PYTHON } from '../helpers/torch.js';
 
-/** Debian's python3-torch lives in the system Python (see charlm.test.ts); TUNING_BENCH_TORCH_PYTHON names another. */
-const TORCH_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
 const SLEEPY = path.join(REPO_ROOT, 'test/fixtures/profiling/sleepy_loader.py');
-const noTorch = (() => {
-  const probe = spawnSync(TORCH_PYTHON, ['-c', 'import torch'], { encoding: 'utf8', timeout: 120_000 });
-  return probe.status === 0 ? null : `${TORCH_PYTHON} cannot import torch (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`;
-})();
-if (noTorch) console.warn(`profile.test.ts: skipping the PyTorch profiles: ${noTorch}`);
 
 let harness: TempCore | undefined;
 afterEach(async () => {
@@ -35,7 +28,8 @@ async function profileSleepy(h: TempCore, sleepMs: number, steps = 24): Promise<
   return { run, profile: profile! };
 }
 
-describe.skipIf(noTorch !== null)('profiling an unmodified PyTorch script', () => {
+describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTorch script', () => {
+  beforeAll(assertTorch);
   it('finds the matrix multiplies and the share of each step spent waiting for data', async () => {
     harness = tempCore();
     const sleepMs = 40;

@@ -1,23 +1,21 @@
 // `run --profile` and `profile ID [--json | --format md | --baseline ID | --rerun]` as a user types them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runSchema } from '../../electron/shared/api.js';
 import { profileComparison, runProfile } from '../../electron/shared/profile.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempDir, REPO_ROOT } from '../helpers/tempCore.js';
+import { assertTorch, skipTorchTests, TORCH_PYTHON } from '../helpers/torch.js';
 
-const TORCH_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
 const SLEEPY = path.join(REPO_ROOT, 'test/fixtures/profiling/sleepy_loader.py');
-const noTorch = spawnSync(TORCH_PYTHON, ['-c', 'import torch'], { timeout: 120_000 }).status !== 0;
-if (noTorch) console.warn(`profileCli.test.ts: skipping: ${TORCH_PYTHON} cannot import torch`);
 
 const dir = makeTempDir('tb-profile-cli-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const db = path.join(dir, 'runs.db');
 
-describe.skipIf(noTorch)('the profile commands', () => {
+describe.skipIf(skipTorchTests('profileCli.test.ts'))('the profile commands', () => {
+  beforeAll(assertTorch);
   it('profiles a run, prints it as JSON and as the bottleneck table, and compares it with a re-run of another config', () => {
     const started = runCli(['--db', db, 'run', '--json', '--profile', '--profile-warmup', '4', '--profile-steps', '6', '--',
       TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', '30', '--width', '64'], { cwd: dir });

@@ -3,14 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonSummary } from '../../electron/core/profile/profileFile.js';
 import { makeTempDir, REPO_ROOT } from '../helpers/tempCore.js';
+import { assertTorch, skipTorchTests, TORCH_PYTHON } from '../helpers/torch.js';
 
-const TORCH_PYTHON = process.env.TUNING_BENCH_TORCH_PYTHON || '/usr/bin/python3';
 const HELPER_DIR = path.join(REPO_ROOT, 'resources/python');
-const noTorch = spawnSync(TORCH_PYTHON, ['-c', 'import torch'], { timeout: 120_000 }).status !== 0;
-if (noTorch) console.warn(`profilePython.test.ts: skipping: ${TORCH_PYTHON} cannot import torch`);
 
 const dir = makeTempDir('tb-profile-py-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +35,8 @@ function python(code: string, env: Record<string, string>, pythonPath = HELPER_D
 
 const profileEnv = (outDir: string, warmupSteps = 3, steps = 4) => ({ TUNING_BENCH_PROFILE: JSON.stringify({ outDir, warmupSteps, steps }) });
 
-describe.skipIf(noTorch)('the Python step profiler', () => {
+describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profiler', () => {
+  beforeAll(assertTorch);
   it('takes tuning_bench.step() as the step boundary when a script has no optimizer', () => {
     const out = path.join(dir, 'manual');
     const result = python(MANUAL_STEPS, profileEnv(out));
