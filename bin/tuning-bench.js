@@ -1,11 +1,23 @@
 #!/usr/bin/env node
-// Entry point of the `tuning-bench` command: runs the built CLI (`npm run build`): the bundle in dist/cli, one file
-// to load where the compiled modules in dist/node are about 270 (a quarter of a second before any work, issue 18).
+// Entry point of the `tuning-bench` command: runs the built CLI: the bundle in dist/cli, one file to load where the
+// compiled modules in dist/node are about 270 (a quarter of a second before any work, issue 18). In a checkout that
+// was never built (a fresh clone put on PATH with `npm link`), the first call builds the Node part once.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const bundled = fileURLToPath(new URL('../dist/cli/tuning-bench.js', import.meta.url));
 const compiled = fileURLToPath(new URL('../dist/node/electron/cli/entry.js', import.meta.url));
+const builder = fileURLToPath(new URL('../scripts/buildIfChanged.mjs', import.meta.url));
+if (!existsSync(bundled) && !existsSync(compiled) && existsSync(builder)) {
+  process.stderr.write('tuning-bench: building the CLI once (about 30 s; `npm run build` after a `git pull` builds it again)...\n');
+  try {
+    execFileSync(process.execPath, [builder, 'node'], { stdio: ['ignore', process.stderr, process.stderr] });
+  } catch {
+    process.stderr.write('tuning-bench: the build failed (above); run `npm install` in the project folder, then try again.\n');
+    process.exit(1);
+  }
+}
 const entry = existsSync(bundled) ? bundled : compiled;
 if (!existsSync(entry)) {
   process.stderr.write('tuning-bench: the CLI is not built yet; run `npm run build` in the project folder first.\n');
