@@ -149,6 +149,11 @@ export function buildProgram(): Command {
     return Number(value);
   };
   const collect = (value: string, previous: string[]) => [...previous, value];
+  const fraction = (what: string) => (value: string) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
+    return number;
+  };
 
   const sweep = program
     .command('sweep')
@@ -160,8 +165,11 @@ export function buildProgram(): Command {
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps'))
     .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout'))
-    .option('--no-wait-idle', 'do not wait for an idle, cool GPU before each run')
-    .option('--max-wait <seconds>', 'longest wait for an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
+    .option('--tokens-per-step <expr>', "tokens in one step, from the sweep's variables: '{batch}*{seq_len}' (throughput per token; the script's own statement wins)")
+    .option('--samples-per-step <expr>', "samples in one step, from the sweep's variables: '{batch}' (throughput per sample)")
+    .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
+    .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
+    .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
     .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('a sweep id'))
     .option('--json', 'print the finished sweep as JSON')
     .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
@@ -190,11 +198,6 @@ export function buildProgram(): Command {
       );
     });
 
-  const fraction = (what: string) => (value: string) => {
-    const number = Number(value);
-    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
-    return number;
-  };
   program
     .command('compare')
     .description('runs or sweeps side by side against a baseline, as a table to share')
@@ -209,6 +212,7 @@ export function buildProgram(): Command {
     .option('--gate-rel <fraction>', 'quality gate: and at most this fraction of the baseline worse (off unless given)', fraction('--gate-rel'))
     .option('--no-gate-abs', 'quality gate: no absolute tolerance (use with --gate-rel)')
     .option('--no-gate', 'no quality gate at all')
+    .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
     });

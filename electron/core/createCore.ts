@@ -1,5 +1,6 @@
 // The composition root: builds the engine's services once; the Electron main, the server and the CLI each call it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ApiHandlers, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
@@ -7,7 +8,7 @@ import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
-import { nvidiaSmiReader } from './experiments/fairConditions.js';
+import { nvidiaSmiReader, procHostReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
 import { GitRevisionError, listRevisions, revisionDiff } from './experiments/gitRevisions.js';
 import { CompareService } from './compare/compareService.js';
@@ -226,6 +227,8 @@ export function createCore(options: CoreOptions): EngineCore {
     gpu,
     events,
     reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
+    hostReader: procHostReader(clock),
+    cores: os.cpus().length,
     clock,
     ownerPid: process.pid,
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),

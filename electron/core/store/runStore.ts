@@ -108,6 +108,8 @@ export interface OrphanCandidate {
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
   throughput: { median: null, iqr: null, unit: null, blocks: [] },
+  steadySteps: null,
+  steadyFromMs: null,
   stepTimeMs: { median: null, medianWithOutliers: null },
   finalLoss: null,
   bestLoss: null,
@@ -115,6 +117,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   nanDetected: null,
   lossFell: null,
   warmup: null,
+  slowStretches: [],
   outlierSteps: 0,
   profiledSteps: 0,
   outliers: null,
@@ -122,8 +125,11 @@ export const EMPTY_SUMMARY: RunSummary = {
   hints: [],
   gpu: null,
   host: null,
+  fairness: null,
   tokensPerStep: null,
+  samplesPerStep: null,
   lossCurve: [],
+  evalCurve: [],
   finalMetrics: {},
 };
 
