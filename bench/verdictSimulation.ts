@@ -94,3 +94,82 @@ export function scenarioSeed(scenario: Scenario): number {
 
 /** False faster/slower verdicts of an A/A outcome, as a share. */
 export const falseVerdictRate = (outcome: Outcome) => (outcome.counts.faster + outcome.counts.slower) / outcome.trials;
+
+/** Sweeps per A/A cell: a false-verdict rate of 5 % is then known to about ±1 % (two standard errors). */
+export const AA_TRIALS = 2000;
+/** Sweeps per power cell. */
+export const POWER_TRIALS = 500;
+/** The effects whose power the table reports: a 5 % and a 10 % speedup. */
+export const EFFECTS = [1.05, 1.1] as const;
+/** Step noise of the power cells (it barely matters: a hundred steps' median averages it away). */
+export const POWER_STEP_SD = 0.02;
+
+export interface CalibrationTable {
+  aa: Array<{ scenario: Scenario; trials: number; falseRate: number; sameRate: number }>;
+  power: Array<{ scenario: Scenario; trials: number; power: number; falseSame: number }>;
+  /** Both tables as Markdown, as docs/statistics.md holds them. */
+  markdown: string;
+}
+
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+/** Every cell of the calibration grid and the power grid, each from its own seed. */
+export function calibrationTable(): CalibrationTable {
+  const aa: CalibrationTable['aa'] = [];
+  for (const drift of DRIFTS) {
+    for (const runSd of RUN_SDS) {
+      for (const stepSd of STEP_SDS) {
+        for (const repeats of REPEATS) {
+          const scenario: Scenario = { runSd, stepSd, repeats, drift, effect: 1 };
+          const outcome = runScenario(scenario, AA_TRIALS, scenarioSeed(scenario));
+          aa.push({ scenario, trials: AA_TRIALS, falseRate: falseVerdictRate(outcome), sameRate: outcome.counts.same / outcome.trials });
+        }
+      }
+    }
+  }
+  const power: CalibrationTable['power'] = [];
+  for (const effect of EFFECTS) {
+    for (const runSd of RUN_SDS) {
+      for (const repeats of REPEATS) {
+        const scenario: Scenario = { runSd, stepSd: POWER_STEP_SD, repeats, drift: 'none', effect };
+        const outcome = runScenario(scenario, POWER_TRIALS, scenarioSeed(scenario));
+        power.push({ scenario, trials: POWER_TRIALS, power: outcome.counts.faster / outcome.trials, falseSame: outcome.counts.same / outcome.trials });
+      }
+    }
+  }
+  const aaLines = [
+    `| drift | run sd | step sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`,
+    `| --- | ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const drift of DRIFTS) {
+    for (const runSd of RUN_SDS) {
+      for (const stepSd of STEP_SDS) {
+        const cells = REPEATS.map((n) => aa.find((c) => c.scenario.drift === drift && c.scenario.runSd === runSd && c.scenario.stepSd === stepSd && c.scenario.repeats === n)!);
+        aaLines.push(`| ${drift} | ${runSd * 100} % | ${stepSd * 100} % | ${cells.map((c) => pct(c.falseRate)).join(' | ')} |`);
+      }
+    }
+  }
+  const total = aa.reduce((n, c) => n + c.trials, 0);
+  const falses = aa.reduce((n, c) => n + c.falseRate * c.trials, 0);
+  aaLines.push('', `All ${aa.length} A/A cells together: ${pct(falses / total)} false faster/slower verdicts in ${total.toLocaleString('en-US')} sweeps.`);
+  const powerLines = [
+    `| effect | run sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`,
+    `| ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const effect of EFFECTS) {
+    for (const runSd of RUN_SDS) {
+      const cells = REPEATS.map((n) => power.find((c) => c.scenario.effect === effect && c.scenario.runSd === runSd && c.scenario.repeats === n)!);
+      powerLines.push(`| +${Math.round((effect - 1) * 100)} % | ${runSd * 100} % | ${cells.map((c) => pct(c.power)).join(' | ')} |`);
+    }
+  }
+  const markdown = [
+    `False faster/slower verdicts in A/A sweeps (${AA_TRIALS.toLocaleString('en-US')} sweeps a cell; two configs, n runs each, interleaved):`,
+    '',
+    ...aaLines,
+    '',
+    `Power: the share of sweeps that call a true speedup "faster" (${POWER_TRIALS} sweeps a cell, step sd ${POWER_STEP_SD * 100} %, no drift):`,
+    '',
+    ...powerLines,
+  ].join('\n');
+  return { aa, power, markdown };
+}
