@@ -444,7 +444,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const rows: ComparisonRow[] = groups.map((group) => {
     const isBaseline = group === baselineGroup;
     const counted = speedRuns(group);
-    const pair = isBaseline ? { unit: shared ?? commonUnit(counted).unit, workDiffers: [] } : commonUnit([...counted, ...baseRuns]);
+    const pair = isBaseline ? { unit: shared ?? commonUnit(counted).unit, workDiffers: [] } : commonUnit([...baseRuns, ...counted]);
     const unit = isBaseline ? pair.unit : (shared ?? pair.unit);
     const rateIn = (run: Run) => (unit === null ? null : ratesOf(run)[unit]);
     const values = nums(counted.map(rateIn));
@@ -532,9 +532,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     };
   });
 
-  // Best: the fastest row that is faster than the baseline (by its verdict) and passes the gate with every run ok;
-  // when none is, the baseline stays best.
-  const passes = (r: ComparisonRow) => !options.gate.enabled || r.gate === 'pass';
+  // Best: the fastest row that is faster than the baseline (by its verdict) and does not fail the gate, with every
+  // run ok; when none is, the baseline stays best. (A gate with nothing to compare on either side does not fail.)
+  const passes = (r: ComparisonRow) => r.gate !== 'fail';
   const candidates = rows.filter((r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null);
   const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.speedup.ratio! > b.speedup.ratio! ? r : b), null);
   const baselineRow = rows.find((r) => r.isBaseline)!;
