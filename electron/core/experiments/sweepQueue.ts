@@ -178,6 +178,7 @@ export class SweepQueue {
       throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${request.variable}`);
     }
     this.deps.runner.preview(workload, { ...request.values, [request.variable]: String(request.start) });
+    workPerStep(request, workload, { ...request.values, [request.variable]: String(request.start) });
     const record = this.deps.store.sweeps.insert({
       createdAt: this.deps.clock.now(),
       name: `${workload.name} batch-size finder (${request.variable})`,
@@ -415,8 +416,10 @@ export class SweepQueue {
       const values = { ...request.values, [request.variable]: String(batch) };
       const config: SweepConfig = { index: record.configs.length, name: `${request.variable}=${batch}`, values, changes: [`${request.variable}=${batch}`] };
       this.deps.store.sweeps.setConfigs(id, [...record.configs, config]);
-      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60 };
-      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC);
+      // A probe asks only whether the batch fits in memory: a busy host does not change that, so it waits for the GPU alone.
+      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60, waitForHost: false };
+      const units = workPerStep(request, workload, values);
+      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC, units ? { unitsPerStep: units } : {});
       if (run === null) return 'cancelled';
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
@@ -440,7 +443,7 @@ export class SweepQueue {
     values: Record<string, string>,
     position: SchedulePosition,
     label: string,
-    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number },
+    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number; waitForHost?: boolean },
     idleTempC: number | null,
     placement: { cwdOverride?: string; extraConfig?: Record<string, string>; unitsPerStep?: { tokens: number | null; samples: number | null } } = {},
   ): Promise<Run | null> {
@@ -456,7 +459,7 @@ export class SweepQueue {
     };
     // The host first (without a GPU its checks still apply), then the GPU with what is left of the bound.
     const host: HostWait =
-      limits.waitForIdle && this.deps.hostReader
+      limits.waitForIdle && limits.waitForHost !== false && this.deps.hostReader
         ? await waitForQuietHost({
             read: this.deps.hostReader,
             cores: this.deps.cores,

@@ -142,6 +142,9 @@ export const sweepMethods = {
       start: z.number().int().positive().max(1 << 20).default(1),
       maxSteps: z.number().int().positive().default(20),
       timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
+      /** What one step holds (as in a sweep): each probe records it, so its throughput is per token or per sample. */
+      tokensPerStep: z.string().trim().min(1).max(500).optional(),
+      samplesPerStep: z.string().trim().min(1).max(500).optional(),
     }),
     output: sweep,
   },

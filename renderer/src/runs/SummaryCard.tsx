@@ -102,7 +102,7 @@ export function SummaryCard({ summary, durationMs = null }: { summary: RunSummar
               className="summary-value"
               data-testid="summary-throughput"
               data-value={summary.throughput.median ?? undefined}
-              title="Median over the steady steps ± interquartile range"
+              title="Median over the steady steps, with their interquartile range (IQR)"
             >
               {throughputText(summary)}
             </dd>

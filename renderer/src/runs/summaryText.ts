@@ -13,8 +13,9 @@ export function hasTrainingSummary(summary: RunSummary): boolean {
 export function throughputText(summary: RunSummary): string {
   const { median, iqr, unit } = summary.throughput;
   if (median === null) return '–';
-  const spread = iqr === null ? '' : ` ± ${formatNumber(iqr)}`;
-  return `${formatNumber(median)}${spread} ${unit ?? 'per s'}`;
+  // An interquartile range, said as such: "±" would read as a symmetric error.
+  const spread = iqr === null ? '' : ` (IQR ${formatNumber(iqr)})`;
+  return `${formatNumber(median)} ${unit ?? 'per s'}${spread}`;
 }
 
 export function stepTimeText(summary: RunSummary): string {
