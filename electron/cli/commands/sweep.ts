@@ -96,7 +96,7 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
     if (row) {
       const ratio = row.speedup.ratio;
       speedup = ratio === null ? '-' : `${figure3(ratio)}x${row.speedup.ci95 ? ` (${figure3(row.speedup.ci95.low)}-${figure3(row.speedup.ci95.high)})` : ''}`;
-      verdict = row.speedup.verdict + (row.best ? ' ★' : '') + (row.fairness.length > 0 ? ` ⚠ ${row.fairness.map((f) => f.kind).join(', ')}` : '');
+      verdict = (row.speedup.verdict === 'unknown' ? 'no speedup' : row.speedup.verdict) + (row.best ? ' ★' : '') + (row.fairness.length > 0 ? ` ⚠ ${row.fairness.map((f) => f.kind).join(', ')}` : '');
     } else if (baseline !== null && config.throughputMedian !== null) {
       speedup = `${figure3(config.throughputMedian / baseline)}x`;
     }
