@@ -10,6 +10,9 @@ import { buildSeries } from '../ingest/series.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Clock } from '../clock.js';
 
+/** A request as parsed, δ optional for callers inside the engine (tests, benchmarks): the default then. */
+export type CompareInput = Omit<CompareRequest, 'minEffect'> & { minEffect?: number | undefined };
+
 export class CompareService {
   constructor(
     private readonly store: Store,
@@ -18,7 +21,7 @@ export class CompareService {
   ) {}
 
   /** Sweeps' runs first (config by config, then repeat), then the runs named; each once. */
-  private resolve(request: CompareRequest): { runs: Run[]; sweepNames: Map<string, string>; titles: string[]; commands: string[] } {
+  private resolve(request: CompareInput): { runs: Run[]; sweepNames: Map<string, string>; titles: string[]; commands: string[] } {
     const runs: Run[] = [];
     const seen = new Set<number>();
     const sweepNames = new Map<string, string>();
@@ -62,7 +65,7 @@ export class CompareService {
     return workload ? workload.command.join(' ') : null;
   }
 
-  compare(request: CompareRequest): Comparison {
+  compare(request: CompareInput): Comparison {
     const { runs, sweepNames, commands } = this.resolve(request);
     if (request.baselineRunId !== undefined && !runs.some((r) => r.id === request.baselineRunId)) {
       throw new ApiFailure('invalid_input', `the baseline run ${request.baselineRunId} is not among the runs compared`);
@@ -89,7 +92,7 @@ export class CompareService {
     });
   }
 
-  export(request: CompareRequest, format: ExportFormat): { content: string; filename: string; mimeType: string } {
+  export(request: CompareInput, format: ExportFormat): { content: string; filename: string; mimeType: string } {
     const { runs, titles } = this.resolve(request);
     const comparison = this.compare(request);
     const exporter = EXPORTERS[format];
