@@ -376,7 +376,7 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
             </select>
           </label>
           <label className="field">
-            <span className="label">=</span>
+            <span className="label">Expression</span>
             <input
               data-testid="sweep-work-expression"
               className="mono"
