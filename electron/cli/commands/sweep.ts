@@ -8,6 +8,7 @@ import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { parseAssignments } from './run.js';
+import { stepChoicesFrom } from './steps.js';
 
 export interface SweepCommandOptions extends GpuCliOptions {
   workload?: string;
@@ -30,6 +31,8 @@ export interface SweepCommandOptions extends GpuCliOptions {
   tokensPerStep?: string;
   samplesPerStep?: string;
   minEffect?: number;
+  warmupSteps?: string;
+  excludeSteps?: string;
 }
 
 /** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] } */
@@ -181,6 +184,7 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
       ...(options.tokensPerStep === undefined ? {} : { tokensPerStep: options.tokensPerStep }),
       ...(options.samplesPerStep === undefined ? {} : { samplesPerStep: options.samplesPerStep }),
       ...(options.minEffect === undefined ? {} : { minEffect: options.minEffect }),
+      ...(stepChoicesFrom(options) === undefined ? {} : { steps: stepChoicesFrom(options) }),
       gpuSettings: runSettingsText(options),
       confirmOtherProcesses: false,
     };

@@ -66,6 +66,8 @@ export interface SweepStartRun {
     extraConfig?: Record<string, string> | undefined;
     /** What one step holds, from the sweep's work expression for this config. */
     unitsPerStep?: { tokens: number | null; samples: number | null } | undefined;
+    /** Warm-up and left-out steps the sweep sets for its runs. */
+    steps?: Run['steps'] | undefined;
   }): Promise<Run>;
 }
 
@@ -398,7 +400,12 @@ export class SweepQueue {
             ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, values).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
             : {};
         const units = workPerStep(request, workload, values);
-        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, { ...placement, ...(units ? { unitsPerStep: units } : {}) });
+        const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
+        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, {
+          ...placement,
+          ...(units ? { unitsPerStep: units } : {}),
+          ...(steps ? { steps } : {}),
+        });
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }
@@ -445,7 +452,7 @@ export class SweepQueue {
     label: string,
     limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number; waitForHost?: boolean },
     idleTempC: number | null,
-    placement: { cwdOverride?: string; extraConfig?: Record<string, string>; unitsPerStep?: { tokens: number | null; samples: number | null } } = {},
+    placement: { cwdOverride?: string; extraConfig?: Record<string, string>; unitsPerStep?: { tokens: number | null; samples: number | null }; steps?: Run['steps'] } = {},
   ): Promise<Run | null> {
     live.current = label;
     live.skipCurrent = false;

@@ -2,6 +2,7 @@
 import { samplesForSummary } from '../metrics/summaryInput.js';
 import type { Run, RunSummary } from '../../shared/api.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
+import { summaryChoices } from '../ingest/stepChoices.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
@@ -74,5 +75,5 @@ export function summarizeInterrupted(store: Store, run: Run): RunSummary | null 
   const samples = samplesForSummary(store.metrics, run.id);
   if (samples.length === 0) return null;
   const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
-  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, stepUnits(run.unitsPerStep, workload, run.config)) };
+  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload) }) };
 }

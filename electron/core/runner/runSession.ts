@@ -15,6 +15,7 @@ import { RunMetrics } from '../metrics/runMetrics.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
+import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
@@ -138,6 +139,7 @@ export class RunSession {
         channelFile: launch.channelFile,
         maxSteps: request.maxSteps ?? null,
         ...stepUnits(request.unitsPerStep ?? null, request.workload, launch.config),
+        choices: summaryChoices(record, request.workload),
         onStepLimit: (step) => this.stopAtStepLimit(step),
         clock: environment.clock,
       },

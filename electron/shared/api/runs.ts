@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
-import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, terminalSize, varName } from './common.js';
+import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
@@ -154,6 +154,8 @@ export const run = z.object({
     .default(null),
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
+  /** Warm-up and left-out steps set by hand for this run, or by its sweep; its workload's apply where it sets none. */
+  steps: stepChoices.extend({ setBy: z.enum(['run', 'sweep']) }).nullable().default(null),
   summary: runSummary,
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
@@ -315,6 +317,8 @@ export const runMethods = {
         unitsPerStep: unitsPerStepInput.optional(),
         /** Profile a window of steady steps of this run (torch.profiler, no change to the script). */
         profile: profileOptions.optional(),
+        /** Warm-up and left-out steps set by hand for this run. */
+        steps: stepChoices.optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -381,6 +385,11 @@ export const runMethods = {
     }),
     output: z.array(reparseResult),
   },
+  /**
+   * Sets a run's warm-up and left-out steps by hand (null warm-up: the automatic rule again) and makes its summary
+   * again from what it stored, without running it again; the summary it had is kept in its history.
+   */
+  'runs.setSteps': { input: stepChoices.extend({ id: runId }), output: run },
   /** The uncommitted changes of the code a run ran (git diff against its commit, untracked files added). */
   'runs.codeDiff': {
     input: z.object({ id: runId }),

@@ -1,7 +1,7 @@
 // Sweeps: plans of configs run one at a time, their progress, and the batch-size finder.
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
-import { LIMITS, MAX_RUN_SECONDS, varName } from './common.js';
+import { LIMITS, MAX_RUN_SECONDS, stepChoices, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 import { DEFAULT_MIN_EFFECT, minEffect } from './compare.js';
 export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
@@ -39,6 +39,8 @@ export const sweepRequest = z.object({
    */
   tokensPerStep: z.string().trim().min(1).max(500).optional(),
   samplesPerStep: z.string().trim().min(1).max(500).optional(),
+  /** Warm-up and left-out steps for every run of the sweep (recorded with each run, set by the sweep). */
+  steps: stepChoices.optional(),
   /** δ of the `same` verdict in the sweep's closing table: an interval inside 1 ± minEffect. */
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
   /** Before each run: wait for a quiet host (others under half a core), no other compute process, low utilisation, and a temperature near idle. */

@@ -287,8 +287,8 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   </span>
                 ))}
               </td>
-              <td className="num" data-testid="row-n" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
-                {row.n}
+              <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
+                <span data-testid="row-n">{row.n}</span>
                 {workPerStepText(row) && <span className="ci" data-testid="row-work">{workPerStepText(row)}</span>}
               </td>
               <td className="num">{figure(row.stepTimeMs)}</td>
