@@ -25,6 +25,7 @@ const workload = (id: number, names: string[]): Workload => ({
   command: ['train'],
   tokensPerStep: '',
   metricRegex: '',
+  steps: null,
   env: {},
   variables: names.map((name) => ({ name, default: name === 'batch' ? '8' : 'x', description: '' })),
   builtin: false,
