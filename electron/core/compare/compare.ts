@@ -543,7 +543,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
 
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
-  if (rows.some((r) => r.fairness.length > 0)) notes.push('Some runs ran on a machine that was not fair (others busy on the CPU or GPU, throttling, clocks under the lock): see the flagged rows, and re-run them on a quiet machine.');
+  if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
   notes.push('Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.');
   return {
     columns,

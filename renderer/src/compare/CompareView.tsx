@@ -125,7 +125,7 @@ function VerdictBadge({ row, minEffect }: { row: ComparisonRow; minEffect: numbe
 /** Work in one step: `16 samples`, `8,192 tokens`. */
 function workPerStepText(row: ComparisonRow): string {
   const { tokens, samples } = row.workPerStep;
-  return [tokens === null ? '' : `${whole(tokens)} tok/step`, samples === null ? '' : `${whole(samples)} samples/step`].filter(Boolean).join(', ');
+  return [tokens === null ? '' : `${whole(tokens)} tokens`, samples === null ? '' : `${whole(samples)} samples`].filter(Boolean).join(', ');
 }
 
 function lossDeltaTitle(row: ComparisonRow, baselineName: string): string {
@@ -143,6 +143,8 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
   const unit = comparisonUnit(rows);
   const baseline = rows.find((row) => row.isBaseline);
   const baselineName = baseline?.name ?? 'the baseline';
+  // Every run ended ok: a column of "ok" says nothing (and costs the table its last column's room).
+  const anyBadExit = rows.some((row) => row.exitClasses.some((exit) => exit !== 'ok'));
   // Two sweeps each have a "baseline": the sweep tells them apart.
   const manySweeps = new Set(rows.map((row) => row.sweepId)).size > 1;
   return (
@@ -182,7 +184,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
               Δ
             </th>
             <th>Gate</th>
-            <th title="How its runs ended, as the engine classified them">Exit</th>
+            {anyBadExit && <th title="How its runs ended, as the engine classified them">Exit</th>}
           </tr>
         </thead>
         <tbody>
@@ -220,18 +222,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     ⚠ {row.differences.length === 1 ? '1 difference' : `${row.differences.length} differences`}
                   </span>
                 )}
-                {row.fairness.map((flag) => (
-                  <span
-                    key={flag.kind}
-                    className="badge row-flag unfair-flag"
-                    data-testid="row-unfair"
-                    data-kind={flag.kind}
-                    tabIndex={0}
-                    title={`Not a fair machine for run${flag.runIds.length === 1 ? '' : 's'} ${flag.runIds.map((id) => `#${id}`).join(', ')}: ${flag.message}. Run ${flag.runIds.length === 1 ? 'it' : 'them'} again on a quiet machine.`}
-                  >
-                    ⚠ {flag.kind}
-                  </span>
-                ))}
+
                 {row.fasterButWorse && (
                   <span className="badge row-flag faster-but-worse" data-testid="row-faster-but-worse" title={`Faster, but ${row.gateReason}`}>
                     faster but worse
@@ -255,7 +246,14 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   {row.config[column] ?? ''}
                 </td>
               ))}
-              <td className="num" data-testid="row-throughput" data-value={row.throughput.median ?? ''} data-unit={row.throughput.unit ?? ''}>
+              <td
+                className="num"
+                data-testid="row-throughput"
+                data-value={row.throughput.median ?? ''}
+                data-unit={row.throughput.unit ?? ''}
+                data-work={workPerStepText(row)}
+                title={workPerStepText(row) ? `One step holds ${workPerStepText(row)}: the throughput is per unit of that work` : undefined}
+              >
                 <span className="figure">
                   {figure(row.throughput.median)}
                   {row.throughput.unit !== unit && row.throughput.unit !== null && row.throughput.median !== null ? ` ${row.throughput.unit}` : ''}
@@ -276,6 +274,18 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
               </td>
               <td>
                 <VerdictBadge row={row} minEffect={comparison.minEffect} />
+                {row.fairness.length > 0 && (
+                  <span
+                    className="unfair-flag"
+                    data-testid="row-unfair"
+                    data-kinds={row.fairness.map((flag) => flag.kind).join(' ')}
+                    tabIndex={0}
+                    title={`Not a fair machine: run it again on a quiet one.\n${row.fairness.map((flag) => `${flag.kind} (run${flag.runIds.length === 1 ? '' : 's'} ${flag.runIds.map((id) => `#${id}`).join(', ')}): ${flag.message}`).join('\n')}`}
+                    aria-label={`Not a fair machine: ${row.fairness.map((flag) => flag.kind).join(', ')}`}
+                  >
+                    ⚠
+                  </span>
+                )}
                 {row.speedup.reason && EXPLAINED.has(row.speedup.verdict) && (
                   <span className="row-reason" data-testid="row-reason">
                     {row.speedup.reason}
@@ -289,7 +299,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
               </td>
               <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
                 <span data-testid="row-n">{row.n}</span>
-                {workPerStepText(row) && <span className="ci" data-testid="row-work">{workPerStepText(row)}</span>}
+
               </td>
               <td className="num">{figure(row.stepTimeMs)}</td>
               <td className="num" data-testid="row-vram">
@@ -315,6 +325,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 </span>
 
               </td>
+{anyBadExit && (
               <td className="exit-col">
                 {row.exitClasses.map((exit) => (
                   <span key={exit} className={`exit-word ${exit === 'ok' ? 'ok' : 'bad'}`}>
@@ -322,6 +333,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   </span>
                 ))}
               </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -336,10 +348,8 @@ function CompareNotes({ comparison }: { comparison: Comparison }) {
   return (
     <div className="compare-notes" data-testid="compare-notes">
       <p>
-        Throughput: the geometric mean of the runs’ steady medians, per token or per sample wherever a step’s work is known; speedup against the
-        baseline with a 95 % t-interval over runs. Verdicts: faster or slower when the interval excludes 1; same when it lies inside 1 ±{' '}
-        {Number((comparison.minEffect * 100).toPrecision(3))} %; inconclusive otherwise (with the runs per side that would decide); with one run on a side, repeat to decide. ★ best: the fastest row that is faster and passes the gate, else the baseline.{' '}
-        <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
+        Geometric means of the runs’ steady medians; speedup with a 95 % t-interval over runs: faster or slower when it excludes 1, same inside 1 ±{' '}
+        {Number((comparison.minEffect * 100).toPrecision(3))} %, else inconclusive. <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
       </p>
       {comparison.notes.map((note) => (
         <p key={note}>{note}</p>
