@@ -386,9 +386,21 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
               onChange={(event) => setFields({ work: { kind: fields.work?.kind ?? 'none', expression: event.target.value } })}
             />
           </label>
+          <label className="field">
+            <span className="label">Warm-up steps</span>
+            <input
+              data-testid="sweep-warmup"
+              inputMode="numeric"
+              placeholder="auto"
+              value={fields.warmupSteps ?? ''}
+              onChange={(event) => setFields({ warmupSteps: event.target.value })}
+              className="narrow"
+            />
+          </label>
           <span className="hint">
             What one step holds, from the variables: <code>{'{batch}'}</code> or <code>{'{batch}*{seq_len}'}</code>. Then throughput is per sample or per token, so
             a bigger batch is judged by the work it does; without it, configs that change the batch get no speedup. A script that prints its tokens per step wins.
+            Warm-up steps: left out of every run's steady statistics (empty: found in each run by the automatic rule).
           </span>
         </div>
 

@@ -32,6 +32,8 @@ export interface SweepFields {
   maxWaitSeconds: string;
   /** What one step holds, as an expression over the variables (`{batch}`, `{batch}*{seq_len}`): per-sample or per-token throughput. */
   work: { kind: 'none' | 'samples' | 'tokens'; expression: string };
+  /** Warm-up steps of every run, set by hand; '' for the automatic rule. */
+  warmupSteps: string;
   finder: { variable: string; start: string; steps: string };
 }
 
@@ -69,6 +71,7 @@ export function initialSweepFields(workload: Workload | null): SweepFields {
     waitForIdle: true,
     maxWaitSeconds: '120',
     work: { kind: 'none', expression: '' },
+    warmupSteps: '',
     finder: { variable: first, start: '', steps: String(FINDER_STEPS_DEFAULT) },
   };
 }
@@ -175,6 +178,8 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
 
   const work = parseWork(fields, workload);
   if (!work.ok) return work;
+  const warmup = (fields.warmupSteps ?? '').trim();
+  if (warmup !== '' && !/^\d+$/u.test(warmup)) return { ok: false, error: 'Warm-up steps: a whole number, or empty for the automatic rule' };
 
   const target = typed ? { command: typed } : { workloadId: workload.id };
   const request: SweepRequestInput = { ...target, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle, ...work.value };
@@ -183,6 +188,7 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
   if (maxSteps.steps !== undefined) request.maxSteps = maxSteps.steps;
   if (timeout.value !== undefined) request.timeoutSeconds = timeout.value;
   if (maxWait.value !== undefined) request.maxWaitSeconds = maxWait.value;
+  if (warmup !== '') request.steps = { warmupSteps: Number(warmup), excludeSteps: [] };
   return { ok: true, value: request };
 }
 
