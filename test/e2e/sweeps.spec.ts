@@ -228,6 +228,10 @@ test.describe('a typed batch sweep, judged per sample', () => {
     await page.getByTestId('sweep-start').click();
     await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    // The sweep's own matrix says the same as the comparison: per sample, faster.
+    await expect(page.getByTestId('verdict-1')).toHaveText(/^faster/u);
+    await expect(page.getByTestId('sweep-config-1').getByTestId('config-throughput')).toContainText('samples/s');
+    await screenshot(page, 'sweep-batch-per-sample');
 
     await page.getByTestId('compare-sweep').click();
     await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
@@ -256,6 +260,10 @@ test.describe('a typed batch sweep, judged per sample', () => {
     await page.getByTestId('sweep-preview').click();
     await page.getByTestId('sweep-start').click();
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    // The matrix shows no 0.33x "slower" either: no speedup, with the reason a hover away.
+    await expect(page.getByTestId('verdict-1')).toHaveText('no speedup');
+    await expect(page.getByTestId('speedup-1')).toHaveAttribute('data-value', '');
+    await expect(page.getByTestId('speedup-1')).toHaveAttribute('title', /batch differs/u);
     await page.getByTestId('compare-sweep').click();
     await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
     const big = page.getByTestId('compare-row-1');
