@@ -41,9 +41,11 @@ export function warmupText(summary: RunSummary): string {
       ? warmup.reason !== ''
         ? `detected automatically: ${warmup.reason}`
         : 'detected automatically'
-      : warmup.rule === 'steps'
-        ? `by the rule of ${steps}`
-        : `by the rule of ${formatSeconds(warmup.seconds)}`;
+      : warmup.reason !== ''
+        ? warmup.reason
+        : warmup.rule === 'steps'
+          ? `by the rule of ${steps}`
+          : `by the rule of ${formatSeconds(warmup.seconds)}`;
   return `excluded ${cost}, ${how}`;
 }
 
