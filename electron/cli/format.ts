@@ -66,7 +66,17 @@ export function formatRunDetails(run: Run): string {
             ? 'detected'
             : 'not stable; first fifth skipped'
           : `by ${summary.warmup.rule}`;
-    lines.push(`  warm-up   ${summary.warmup.steps} steps, ${summary.warmup.seconds.toFixed(2)} s (${how})`);
+    const setBy = summary.warmup.setBy === null ? '' : ` [set by hand for the ${summary.warmup.setBy}]`;
+    lines.push(`  warm-up   ${summary.warmup.steps} step${summary.warmup.steps === 1 ? '' : 's'}, ${summary.warmup.seconds.toFixed(2)} s (${how})${setBy}`);
+  }
+  for (const stretch of summary.slowStretches.slice(0, 5)) {
+    lines.push(`  slow      steps ${stretch.fromStep}-${stretch.toStep}: ${Math.round(stretch.slowerBy * 100)} % slower than the steady median, kept (load or an event, not warm-up)`);
+  }
+  if (summary.host?.otherCpuCoresMean != null) {
+    lines.push(`  host      other processes used ${summary.host.otherCpuCoresMean.toFixed(2)} CPU cores on average${summary.host.cores ? ` (of ${summary.host.cores})` : ''}`);
+  }
+  if (summary.fairness) {
+    lines.push(summary.fairness.ok ? '  fair      yes: quiet host and GPU' : `  fair      NO: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}`);
   }
   if (summary.steps !== null) {
     const leftOut = [
@@ -98,7 +108,8 @@ export function formatRunDetails(run: Run): string {
     lines.push(`  code      ${where}${run.git.dirty ? ` + uncommitted changes (sha256 ${run.git.diffSha256?.slice(0, 12)}, ${run.git.diffBytes} bytes)` : ''} in ${run.git.root}`);
   }
   if (run.unitsPerStep) {
-    lines.push(`  per step  ${run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : `${run.unitsPerStep.samples} samples`} (given with the run)`);
+    const given = [run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : '', run.unitsPerStep.samples !== null ? `${run.unitsPerStep.samples} samples` : ''].filter(Boolean).join(', ');
+    lines.push(`  per step  ${given} (given with the run or its sweep)`);
   }
   return lines.join('\n');
 }

@@ -10,6 +10,7 @@ import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
 import { importCommand, reparseCommand } from './commands/ingest.js';
 import { addWorkload, editWorkload, formatWorkloads, removeWorkload, type WorkloadOptions } from './commands/workloads.js';
+import { stepsCommand, type StepFlags } from './commands/steps.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
 import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
 import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
@@ -118,7 +119,9 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
     .option('--tokens-per-step <n>', 'tokens in one step, so throughput is given in tokens/s', parsePerStep('--tokens-per-step'))
     .option('--samples-per-step <n>', 'samples in one step (the batch size), so throughput is given in samples/s', parsePerStep('--samples-per-step'))
-.option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
+    .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
+    .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
+    .option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
     .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', (value: string) => parseRunId(value))
     .option('--profile-steps <n>', 'steps in the profiled window (default 10)', (value: string) => parseRunId(value))
     .option('--json', 'print the finished run as JSON')
@@ -149,6 +152,11 @@ export function buildProgram(): Command {
     return Number(value);
   };
   const collect = (value: string, previous: string[]) => [...previous, value];
+  const fraction = (what: string) => (value: string) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
+    return number;
+  };
 
   const sweep = program
     .command('sweep')
@@ -160,8 +168,13 @@ export function buildProgram(): Command {
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps'))
     .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout'))
-    .option('--no-wait-idle', 'do not wait for an idle, cool GPU before each run')
-    .option('--max-wait <seconds>', 'longest wait for an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
+    .option('--tokens-per-step <expr>', "tokens in one step, from the sweep's variables: '{batch}*{seq_len}' (throughput per token; the script's own statement wins)")
+    .option('--samples-per-step <expr>', "samples in one step, from the sweep's variables: '{batch}' (throughput per sample)")
+    .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
+    .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
+    .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
+    .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
+    .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
     .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('a sweep id'))
     .option('--json', 'print the finished sweep as JSON')
     .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
@@ -190,11 +203,6 @@ export function buildProgram(): Command {
       );
     });
 
-  const fraction = (what: string) => (value: string) => {
-    const number = Number(value);
-    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
-    return number;
-  };
   program
     .command('compare')
     .description('runs or sweeps side by side against a baseline, as a table to share')
@@ -209,6 +217,7 @@ export function buildProgram(): Command {
     .option('--gate-rel <fraction>', 'quality gate: and at most this fraction of the baseline worse (off unless given)', fraction('--gate-rel'))
     .option('--no-gate-abs', 'quality gate: no absolute tolerance (use with --gate-rel)')
     .option('--no-gate', 'no quality gate at all')
+    .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
     });
@@ -342,7 +351,9 @@ export function buildProgram(): Command {
       .option('--tokens-per-step <expr>', 'tokens in one step, as arithmetic of the variables: "{batch} * {seq_len}"')
       .option('--regex <pattern>', 'its own metric regex with named groups: "step (?<step>\\d+).*loss (?<loss>[\\d.]+)"')
       .option('--env <var=value>', 'an environment variable (repeatable)', collect, [])
-      .option('--var <name=default>', "a {placeholder}'s default value (repeatable)", collect, []);
+      .option('--var <name=default>', "a {placeholder}'s default value (repeatable)", collect, [])
+      .option('--warmup-steps <n>', 'warm-up steps of every run of it, set by hand (auto: the automatic rule)')
+      .option('--exclude-steps <list>', 'steps left out of every run of it: 40,41,90-95');
   const workloads = program
     .command('workloads')
     .description('registered workloads (`synthetic` is always there): list, add, edit, rm')
@@ -378,6 +389,18 @@ export function buildProgram(): Command {
     .action(async (name: string, _options: unknown, command: Command) => {
       const global = globals(command);
       await withCore(global, (core) => removeWorkload(core, name, global.json === true));
+    });
+
+  program
+    .command('steps')
+    .description("a run's warm-up and left-out steps set by hand; its summary made again from what it stored (no re-run)")
+    .argument('<run-id>', 'the run', parseRunId)
+    .option('--warmup-steps <n>', 'warm-up steps (auto: the automatic rule again)')
+    .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95 (an empty list puts them back)')
+    .option('--json', 'print the run as JSON')
+    .action(async (id: number, options: StepFlags, command: Command) => {
+      const global = globals(command);
+      await withCore(global, (core) => stepsCommand(core, id, options, global.json === true));
     });
 
   program

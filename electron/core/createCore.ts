@@ -1,5 +1,6 @@
 // The composition root: builds the engine's services once; the Electron main, the server and the CLI each call it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ApiHandlers, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
@@ -7,7 +8,7 @@ import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
-import { nvidiaSmiReader } from './experiments/fairConditions.js';
+import { nvidiaSmiReader, procHostReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
 import { GitRevisionError, listRevisions, revisionDiff } from './experiments/gitRevisions.js';
 import { CompareService } from './compare/compareService.js';
@@ -16,7 +17,7 @@ import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
 import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
 import { writeRunLog } from './runner/runLog.js';
-import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
+import { numericLines, reparseRun, ReparseRefused, resummarizeRun } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
 import { DEFAULT_GPU_INTERVAL_MS } from './telemetry/nvidiaSmiSampler.js';
@@ -226,6 +227,8 @@ export function createCore(options: CoreOptions): EngineCore {
     gpu,
     events,
     reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
+    hostReader: procHostReader(clock),
+    cores: os.cpus().length,
     clock,
     ownerPid: process.pid,
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
@@ -335,10 +338,11 @@ export function createCore(options: CoreOptions): EngineCore {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile }) => {
+    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps }) => {
       if ((workloadId === undefined) === (command === undefined)) throw new ApiFailure('invalid_input', 'give a workload or a typed command (one of the two)');
       const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
-      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile });
+      const own = steps && (steps.warmupSteps !== null || steps.excludeSteps.length > 0) ? { ...steps, setBy: 'run' as const } : undefined;
+      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own });
     },
     'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
     'profiles.get': ({ runId }) => {
@@ -416,6 +420,18 @@ export function createCore(options: CoreOptions): EngineCore {
         }
       }
       return results;
+    },
+    'runs.setSteps': async ({ id, warmupSteps, excludeSteps }) => {
+      requireRun(id);
+      if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; set its steps once it has ended`);
+      try {
+        const run = await resummarizeRun(store, id, { warmupSteps, excludeSteps }, now());
+        events.emit('runs.onDidChange', run);
+        return run;
+      } catch (error) {
+        if (error instanceof ReparseRefused) throw new ApiFailure('conflict', error.message);
+        throw error;
+      }
     },
     'runs.codeDiff': ({ id }) => {
       const { git } = requireRun(id);

@@ -15,6 +15,7 @@ export function adHocWorkload(command: TypedCommand): Workload {
     command: command.template,
     tokensPerStep: '',
     metricRegex: '',
+    steps: null,
     env: {},
     variables: [...names].map((name) => ({ name, default: '', description: '' })),
     builtin: false,

@@ -71,6 +71,11 @@ test('two commits picked from the list, run with repeats, land on the comparison
   await expect(page.getByTestId('revision-diff-text')).toContainText('time 40.00ms');
   await expect(page.getByTestId('revision-diff-text')).toContainText('time 20.00ms');
   await page.getByTestId('ba-repeats').fill('2');
+  // A shared machine is never a quiet host: no waiting for one here.
+  await page.getByTestId('ba-wait').uncheck();
+  // Each step of the script holds 8 samples on both sides: the comparison reads per sample.
+  await page.getByTestId('ba-work-kind').selectOption('samples');
+  await page.getByTestId('ba-work').fill('8');
   await expect(page.getByTestId('ba-start')).toHaveText('▶ Run before/after (4 runs)');
   await screenshot(page, 'before-after-form');
 
@@ -86,6 +91,7 @@ test('two commits picked from the list, run with repeats, land on the comparison
   await expect(rows.nth(1)).toContainText(`git=${fast.slice(0, 12)}`);
   await expect(rows.nth(1).getByTestId('row-verdict')).toHaveText('faster');
   await expect(rows.nth(1).getByTestId('row-speedup')).toContainText('2');
+  await expect(page.getByTestId('compare-table').locator('thead')).toContainText('Samples/s');
 
   // The change it measured, one click away.
   await page.getByTestId('show-revision-diff').click();

@@ -85,7 +85,7 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await expect(page.getByTestId('compare-row-2').getByTestId('row-verdict')).toHaveText('faster');
   await expect(page.getByTestId('compare-row-2').getByTestId('row-speedup')).toHaveClass(/verdict-text-faster/u);
   for (const row of [1, 3, 4]) {
-    await expect(page.getByTestId(`compare-row-${row}`).getByTestId('row-verdict')).toHaveText(/^(faster|slower|within noise)$/u);
+    await expect(page.getByTestId(`compare-row-${row}`).getByTestId('row-verdict')).toHaveText(/^(faster|slower|same ±2 %|inconclusive)$/u);
   }
   // The baseline is what the others are gated against, not gated itself; the gate is stated.
   await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveText('n/a');
@@ -143,7 +143,7 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()]);
   expect(md.suggestedFilename()).toMatch(/^tuning-bench-comparison-.*\.md$/u);
   const markdown = fs.readFileSync((await md.path())!, 'utf8');
-  expect(markdown).toContain('| Config | Batch | Workers | AMP | Tok/s | Speedup (95 % CI) | Verdict | n | VRAM | Compared | Δ | Gate | Notes |');
+  expect(markdown).toContain('| Config | Batch | Workers | AMP | Tokens/s | Speedup (95 % CI) | Verdict | n | Runs (steady steps, warm-up, left out) | Work / step | Fairness | VRAM | Compared | Δ | Gate | Notes |');
   const ampLine = markdown.split('\n').find((line) => line.startsWith('| +amp=on'));
   expect(ampLine).toBeDefined();
   expect(ampLine).toContain(`| ${tokS} | ${speedup} (`);

@@ -154,6 +154,17 @@ test('a pasted nanoGPT log is imported as a run with its summary and charts', as
   await expect(page.getByTestId('chart-loss')).toHaveAttribute('data-points', '8');
   await expect(page.getByTestId('runs-list').getByTestId('run-row-1')).toContainText('nanogpt sample');
   await screenshot(page, 'import-nanogpt');
+
+  // Warm-up and left-out steps set by hand: the summary is made again from the stored log, and says who set them.
+  await page.getByTestId('run-steps-warmup').fill('15');
+  await page.getByTestId('run-steps-exclude').fill('3o');
+  await expect(page.getByTestId('run-steps-note')).toContainText('neither a step nor a range');
+  await expect(page.getByTestId('run-steps-apply')).toBeDisabled();
+  await page.getByTestId('run-steps-exclude').fill('');
+  await page.getByTestId('run-steps-apply').click();
+  await expect(page.getByTestId('run-steps-note')).toContainText('Summary made again');
+  await expect(page.getByTestId('summary-warmup')).toContainText('set by hand for the run');
+  await screenshot(page, 'run-steps-set-by-hand');
 });
 
 test('an imported log with a NaN loss is flagged; one without metrics says so quietly', async ({ page, server }) => {

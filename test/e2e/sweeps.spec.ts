@@ -58,6 +58,8 @@ test.describe('without a GPU', () => {
     await page.getByTestId('shared-steps').fill('40');
     await page.getByTestId('sweep-plan-ladder').check();
     await page.getByTestId('sweep-repeats').fill('2');
+    // A shared machine is never a quiet host: no waiting for one here.
+    await page.getByTestId('sweep-wait').uncheck();
 
     // Nothing starts before its plan has been seen.
     await expect(page.getByTestId('sweep-start')).toBeDisabled();
@@ -160,6 +162,8 @@ test.describe('a typed command, without a GPU', () => {
     await page.getByTestId('shared-note').fill('a b; echo injected');
     await page.getByTestId('sweep-plan-one-at-a-time').check();
     await page.getByTestId('sweep-repeats').fill('2');
+    // A shared machine is never a quiet host: no waiting for one here.
+    await page.getByTestId('sweep-wait').uncheck();
     await screenshot(page, 'sweep-typed-form');
     await page.getByTestId('sweep-preview').click();
     await expect(page.getByTestId('plan-run-count')).toHaveText('2 configs × 2 repeats = 4 runs');
@@ -196,6 +200,78 @@ test.describe('a typed command, without a GPU', () => {
     await expect(rows.nth(1).getByTestId('row-verdict')).toHaveText('faster');
     await screenshot(page, 'sweep-typed-compare');
     expect(consoleErrors).toEqual([]);
+  });
+});
+
+test.describe('a typed batch sweep, judged per sample', () => {
+  test.use({ serverEnv: NO_GPU });
+
+  test('batch 16 against 64 with samples per step {batch}: samples/s, and batch 64 faster per sample and best', async ({ page, server }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    const consoleErrors = collectConsoleErrors(page);
+    await page.goto(server.url);
+    await page.getByTestId('new-sweep-button').click();
+    await page.getByTestId('sweep-source-typed').check();
+    // The stand-in: 24.75 ms a step at batch 16, 76.25 ms at batch 64 (3.1x slower per step, 1.30x faster per sample).
+    await page.getByTestId('sweep-typed-command').fill('python3 train.py --batch {batch} --steps 40 --run-sd 0.005 --step-sd 0.01');
+    await page.getByTestId('sweep-typed-cwd').fill(path.join(REPO_ROOT, 'test/fixtures/standin'));
+    await expect(page.getByTestId('vary-name-0')).toHaveValue('batch');
+    await page.getByTestId('vary-values-0').fill('16, 64');
+    await page.getByTestId('sweep-repeats').fill('3');
+    await page.getByTestId('sweep-work-kind').selectOption('samples');
+    await expect(page.getByTestId('sweep-work-expression')).toHaveValue('{batch}');
+    // This machine is shared: the runs do not wait for a quiet host here (the flag says it was busy).
+    await page.getByTestId('sweep-wait').uncheck();
+    await screenshot(page, 'sweep-batch-per-sample-form');
+    await page.getByTestId('sweep-preview').click();
+    await expect(page.getByTestId('plan-run-count')).toHaveText('2 configs × 3 repeats = 6 runs');
+    await page.getByTestId('sweep-start').click();
+    await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    // The sweep's own matrix says the same as the comparison: per sample, faster.
+    await expect(page.getByTestId('verdict-1')).toHaveText(/^faster/u);
+    await expect(page.getByTestId('sweep-config-1').getByTestId('config-throughput')).toContainText('samples/s');
+    await screenshot(page, 'sweep-batch-per-sample');
+
+    await page.getByTestId('compare-sweep').click();
+    await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
+    const table = page.getByTestId('compare-table');
+    await expect(table.locator('thead')).toContainText('Samples/s');
+    const big = page.getByTestId('compare-row-1');
+    await expect(big.getByTestId('row-verdict')).toHaveText('faster');
+    await expect(big.getByTestId('row-best')).toBeVisible();
+    await expect(page.getByTestId('compare-row-0').getByTestId('row-best')).toHaveCount(0);
+    expect(Number(await big.getByTestId('row-speedup').getAttribute('data-value'))).toBeCloseTo(1.3, 1);
+    await expect(big.getByTestId('row-throughput')).toHaveAttribute('data-work', '64 samples');
+    await screenshot(page, 'compare-batch-per-sample');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test('without the work per step, batch 64 gets no speedup and the row says what to give', async ({ page, server }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
+    await page.goto(server.url);
+    await page.getByTestId('new-sweep-button').click();
+    await page.getByTestId('sweep-source-typed').check();
+    await page.getByTestId('sweep-typed-command').fill('python3 train.py --batch {batch} --steps 30 --run-sd 0.005 --step-sd 0.01');
+    await page.getByTestId('sweep-typed-cwd').fill(path.join(REPO_ROOT, 'test/fixtures/standin'));
+    await page.getByTestId('vary-values-0').fill('16, 64');
+    await page.getByTestId('sweep-repeats').fill('2');
+    await page.getByTestId('sweep-wait').uncheck();
+    await page.getByTestId('sweep-preview').click();
+    await page.getByTestId('sweep-start').click();
+    await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
+    // The matrix shows no 0.33x "slower" either: no speedup, with the reason a hover away.
+    await expect(page.getByTestId('verdict-1')).toHaveText('no speedup');
+    await expect(page.getByTestId('speedup-1')).toHaveAttribute('data-value', '');
+    await expect(page.getByTestId('speedup-1')).toHaveAttribute('title', /batch differs/u);
+    await page.getByTestId('compare-sweep').click();
+    await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
+    const big = page.getByTestId('compare-row-1');
+    await expect(big.getByTestId('row-verdict')).toHaveText('no speedup');
+    await expect(big.getByTestId('row-reason')).toContainText("batch differs (16 vs 64)");
+    await expect(big.getByTestId('row-reason')).toContainText("--samples-per-step '{batch}'");
+    await expect(page.getByTestId('compare-row-0').getByTestId('row-best')).toBeVisible();
+    await screenshot(page, 'compare-batch-no-work');
   });
 });
 
@@ -298,6 +374,7 @@ test('a sweep whose engine was killed is offered for resumption, and resumed run
     // Runs of a few seconds: long enough to be killed in the middle of the first.
     await page.getByTestId('shared-steps').fill('300');
     await page.getByTestId('sweep-repeats').fill('1');
+    await page.getByTestId('sweep-wait').uncheck();
     await page.getByTestId('sweep-preview').click();
     await page.getByTestId('sweep-start').click();
     await expect(page.getByTestId('sweep-current')).toContainText('config 1 of 2');

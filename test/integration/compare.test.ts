@@ -33,6 +33,7 @@ beforeAll(async () => {
       ],
       plan: 'ladder',
       repeats: 2,
+      waitForIdle: false,
     }),
   );
   sweepId = (await core.sweeps.waitForEnd(started.id)).id;
@@ -45,12 +46,12 @@ afterAll(async () => {
 describe('the seed plan as a Markdown table', () => {
   it("has the shape to paste into an issue, and speedups that match the workload's formula", () => {
     const { content, filename } = temp.core.compare.export(
-      { runIds: [], sweepIds: [sweepId], groupBy: 'config', gate: qualityGate.parse({}) },
+      { runIds: [], sweepIds: [sweepId], groupBy: 'config', gate: qualityGate.parse({}), minEffect: 0.02 },
       'md',
     );
     expect(filename).toMatch(/^tuning-bench-comparison-.*\.md$/u);
     const lines = content.split('\n');
-    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tok/s | Speedup (95 % CI) | Verdict | n | VRAM | Compared | Δ | Gate | Notes |');
+    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tokens/s | Speedup (95 % CI) | Verdict | n | Runs (steady steps, warm-up, left out) | Work / step | Fairness | VRAM | Compared | Δ | Gate | Notes |');
     const rows = lines.filter((l) => /^\| [+b]/u.test(l) && !l.startsWith('| Config')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
     expect(rows.map((r) => r[0]!.replace(' ★', ''))).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
     const base = expectedThroughput(8, 0, false, false);
@@ -94,8 +95,8 @@ describe('the seed plan as a Markdown table', () => {
   }, 60_000);
 
   it('compares runs one by one too, with a chosen baseline', () => {
-    const runs = temp.core.store.runs.forSweep(sweepId);
-    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[5]!.id], sweepIds: [], groupBy: 'run', gate: qualityGate.parse({}) });
+    const runs = temp.core.store.runs.forSweep(sweepId).filter((r) => r.configIndex === 0);
+    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[1]!.id], sweepIds: [], groupBy: 'run', gate: qualityGate.parse({}), minEffect: 0.02 });
     // Two repeats of the baseline config: the same thing measured twice.
     expect(comparison.rows).toHaveLength(2);
     expect(comparison.rows[1]!.speedup.ratio!).toBeGreaterThan(0.97);

@@ -1,4 +1,5 @@
 // Host telemetry beside a run: samples while it runs, the run's processes measured, a summary at the end.
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cpuPercent, readCpuTimes, readMemory } from '../../electron/core/system/procfs.js';
 import { tempCore } from '../helpers/tempCore.js';
@@ -43,5 +44,26 @@ describe('a run with host telemetry', () => {
     expect(samples[0]!.cpuPerCore.length).toBeGreaterThan(0);
     expect(finished.summary.host).toMatchObject({ cpuMean: expect.any(Number), rssPeakMiB: expect.any(Number) });
     expect(finished.summary.host!.rssPeakMiB).toBeGreaterThan(10);
+  });
+});
+
+describe('a run beside a busy CPU', () => {
+  it('says so: others used cores meanwhile, and the run is flagged host-busy', async () => {
+    // Two CPU hogs outside the run's tree (children of the test, not of the run), for longer than the run lasts.
+    const hog = `const e=Date.now()+6000;while(Date.now()<e){}`;
+    const hogs = [spawn(process.execPath, ['-e', hog], { stdio: 'ignore' }), spawn(process.execPath, ['-e', hog], { stdio: 'ignore' })];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const lines = Array.from({ length: 20 }, (_, i) => `sleep 0.1; echo "step ${i + 1}: loss 2.0, time 100.00ms"`).join('; ');
+      const run = harness.core.startCommand({ adHoc: { command: ['/bin/sh', '-c', lines], cwd: harness.dir } });
+      const finished = await harness.core.runner.waitForExit(run.id);
+      // Two spinning hogs on this machine: well over the half core that makes a host busy, however busy it was already.
+      expect(finished.summary.host!.otherCpuCoresMean).toBeGreaterThanOrEqual(0.5);
+      expect(finished.summary.fairness!.ok).toBe(false);
+      expect(finished.summary.fairness!.issues.map((i) => i.kind)).toContain('host-busy');
+      expect(finished.summary.fairness!.issues.find((i) => i.kind === 'host-busy')!.message).toMatch(/other processes used \d+\.\d\d CPU cores/u);
+    } finally {
+      for (const child of hogs) child.kill('SIGKILL');
+    }
   });
 });

@@ -57,6 +57,7 @@ describe("a workload's metric pattern on a live run", () => {
         command: [`for i in 1 2 3; do echo "v=$i$i"; echo "v=${'1'.repeat(40)}!"; done; echo done`],
         tokensPerStep: '',
         metricRegex: '^v=(?<loss>(\\d+)+)$',
+        steps: null,
         env: {},
         variables: [],
       },
@@ -73,7 +74,7 @@ describe("a workload's metric pattern on a live run", () => {
   it('refuses, on save, a pattern only the backtracking engine can run, and says what to write instead', async () => {
     harness = tempCore();
     const h = harness;
-    const input = { name: 'lookaround', description: '', cwd: h.dir, mode: 'argv' as const, command: ['true'], tokensPerStep: '', env: {}, variables: [] };
+    const input = { name: 'lookaround', description: '', cwd: h.dir, mode: 'argv' as const, command: ['true'], tokensPerStep: '', steps: null, env: {}, variables: [] };
     // async: a handler may throw as it is called; the faces see a rejection either way.
     const create = async (metricRegex: string) => h.core.handlers['workloads.create']({ ...input, metricRegex }, { subscriberId: null });
     await expect(create('loss=(?<loss>[\\d.]+)(?! \\(eval\\))')).rejects.toThrow(

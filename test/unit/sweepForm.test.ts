@@ -8,6 +8,7 @@ import {
   parseFinderFields,
   parseSweepFields,
   splitValues,
+  suggestedWork,
   typedCommandOf,
   withFoundValue,
   withTypedCommand,
@@ -25,6 +26,7 @@ const workload = (id: number, names: string[]): Workload => ({
   command: ['train'],
   tokensPerStep: '',
   metricRegex: '',
+  steps: null,
   env: {},
   variables: names.map((name) => ({ name, default: name === 'batch' ? '8' : 'x', description: '' })),
   builtin: false,
@@ -51,6 +53,18 @@ describe('parseSweepFields', () => {
       ok: true,
       value: { workloadId: 1, values: { amp: 'x', steps: '40' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'ladder', repeats: 2, waitForIdle: true, maxWaitSeconds: 120 },
     });
+  });
+
+  it('gives the work per step as an expression of the variables, and warm-up steps for every run', () => {
+    const form = fields({ vary: [{ name: 'batch', values: '16, 64' }], work: { kind: 'samples', expression: '{batch}' }, warmupSteps: '5' });
+    const parsed = parseSweepFields(form, SYNTHETIC);
+    expect(parsed.ok && parsed.value).toMatchObject({ samplesPerStep: '{batch}', steps: { warmupSteps: 5, excludeSteps: [] } });
+    const tokens = parseSweepFields(fields({ vary: [{ name: 'batch', values: '16, 64' }], work: { kind: 'tokens', expression: '{batch} * 256' } }), SYNTHETIC);
+    expect(tokens.ok && tokens.value).toMatchObject({ tokensPerStep: '{batch} * 256' });
+    expect(tokens.ok && 'samplesPerStep' in tokens.value).toBe(false);
+    const unknown = parseSweepFields(fields({ vary: [{ name: 'batch', values: '16, 64' }], work: { kind: 'samples', expression: '{bs}' } }), SYNTHETIC);
+    expect(!unknown.ok && unknown.error).toMatch(/\{bs\} is not a variable/u);
+    expect(suggestedWork(SYNTHETIC)).toBe('{batch}');
   });
 
   it('adds limits, a name, and no wait when unticked', () => {

@@ -4,6 +4,7 @@ import { DEFAULT_TERMINAL } from '../../core/runner/runManager.js';
 import type { Run } from '../../shared/api.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
+import { stepChoicesFrom } from './steps.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { ProfileOptions } from '../../shared/profile.js';
@@ -24,6 +25,8 @@ export interface RunCommandOptions {
   maxSteps?: number;
   tokensPerStep?: number;
   samplesPerStep?: number;
+  warmupSteps?: string;
+  excludeSteps?: string;
   commandArgs: string[];
   json: boolean;
   /** For the run's duration only: journaled, applied before it starts, restored after. */
@@ -59,12 +62,14 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
       ? null
       : { tokens: options.tokensPerStep ?? null, samples: options.samplesPerStep ?? null };
 
+  const choices = stepChoicesFrom(options);
+  const steps = choices ? { ...choices, setBy: 'run' as const } : undefined;
   let run: Run;
   if (options.workload !== undefined) {
     if (options.commandArgs.length > 0) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
     const workload = await workloadNamed(core, options.workload);
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, timeoutSeconds: options.timeout, maxSteps: options.maxSteps, unitsPerStep, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({ workload, values, timeoutSeconds: options.timeout, maxSteps: options.maxSteps, unitsPerStep, steps, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -80,6 +85,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
         timeoutSeconds: options.timeout,
         maxSteps: options.maxSteps,
         unitsPerStep,
+        steps,
         profile: options.profile,
         ...terminal,
         gpuSettings: options.gpuSettings,

@@ -1,13 +1,14 @@
 // `tuning-bench sweep` and `find-batch`: a plan of configs run by the engine's queue, with a progress
 // bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
 import type { Core } from '../../core/createCore.js';
-import type { MethodInput, Sweep } from '../../shared/api.js';
-import { sweepRequest } from '../../shared/api.js';
+import type { Comparison, MethodInput, Sweep } from '../../shared/api.js';
+import { qualityGate, sweepRequest } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { parseAssignments } from './run.js';
+import { stepChoicesFrom } from './steps.js';
 
 export interface SweepCommandOptions extends GpuCliOptions {
   workload?: string;
@@ -27,6 +28,11 @@ export interface SweepCommandOptions extends GpuCliOptions {
   shell?: boolean;
   link?: string[];
   keepWorktrees?: boolean;
+  tokensPerStep?: string;
+  samplesPerStep?: string;
+  minEffect?: number;
+  warmupSteps?: string;
+  excludeSteps?: string;
 }
 
 /** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] } */
@@ -74,22 +80,50 @@ function formatNumber(value: number | null, digits = 1): string {
   return value === null ? '-' : value.toFixed(digits);
 }
 
-export function formatSweepTable(sweep: Sweep): string {
+/** Three significant figures, trailing zeros kept: 1.16, 0.845, 1.50. */
+function figure3(value: number): string {
+  return value.toLocaleString('en-US', { minimumSignificantDigits: 3, maximumSignificantDigits: 3, useGrouping: false });
+}
+
+/** The sweep's matrix; with its comparison, each config's speedup with its 95 % interval and verdict. */
+export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = null): string {
+  const rowOf = (index: number) => comparison?.rows.find((r) => r.configIndex === index && r.sweepId === sweep.id) ?? null;
+  const unit = comparison?.rows.find((r) => r.throughput.unit)?.throughput.unit ?? sweep.configs[0]?.throughputUnit ?? null;
+  const header = ['CONFIG', 'STATUS', 'RUNS', `THROUGHPUT${unit ? ` (${unit})` : ''}`, 'SPEEDUP (95 % CI)', 'VERDICT', 'STEP MS', 'LOSS', 'VRAM MIB'];
   const baseline = sweep.configs[0]?.throughputMedian ?? null;
-  const header = ['CONFIG', 'STATUS', 'RUNS', `THROUGHPUT${sweep.configs[0]?.throughputUnit ? ` (${sweep.configs[0].throughputUnit})` : ''}`, 'SPEEDUP', 'STEP MS', 'LOSS', 'VRAM MIB'];
-  const rows = sweep.configs.map((config) => [
-    config.name,
-    config.status,
-    String(config.runIds.length),
-    formatNumber(config.throughputMedian),
-    baseline !== null && config.throughputMedian !== null ? `${(config.throughputMedian / baseline).toFixed(2)}x` : '-',
-    formatNumber(config.stepTimeMsMedian, 2),
-    formatNumber(config.finalLossMedian, 3),
-    formatNumber(config.vramPeakMiB, 0),
-  ]);
+  const rows = sweep.configs.map((config) => {
+    const row = rowOf(config.index);
+    const throughput = row ? row.throughput.median : config.throughputMedian;
+    let speedup = '-';
+    let verdict = '';
+    if (row) {
+      const ratio = row.speedup.ratio;
+      speedup = ratio === null ? '-' : `${figure3(ratio)}x${row.speedup.ci95 ? ` (${figure3(row.speedup.ci95.low)}-${figure3(row.speedup.ci95.high)})` : ''}`;
+      verdict = (row.speedup.verdict === 'unknown' ? 'no speedup' : row.speedup.verdict) + (row.best ? ' ★' : '') + (row.fairness.length > 0 ? ` ⚠ ${row.fairness.map((f) => f.kind).join(', ')}` : '');
+    } else if (baseline !== null && config.throughputMedian !== null) {
+      speedup = `${figure3(config.throughputMedian / baseline)}x`;
+    }
+    return [
+      config.name,
+      config.status,
+      String(config.runIds.length),
+      throughput === null ? '-' : throughput.toLocaleString('en-US', { maximumSignificantDigits: 4 }),
+      speedup,
+      verdict,
+      formatNumber(config.stepTimeMsMedian, 2),
+      formatNumber(config.finalLossMedian, 3),
+      formatNumber(config.vramPeakMiB, 0),
+    ];
+  });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
   const lines = [`sweep ${sweep.id} (${sweep.name}): ${sweep.status}, ${sweep.plan}, ${sweep.repeats} repeat${sweep.repeats === 1 ? '' : 's'}`, line(header), ...rows.map(line)];
+  // Why a row has no speedup, or what would decide it: the verdict's own words.
+  for (const config of sweep.configs) {
+    const row = rowOf(config.index);
+    if (row && !row.isBaseline && row.speedup.verdict !== 'faster' && row.speedup.verdict !== 'slower' && row.speedup.reason) lines.push(`  ${config.name}: ${row.speedup.reason}`);
+  }
+  if (comparison) lines.push(`Speedup: ratio of geometric means with a 95 % t-interval over runs; "same" inside ±${Number((comparison.minEffect * 100).toPrecision(3))} %. \`tuning-bench compare s${sweep.id}\` for the whole table.`);
   if (sweep.result) lines.push(sweep.result.message);
   if (sweep.error) lines.push(`error: ${sweep.error}`);
   return lines.join('\n');
@@ -128,6 +162,7 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
   } else {
     if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
+    if (options.tokensPerStep !== undefined && options.samplesPerStep !== undefined) throw new UsageError('give --tokens-per-step or --samples-per-step, not both');
     const typed = options.commandArgs ?? [];
     if (typed.length > 0 && options.workload !== undefined) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
     const source =
@@ -146,6 +181,10 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
       timeoutSeconds: options.timeout,
       waitForIdle: options.waitIdle,
       maxWaitSeconds: options.maxWait,
+      ...(options.tokensPerStep === undefined ? {} : { tokensPerStep: options.tokensPerStep }),
+      ...(options.samplesPerStep === undefined ? {} : { samplesPerStep: options.samplesPerStep }),
+      ...(options.minEffect === undefined ? {} : { minEffect: options.minEffect }),
+      ...(stepChoicesFrom(options) === undefined ? {} : { steps: stepChoicesFrom(options) }),
       gpuSettings: runSettingsText(options),
       confirmOtherProcesses: false,
     };
@@ -157,24 +196,42 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     sweep = await withConfirmation(options.yes === true, (confirm) => contractClient(core)['sweeps.start']({ ...input, confirmOtherProcesses: confirm }));
   }
   const ended = await followSweep(core, sweep, options.json);
-  process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
+  const comparison = await sweepComparison(core, ended);
+  process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended, comparison), null, 2)}\n` : `${formatSweepTable(ended, comparison)}\n`);
   if (ended.status === 'failed') process.exitCode = 1;
 }
 
-/** DESIGN's `sweep --json`: each config with `name`, `config`, `runIds` and its pooled `summary`. */
-export function sweepJson(sweep: Sweep): Record<string, unknown> {
+/** The finished sweep compared as `compare` would (its first config the baseline); null when nothing ran. */
+async function sweepComparison(core: Core, sweep: Sweep): Promise<Comparison | null> {
+  if (!sweep.configs.some((c) => c.runIds.length > 0)) return null;
+  const minEffect = typeof sweep.request.minEffect === 'number' ? sweep.request.minEffect : undefined;
+  try {
+    return await contractClient(core)['compare.runs']({ sweepIds: [sweep.id], runIds: [], groupBy: 'config', gate: qualityGate.parse({}), ...(minEffect === undefined ? {} : { minEffect }) });
+  } catch {
+    return null; // no finished run to compare: the matrix alone says what happened
+  }
+}
+
+/** DESIGN's `sweep --json`: each config with `name`, `config`, `runIds`, its pooled `summary` and its verdict against the baseline. */
+export function sweepJson(sweep: Sweep, comparison: Comparison | null = null): Record<string, unknown> {
   return {
     ...sweep,
-    configs: sweep.configs.map((config) => ({
-      ...config,
-      config: config.values,
-      summary: {
-        throughput: { median: config.throughputMedian, unit: config.throughputUnit },
-        stepTimeMs: { median: config.stepTimeMsMedian },
-        finalLoss: config.finalLossMedian,
-        vramPeakMiB: config.vramPeakMiB,
-      },
-    })),
+    configs: sweep.configs.map((config) => {
+      const row = comparison?.rows.find((r) => r.configIndex === config.index && r.sweepId === sweep.id);
+      return {
+        ...config,
+        config: config.values,
+        summary: {
+          throughput: { median: config.throughputMedian, unit: config.throughputUnit },
+          stepTimeMs: { median: config.stepTimeMsMedian },
+          finalLoss: config.finalLossMedian,
+          vramPeakMiB: config.vramPeakMiB,
+        },
+        vs_baseline: row
+          ? { speedup: row.speedup.ratio, speedup_ci95: row.speedup.ci95, verdict: row.speedup.verdict, verdict_reason: row.speedup.reason, n: row.n, unit: row.throughput.unit, best: row.best, fairness: row.fairness }
+          : null,
+      };
+    }),
   };
 }
 

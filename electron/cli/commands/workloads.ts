@@ -4,6 +4,7 @@ import type { Workload, WorkloadInput } from '../../shared/api.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { parseAssignments } from './run.js';
+import { stepChoicesFrom } from './steps.js';
 
 export interface WorkloadOptions {
   cwd?: string;
@@ -13,6 +14,8 @@ export interface WorkloadOptions {
   regex?: string;
   env: string[];
   var: string[];
+  warmupSteps?: string;
+  excludeSteps?: string;
 }
 
 
@@ -21,7 +24,8 @@ export function formatWorkloads(workloads: readonly Workload[]): string {
   return workloads
     .map((w) => {
       const vars = w.variables.map((v) => `${v.name}=${v.default}`).join(' ');
-      const extras = [w.tokensPerStep ? `tokens/step: ${w.tokensPerStep}` : '', w.metricRegex ? `regex: ${w.metricRegex}` : ''].filter(Boolean);
+      const steps = w.steps ? [w.steps.warmupSteps !== null ? `warm-up steps: ${w.steps.warmupSteps}` : '', w.steps.excludeSteps.length > 0 ? `steps left out: ${w.steps.excludeSteps.join(', ')}` : ''] : [];
+      const extras = [w.tokensPerStep ? `tokens/step: ${w.tokensPerStep}` : '', w.metricRegex ? `regex: ${w.metricRegex}` : '', ...steps].filter(Boolean);
       return [`${w.name}${w.builtin ? ' (built-in)' : ''}`, `  ${w.command.join(' ')}`, `  variables: ${vars || 'none'}`, ...extras.map((e) => `  ${e}`)].join('\n');
     })
     .join('\n');
@@ -55,6 +59,7 @@ export async function addWorkload(core: Core, name: string, command: string[], o
     metricRegex: options.regex ?? '',
     env: parseAssignments(options.env),
     variables: variablesOf(template, parseAssignments(options.var)),
+    steps: stepChoicesFrom(options) ?? null,
   };
   const created = await contractClient(core)['workloads.create'](input);
   process.stdout.write(json ? `${JSON.stringify(created, null, 2)}\n` : `registered ${created.name}\n${formatWorkloads([created])}\n`);
@@ -74,6 +79,7 @@ export async function editWorkload(core: Core, name: string, command: string[], 
     metricRegex: options.regex ?? current.metricRegex,
     env: options.env.length > 0 ? parseAssignments(options.env) : current.env,
     variables: variablesOf(template, parseAssignments(options.var), current.variables),
+    steps: stepChoicesFrom(options) ?? current.steps,
   };
   const updated = await contractClient(core)['workloads.update']({ id: current.id, workload: input });
   process.stdout.write(

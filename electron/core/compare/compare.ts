@@ -1,20 +1,40 @@
-// Runs side by side against a baseline: one row per config (repeats pooled) or per run, with a
-// bootstrap verdict on speed, a quality gate on loss, and flags where settings or environments differ.
-import { mean, median } from 'simple-statistics';
+// Runs side by side against a baseline: one row per config (repeats pooled) or per run, with a speed verdict that
+// rests on the variance between runs (verdict.ts), measured per unit of work wherever rows differ in it, a quality
+// gate on loss at equal work, and flags where settings, environments or the machine's fairness differ.
 import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/api.js';
-import { bootstrapMedian, bootstrapRatio } from './bootstrap.js';
+import { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
+import { compareSpeeds, CONFIDENCE } from './verdict.js';
+import { studentTQuantile } from './studentT.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
   /** A run whose row is the baseline; default: the first row. */
   baselineRunId?: number | undefined;
   gate: QualityGate;
+  /** δ of the `same` verdict (default 2 %). */
+  minEffect?: number | undefined;
   now: Date;
+  /** The commands compared as templates, for the header (the service knows the sweeps' and workloads'). */
+  commands?: readonly string[] | undefined;
 }
 
 interface Group {
   key: string;
   runs: Run[];
+}
+
+type Unit = 'tokens/s' | 'samples/s' | 'steps/s';
+const UNITS: readonly Unit[] = ['tokens/s', 'samples/s', 'steps/s'];
+const WORK_NAME: Record<Unit, string> = { 'tokens/s': 'tokens', 'samples/s': 'samples', 'steps/s': 'steps' };
+
+/**
+ * Variables that change how much work one step holds: batch sizes (global, micro), sequence or block length,
+ * gradient accumulation. Rows that differ in one of these cannot be compared in steps/s.
+ */
+const WORK_VARIABLE = /(?:^|_)(?:batch|bs|mbs|gbs|micro|seq|sequence|block|ctx|context|len|length|accum|accumulation|grad_acc|gradient_accumulation)(?:_|$|size|len|steps)/iu;
+
+export function isWorkVariable(name: string): boolean {
+  return WORK_VARIABLE.test(name);
 }
 
 function configKey(run: Run): string {
@@ -36,24 +56,72 @@ function groupRuns(runs: readonly Run[], by: 'config' | 'run'): Group[] {
 }
 
 const nums = (values: ReadonlyArray<number | null | undefined>) => values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-const medianOf = (values: ReadonlyArray<number | null | undefined>) => {
-  const v = nums(values);
-  return v.length === 0 ? null : median(v);
-};
+function medianOf(values: ReadonlyArray<number | null | undefined>): number | null {
+  const v = nums(values).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const mid = v.length >> 1;
+  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
 const meanOf = (values: ReadonlyArray<number | null | undefined>) => {
   const v = nums(values);
-  return v.length === 0 ? null : mean(v);
+  return v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length;
 };
 
-/** Loss at `at` (a step, or tokens when `tokensPerStep` is given) by linear interpolation of the stored curve. */
-function lossAt(run: Run, at: number, by: 'step' | 'tokens'): number | null {
-  const perStep = by === 'tokens' ? run.summary.tokensPerStep : 1;
-  if (perStep === null || perStep <= 0) return null;
-  const curve = run.summary.lossCurve.map(([step, loss]) => [step * perStep, loss] as const);
-  if (curve.length === 0 || at > curve.at(-1)![0]) return null;
-  let previous = curve[0]!;
+/** One run's steady throughput in each unit it can be given in: its own, and others through its work per step. */
+function ratesOf(run: Run): Record<Unit, number | null> {
+  const { median, unit } = run.summary.throughput;
+  const tokens = positive(run.summary.tokensPerStep);
+  const samples = positive(run.summary.samplesPerStep);
+  const rates: Record<Unit, number | null> = { 'tokens/s': null, 'samples/s': null, 'steps/s': null };
+  if (median === null || median <= 0) return rates;
+  if (unit === 'steps/s') rates['steps/s'] = median;
+  else if (unit === 'tokens/s') rates['steps/s'] = tokens === null ? null : median / tokens;
+  else if (unit === 'samples/s') rates['steps/s'] = samples === null ? null : median / samples;
+  const steps = rates['steps/s'];
+  rates['tokens/s'] = unit === 'tokens/s' ? median : steps !== null && tokens !== null ? steps * tokens : null;
+  rates['samples/s'] = unit === 'samples/s' ? median : steps !== null && samples !== null ? steps * samples : null;
+  return rates;
+}
+
+function positive(value: number | null | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
+}
+
+/** Work variables whose values differ between these runs: `batch (16, 64)`. */
+function differingWork(runs: readonly Run[]): Array<{ name: string; values: string[] }> {
+  const names = new Set(runs.flatMap((r) => Object.keys(r.config)));
+  const out: Array<{ name: string; values: string[] }> = [];
+  for (const name of names) {
+    if (!isWorkVariable(name)) continue;
+    const values = [...new Set(runs.map((r) => r.config[name] ?? '-'))];
+    if (values.length > 1) out.push({ name, values });
+  }
+  return out;
+}
+
+/**
+ * The unit a set of runs can all be compared in: per token, else per sample, else per step, but per step only
+ * when every run measured steps (a run that knows its work per step beside one that does not says nothing about
+ * whether their steps are alike) and no variable that changes a step's work differs.
+ */
+function commonUnit(runs: readonly Run[]): { unit: Unit | null; workDiffers: Array<{ name: string; values: string[] }> } {
+  const rates = runs.map(ratesOf);
+  const workDiffers = differingWork(runs);
+  for (const unit of UNITS) {
+    if (!rates.every((r) => r[unit] !== null)) continue;
+    if (unit === 'steps/s' && (workDiffers.length > 0 || runs.some((r) => r.summary.throughput.unit !== 'steps/s'))) return { unit: null, workDiffers };
+    return { unit, workDiffers };
+  }
+  return { unit: null, workDiffers };
+}
+
+/** Loss at `at` units of work (a step, a token, a sample) by linear interpolation of a curve of [step, loss]. */
+function lossAt(curve: ReadonlyArray<readonly [number, number]>, perStep: number, at: number): number | null {
+  const points = curve.map(([step, loss]) => [step * perStep, loss] as const);
+  if (points.length === 0 || at > points.at(-1)![0]) return null;
+  let previous = points[0]!;
   if (at <= previous[0]) return previous[1];
-  for (const point of curve) {
+  for (const point of points) {
     if (point[0] >= at) {
       const span = point[0] - previous[0];
       return span === 0 ? point[1] : previous[1] + ((point[1] - previous[1]) * (at - previous[0])) / span;
@@ -118,35 +186,12 @@ export function describeCode(git: Run['git']): string {
   return git.dirty ? `${commit} + uncommitted ${git.diffSha256?.slice(0, 8) ?? ''}`.trim() : commit;
 }
 
-function rowName(group: Group, columns: readonly string[], by: 'config' | 'run'): string {
-  const first = group.runs[0]!;
-  if (by === 'run') return `run ${first.id}`;
-  const values = columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ');
-  return values || first.workloadName || `run ${first.id}`;
-}
-
 /** Runs whose steps count for speed: finished cleanly, or stopped, timed out or interrupted (partial, from the steps they had). */
 const PARTIAL_STATUSES: ReadonlySet<string> = new Set(['stopped', 'timed_out', 'interrupted']);
 const isPartial = (run: Run) => PARTIAL_STATUSES.has(run.status);
 const countsForSpeed = (run: Run) => (run.exitClass === 'ok' || isPartial(run)) && run.summary.throughput.median !== null;
 
-/** A run's throughput (median and stretch medians) in `unit`, converted through its tokens per step when it must be; null when it cannot be. */
-function throughputIn(run: Run, unit: string): { median: number; blocks: number[] } | null {
-  const own = run.summary.throughput;
-  if (own.median === null) return null;
-  const factor = conversion(own.unit, unit, run.summary.tokensPerStep);
-  return factor === null ? null : { median: own.median * factor, blocks: own.blocks.map((b) => b * factor) };
-}
-
-function conversion(from: string | null, to: string, tokensPerStep: number | null): number | null {
-  if (from === to) return 1;
-  if (tokensPerStep === null || tokensPerStep <= 0) return null;
-  if (from === 'steps/s' && to === 'tokens/s') return tokensPerStep;
-  if (from === 'tokens/s' && to === 'steps/s') return 1 / tokensPerStep;
-  return null;
-}
-
-/** The value one run gives for the gate's metric; `at` is the matched point for the train loss. */
+/** What the quality gate compared: the metric, where, this row's value, the baseline's, and the signed delta. */
 interface Compared {
   metric: string;
   at: string | null;
@@ -155,68 +200,156 @@ interface Compared {
   delta: number;
 }
 
-function reach(group: Group, by: 'step' | 'tokens'): number | null {
+/** The measure of work two groups' losses are matched on: tokens, samples, or steps where a step's work is the same. */
+function workMeasure(group: Group, base: Group): { by: 'tokens' | 'samples' | 'step'; perStep: (run: Run) => number | null } | { by: null; why: string } {
+  const all = [...group.runs, ...base.runs];
+  if (all.every((r) => positive(r.summary.tokensPerStep) !== null)) return { by: 'tokens', perStep: (r) => positive(r.summary.tokensPerStep) };
+  if (all.every((r) => positive(r.summary.samplesPerStep) !== null)) return { by: 'samples', perStep: (r) => positive(r.summary.samplesPerStep) };
+  const work = differingWork(all);
+  if (work.length > 0) {
+    return { by: null, why: `${describeWorkDifference(work)} and the work of a step is not known: losses cannot be compared at equal work (${WORK_HINT})` };
+  }
+  return { by: 'step', perStep: () => 1 };
+}
+
+const WORK_HINT = "give the work per step: --samples-per-step '{batch}' or --tokens-per-step '{batch}*{seq_len}'";
+
+function describeWorkDifference(work: ReadonlyArray<{ name: string; values: string[] }>): string {
+  return work.map((w) => `${w.name} differs (${w.values.join(' vs ')})`).join(', ');
+}
+
+function atText(by: 'tokens' | 'samples' | 'step', at: number): string {
+  return by === 'step' ? `step ${formatCount(at)}` : `${formatCount(at)} ${by}`;
+}
+
+function formatCount(value: number): string {
+  return value.toLocaleString('en-US', { maximumSignificantDigits: Number.isInteger(value) && Math.abs(value) < 1e7 ? 21 : 4 });
+}
+
+/** The largest work both groups reached on a curve: each group's furthest run, then the smaller of the two. */
+function reach(group: Group, curve: (r: Run) => ReadonlyArray<readonly [number, number]>, perStep: (r: Run) => number | null): number | null {
   const ends = group.runs.map((r) => {
-    const last = r.summary.lossCurve.at(-1)?.[0];
-    if (last === undefined) return null;
-    return by === 'tokens' ? last * (r.summary.tokensPerStep ?? 0) : last;
+    const last = curve(r).at(-1)?.[0];
+    const scale = perStep(r);
+    return last === undefined || scale === null ? null : last * scale;
   });
   const usable = nums(ends);
   return usable.length === 0 ? null : Math.max(...usable);
 }
 
-/** Train loss of a row and the baseline at the largest token count (or step) both reached: each pair on its own, so other rows change nothing. */
-function matchedPair(group: Group, base: Group): { at: number; by: 'step' | 'tokens'; own: number; base: number } | null {
-  const tokensKnown = [group, base].every((g) => g.runs.some((r) => r.summary.tokensPerStep !== null && r.summary.lossCurve.length > 0));
-  const by: 'step' | 'tokens' = tokensKnown ? 'tokens' : 'step';
-  const a = reach(group, by);
-  const b = reach(base, by);
+/** Train loss of a row and the baseline at the largest work both reached: each pair on its own, so other rows change nothing. */
+function matchedTrainLoss(group: Group, base: Group): { at: number; by: 'tokens' | 'samples' | 'step'; own: number; base: number } | { why: string } | null {
+  const measure = workMeasure(group, base);
+  if (measure.by === null) return { why: measure.why };
+  const curve = (r: Run) => r.summary.lossCurve;
+  const a = reach(group, curve, measure.perStep);
+  const b = reach(base, curve, measure.perStep);
   if (a === null || b === null) return null;
   const at = Math.min(a, b);
-  const own = medianOf(group.runs.map((r) => lossAt(r, at, by)));
-  const baseLoss = medianOf(base.runs.map((r) => lossAt(r, at, by)));
-  return own === null || baseLoss === null ? null : { at, by, own, base: baseLoss };
+  const lossOf = (g: Group) => medianOf(g.runs.map((r) => {
+    const scale = measure.perStep(r);
+    return scale === null ? null : lossAt(r.summary.lossCurve, scale, at);
+  }));
+  const own = lossOf(group);
+  const baseLoss = lossOf(base);
+  return own === null || baseLoss === null ? null : { at, by: measure.by, own, base: baseLoss };
 }
 
-const atText = (m: { at: number; by: 'step' | 'tokens' }) => (m.by === 'tokens' ? `${Number(m.at.toPrecision(4))} tokens` : `step ${m.at}`);
+/** Evals count as "at comparable work" within this share of each other's work (an eval every N steps rarely lands exactly). */
+const COMPARABLE_WORK = 0.05;
 
-function comparedValue(group: Group, base: Group, gate: CompareOptions['gate']): Compared | null {
-  const pick = (g: Group, name: string) =>
-    medianOf(g.runs.map((r) => (name === 'eval_loss' ? (r.summary.evalLoss ?? r.summary.finalMetrics[name]) : name === 'loss' ? r.summary.finalLoss : r.summary.finalMetrics[name])));
+/**
+ * Eval loss of a row and the baseline at the largest work at which both evaluated (within COMPARABLE_WORK of each
+ * other); each run's eval nearest that work. Runs whose summaries predate the eval curve give their final eval loss,
+ * which is comparable only where a step's work is the same on both sides and both ran as many steps.
+ */
+function matchedEvalLoss(group: Group, base: Group): { compared: Compared } | { why: string } | null {
+  const measure = workMeasure(group, base);
+  if (measure.by === null) return { why: measure.why };
+  const pointsOf = (g: Group) =>
+    g.runs.flatMap((r) => {
+      const scale = measure.perStep(r);
+      if (scale === null) return [];
+      const curve = r.summary.evalCurve.length > 0 ? r.summary.evalCurve : r.summary.evalLoss !== null && r.summary.steps !== null ? [[r.summary.steps, r.summary.evalLoss] as [number, number]] : [];
+      return curve.map(([step, loss]) => ({ run: r.id, work: step * scale, loss }));
+    });
+  const own = pointsOf(group);
+  const other = pointsOf(base);
+  if (own.length === 0 || other.length === 0) return null;
+  const close = (x: number, y: number) => Math.abs(x - y) <= COMPARABLE_WORK * Math.max(x, y);
+  const shared = own.map((p) => p.work).filter((w) => other.some((q) => close(q.work, w)));
+  if (shared.length === 0) {
+    const last = (points: typeof own) => Math.max(...points.map((p) => p.work));
+    return { why: `no eval at comparable work (the last at ${atText(measure.by, last(own))} here, ${atText(measure.by, last(other))} for the baseline)` };
+  }
+  const at = Math.max(...shared);
+  const near = (points: typeof own) => {
+    const byRun = new Map<number, { work: number; loss: number }>();
+    for (const p of points) {
+      if (!close(p.work, at)) continue;
+      const best = byRun.get(p.run);
+      if (!best || Math.abs(p.work - at) < Math.abs(best.work - at)) byRun.set(p.run, p);
+    }
+    return medianOf([...byRun.values()].map((p) => p.loss));
+  };
+  const value = near(own);
+  const baseValue = near(other);
+  if (value === null || baseValue === null) return null;
+  return { compared: { metric: 'eval_loss', at: atText(measure.by, at), value, base: baseValue, delta: value - baseValue } };
+}
+
+function comparedValue(group: Group, base: Group, gate: QualityGate): { compared: Compared | null; note: string | null } {
+  const pick = (g: Group, name: string) => medianOf(g.runs.map((r) => (name === 'loss' ? r.summary.finalLoss : r.summary.finalMetrics[name])));
   const named = (metric: string): Compared | null => {
     const value = pick(group, metric);
     const baseValue = pick(base, metric);
     return value === null || baseValue === null ? null : { metric, at: 'final', value, base: baseValue, delta: value - baseValue };
   };
-  const matchedLoss = (): Compared | null => {
-    const m = matchedPair(group, base);
-    return m === null ? null : { metric: 'loss', at: atText(m), value: m.own, base: m.base, delta: m.own - m.base };
-  };
-  if (gate.metric === 'auto') return named('eval_loss') ?? matchedLoss() ?? named('loss');
-  if (gate.metric === 'loss') return matchedLoss() ?? named('loss');
-  return named(gate.metric);
+  const train = matchedTrainLoss(group, base);
+  const trainCompared = (): Compared | null =>
+    train === null || 'why' in train ? null : { metric: 'loss', at: atText(train.by, train.at), value: train.own, base: train.base, delta: train.own - train.base };
+  const unfair = (result: { why: string } | { compared: Compared } | unknown): string | null =>
+    typeof result === 'object' && result !== null && 'why' in result ? (result as { why: string }).why : null;
+  if (gate.metric === 'auto' || gate.metric === 'eval_loss') {
+    const evalResult = matchedEvalLoss(group, base);
+    if (evalResult !== null && 'compared' in evalResult) return { compared: evalResult.compared, note: null };
+    if (gate.metric === 'eval_loss') return { compared: null, note: unfair(evalResult) };
+    const fallback = trainCompared();
+    const why = unfair(evalResult);
+    if (fallback) return { compared: fallback, note: why === null ? null : `train loss compared: ${why}` };
+    return { compared: null, note: unfair(train) ?? why };
+  }
+  if (gate.metric === 'loss') {
+    const fallback = trainCompared();
+    return fallback ? { compared: fallback, note: null } : { compared: null, note: unfair(train) };
+  }
+  // Another metric (accuracy...) is compared where it ended: said so when the work per step differs.
+  const result = named(gate.metric);
+  const measure = workMeasure(group, base);
+  return { compared: result, note: result !== null && measure.by === null ? `${gate.metric} compared where each ended: ${measure.why}` : null };
 }
 
 /** The gate in words: what is compared and how much worse passes. */
-export function describeGate(gate: CompareOptions['gate']): string {
+export function describeGate(gate: QualityGate): string {
   if (!gate.enabled) return 'no quality gate';
-  const metric = gate.metric === 'auto' ? 'final eval loss (train loss at the matched point where a side has none)' : gate.metric.replace(/_/gu, ' ');
+  const metric = gate.metric === 'auto' ? 'eval loss at equal work (train loss at equal work where there is no eval to match)' : gate.metric.replace(/_/gu, ' ');
   const sign = gate.direction === 'lower' ? '+' : '−';
   const limits = [gate.absolute !== null ? `${sign}${gate.absolute}` : '', gate.relative !== null ? `${sign}${Number((gate.relative * 100).toPrecision(3))} %` : ''].filter(Boolean);
   const within = limits.length === 0 ? 'no worse than the baseline' : `within ${limits.join(' and ')} of the baseline`;
   return `${metric} ${within} (${gate.direction} is better)`;
 }
 
-function judge(compared: Compared | null, nan: boolean, gate: CompareOptions['gate']): { gate: ComparisonRow['gate']; reason: string } {
+function judge(compared: Compared | null, note: string | null, nan: boolean, gate: QualityGate): { gate: ComparisonRow['gate']; reason: string } {
   if (!gate.enabled) return { gate: 'n/a', reason: 'gate off' };
   if (nan) return { gate: 'fail', reason: 'the loss became NaN or infinite' };
-  if (compared === null) return { gate: 'n/a', reason: `no ${gate.metric === 'auto' ? 'loss' : gate.metric} on both sides to compare` };
+  if (compared === null) return { gate: 'n/a', reason: note ?? `no ${gate.metric === 'auto' ? 'loss' : gate.metric} on both sides to compare` };
   const worse = gate.direction === 'lower' ? compared.delta : -compared.delta;
   const limits = [gate.absolute, gate.relative === null ? null : gate.relative * Math.abs(compared.base)].filter((v): v is number => v !== null);
   const allowed = limits.length === 0 ? 0 : Math.min(...limits);
   const where = compared.at === null ? '' : ` at ${compared.at}`;
   const text = `${compared.metric.replace(/_/gu, ' ')}${where} ${formatSigned(compared.delta)} against the baseline (${compared.value.toPrecision(4)} vs ${compared.base.toPrecision(4)}; allowed ${gate.direction === 'lower' ? '+' : '−'}${allowed.toPrecision(3)})`;
-  return { gate: worse <= allowed + Number.EPSILON * Math.abs(compared.base) ? 'pass' : 'fail', reason: text };
+  const reason = note === null ? text : `${text}; ${note}`;
+  return { gate: worse <= allowed + Number.EPSILON * Math.abs(compared.base) ? 'pass' : 'fail', reason };
 }
 
 function formatSigned(value: number): string {
@@ -232,67 +365,117 @@ function identicalCopies(group: Group): boolean {
   return group.runs[0]!.summary.throughput.blocks.length > 0 && group.runs.every((r) => fingerprint(r) === first);
 }
 
+/** A row's throughput: the geometric mean of its runs' values, with the 95 % t-interval of it from two runs on. */
+function rowThroughput(values: readonly number[]): { median: number | null; ci95: { low: number; high: number } | null } {
+  if (values.length === 0) return { median: null, ci95: null };
+  const logs = values.map(Math.log);
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  if (values.length < 2) return { median: Math.exp(mean), ci95: null };
+  const sd = Math.sqrt(logs.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (logs.length - 1));
+  const half = studentTQuantile(1 - (1 - CONFIDENCE) / 2, logs.length - 1) * (sd / Math.sqrt(logs.length));
+  return { median: Math.exp(mean), ci95: { low: Math.exp(mean - half), high: Math.exp(mean + half) } };
+}
+
+/** `batch=16 workers=4`: the values of the compared columns that differ from the baseline's. */
+function changesFrom(config: Record<string, string>, baseline: Record<string, string>, columns: readonly string[]): string {
+  const changed = columns.filter((c) => (config[c] ?? '-') !== (baseline[c] ?? '-'));
+  return changed.map((c) => `${c}=${config[c] ?? '-'}`).join(' ');
+}
+
+/**
+ * A row's name, by what it changes: a sweep's own names (`+batch=16`) while the sweep's own baseline is the
+ * baseline; otherwise the values that differ from the chosen baseline's, so a row once named "baseline" is not
+ * called that after another row became the baseline. Under `--by run` the run id leads.
+ */
+function rowName(group: Group, baseline: Group, columns: readonly string[], by: 'config' | 'run', sweepNames: ReadonlyMap<string, string>): string {
+  const first = group.runs[0]!;
+  const base = baseline.runs[0]!;
+  const sweepsOwnBaseline = base.sweepId !== null && base.configIndex === 0 && first.sweepId === base.sweepId;
+  const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
+  let label: string;
+  if (sweepName !== undefined && sweepsOwnBaseline) label = sweepName;
+  else if (group === baseline) label = sweepName !== undefined && first.configIndex === 0 ? sweepName : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || 'baseline';
+  else label = changesFrom(first.config, base.config, columns) || sweepName || first.workloadName || `run ${first.id}`;
+  return by === 'run' ? `run ${first.id}: ${label}` : label;
+}
+
+/** The fairness flags of a row's runs, each kind once with the runs it hit. */
+function rowFairness(runs: readonly Run[]): ComparisonRow['fairness'] {
+  const byKind = new Map<string, { runIds: number[]; message: string }>();
+  for (const run of runs) {
+    for (const issue of run.summary.fairness?.issues ?? []) {
+      const entry = byKind.get(issue.kind) ?? { runIds: [], message: issue.message };
+      entry.runIds.push(run.id);
+      byKind.set(issue.kind, entry);
+    }
+  }
+  return [...byKind].map(([kind, entry]) => ({ kind, runIds: entry.runIds, message: entry.message }));
+}
+
+function sameForAll(values: ReadonlyArray<number | null>): number | null {
+  const first = values[0] ?? null;
+  return values.every((v) => v === first) ? first : null;
+}
+
+/** The machine, from the baseline's first run's fingerprint. */
+function machineOf(run: Run | undefined): Comparison['machine'] {
+  const fingerprint = run?.fingerprint ?? {};
+  const text = (key: string) => (typeof fingerprint[key] === 'string' ? (fingerprint[key] as string) : null);
+  return { gpu: text('gpuName'), driver: text('driverVersion'), cpu: text('cpuModel'), torch: text('torchVersion') };
+}
+
 export function compareRuns(runs: readonly Run[], options: CompareOptions, sweepNames: ReadonlyMap<string, string> = new Map()): Comparison {
   const groups = groupRuns(runs, options.groupBy);
   if (groups.length === 0) throw new Error('nothing to compare: give runs or sweeps');
+  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
   const baselineGroup =
     (options.baselineRunId !== undefined ? groups.find((g) => g.runs.some((r) => r.id === options.baselineRunId)) : undefined) ?? groups[0]!;
 
   // A column for each variable whose value differs between rows.
-  const variables = new Set(groups.flatMap((g) => Object.keys(g.runs[0]!.config)));
+  const variables = new Set(groups.flatMap((g) => g.runs.flatMap((r) => Object.keys(r.config))));
   const columns = [...variables].filter((name) => new Set(groups.map((g) => g.runs[0]!.config[name] ?? '')).size > 1);
 
   const speedRuns = (group: Group) => group.runs.filter(countsForSpeed);
   const baseRuns = speedRuns(baselineGroup);
-  const unitsOf = (list: readonly Run[]) => new Set(list.map((r) => r.summary.throughput.unit));
-  const tokensKnown = (list: readonly Run[]) => list.every((r) => r.summary.tokensPerStep !== null && r.summary.tokensPerStep > 0);
-  /**
-   * The unit a row and the baseline are compared in: their own when all share it; tokens/s when the
-   * units differ and every run on both sides knows its tokens per step; otherwise none (no speedup).
-   */
-  const commonUnit = (list: readonly Run[]): string | null => {
-    const units = unitsOf([...list, ...baseRuns]);
-    if (units.size === 1) return [...units][0] ?? null;
-    return tokensKnown([...list, ...baseRuns]) && [...units].every((u) => u === 'tokens/s' || u === 'steps/s') ? 'tokens/s' : null;
-  };
-  const ratesIn = (list: readonly Run[], unit: string) => list.flatMap((r) => {
-    const rate = throughputIn(r, unit);
-    return rate ? [rate] : [];
-  });
+  // The unit every row is shown in when one fits them all; otherwise each row is compared in the unit it shares with the baseline.
+  const everyRun = groups.flatMap(speedRuns);
+  const shared = commonUnit(everyRun).unit;
 
-  const rows: ComparisonRow[] = groups.map((group, index) => {
+  const rows: ComparisonRow[] = groups.map((group) => {
     const isBaseline = group === baselineGroup;
     const counted = speedRuns(group);
-    const unit = isBaseline ? (counted.length > 0 && unitsOf(counted).size === 1 ? (counted[0]!.summary.throughput.unit ?? null) : commonUnit(counted)) : commonUnit(counted);
-    const rates = unit === null ? [] : ratesIn(counted, unit);
-    const baseRates = unit === null ? [] : ratesIn(baseRuns, unit);
-    const throughput = medianOf(rates.map((r) => r.median));
-    const baseThroughput = medianOf(baseRates.map((r) => r.median));
+    const pair = isBaseline ? { unit: shared ?? commonUnit(counted).unit, workDiffers: [] } : commonUnit([...baseRuns, ...counted]);
+    const unit = isBaseline ? pair.unit : (shared ?? pair.unit);
+    const rateIn = (run: Run) => (unit === null ? null : ratesOf(run)[unit]);
+    const values = nums(counted.map(rateIn));
+    const throughput = rowThroughput(values);
     const n = counted.length;
-    let reason: string | null = null;
-    let ratio: number | null = null;
-    let ci: ComparisonRow['speedup']['ci95'] = null;
-    let verdict: ComparisonRow['speedup']['verdict'] = isBaseline ? 'baseline' : 'unknown';
-    if (unit === null && counted.length > 0) {
-      const units = [...unitsOf(counted)].join(', ');
-      const baseUnits = [...unitsOf(baseRuns)].join(', ');
-      reason = `units differ (${units} here, ${baseUnits || 'none'} for the baseline) and the tokens per step are not known to convert them: no speedup`;
-    } else if (isBaseline && throughput !== null) {
-      ratio = 1;
-    } else if (throughput !== null && baseThroughput !== null && baseThroughput > 0) {
-      ratio = throughput / baseThroughput;
-      ci = bootstrapRatio(rates.map((r) => r.blocks), baseRates.map((r) => r.blocks), index + 1);
-      if (unitsOf([...counted, ...baseRuns]).size > 1) reason = `converted to ${unit ?? ''} through the tokens per step`;
-      if (n < 2 || baseRates.length < 2) {
-        verdict = 'repeat to decide';
-        reason = n < 2 && baseRates.length < 2 ? '1 run each: repeat to decide' : `${Math.min(n, baseRates.length)} run on one side: repeat to decide`;
-      } else if (ci !== null) verdict = ci.low > 1 ? 'faster' : ci.high < 1 ? 'slower' : 'within noise';
+    // Rounds pair up only within one interleaved sweep: both sides' runs from it, each with its repeat.
+    const oneSweep = counted.length > 0 && [...counted, ...baseRuns].every((r) => r.sweepId !== null && r.sweepId === counted[0]!.sweepId && r.repeatIndex !== null);
+    const evidence = (list: readonly Run[]) => list.flatMap((r) => {
+      const rate = rateIn(r);
+      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null }];
+    });
+    let speedup: ComparisonRow['speedup'] = { ratio: null, ci95: null, verdict: isBaseline ? 'baseline' : 'unknown', reason: null, method: null, moreRepeats: null };
+    if (isBaseline) {
+      if (throughput.median !== null) speedup = { ...speedup, ratio: 1 };
+    } else if (counted.length > 0 && baseRuns.length > 0 && unit === null) {
+      const why = pair.workDiffers.length > 0
+        ? `${describeWorkDifference(pair.workDiffers)} and the work of a step is not known: no speedup, since steps/s across different work says nothing (${WORK_HINT})`
+        : `units differ (${[...new Set(counted.map((r) => r.summary.throughput.unit))].join(', ')} here, ${[...new Set(baseRuns.map((r) => r.summary.throughput.unit))].join(', ')} for the baseline) and the work per step is not known to convert them: no speedup`;
+      speedup = { ...speedup, reason: why };
+    } else if (counted.length > 0 && baseRuns.length > 0) {
+      const verdict = compareSpeeds(evidence(counted), evidence(baseRuns), { minEffect });
+      const converted = new Set([...counted, ...baseRuns].map((r) => r.summary.throughput.unit)).size > 1 || [...counted, ...baseRuns].some((r) => r.summary.throughput.unit !== unit);
+      const reason = converted ? `${verdict.reason}; per ${WORK_NAME[unit!].replace(/s$/u, '')}, through the work per step` : verdict.reason;
+      speedup = { ratio: verdict.ratio, ci95: verdict.ci95, verdict: verdict.verdict, reason, method: verdict.method, moreRepeats: verdict.moreRepeats };
     }
     const finalLoss = medianOf(group.runs.map((r) => r.summary.finalLoss));
     const nan = group.runs.some((r) => r.summary.nanDetected === true || r.exitClass === 'nan_loss');
-    const compared = isBaseline ? null : comparedValue(group, baselineGroup, options.gate);
-    const judged = isBaseline ? { gate: 'n/a' as const, reason: 'the baseline' } : judge(compared, nan, options.gate);
-    const matched = isBaseline ? null : matchedPair(group, baselineGroup);
+    const gated = isBaseline ? { compared: null, note: null } : comparedValue(group, baselineGroup, options.gate);
+    const compared = gated.compared;
+    const judged = isBaseline ? { gate: 'n/a' as const, reason: 'the baseline' } : judge(compared, gated.note, nan, options.gate);
+    const matched = isBaseline ? null : matchedTrainLoss(group, baselineGroup);
     const power = meanOf(counted.map((r) => r.summary.gpu?.powerMeanW));
     const differences = new Set<string>();
     for (const run of group.runs) for (const d of conditionDifferences(run, baselineGroup.runs[0]!)) differences.add(d);
@@ -301,18 +484,31 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     if (identicalCopies(group)) notes.push(`repeats identical (same seed?): no run-to-run variance seen`);
     const partialRuns = group.runs.filter(isPartial);
     if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
+    const fairness = rowFairness(group.runs);
     const first = group.runs[0]!;
-    const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
     return {
       key: group.key,
-      name: sweepName ?? rowName(group, columns, options.groupBy),
+      name: rowName(group, baselineGroup, columns, options.groupBy, sweepNames),
       runIds: group.runs.map((r) => r.id),
       sweepId: first.sweepId,
       configIndex: first.configIndex,
       config: first.config,
       isBaseline,
-      throughput: { median: throughput, ci95: bootstrapMedian(rates.map((r) => r.blocks), index + 101), unit: unit ?? (counted[0]?.summary.throughput.unit ?? null) },
-      speedup: { ratio, ci95: ci, verdict, reason },
+      throughput: { median: throughput.median, ci95: throughput.ci95, unit: unit ?? counted[0]?.summary.throughput.unit ?? null },
+      speedup,
+      runs: group.runs.map((r) => ({
+        id: r.id,
+        throughput: countsForSpeed(r) ? rateIn(r) : null,
+        steadySteps: r.summary.steadySteps,
+        warmupSteps: r.summary.warmup?.steps ?? null,
+        leftOutSteps: r.summary.outlierSteps,
+        unfair: (r.summary.fairness?.issues ?? []).map((i) => i.kind),
+      })),
+      workPerStep: {
+        tokens: sameForAll(group.runs.map((r) => positive(r.summary.tokensPerStep))),
+        samples: sameForAll(group.runs.map((r) => positive(r.summary.samplesPerStep))),
+      },
+      fairness,
       n,
       partial: partialRuns.length > 0,
       notes,
@@ -322,27 +518,33 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       utilMean: meanOf(counted.map((r) => r.summary.gpu?.utilMean)),
       powerMeanW: power,
       // W / (tokens/s) = J per token; per 1k tokens.
-      energyPer1kTokensJ: power !== null && throughput !== null && unit === 'tokens/s' && throughput > 0 ? (power / throughput) * 1000 : null,
+      energyPer1kTokensJ: power !== null && throughput.median !== null && unit === 'tokens/s' && throughput.median > 0 ? (power / throughput.median) * 1000 : null,
       finalLoss,
       evalLoss: medianOf(group.runs.map((r) => r.summary.evalLoss)),
-      matchedLoss: matched === null ? null : { at: matched.at, by: matched.by, value: matched.own, delta: matched.own - matched.base },
+      matchedLoss: matched === null || 'why' in matched ? null : { at: matched.at, by: matched.by, value: matched.own, delta: matched.own - matched.base },
       lossDelta: compared === null ? null : compared.delta,
       gate: judged.gate,
       gateReason: judged.reason,
-      fasterButWorse: verdict === 'faster' && judged.gate === 'fail',
+      fasterButWorse: speedup.verdict === 'faster' && judged.gate === 'fail',
       exitClasses: [...new Set(group.runs.map((r) => r.exitClass ?? r.status))],
       differences: [...differences],
       best: false,
     };
   });
 
-  const candidates = rows.filter((r) => r.gate !== 'fail' && r.throughput.median !== null && r.exitClasses.every((c) => c === 'ok'));
-  const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.throughput.median! > b.throughput.median! ? r : b), null);
+  // Best: the fastest row that is faster than the baseline (by its verdict) and does not fail the gate, with every
+  // run ok; when none is, the baseline stays best. (A gate with nothing to compare on either side does not fail.)
+  const passes = (r: ComparisonRow) => r.gate !== 'fail';
+  const candidates = rows.filter((r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null);
+  const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.speedup.ratio! > b.speedup.ratio! ? r : b), null);
+  const baselineRow = rows.find((r) => r.isBaseline)!;
   if (best) best.best = true;
+  else if (baselineRow.throughput.median !== null) baselineRow.best = true;
 
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
-  notes.push('Losses compared pair by pair: each row against the baseline at the largest token count (or step) both reached.');
+  if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
+  notes.push('Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.');
   return {
     columns,
     rows,
@@ -350,6 +552,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     groupBy: options.groupBy,
     gate: options.gate,
     gateText: describeGate(options.gate),
+    minEffect,
+    machine: machineOf(baselineGroup.runs[0]),
+    commands: [...(options.commands ?? [])],
     generatedAt: options.now.toISOString(),
     notes,
   };

@@ -10,6 +10,9 @@ import { buildSeries } from '../ingest/series.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Clock } from '../clock.js';
 
+/** A request as parsed, δ optional for callers inside the engine (tests, benchmarks): the default then. */
+export type CompareInput = Omit<CompareRequest, 'minEffect'> & { minEffect?: number | undefined };
+
 export class CompareService {
   constructor(
     private readonly store: Store,
@@ -18,15 +21,18 @@ export class CompareService {
   ) {}
 
   /** Sweeps' runs first (config by config, then repeat), then the runs named; each once. */
-  private resolve(request: CompareRequest): { runs: Run[]; sweepNames: Map<string, string>; titles: string[] } {
+  private resolve(request: CompareInput): { runs: Run[]; sweepNames: Map<string, string>; titles: string[]; commands: string[] } {
     const runs: Run[] = [];
     const seen = new Set<number>();
     const sweepNames = new Map<string, string>();
     const titles: string[] = [];
+    const commands = new Set<string>();
     for (const id of request.sweepIds) {
       const sweep = this.store.sweeps.get(id);
       if (!sweep) throw new ApiFailure('not_found', `no sweep ${id}`);
       titles.push(`${sweep.name} (sweep ${id})`);
+      const template = this.template(sweep.request, sweep.workloadId);
+      if (template !== null) commands.add(template);
       for (const config of sweep.configs) sweepNames.set(`${id}:${config.index}`, config.name);
       const ordered = this.store.runs.forSweep(id).sort((a, b) => (a.configIndex ?? 0) - (b.configIndex ?? 0) || (a.repeatIndex ?? 0) - (b.repeatIndex ?? 0));
       for (const run of ordered) {
@@ -43,18 +49,32 @@ export class CompareService {
       if (seen.has(run.id)) continue;
       seen.add(run.id);
       runs.push(run);
+      const workload = run.workloadId !== null ? this.store.workloads.get(run.workloadId) : undefined;
+      commands.add(workload && !workload.builtin ? workload.command.join(' ') : run.command.join(' '));
     }
     if (request.runIds.length > 0) titles.push(`runs ${request.runIds.join(', ')}`);
     if (runs.length === 0) throw new ApiFailure('invalid_input', 'nothing to compare: name runs or sweeps that have finished runs');
-    return { runs, sweepNames, titles };
+    return { runs, sweepNames, titles, commands: [...commands] };
   }
 
-  compare(request: CompareRequest): Comparison {
-    const { runs, sweepNames } = this.resolve(request);
+  /** A sweep's command as its template: the typed command, or its workload's. */
+  private template(request: Record<string, unknown>, workloadId: number | null): string | null {
+    const typed = request.command as { template?: unknown } | undefined;
+    if (Array.isArray(typed?.template)) return typed.template.map(String).join(' ');
+    const workload = workloadId !== null ? this.store.workloads.get(workloadId) : undefined;
+    return workload ? workload.command.join(' ') : null;
+  }
+
+  compare(request: CompareInput): Comparison {
+    const { runs, sweepNames, commands } = this.resolve(request);
     if (request.baselineRunId !== undefined && !runs.some((r) => r.id === request.baselineRunId)) {
       throw new ApiFailure('invalid_input', `the baseline run ${request.baselineRunId} is not among the runs compared`);
     }
-    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.clock.now() }, sweepNames);
+    return compareRuns(
+      runs,
+      { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, minEffect: request.minEffect, now: this.clock.now(), commands },
+      sweepNames,
+    );
   }
 
   /** The stored series, built (and stored) for runs that ended before series were kept. */
@@ -72,7 +92,7 @@ export class CompareService {
     });
   }
 
-  export(request: CompareRequest, format: ExportFormat): { content: string; filename: string; mimeType: string } {
+  export(request: CompareInput, format: ExportFormat): { content: string; filename: string; mimeType: string } {
     const { runs, titles } = this.resolve(request);
     const comparison = this.compare(request);
     const exporter = EXPORTERS[format];

@@ -1,8 +1,11 @@
-// Fair conditions before each run of a sweep: the GPU idle (no other compute process, low
-// utilisation) and cooled to near its idle temperature, with a bounded wait that is recorded.
+// Fair conditions before each run of a sweep: the host quiet (others using less than half a core), the GPU idle
+// (no other compute process, low utilisation) and cooled to near its idle temperature, each wait bounded and recorded.
 import type { Run } from '../../shared/api.js';
 import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 import { systemClock, type Clock } from '../clock.js';
+import { readCpuTimes } from '../system/procfs.js';
+import { otherCores, readSelfTicks } from '../telemetry/hostSampler.js';
+import { hostBusyCores } from '../telemetry/fairness.js';
 
 export type RunWait = NonNullable<Run['wait']>;
 
@@ -59,7 +62,7 @@ export async function waitForFairConditions(options: WaitOptions): Promise<RunWa
   const pollMs = options.pollMs ?? 1000;
   const started = now();
   const first = await options.read();
-  if (first === null) return { seconds: 0, reason: 'no-gpu', startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
+  if (first === null) return { seconds: 0, reason: 'no-gpu', host: null, startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
   const target = options.idleTempC === null ? null : options.idleTempC + COOL_MARGIN_C;
   let reading = first;
   // The lowest temperature seen, and when it was last lowered: a plateau means "as cool as it gets".
@@ -73,6 +76,7 @@ export async function waitForFairConditions(options: WaitOptions): Promise<RunWa
     const result = (reason: RunWait['reason']): RunWait => ({
       seconds: elapsed / 1000,
       reason,
+      host: null,
       startTempC: first.tempC,
       endTempC: reading.tempC,
       targetTempC: target,
@@ -93,5 +97,53 @@ export async function waitForFairConditions(options: WaitOptions): Promise<RunWa
       lowest = reading.tempC;
       lowestAt = now();
     }
+  }
+}
+
+export type HostWait = NonNullable<RunWait['host']>;
+
+/** Cores other processes use now, measured over a short window; null where /proc cannot be read. */
+export type HostReader = () => Promise<number | null>;
+
+/** How long one reading of the host's load looks: long enough for a 100 Hz tick count to mean something. */
+export const HOST_READING_MS = 1000;
+
+/** One reading from /proc: the machine's busy time less this process's, over HOST_READING_MS of `clock`. */
+export function procHostReader(clock: Clock = systemClock): HostReader {
+  return async () => {
+    try {
+      const before = readCpuTimes();
+      const selfBefore = readSelfTicks();
+      const started = clock.monotonicMs();
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, HOST_READING_MS));
+      const seconds = (clock.monotonicMs() - started) / 1000;
+      return seconds > 0 ? otherCores(before, readCpuTimes(), readSelfTicks() - selfBefore, seconds) : null;
+    } catch {
+      return null; // no /proc (not Linux): nothing to wait for
+    }
+  };
+}
+
+export interface HostWaitOptions {
+  read: HostReader;
+  /** Cores of the machine: busy from min(0.5, a quarter of them), as the fairness check says. */
+  cores: number;
+  maxWaitMs: number;
+  cancelled: () => boolean;
+  onWaiting: (what: string) => void;
+  clock?: Clock;
+}
+
+/** Waits until other processes use less than the host-busy limit, or the bound runs out; says what it saw. */
+export async function waitForQuietHost(options: HostWaitOptions): Promise<HostWait> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.monotonicMs();
+  const limit = hostBusyCores(options.cores);
+  for (;;) {
+    const others = await options.read();
+    const seconds = (clock.monotonicMs() - started) / 1000;
+    if (others === null || others < limit) return { reason: 'ready', seconds, otherCpuCores: others };
+    if (clock.monotonicMs() - started >= options.maxWaitMs || options.cancelled()) return { reason: 'timeout', seconds, otherCpuCores: others };
+    options.onWaiting(`waiting for a quiet host: other processes use ${others.toFixed(2)} CPU cores (quiet below ${limit})`);
   }
 }

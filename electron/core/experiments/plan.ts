@@ -80,11 +80,15 @@ export interface SchedulePosition {
   repeatIndex: number;
 }
 
-/** Repeats interleaved (A B C A B C), so slow drift (heat, other load) spreads over every config alike. */
+/**
+ * Repeats interleaved, each round in the other direction (A B C, C B A, A B C ...): slow drift (heat, other load)
+ * then falls on every config alike. In one direction only, a machine that slows run by run would make every later
+ * config look slower; reversed, a steady drift cancels over each two rounds.
+ */
 export function interleavedSchedule(configCount: number, repeats: number): SchedulePosition[] {
   const schedule: SchedulePosition[] = [];
   for (let repeatIndex = 0; repeatIndex < repeats; repeatIndex += 1) {
-    for (let configIndex = 0; configIndex < configCount; configIndex += 1) schedule.push({ configIndex, repeatIndex });
+    for (let k = 0; k < configCount; k += 1) schedule.push({ configIndex: repeatIndex % 2 === 0 ? k : configCount - 1 - k, repeatIndex });
   }
   return schedule;
 }

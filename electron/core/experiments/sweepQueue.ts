@@ -12,13 +12,39 @@ import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
 import path from 'node:path';
 import { adHocWorkload } from '../../shared/typedCommand.js';
 import { findLargestBatch } from './batchFinder.js';
+import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
-import { waitForFairConditions, type GpuReader, type RunWait } from './fairConditions.js';
+import { waitForFairConditions, waitForQuietHost, type GpuReader, type HostReader, type HostWait, type RunWait } from './fairConditions.js';
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
 import { readFindBatchRequest, readSweepRequest, type FindBatchRequest } from './storedRequest.js';
 import type { Clock } from '../clock.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
+
+/**
+ * What one step of a config holds, from the sweep's `tokensPerStep` or `samplesPerStep` expression over its values
+ * (the workload's defaults under them); null when the sweep gives none. A bad expression fails the request.
+ */
+export function workPerStep(request: Pick<SweepRequest, 'tokensPerStep' | 'samplesPerStep'>, workload: Workload, values: Record<string, string>): { tokens: number | null; samples: number | null } | null {
+  if (request.tokensPerStep !== undefined && request.samplesPerStep !== undefined) throw new ApiFailure('invalid_input', 'give tokens or samples per step, not both');
+  const expression = request.tokensPerStep ?? request.samplesPerStep;
+  if (expression === undefined) return null;
+  const scope: Record<string, string> = {};
+  for (const variable of workload.variables) scope[variable.name] = variable.default;
+  Object.assign(scope, values);
+  let value: number;
+  try {
+    value = evaluateExpression(expression, scope);
+  } catch (error) {
+    if (error instanceof ExpressionError) {
+      const flag = request.tokensPerStep !== undefined ? 'tokens per step' : 'samples per step';
+      throw new ApiFailure('invalid_input', `${flag} "${expression}": ${error.message} (use the sweep's {variables}, numbers and + - * / ( ))`);
+    }
+    throw error;
+  }
+  if (!(value > 0)) throw new ApiFailure('invalid_input', `"${expression}" gives ${value} for ${JSON.stringify(values)}: the work of a step must be positive`);
+  return request.tokensPerStep !== undefined ? { tokens: value, samples: null } : { tokens: null, samples: value };
+}
 
 /** A config's values less `git`, which picks the directory rather than filling the command. */
 function commandValues(values: Record<string, string>): Record<string, string> {
@@ -38,6 +64,10 @@ export interface SweepStartRun {
     cwdOverride?: string | undefined;
     /** Values recorded with the run that are not command values (`git`). */
     extraConfig?: Record<string, string> | undefined;
+    /** What one step holds, from the sweep's work expression for this config. */
+    unitsPerStep?: { tokens: number | null; samples: number | null } | undefined;
+    /** Warm-up and left-out steps the sweep sets for its runs. */
+    steps?: Run['steps'] | undefined;
   }): Promise<Run>;
 }
 
@@ -49,6 +79,10 @@ export interface SweepQueueDeps {
   events: EventHub;
   /** null: no GPU here, so no waiting for one. */
   reader: GpuReader | null;
+  /** Reads the cores other processes use (null: no host wait). */
+  hostReader: HostReader | null;
+  /** Logical cores of the machine, for the host-busy limit. */
+  cores: number;
   /** Dates recorded on sweeps; the wait for fair conditions. */
   clock: Clock;
   ownerPid: number;
@@ -91,6 +125,7 @@ export class SweepQueue {
   preview(request: SweepRequest): SweepPreview {
     const workload = this.sweepWorkload(request);
     const configs = this.plan(request, workload);
+    for (const config of configs) workPerStep(request, workload, config.values);
     // A typed command has no earlier runs to learn from: its estimate says so.
     const history = workload.id > 0 ? this.deps.store.runs.list(1000).filter((run) => run.workloadId === workload.id) : [];
     const estimate = estimateSeconds(configs, request.repeats, history, request.values, request.maxSteps ?? null);
@@ -106,8 +141,11 @@ export class SweepQueue {
   async start(request: SweepRequest): Promise<Sweep> {
     const workload = this.sweepWorkload(request);
     const configs = this.plan(request, workload);
-    // Every config's command is built now: a bad value fails the request, not the fifth run.
-    for (const config of configs) this.deps.runner.preview(workload, commandValues(config.values));
+    // Every config's command is built now: a bad value fails the request, not the fifth run; so is its work per step.
+    for (const config of configs) {
+      this.deps.runner.preview(workload, commandValues(config.values));
+      workPerStep(request, workload, config.values);
+    }
     // Every revision is checked now too, before anything runs.
     const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
     if (revisions) await this.revisionPlan(workload, revisions.values, request.links);
@@ -142,6 +180,7 @@ export class SweepQueue {
       throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${request.variable}`);
     }
     this.deps.runner.preview(workload, { ...request.values, [request.variable]: String(request.start) });
+    workPerStep(request, workload, { ...request.values, [request.variable]: String(request.start) });
     const record = this.deps.store.sweeps.insert({
       createdAt: this.deps.clock.now(),
       name: `${workload.name} batch-size finder (${request.variable})`,
@@ -360,7 +399,13 @@ export class SweepQueue {
           worktrees && revision !== undefined
             ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, values).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
             : {};
-        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, placement);
+        const units = workPerStep(request, workload, values);
+        const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
+        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, {
+          ...placement,
+          ...(units ? { unitsPerStep: units } : {}),
+          ...(steps ? { steps } : {}),
+        });
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }
@@ -378,8 +423,10 @@ export class SweepQueue {
       const values = { ...request.values, [request.variable]: String(batch) };
       const config: SweepConfig = { index: record.configs.length, name: `${request.variable}=${batch}`, values, changes: [`${request.variable}=${batch}`] };
       this.deps.store.sweeps.setConfigs(id, [...record.configs, config]);
-      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60 };
-      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC);
+      // A probe asks only whether the batch fits in memory: a busy host does not change that, so it waits for the GPU alone.
+      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60, waitForHost: false };
+      const units = workPerStep(request, workload, values);
+      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC, units ? { unitsPerStep: units } : {});
       if (run === null) return 'cancelled';
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
@@ -403,30 +450,45 @@ export class SweepQueue {
     values: Record<string, string>,
     position: SchedulePosition,
     label: string,
-    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number },
+    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number; waitForHost?: boolean },
     idleTempC: number | null,
-    placement: { cwdOverride?: string; extraConfig?: Record<string, string> } = {},
+    placement: { cwdOverride?: string; extraConfig?: Record<string, string>; unitsPerStep?: { tokens: number | null; samples: number | null }; steps?: Run['steps'] } = {},
   ): Promise<Run | null> {
     live.current = label;
     live.skipCurrent = false;
     // Without nvidia-smi there is nothing to wait for; the record says so rather than "disabled".
     const noWait = limits.waitForIdle ? 'no-gpu' : 'disabled';
-    let wait: RunWait = { seconds: 0, reason: noWait, startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
+    let wait: RunWait = { seconds: 0, reason: noWait, host: null, startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
+    const onWaiting = (what: string) => {
+      if (live.waiting === what) return;
+      live.waiting = what;
+      this.deps.events.emit('sweeps.onDidChange', this.get(id));
+    };
+    // The host first (without a GPU its checks still apply), then the GPU with what is left of the bound.
+    const host: HostWait =
+      limits.waitForIdle && limits.waitForHost !== false && this.deps.hostReader
+        ? await waitForQuietHost({
+            read: this.deps.hostReader,
+            cores: this.deps.cores,
+            maxWaitMs: limits.maxWaitSeconds * 1000,
+            clock: this.deps.clock,
+            cancelled: () => live.cancelled || live.skipCurrent,
+            onWaiting,
+          })
+        : { reason: 'disabled', seconds: 0, otherCpuCores: null };
+    wait = { ...wait, host, seconds: host.seconds };
     if (limits.waitForIdle && this.deps.reader) {
-      wait = await waitForFairConditions({
+      const gpuWait = await waitForFairConditions({
         read: this.deps.reader,
         idleTempC,
-        maxWaitMs: limits.maxWaitSeconds * 1000,
+        maxWaitMs: Math.max(0, limits.maxWaitSeconds - host.seconds) * 1000,
         clock: this.deps.clock,
         cancelled: () => live.cancelled || live.skipCurrent,
-        onWaiting: (what) => {
-          if (live.waiting === what) return;
-          live.waiting = what;
-          this.deps.events.emit('sweeps.onDidChange', this.get(id));
-        },
+        onWaiting,
       });
-      live.waiting = null;
+      wait = { ...gpuWait, host, seconds: host.seconds + gpuWait.seconds };
     }
+    live.waiting = null;
     if (live.cancelled) return null;
     if (live.skipCurrent) {
       this.skip(id, position, 'person');

@@ -2,7 +2,25 @@
 // and a self-contained HTML report with its charts.
 import { stringify } from 'csv-stringify/sync';
 import type { Comparison, ComparisonRow, ExportFormat, Run, RunSeries } from '../../shared/api.js';
-import { columnTitle, comparedText, figure, intervalText, plainFigure, rowLabel, rowReasons, signed, speedupWithInterval, throughputTitle } from './format.js';
+import {
+  columnTitle,
+  comparedText,
+  fairnessText,
+  figure,
+  intervalText,
+  machineText,
+  plainFigure,
+  rowLabel,
+  rowReasons,
+  runsText,
+  signed,
+  SIGNIFICANT_FIGURES,
+  SPEEDUP_FIGURES,
+  speedupWithInterval,
+  throughputTitle,
+  verdictText,
+  workText,
+} from './format.js';
 import { lineChartSvg } from './svgChart.js';
 
 export interface ExportInput {
@@ -12,23 +30,69 @@ export interface ExportInput {
   title: string;
 }
 
-function unitOf(comparison: Comparison): string | null {
-  return comparison.rows.find((r) => r.throughput.unit)?.throughput.unit ?? null;
-}
-
 function escapeMarkdown(text: string): string {
   return text.replace(/\|/gu, '\\|').replace(/\n/gu, ' ');
 }
 
+/** A throughput cell: the figure, and its unit when the rows do not all share one. */
+function throughputCell(row: ComparisonRow, unit: string | null): string {
+  const value = figure(row.throughput.median);
+  return value !== '' && row.throughput.unit !== unit && row.throughput.unit !== null ? `${value} ${row.throughput.unit}` : value;
+}
+
+/** One unit for the column when every row has it, else null (each cell then names its own). */
+function sharedUnit(comparison: Comparison): string | null {
+  const units = new Set(comparison.rows.map((r) => r.throughput.unit).filter((u) => u !== null));
+  return units.size === 1 ? [...units][0]! : null;
+}
+
+/** The footnote every format carries: what the figures are and what the verdicts mean. */
+export function methodNote(comparison: Comparison): string {
+  const delta = Number((comparison.minEffect * 100).toPrecision(3));
+  return (
+    "Throughput: the geometric mean of the runs' steady-state medians (warm-up and left-out steps excluded), per token or per sample wherever a step's work is known, with a 95 % t-interval over runs. " +
+    'Speedup: the ratio of geometric means against the baseline, with a 95 % t-interval over runs (Welch; paired round by round for interleaved repeats where that is tighter). ' +
+    `Verdict: faster or slower when the interval excludes 1; same when it lies inside 1 ± ${delta} %; inconclusive otherwise, with about how many more runs per side would decide; repeat to decide with one run on a side; no speedup where a step's work differs and is not known. ` +
+    `n: runs in the row. Figures to ${SIGNIFICANT_FIGURES} significant figures, speedups to ${SPEEDUP_FIGURES}.`
+  );
+}
+
+function headerLines(comparison: Comparison): string[] {
+  return [
+    `Machine: ${machineText(comparison.machine)}`,
+    ...comparison.commands.map((c) => `Command: ${c}`),
+    `Quality gate: ${comparison.gateText}; NaN fails.`,
+  ];
+}
+
 export function toMarkdown({ comparison, title }: ExportInput): string {
-  const header = ['Config', ...comparison.columns.map(columnTitle), throughputTitle(unitOf(comparison)), 'Speedup (95 % CI)', 'Verdict', 'n', 'VRAM', 'Compared', 'Δ', 'Gate', 'Notes'];
+  const unit = sharedUnit(comparison);
+  const header = [
+    'Config',
+    ...comparison.columns.map(columnTitle),
+    throughputTitle(unit),
+    'Speedup (95 % CI)',
+    'Verdict',
+    'n',
+    'Runs (steady steps, warm-up, left out)',
+    'Work / step',
+    'Fairness',
+    'VRAM',
+    'Compared',
+    'Δ',
+    'Gate',
+    'Notes',
+  ];
   const rows = comparison.rows.map((row) => [
     rowLabel(row),
     ...comparison.columns.map((c) => row.config[c] ?? ''),
-    figure(row.throughput.median),
+    throughputCell(row, unit),
     speedupWithInterval(row),
-    row.speedup.verdict,
+    verdictText(row, comparison.minEffect),
     String(row.n),
+    runsText(row),
+    workText(row),
+    fairnessText(row),
     row.vramPeakMiB === null ? '' : `${figure(row.vramPeakMiB)} MiB`,
     comparedText(row),
     row.isBaseline ? '' : signed(row.lossDelta),
@@ -36,15 +100,17 @@ export function toMarkdown({ comparison, title }: ExportInput): string {
     rowReasons(row),
   ]);
   // Right-aligned: throughput, speedup, n, VRAM, compared value, delta (counted from the end: the variable columns come first).
-  const numeric = new Set([9, 8, 6, 5, 4, 3].map((fromEnd) => header.length - fromEnd));
+  const numeric = new Set([12, 11, 9, 5, 4, 3].map((fromEnd) => header.length - fromEnd));
   const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
   const rule = `|${header.map((_, i) => (numeric.has(i) ? ' ---: ' : ' --- ')).join('|')}|`;
-  const lines = [`## ${escapeMarkdown(title)}`, '', line(header), rule, ...rows.map(line), ''];
-  lines.push(`Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict "within noise" when it includes 1, "repeat to decide" with one run on a side); n: runs in the row; figures to ${4} significant figures.`);
-  lines.push(`Quality gate: ${comparison.gateText}; NaN fails.`);
+  const lines = [`## ${escapeMarkdown(title)}`, '', ...headerLines(comparison).map((l) => `${escapeMarkdown(l)}  `), '', line(header), rule, ...rows.map(line), ''];
+  lines.push(methodNote(comparison));
   for (const note of comparison.notes) lines.push(note);
   const flagged = comparison.rows.filter((r) => r.differences.length > 0);
   for (const row of flagged) lines.push(`- ${escapeMarkdown(row.name)}: ${escapeMarkdown(row.differences.join('; '))}`);
+  for (const row of comparison.rows.filter((r) => r.fairness.length > 0)) {
+    lines.push(`- ${escapeMarkdown(row.name)}: ${escapeMarkdown(row.fairness.map((f) => `${f.kind} (runs ${f.runIds.join(', ')}): ${f.message}`).join('; '))}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -63,7 +129,17 @@ export function toCsv({ comparison }: ExportInput): string {
     'speedup_ci95_high',
     'verdict',
     'verdict_reason',
+    'method',
+    'more_runs_per_side',
+    'min_effect',
     'n',
+    'runs_detail',
+    'steady_steps',
+    'warmup_steps',
+    'left_out_steps',
+    'tokens_per_step',
+    'samples_per_step',
+    'fairness',
     'partial',
     'step_time_ms',
     'vram_peak_mib',
@@ -84,6 +160,9 @@ export function toCsv({ comparison }: ExportInput): string {
     'differences',
     'best',
     'notes',
+    'machine',
+    'commands',
+    'gate',
   ];
   const num = plainFigure;
   const rows = comparison.rows.map((row) => [
@@ -100,7 +179,17 @@ export function toCsv({ comparison }: ExportInput): string {
     num(row.speedup.ci95?.high),
     row.speedup.verdict,
     row.speedup.reason ?? '',
+    row.speedup.method ?? '',
+    row.speedup.moreRepeats === null ? '' : String(row.speedup.moreRepeats),
+    String(comparison.minEffect),
     String(row.n),
+    runsText(row),
+    row.runs.map((r) => (r.steadySteps === null ? '' : String(r.steadySteps))).join(' '),
+    row.runs.map((r) => (r.warmupSteps === null ? '' : String(r.warmupSteps))).join(' '),
+    row.runs.map((r) => String(r.leftOutSteps)).join(' '),
+    row.workPerStep.tokens === null ? '' : String(row.workPerStep.tokens),
+    row.workPerStep.samples === null ? '' : String(row.workPerStep.samples),
+    fairnessText(row),
     String(row.partial),
     num(row.stepTimeMs),
     num(row.vramPeakMiB),
@@ -121,6 +210,9 @@ export function toCsv({ comparison }: ExportInput): string {
     row.differences.join('; '),
     String(row.best),
     row.notes.join('; '),
+    machineText(comparison.machine),
+    comparison.commands.join(' | '),
+    comparison.gateText,
   ]);
   // RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break.
   return stringify([header, ...rows], { record_delimiter: '\r\n' });
@@ -153,7 +245,12 @@ function rowJson(row: ComparisonRow, runs: ReadonlyMap<number, Run>) {
       speedup_ci95: row.speedup.ci95,
       verdict: row.speedup.verdict,
       verdict_reason: row.speedup.reason,
+      method: row.speedup.method,
+      more_runs_per_side: row.speedup.moreRepeats,
       n: row.n,
+      runs: row.runs,
+      work_per_step: row.workPerStep,
+      fairness: row.fairness,
       partial: row.partial,
       notes: row.notes,
       compared: row.compared,
@@ -169,7 +266,19 @@ function rowJson(row: ComparisonRow, runs: ReadonlyMap<number, Run>) {
 
 export function toJson({ comparison, runs, title }: ExportInput): string {
   return `${JSON.stringify(
-    { title, generatedAt: comparison.generatedAt, groupBy: comparison.groupBy, gate: comparison.gate, gateText: comparison.gateText, notes: comparison.notes, configs: comparison.rows.map((row) => rowJson(row, runs)) },
+    {
+      title,
+      generatedAt: comparison.generatedAt,
+      machine: comparison.machine,
+      commands: comparison.commands,
+      groupBy: comparison.groupBy,
+      gate: comparison.gate,
+      gateText: comparison.gateText,
+      minEffect: comparison.minEffect,
+      method: methodNote(comparison),
+      notes: comparison.notes,
+      configs: comparison.rows.map((row) => rowJson(row, runs)),
+    },
     null,
     2,
   )}\n`;
@@ -181,14 +290,18 @@ function escapeHtml(text: string): string {
 
 export function toHtml(input: ExportInput): string {
   const { comparison, series, title } = input;
+  const unit = sharedUnit(comparison);
   const header = [
     'Config',
     ...comparison.columns.map(columnTitle),
-    throughputTitle(unitOf(comparison)),
+    throughputTitle(unit),
     '95 % CI',
     'Speedup (95 % CI)',
     'Verdict',
     'n',
+    'Runs (steady steps, warm-up, left out)',
+    'Work / step',
+    'Fairness',
     'Step ms',
     'VRAM MiB',
     'Util %',
@@ -206,11 +319,14 @@ export function toHtml(input: ExportInput): string {
       const cells = [
         rowLabel(row),
         ...comparison.columns.map((c) => row.config[c] ?? ''),
-        figure(row.throughput.median),
+        throughputCell(row, unit),
         intervalText(row.throughput.ci95),
         speedupWithInterval(row),
-        row.speedup.verdict,
+        verdictText(row, comparison.minEffect),
         String(row.n),
+        runsText(row),
+        workText(row),
+        fairnessText(row),
         figure(row.stepTimeMs),
         figure(row.vramPeakMiB),
         figure(row.utilMean, 3),
@@ -251,8 +367,9 @@ figure{display:inline-block;margin:0 1.5rem 1.5rem 0}figcaption{font-weight:600;
 @media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}td,th{border-color:#30363d}tr.best{background:#12361f}}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
-<p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench. Throughput is the steady-state median with repeats pooled; the speedup's 95 % interval is a bootstrap over runs and stretches of each run; with one run on a side there is no faster/slower verdict.</p>
-<p class="notes">Quality gate: ${escapeHtml(comparison.gateText)}; NaN fails.</p>
+<p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench.</p>
+${headerLines(comparison).map((l) => `<p class="notes">${escapeHtml(l)}</p>`).join('\n')}
+<p class="notes">${escapeHtml(methodNote(comparison))}</p>
 <table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
 ${body}
 </tbody></table>

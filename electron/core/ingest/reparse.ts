@@ -1,14 +1,17 @@
 // Parses a stored run's output again with today's parsers and its workload's current regex.
-import type { ReparseResult, RunSummary } from '../../shared/api.js';
+import type { ReparseResult, Run, RunSummary } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';
+import { samplesForSummary } from '../metrics/summaryInput.js';
+import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
 import { IMPORTED_COMMAND } from './importLog.js';
 import { stepUnits } from './unitsPerStep.js';
+import { summaryChoices } from './stepChoices.js';
 
 export class ReparseRefused extends Error {
   constructor(message: string) {
@@ -49,7 +52,7 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const span = store.profiles.ownSpan(id);
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
-  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, profiledSpan }) };
+  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan }) };
   const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
   store.db.transaction(() => {
@@ -90,3 +93,33 @@ export function numericLines(store: Store, id: number, limit: number): { lines: 
 const NUMBER_WITH_WORD = /[A-Za-z_]{2,}.*\d+\.\d+|\d+\.\d+.*[A-Za-z_]{2,}/u;
 const MAX_SHOWN_LINE_CHARS = 400;
 const MAX_SCANNED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Sets a run's warm-up and left-out steps by hand and makes its summary again from what it stored (no re-run, no
+ * re-parse): the steady statistics and the machine's fairness from there on; the summary it had goes to its history.
+ */
+export async function resummarizeRun(store: Store, id: number, choices: { warmupSteps: number | null; excludeSteps: number[] }, now: Date): Promise<Run> {
+  const run = store.runs.get(id);
+  if (!run) throw new ReparseRefused(`no run ${id}`);
+  if (run.status === 'running') throw new ReparseRefused(`run ${id} is still running; set its steps once it has ended`);
+  await store.flush();
+  const steps = choices.warmupSteps === null && choices.excludeSteps.length === 0 ? null : { ...choices, setBy: 'run' as const };
+  const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
+  const samples = samplesForSummary(store.metrics, id);
+  const span = store.profiles.ownSpan(id);
+  const startedAtMs = Date.parse(run.startedAt);
+  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
+  const training = summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan });
+  const clockLock = run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? (run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null : null;
+  const fairness =
+    run.summary.host === null && run.summary.gpu === null
+      ? run.summary.fairness
+      : assessFairness({ host: run.summary.host, gpu: storedGpuSamples(store.telemetry, id), steadyFromMs: training.steadyFromMs, clockLockMHz: clockLock });
+  const summary: RunSummary = { ...run.summary, ...training, fairness };
+  store.db.transaction(() => {
+    store.runs.setSteps(id, steps);
+    store.runs.keepSummaryInHistory(id, 'steps set by hand', now);
+    store.runs.setSummary(id, summary);
+  })();
+  return store.runs.get(id)!;
+}

@@ -5,7 +5,7 @@ import type { EventHub } from '../events.js';
 import type { MetricStore } from '../store/metricStore.js';
 import { ChannelTailer } from './channel.js';
 import type { MetricSample } from './samples.js';
-import { summarizeMetrics, type TrainingSummary } from './summary.js';
+import { summarizeMetrics, type SummaryOptions, type TrainingSummary } from './summary.js';
 import { samplesForSummary } from './summaryInput.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
@@ -19,6 +19,8 @@ export interface RunMetricsOptions {
   maxSteps: number | null;
   tokensPerStep: number | null;
   samplesPerStep: number | null;
+  /** Warm-up and left-out steps set by hand (for the run, its sweep or its workload), or the automatic rules. */
+  choices?: Pick<SummaryOptions, 'warmup' | 'warmupSetBy' | 'excludeSteps'>;
   onStepLimit: (step: number) => void;
   /** `startedAtMs` is on its wall reading, as are the channel's own stamps; it also paces the reads. */
   clock?: Clock;
@@ -81,6 +83,7 @@ export class RunMetrics {
     const summary = summarizeMetrics(samples, {
       tokensPerStep: this.options.tokensPerStep,
       samplesPerStep: this.options.samplesPerStep,
+      ...this.options.choices,
       profiledSpan: span,
     });
     return { summary, samples };

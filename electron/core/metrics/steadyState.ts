@@ -1,4 +1,4 @@
-// Steady state: which early steps are warm-up (a one-sided change point) and which steps are left out as outliers, each with its reason.
+// Steady state: which early steps are warm-up (a slow start that ends for good) and which steps are left out as outliers, each with its reason.
 import { median } from 'simple-statistics';
 
 export type WarmupRule =
@@ -28,6 +28,12 @@ export const WARMUP_ALPHA = 0.05;
  * steps (1 in 50). More than that is a feature of the run (a bimodal run, a slow mode), not an accident: they are flagged and kept.
  */
 export const MAX_RULE_DROP_SHARE = 0.02;
+/**
+ * The automatic rule never takes more than this share of a run's timed steps as warm-up, and a slow start that
+ * lasts longer is not warm-up at all (load on the machine, most likely). Real warm-ups (CUDA context, compile,
+ * allocator, cudnn autotune) take a few steps of the hundreds a timing run has; a person can set more by hand.
+ */
+export const MAX_AUTO_WARMUP_SHARE = 0.2;
 
 export interface TimedPoint {
   step: number;
@@ -40,6 +46,8 @@ export interface TimedPoint {
 export interface StepMarks {
   markedIndexes?: ReadonlySet<number>;
   userSteps?: ReadonlySet<number>;
+  /** Indexes of points the script itself marks as warm-up (nanoGPT's `mfu -100%`). */
+  warmupHints?: ReadonlySet<number>;
 }
 
 export interface SteadySplit {
@@ -63,7 +71,7 @@ export interface SteadySplit {
 }
 
 export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE, marks: StepMarks = {}): SteadySplit {
-  const { start, reason } = findStart(points, rule);
+  const { start, reason } = findStart(points, rule, marks.warmupHints ?? new Set());
   const markedIndexes = marks.markedIndexes ?? new Set<number>();
   const userSteps = marks.userSteps ?? new Set<number>();
   const leftOut = new Map<number, 'marked' | 'user' | 'rule'>();
@@ -132,7 +140,7 @@ function warmupSeconds(points: readonly TimedPoint[], start: number): number {
   return ms / 1000;
 }
 
-function findStart(points: readonly TimedPoint[], rule: WarmupRule): { start: number; reason: string } {
+function findStart(points: readonly TimedPoint[], rule: WarmupRule, hintedIndexes: ReadonlySet<number>): { start: number; reason: string } {
   if (points.length === 0) return { start: 0, reason: 'no timed steps' };
   switch (rule.kind) {
     case 'steps': {
@@ -144,35 +152,73 @@ function findStart(points: readonly TimedPoint[], rule: WarmupRule): { start: nu
       const index = points.findIndex((p) => p.tMs / 1000 >= rule.seconds);
       return { start: index < 0 ? points.length : index, reason: `set by hand: the first ${rule.seconds} s` };
     }
-    case 'auto':
-      return findWarmupEnd(points.map((p) => p.stepTimeMs));
+    case 'auto': {
+      // The script's own word first: the points it marks as warm-up, from the first on.
+      let hinted = 0;
+      while (hinted < points.length && hintedIndexes.has(hinted)) hinted++;
+      if (hinted > 0) return { start: hinted, reason: `the script marks ${stepsText(points, 0, hinted)} as warm-up (${WARMUP_HINT_TEXT})` };
+      return findWarmupEnd(points);
+    }
   }
 }
 
-/**
- * The one-sided change point. Reference: the second half of the run (warm-up may never take more
- * than half). A step is slow when it exceeds the reference median by ROBUST_Z robust SDs and by
- * MIN_RELATIVE_EXCESS; faster steps are never slow. Let p be the reference's share of slow steps
- * (with half a step added, so a clean reference is not taken as proof that slow steps are impossible).
- * Among prefixes whose steps are mostly slow, take the one that maximises the CUSUM of
- * (slow − p); it is warm-up only when a one-sided binomial test says that many slow steps in that
- * prefix are unlikely at rate p (below WARMUP_ALPHA). A single blip is never a majority of a prefix
- * longer than itself, and a bimodal run's early slow steps are as likely as its later ones.
- * Failing that, a slow first step alone is warm-up when it is slower than every later step.
- */
-function findWarmupEnd(times: readonly number[]): { start: number; reason: string } {
-  const half = Math.floor(times.length / 2);
-  if (half < 1) return { start: 0, reason: 'none: too few timed steps to tell' };
-  const reference = times.slice(half);
-  const { level, threshold } = robustLevel(reference);
-  const slow = times.map((t) => t - level > threshold);
-  const p = (reference.filter((_, i) => slow[half + i]).length + 0.5) / (reference.length + 1);
+/** What the hint samples are: nanoGPT prints `mfu -100.00%` until its MFU estimate starts. */
+export const WARMUP_HINT_TEXT = 'mfu -100 %: not measured yet';
 
+/** "the first logged step (step 0)", "the first 3 logged steps (steps 0–20)", "the first 4 steps". */
+function stepsText(points: readonly TimedPoint[], from: number, to: number): string {
+  const count = to - from;
+  const first = points[from]!.step;
+  const last = points[to - 1]!.step;
+  const everyStep = last - first === count - 1;
+  if (count === 1) return everyStep && first <= 1 ? 'the first step only' : `the first logged step (step ${first})`;
+  return everyStep ? `the first ${count} steps` : `the first ${count} logged steps (steps ${first}–${last})`;
+}
+
+/** Median of the steady reference and how far above it a step must be to be slow: ROBUST_Z robust SDs and MIN_RELATIVE_EXCESS. */
+function slowFlags(times: readonly number[], reference: readonly number[]): { slow: boolean[]; level: number } {
+  const { level, threshold } = robustLevel(reference);
+  return { slow: times.map((t) => t - level > threshold), level };
+}
+
+/**
+ * Warm-up: a stretch at the very start whose steps are slower than the run's steady level (its median after the
+ * first MAX_AUTO_WARMUP_SHARE, with ROBUST_Z robust SDs and MIN_RELATIVE_EXCESS of margin; faster steps are never
+ * slow) and that ends for good:
+ * - it starts at the first step: a slow stretch after normal steps is load on the machine or an event, not warm-up;
+ * - it ends within MAX_AUTO_WARMUP_SHARE of the run, at the latest where two normal steps in a row first come;
+ * - it does not return: no later stretch of its length is as slow (that is contention that comes and goes);
+ * - its slow steps are unlikely at the rate the rest of the run shows them (a one-sided binomial test, WARMUP_ALPHA).
+ * Among the prefixes that qualify, the one that maximises the CUSUM of (slow − p). Failing all that, a slow first
+ * step alone is warm-up when it is slower than every later step (start-up work: CUDA context, compile, allocator).
+ */
+function findWarmupEnd(points: readonly TimedPoint[]): { start: number; reason: string } {
+  const times = points.map((p) => p.stepTimeMs);
+  if (times.length < 2) return { start: 0, reason: 'none: too few timed steps to tell' };
+  const cap = Math.max(1, Math.floor(MAX_AUTO_WARMUP_SHARE * times.length));
+  const reference = times.slice(cap);
+  const { slow, level } = slowFlags(times, reference);
+  const margin = `by more than ${ROBUST_Z} robust SDs and ${MIN_RELATIVE_EXCESS * 100} %`;
+  const slowFirstStep = slow[0] === true && times[0]! > Math.max(...times.slice(1));
+  const firstStepOnly = {
+    start: 1,
+    reason: `${stepsText(points, 0, 1)}: slower than every later step and than the steady median (${round3(level)} ms) ${margin}`,
+  };
+  if (!slow[0]) return { start: 0, reason: `none: the first step is no slower than the steady median (${round3(level)} ms); a slow stretch after normal steps is not warm-up` };
+  // The warm-up ends for good at the first two normal steps in a row.
+  let end = cap;
+  for (let i = 1; i < cap; i++) {
+    if (!slow[i] && !slow[i + 1]) {
+      end = i;
+      break;
+    }
+  }
+  const p = (reference.filter((_, i) => slow[cap + i]).length + 0.5) / (reference.length + 1);
   let best = 0;
   let bestScore = 0;
   let score = 0;
   let slowCount = 0;
-  for (let k = 1; k <= half; k++) {
+  for (let k = 1; k <= end; k++) {
     if (slow[k - 1]) slowCount++;
     score += (slow[k - 1] ? 1 : 0) - p;
     if (slowCount * 2 > k && score > bestScore) {
@@ -180,21 +226,71 @@ function findWarmupEnd(times: readonly number[]): { start: number; reason: strin
       bestScore = score;
     }
   }
-  const margin = `by more than ${ROBUST_Z} robust SDs and ${MIN_RELATIVE_EXCESS * 100} %`;
-  // The first step does start-up work in every framework we parse (CUDA context, compile,
-  // allocator): slow and slower than every later step, it is warm-up even in a run too short to test.
-  const slowFirstStep = slow[0] === true && times[0]! > Math.max(...times.slice(1));
-  const firstStepOnly = {
-    start: 1,
-    reason: `the first step only: slower than every later step and than the steady median (${round3(level)} ms) ${margin}`,
-  };
+  const slowShare = (from: number, to: number) => slow.slice(from, to).filter(Boolean).length / Math.max(1, to - from);
+  // Still slow at the cap, with no two normal steps in a row before it: the slow start does not end within a fifth of the run.
+  const window = Math.max(2, best);
+  const endsWithinCap = end < cap || !slow[cap];
+  if (best > 0 && !endsWithinCap) {
+    if (slowFirstStep) return firstStepOnly;
+    return { start: 0, reason: `none: the steps stay slower than the steady median (${round3(level)} ms) past the first ${MAX_AUTO_WARMUP_SHARE * 100} % of the run: load on the machine, not warm-up (set warm-up steps by hand if it is warm-up)` };
+  }
+  // A stretch as slow later on: the slowness comes and goes.
+  for (let from = best + window; best > 0 && from + window <= times.length; from++) {
+    if (slowShare(from, from + window) >= 0.5 && window >= 2 && slow[from] && slow[from + window - 1]) {
+      if (slowFirstStep) return firstStepOnly;
+      return {
+        start: 0,
+        reason: `none: the slow start returns later (steps ${points[from]!.step}–${points[from + window - 1]!.step} as slow): load that comes and goes, not warm-up`,
+      };
+    }
+  }
   if (best === 0) return slowFirstStep ? firstStepOnly : { start: 0, reason: 'none: no early stretch of slower steps' };
+  if (best === 1) return slowFirstStep ? firstStepOnly : { start: 0, reason: `none: only the first step is slow, and a later step is slower still` };
   const slowInPrefix = slow.slice(0, best).filter(Boolean).length;
   const pValue = binomialTail(best, slowInPrefix, p);
-  const what = `${slowInPrefix} of the first ${best} steps slower than the steady median (${round3(level)} ms) ${margin}`;
-  if (pValue < WARMUP_ALPHA) return { start: best, reason: `${what} (one-sided change point, p = ${round3(pValue)})` };
+  const what = `${slowInPrefix} of ${stepsText(points, 0, best).replace(/^the first /u, 'the first ')} slower than the steady median (${round3(level)} ms) ${margin}`;
+  if (pValue < WARMUP_ALPHA) return { start: best, reason: `${what}, and never again (one-sided change point, p = ${round3(pValue)})` };
   if (slowFirstStep) return firstStepOnly;
   return { start: 0, reason: `none: ${what}, but that is not unusual for this run (p = ${round3(pValue)})` };
+}
+
+/** Most slow stretches kept with a summary: more is one story repeating. */
+export const MAX_SLOW_STRETCHES = 20;
+/** A slow stretch is at least this many slow points in a row (one is a blip, the outlier rule's business). */
+export const MIN_STRETCH_POINTS = 3;
+
+export interface SlowStretch {
+  fromStep: number;
+  toStep: number;
+  /** Logged points in it. */
+  steps: number;
+  /** Its median step time over the steady median, less 1 (0.3: 30 % slower). */
+  slowerBy: number;
+}
+
+/** Stretches of slow steps after the warm-up: contention or an event, kept in the statistics and flagged. */
+export function slowStretches(points: readonly TimedPoint[], start: number): SlowStretch[] {
+  const steady = points.slice(start).map((p) => p.stepTimeMs);
+  if (steady.length < MIN_STRETCH_POINTS) return [];
+  const { slow, level } = slowFlags(steady, steady);
+  const out: SlowStretch[] = [];
+  for (let i = 0; i < steady.length && out.length < MAX_SLOW_STRETCHES; ) {
+    if (!slow[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < steady.length && slow[j]) j++;
+    if (j - i >= MIN_STRETCH_POINTS) {
+      out.push({ fromStep: points[start + i]!.step, toStep: points[start + j - 1]!.step, steps: j - i, slowerBy: round3Number(median(steady.slice(i, j)) / level - 1) });
+    }
+    i = j;
+  }
+  return out;
+}
+
+function round3Number(value: number): number {
+  return Number(value.toPrecision(3));
 }
 
 /** P(X ≥ k) for X ~ Binomial(n, p), summed in log space so long runs do not overflow. */

@@ -1,7 +1,7 @@
 // A run's training summary from its metric samples: steady throughput, step time, loss facts.
 import { interquartileRange, median } from 'simple-statistics';
 import type { MetricSample } from './samples.js';
-import { splitSteadyState, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
 
 export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
 
@@ -12,14 +12,20 @@ export interface TrainingSummary {
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
   throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[] };
-  /** `medianWithOutliers`: the same steady steps with the left-out ones put back, so a reader sees what leaving them out changed. */
+  /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
+  steadySteps: number | null;
+  /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
+  steadyFromMs: number | null;
+  /** `medianWithOutliers`: every timed step, warm-up and left-out ones put back, so a reader sees what leaving them out changed. */
   stepTimeMs: { median: number | null; medianWithOutliers: number | null };
   finalLoss: number | null;
   bestLoss: number | null;
   evalLoss: number | null;
   nanDetected: boolean | null;
   lossFell: boolean | null;
-  warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number; reason: string } | null;
+  warmup: { rule: WarmupRule['kind']; stable: boolean; steps: number; seconds: number; reason: string; setBy: WarmupSetBy | null } | null;
+  /** Slow stretches after the warm-up (contention, an event): kept in the statistics, flagged here. */
+  slowStretches: SlowStretch[];
   /** Steady steps left out of the statistics, for any of the reasons in `outliers`. */
   outlierSteps: number;
   /** Steps left out because a profiler was on while they ran (`run --profile`). */
@@ -34,8 +40,12 @@ export interface TrainingSummary {
   metricsSource: 'channel' | 'text' | null;
   /** Tokens in one step where known, so losses can be compared at a matched token count. */
   tokensPerStep: number | null;
+  /** Samples in one step where known (throughput per sample, losses at a matched sample count). */
+  samplesPerStep: number | null;
   /** The training loss at up to LOSS_CURVE_POINTS steps (each a window's mean), to compare at a matched step. */
   lossCurve: Array<[number, number]>;
+  /** The eval loss at up to LOSS_CURVE_POINTS of its evals, to compare at equal work. */
+  evalCurve: Array<[number, number]>;
   /** The last finite value of each metric, for a quality gate on any metric the runs share. */
   finalMetrics: Record<string, number>;
 }
@@ -43,12 +53,17 @@ export interface TrainingSummary {
 export const THROUGHPUT_BLOCKS = 20;
 export const LOSS_CURVE_POINTS = 200;
 
+/** Who set the warm-up by hand: the run itself, its workload, or its sweep. */
+export type WarmupSetBy = 'run' | 'workload' | 'sweep';
+
 export interface SummaryOptions {
-  /** Tokens in one step (the workload's expression, or the run's own value), to turn step times into tokens/s; the script's statement where null. */
+  /** Tokens in one step (given with the run or sweep, or the workload's expression); the script's own statement wins over it. */
   tokensPerStep?: number | null;
-  /** Samples in one step (stated with the run), to turn step times into samples/s. */
+  /** Samples in one step (given with the run or sweep), to turn step times into samples/s. */
   samplesPerStep?: number | null;
   warmup?: WarmupRule;
+  /** Who set `warmup` by hand (absent: the automatic rule). */
+  warmupSetBy?: WarmupSetBy | null;
   /** A span (ms since the run started) a profiler was on: steps that overlap it are left out of the timing. */
   profiledSpan?: { fromTMs: number; toTMs: number } | null;
   /** Steps the user says to leave out of the steady statistics. */
@@ -96,8 +111,8 @@ export function readsEveryProgressSample(samples: readonly MetricSample[]): bool
 }
 
 export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
-  // A value the run was given wins over the script's own statement.
-  const tokensPerStep = options.tokensPerStep ?? statedTokensPerStep(all);
+  // The script's own statement ("tokens per iteration will be: 491,520") wins over a value the run was given.
+  const tokensPerStep = statedTokensPerStep(all) ?? options.tokensPerStep ?? null;
   const fromChannel = all.filter((s) => s.source === 'channel');
   const samples = fromChannel.length > 0 ? fromChannel : all.filter((s) => s.source === 'text');
   const metricsSource = samples.length === 0 ? null : fromChannel.length > 0 ? 'channel' : 'text';
@@ -124,8 +139,11 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   let stepTimeWithOutliers: number | null = null;
   let outlierSteps = 0;
   let outlierReasons: TrainingSummary['outliers'] = null;
+  let steadySteps: number | null = null;
+  let steadyFromMs: number | null = null;
+  let stretches: SlowStretch[] = [];
   if (points.length > 0) {
-    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []) };
+    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, timingSource) };
     const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
     const outliers = new Set(split.outliers);
     const afterWarmup = points.map((_, i) => i).filter((i) => i >= split.start);
@@ -133,13 +151,24 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     outlierSteps = split.outliers.length;
     outlierReasons = { marked: split.marked, byUser: split.byUser, byRule: split.byRule, flaggedKept: split.flaggedKept.length };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
-    warmup = { rule: split.rule, stable: split.stable, steps: split.warmupSteps, seconds: stepTimesKnown ? round(split.warmupSeconds, 3) : 0, reason: split.reason };
+    warmup = {
+      rule: split.rule,
+      stable: split.stable,
+      steps: split.warmupSteps,
+      seconds: stepTimesKnown ? round(split.warmupSeconds, 3) : 0,
+      reason: split.reason,
+      setBy: split.rule === 'auto' ? null : (options.warmupSetBy ?? 'run'),
+    };
+    steadySteps = steadyIndexes.length;
+    steadyFromMs = split.start < points.length ? points[split.start]!.tMs : null;
+    stretches = slowStretches(points, split.start);
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => throughputs[i]!);
       throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values) };
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
     }
-    if (afterWarmup.length > 0 && stepTimesKnown) stepTimeWithOutliers = median(afterWarmup.map((i) => points[i]!.stepTimeMs));
+    // "With them": warm-up and left-out steps both put back.
+    if (stepTimesKnown) stepTimeWithOutliers = median(points.map((p) => p.stepTimeMs));
   }
 
   const losses = [...train, ...progress].filter((s) => s.name === 'loss').sort(byStepThenTime);
@@ -154,6 +183,8 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   return {
     steps,
     throughput,
+    steadySteps,
+    steadyFromMs,
     stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers },
     finalLoss: lastFinite(lossSeries),
     bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
@@ -161,12 +192,15 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     nanDetected,
     lossFell: lossTrend(finiteLosses),
     warmup,
+    slowStretches: stretches,
     outlierSteps,
     profiledSteps,
     outliers: outlierReasons,
     metricsSource,
     tokensPerStep,
+    samplesPerStep: options.samplesPerStep ?? null,
     lossCurve: lossCurve(lossSeries),
+    evalCurve: lossCurve(evalLosses),
     finalMetrics: finalMetrics(samples),
   };
 }
@@ -216,6 +250,20 @@ function markedIndexes(points: readonly TimedPoint[], samples: readonly MetricSa
     if (byTime || byStep) marked.add(i);
   });
   return marked;
+}
+
+/** The sample a parser emits for a step the script marks as warm-up (nanoGPT: `mfu -100.00%`; see parsers/names.ts). */
+export const WARMUP_HINT_SAMPLE = 'warmup_hint';
+
+/** Indexes of points whose step the script marks as warm-up. */
+function warmupHints(points: readonly TimedPoint[], samples: readonly MetricSample[]): Set<number> {
+  const hinted = new Set(samples.filter((s) => s.name === WARMUP_HINT_SAMPLE && s.step !== null && s.value > 0).map((s) => s.step!));
+  const indexes = new Set<number>();
+  if (hinted.size === 0) return indexes;
+  points.forEach((point, i) => {
+    if (hinted.has(point.step)) indexes.add(i);
+  });
+  return indexes;
 }
 
 function finalMetrics(samples: readonly MetricSample[]): Record<string, number> {

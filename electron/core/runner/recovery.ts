@@ -1,7 +1,8 @@
 // At start: runs left "running" by an engine that died are marked interrupted, summarised from the steps they logged; survivors are reported.
 import { samplesForSummary } from '../metrics/summaryInput.js';
 import type { Run, RunSummary } from '../../shared/api.js';
-import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
+import { stepUnits } from '../ingest/unitsPerStep.js';
+import { summaryChoices } from '../ingest/stepChoices.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
@@ -74,11 +75,5 @@ export function summarizeInterrupted(store: Store, run: Run): RunSummary | null 
   const samples = samplesForSummary(store.metrics, run.id);
   if (samples.length === 0) return null;
   const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
-  let tokensPerStep: number | null = null;
-  try {
-    if (workload?.tokensPerStep) tokensPerStep = evaluateExpression(workload.tokensPerStep, run.config);
-  } catch (error) {
-    if (!(error instanceof ExpressionError)) throw error;
-  }
-  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, { tokensPerStep }) };
+  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload) }) };
 }

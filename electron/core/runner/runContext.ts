@@ -1,6 +1,6 @@
 // What every run of one engine shares (its stores, the output writer, events, environment and fault reporting), and what a start asks for.
 import type { Clock } from '../clock.js';
-import type { Workload } from '../../shared/api.js';
+import type { Run, Workload } from '../../shared/api.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import type { EventHub } from '../events.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
@@ -59,6 +59,8 @@ export interface StartRequest {
   extraConfig?: Record<string, string> | undefined;
   /** Tokens or samples in one step as the user stated them (otherwise the workload's expression says). */
   unitsPerStep?: UnitsPerStep | null | undefined;
+  /** Warm-up and left-out steps set by hand for the run, or by its sweep. */
+  steps?: Run['steps'] | undefined;
   /** Profile a window of steady steps of this run (torch.profiler through sitecustomize). */
   profile?: ProfileOptions | null | undefined;
   /** The run whose command this one runs again to profile it. */

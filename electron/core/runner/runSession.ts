@@ -10,10 +10,12 @@ import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
 import type { PythonFacts } from '../telemetry/pythonFingerprint.js';
 import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
+import { assessFairness } from '../telemetry/fairness.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
+import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
@@ -137,6 +139,7 @@ export class RunSession {
         channelFile: launch.channelFile,
         maxSteps: request.maxSteps ?? null,
         ...stepUnits(request.unitsPerStep ?? null, request.workload, launch.config),
+        choices: summaryChoices(record, request.workload),
         onStepLimit: (step) => this.stopAtStepLimit(step),
         clock: environment.clock,
       },
@@ -394,7 +397,9 @@ export class RunSession {
         }) ?? null)
       : null;
     const training = this.metrics.summarize(profiledSpan);
-    const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
+    const host = summarizeHost(hostSamples);
+    const fairness = assessFairness({ host, gpu: gpuSamples, steadyFromMs: training.summary.steadyFromMs, clockLockMHz: lockSetByUs(this.request.gpuSettingsInForce) });
+    const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host, fairness, hints: hint ? [hint] : [] };
     await retryWrite(() => runs.setSummary(this.id, summary), onBusy);
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
     const series = buildSeries(training.samples, gpuSamples);
@@ -412,4 +417,11 @@ export class RunSession {
       await new Promise((resolve) => setTimeout(resolve, TRAILING_QUIET_MS / 3));
     }
   }
+}
+
+/** The SM clock lock Tuning Bench set for the run or its sweep (its lower end), or null: only locks we set are known. */
+function lockSetByUs(settings: Record<string, unknown> | null | undefined): number | null {
+  if (!settings || (settings.setBy !== 'run' && settings.setBy !== 'sweep')) return null;
+  const lock = settings.clockLock as { minMHz?: unknown } | null | undefined;
+  return typeof lock?.minMHz === 'number' ? lock.minMHz : null;
 }

@@ -33,6 +33,8 @@ export interface HostSample {
   writeBytesPerSec: number;
   /** The busiest single thread of the run, percent of one core: near 100 means something is core-bound. */
   busiestThreadCpu: number;
+  /** CPU cores used by processes outside the run's tree and Tuning Bench's own process (absent in samples from before it was kept). */
+  otherCpuCores?: number;
 }
 
 /**

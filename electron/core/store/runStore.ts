@@ -35,6 +35,7 @@ interface RunRow {
   notes: string;
   tags_json: string;
   units_per_step_json: string | null;
+  step_choices_json: string | null;
   git_json: string | null;
   replaces_run_id: number | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
@@ -60,6 +61,8 @@ export interface NewRun {
   sweep?: RunPlacement | null | undefined;
   /** Tokens or samples in one step as the user stated them. */
   unitsPerStep?: UnitsPerStep | null | undefined;
+  /** Warm-up and left-out steps set by hand for it (or by its sweep). */
+  steps?: Run['steps'] | undefined;
 }
 
 export interface UnitsPerStep {
@@ -108,6 +111,8 @@ export interface OrphanCandidate {
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
   throughput: { median: null, iqr: null, unit: null, blocks: [] },
+  steadySteps: null,
+  steadyFromMs: null,
   stepTimeMs: { median: null, medianWithOutliers: null },
   finalLoss: null,
   bestLoss: null,
@@ -115,6 +120,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   nanDetected: null,
   lossFell: null,
   warmup: null,
+  slowStretches: [],
   outlierSteps: 0,
   profiledSteps: 0,
   outliers: null,
@@ -122,8 +128,11 @@ export const EMPTY_SUMMARY: RunSummary = {
   hints: [],
   gpu: null,
   host: null,
+  fairness: null,
   tokensPerStep: null,
+  samplesPerStep: null,
   lossCurve: [],
+  evalCurve: [],
   finalMetrics: {},
 };
 
@@ -137,9 +146,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json)
+           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep)`,
+           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -169,6 +178,7 @@ export class RunStore {
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
       setGpuSettings: db.prepare('UPDATE runs SET gpu_settings_json = ? WHERE id = ?'),
       setWait: db.prepare('UPDATE runs SET wait_json = ? WHERE id = ?'),
+      setStepChoices: db.prepare<[string | null, number]>('UPDATE runs SET step_choices_json = ? WHERE id = ?'),
       setNotes: db.prepare<[string, number]>('UPDATE runs SET notes = ? WHERE id = ?'),
       setTags: db.prepare<[string, number]>('UPDATE runs SET tags_json = ? WHERE id = ?'),
       getSeries: db.prepare<[number], { series_json: string }>('SELECT series_json FROM run_series WHERE run_id = ?'),
@@ -203,6 +213,7 @@ export class RunStore {
       repeatIndex: run.sweep?.repeatIndex ?? null,
       replacesRunId: run.sweep?.replacesRunId ?? null,
       unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
+      stepChoices: run.steps ? JSON.stringify(run.steps) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -278,6 +289,11 @@ export class RunStore {
   /** The GPU settings in force for the run (and, once it ended, whether the app's own changes were put back). */
   setGpuSettings(id: number, settings: Record<string, unknown> | null): void {
     this.statements.setGpuSettings.run(settings === null ? null : JSON.stringify(settings), id);
+  }
+
+  /** Warm-up and left-out steps set by hand for the run (null: none of its own). */
+  setSteps(id: number, steps: Run['steps']): void {
+    this.statements.setStepChoices.run(steps === null ? null : JSON.stringify(steps), id);
   }
 
   /** How long the run waited for fair conditions before it started. */
@@ -414,6 +430,7 @@ function toRun(row: RunRow): Run {
     outputDroppedBytes: row.output_dropped_bytes,
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
+    steps: row.step_choices_json ? (JSON.parse(row.step_choices_json) as Run['steps']) : null,
     // Through the schema, so summaries stored before a field existed read with its default.
     summary: row.summary_json ? runSummary.parse(JSON.parse(row.summary_json)) : EMPTY_SUMMARY,
     gpuSettings: row.gpu_settings_json ? (JSON.parse(row.gpu_settings_json) as Record<string, unknown>) : null,

@@ -14,7 +14,7 @@ interface HostRow {
   extra_json: string | null;
 }
 
-type HostExtra = Pick<HostSample, 'cpuPerCore' | 'threads' | 'readBytesPerSec' | 'writeBytesPerSec' | 'busiestThreadCpu'>;
+type HostExtra = Pick<HostSample, 'cpuPerCore' | 'threads' | 'readBytesPerSec' | 'writeBytesPerSec' | 'busiestThreadCpu' | 'otherCpuCores'>;
 
 export class TelemetryStore {
   private readonly insertHost;
@@ -70,6 +70,7 @@ export class TelemetryStore {
       readBytesPerSec: sample.readBytesPerSec,
       writeBytesPerSec: sample.writeBytesPerSec,
       busiestThreadCpu: sample.busiestThreadCpu,
+      ...(sample.otherCpuCores === undefined ? {} : { otherCpuCores: Math.round(sample.otherCpuCores * 1000) / 1000 }),
     };
     this.writer.enqueue(() =>
       this.insertHost.run(
@@ -102,6 +103,7 @@ export class TelemetryStore {
         readBytesPerSec: extra.readBytesPerSec ?? 0,
         writeBytesPerSec: extra.writeBytesPerSec ?? 0,
         busiestThreadCpu: extra.busiestThreadCpu ?? 0,
+        ...(extra.otherCpuCores === undefined ? {} : { otherCpuCores: extra.otherCpuCores }),
       };
     });
   }

@@ -11,6 +11,7 @@ interface WorkloadRow {
   cwd: string;
   mode: 'argv' | 'shell';
   tokens_per_step: string;
+  step_choices_json: string | null;
   metric_regex: string;
   command_json: string;
   env_json: string;
@@ -57,18 +58,18 @@ export class WorkloadStore {
     this.selectById = db.prepare<[number], WorkloadRow>('SELECT * FROM workloads WHERE id = ?');
     this.selectByName = db.prepare<[string], WorkloadRow>('SELECT * FROM workloads WHERE name = ?');
     this.insert = db.prepare(
-      `INSERT INTO workloads (name, description, cwd, mode, tokens_per_step, metric_regex, command_json, env_json, variables_json, builtin, created_at)
-       VALUES (@name, @description, @cwd, @mode, @tokens_per_step, @metric_regex, @command_json, @env_json, @variables_json, @builtin, @created_at)`,
+      `INSERT INTO workloads (name, description, cwd, mode, tokens_per_step, metric_regex, command_json, env_json, variables_json, step_choices_json, builtin, created_at)
+       VALUES (@name, @description, @cwd, @mode, @tokens_per_step, @metric_regex, @command_json, @env_json, @variables_json, @step_choices_json, @builtin, @created_at)`,
     );
     this.updateBuiltin = db.prepare(
       `UPDATE workloads SET description = @description, cwd = @cwd, mode = @mode, tokens_per_step = @tokens_per_step,
          metric_regex = @metric_regex, command_json = @command_json,
-         env_json = @env_json, variables_json = @variables_json WHERE name = @name AND builtin = 1`,
+         env_json = @env_json, variables_json = @variables_json, step_choices_json = @step_choices_json WHERE name = @name AND builtin = 1`,
     );
     this.updateOwn = db.prepare(
       `UPDATE workloads SET name = @name, description = @description, cwd = @cwd, mode = @mode, tokens_per_step = @tokens_per_step,
          metric_regex = @metric_regex, command_json = @command_json,
-         env_json = @env_json, variables_json = @variables_json WHERE id = @id AND builtin = 0`,
+         env_json = @env_json, variables_json = @variables_json, step_choices_json = @step_choices_json WHERE id = @id AND builtin = 0`,
     );
     // Runs and sweeps keep their rows: their workload_id becomes NULL (ON DELETE SET NULL) and they keep its name.
     this.deleteOwn = db.prepare<[number]>('DELETE FROM workloads WHERE id = ? AND builtin = 0');
@@ -141,6 +142,7 @@ function columns(input: ReturnType<typeof workloadInput.parse>) {
     command_json: JSON.stringify(input.command),
     env_json: JSON.stringify(input.env),
     variables_json: JSON.stringify(input.variables),
+    step_choices_json: input.steps === null ? null : JSON.stringify(input.steps),
   };
 }
 
@@ -156,6 +158,7 @@ function toWorkload(row: WorkloadRow): Workload {
     command: JSON.parse(row.command_json) as string[],
     env: JSON.parse(row.env_json) as Record<string, string>,
     variables: JSON.parse(row.variables_json) as Workload['variables'],
+    steps: row.step_choices_json ? (JSON.parse(row.step_choices_json) as Workload['steps']) : null,
     builtin: row.builtin === 1,
     createdAt: row.created_at,
   };

@@ -16,6 +16,8 @@ export interface HostCounters {
   /** CPU ticks of every thread of the group's processes, by thread id. */
   threadTicks(group: GroupCounters): Map<number, number>;
   memory(): MemoryReading;
+  /** CPU ticks Tuning Bench's own process has used (its threads included): the engine's work is not contention. */
+  selfTicks(): number;
 }
 
 export const procCounters: HostCounters = {
@@ -23,7 +25,15 @@ export const procCounters: HostCounters = {
   group: (pgid) => readGroupCounters(pgid),
   threadTicks: (group) => readThreadTicks(group),
   memory: () => readMemory(),
+  selfTicks: () => readSelfTicks(),
 };
+
+/** Ticks of this process: utime + stime of /proc/self/stat. */
+export function readSelfTicks(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
 
 export interface HostSamplerOptions {
   /** `startedAtMs` is on its wall reading; rates are per second of its monotonic one. */
@@ -38,6 +48,7 @@ export class HostSampler {
   private lastCpu: CpuTimes;
   private lastGroup: GroupCounters;
   private lastThreads = new Map<number, number>();
+  private lastSelf: number;
   /** Monotonic: when the last counters were read (rates are per second of this). */
   private lastAt: number;
 
@@ -53,6 +64,7 @@ export class HostSampler {
     this.lastCpu = this.counters.cpuTimes();
     this.lastGroup = this.counters.group(pgid);
     this.lastThreads = this.counters.threadTicks(this.lastGroup);
+    this.lastSelf = this.counters.selfTicks();
     this.lastAt = this.clock.monotonicMs();
     this.timer = this.clock.setInterval(() => this.sample(), intervalMs, { background: true });
   }
@@ -75,6 +87,7 @@ export class HostSampler {
     const threads = this.counters.threadTicks(group);
     const percent = cpuPercent(this.lastCpu, cpu);
     const memory = this.counters.memory();
+    const self = this.counters.selfTicks();
     const tickPercent = (ticks: number) => (100 * ticks) / CLOCK_TICKS_PER_SECOND / seconds;
     let busiest = 0;
     for (const [tid, ticks] of threads) busiest = Math.max(busiest, tickPercent(ticks - (this.lastThreads.get(tid) ?? ticks)));
@@ -91,12 +104,24 @@ export class HostSampler {
       readBytesPerSec: Math.max(0, (group.readBytes - this.lastGroup.readBytes) / seconds),
       writeBytesPerSec: Math.max(0, (group.writeBytes - this.lastGroup.writeBytes) / seconds),
       busiestThreadCpu: Math.min(100, busiest),
+      otherCpuCores: otherCores(this.lastCpu, cpu, group.cpuTicks - this.lastGroup.cpuTicks + (self - this.lastSelf), seconds),
     });
     this.lastCpu = cpu;
     this.lastGroup = group;
     this.lastThreads = threads;
+    this.lastSelf = self;
     this.lastAt = now;
   }
+}
+
+/**
+ * Cores that processes other than `ownTicks`' used between two readings: the machine's busy time (every core,
+ * in USER_HZ ticks like the processes' own) less our own, per second. Never below zero: the two are read a few
+ * microseconds apart.
+ */
+export function otherCores(before: CpuTimes, after: CpuTimes, ownTicks: number, seconds: number): number {
+  const busy = (after.busy[0] ?? 0) - (before.busy[0] ?? 0);
+  return Math.max(0, (busy - ownTicks) / CLOCK_TICKS_PER_SECOND / seconds);
 }
 
 /** CPU ticks of every thread of the group's processes, by thread id. */

@@ -28,6 +28,8 @@ export interface TimedGpuSample extends GpuSample {
   tMs: number;
   /** GPU memory held by the run's own processes (from --query-compute-apps), when known. */
   runVramMiB?: number | null;
+  /** Compute processes on the GPU that are not the run's (from the same query), when known. */
+  otherComputeApps?: number | null;
 }
 
 /** DESIGN: per-process GPU memory once a second (a short query of its own; the sample loop stays one child). */
@@ -81,6 +83,7 @@ export class NvidiaSmiSampler {
   private appsTimer: Timer | null = null;
   private appsQueryRunning = false;
   private runVramMiB: number | null = null;
+  private otherComputeApps: number | null = null;
 
   constructor(private readonly options: NvidiaSmiSamplerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -124,7 +127,9 @@ export class NvidiaSmiSampler {
       );
       if (code !== 0) return;
       const ours = new Set(processTree(rootPid));
-      const apps = parseComputeApps(output).apps.filter((app) => ours.has(app.pid));
+      const all = parseComputeApps(output).apps;
+      const apps = all.filter((app) => ours.has(app.pid));
+      this.otherComputeApps = all.length - apps.length;
       const known = apps.map((app) => app.usedMemoryMiB).filter((v): v is number => v !== null);
       this.runVramMiB = known.length > 0 ? known.reduce((a, b) => a + b, 0) : apps.length > 0 ? null : 0;
     } finally {
@@ -170,7 +175,7 @@ export class NvidiaSmiSampler {
     }
     this.backoffMs = BACKOFF_START_MS;
     if (result.sample.gpuLost) this.options.onStatus('error', 'nvidia-smi says the GPU is lost (it needs a reset or a reboot)');
-    this.options.onSample({ ...result.sample, tMs: this.clock.wallMs() - this.options.startedAtMs, runVramMiB: this.runVramMiB });
+    this.options.onSample({ ...result.sample, tMs: this.clock.wallMs() - this.options.startedAtMs, runVramMiB: this.runVramMiB, otherComputeApps: this.otherComputeApps });
   }
 
   private checkWatchdog(): void {

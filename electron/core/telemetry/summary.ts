@@ -9,11 +9,25 @@ export function storedGpuSamples(telemetry: TelemetryStore, runId: number): Time
   return telemetry.gpuSamples(runId) as TimedGpuSample[];
 }
 
-/** The summary's host part: machine CPU mean and the run's peak resident memory. */
-export function summarizeHost(samples: readonly HostSample[]): { cpuMean: number | null; rssPeakMiB: number | null } | null {
+export interface HostSummary {
+  cpuMean: number | null;
+  rssPeakMiB: number | null;
+  otherCpuCoresMean: number | null;
+  cores: number | null;
+}
+
+/** The summary's host part: machine CPU mean, the run's peak resident memory, and the cores others used meanwhile. */
+export function summarizeHost(samples: readonly HostSample[]): HostSummary | null {
   if (samples.length === 0) return null;
   const cpuMean = samples.reduce((sum, s) => sum + s.cpuTotal, 0) / samples.length;
-  return { cpuMean: Math.round(cpuMean * 10) / 10, rssPeakMiB: Math.round(samples.reduce((max, s) => Math.max(max, s.procRssMiB), 0) * 10) / 10 };
+  const others = samples.map((s) => s.otherCpuCores).filter((v): v is number => v !== undefined);
+  const cores = samples[0]!.cpuPerCore.length;
+  return {
+    cpuMean: Math.round(cpuMean * 10) / 10,
+    rssPeakMiB: Math.round(samples.reduce((max, s) => Math.max(max, s.procRssMiB), 0) * 10) / 10,
+    otherCpuCoresMean: others.length === 0 ? null : Math.round((others.reduce((a, b) => a + b, 0) / others.length) * 100) / 100,
+    cores: cores > 0 ? cores : null,
+  };
 }
 
 export interface GpuSummary {

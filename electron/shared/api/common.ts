@@ -33,6 +33,15 @@ export const nullableNumber = z.number().nullable();
 
 export const interval = z.object({ low: z.number(), high: z.number() }).nullable();
 
+/**
+ * Steps a person sets by hand, for a run, a workload or a sweep: warm-up steps (null: the automatic rule) and
+ * steps left out of the steady statistics.
+ */
+export const stepChoices = z.object({
+  warmupSteps: z.number().int().min(0).max(10_000_000).nullable().default(null),
+  excludeSteps: z.array(z.number().int().min(0)).max(10_000).default([]),
+});
+
 export const terminalSize = z.object({
   cols: z.number().int().min(LIMITS.terminalCols.min).max(LIMITS.terminalCols.max),
   rows: z.number().int().min(LIMITS.terminalRows.min).max(LIMITS.terminalRows.max),

@@ -19,6 +19,12 @@ export const qualityGate = z.object({
   enabled: z.boolean().default(true),
 });
 
+/** δ of the `same` verdict, as a fraction: 0.02 is ±2 %. */
+export const minEffect = z.number().gt(0).max(0.5);
+
+/** DESIGN: a change smaller than 2 % is no change worth a person's time. */
+export const DEFAULT_MIN_EFFECT = 0.02;
+
 export const comparisonRow = z.object({
   key: z.string(),
   name: z.string(),
@@ -27,15 +33,42 @@ export const comparisonRow = z.object({
   configIndex: z.number().int().nullable(),
   config: z.record(z.string(), z.string()),
   isBaseline: z.boolean(),
+  /** The geometric mean of its runs' steady medians (one run: its median), with a 95 % t-interval from two runs on. */
   throughput: z.object({ median: z.number().nullable(), ci95: interval, unit: z.string().nullable() }),
   speedup: z.object({
     ratio: z.number().nullable(),
     ci95: interval,
-    /** `repeat to decide`: one run on a side says nothing about run-to-run variance, so no faster/slower. */
-    verdict: z.enum(['baseline', 'faster', 'slower', 'within noise', 'repeat to decide', 'unknown']),
-    /** Why there is no ratio or no verdict (units that cannot be converted, one run each), or how units were converted. */
+    /**
+     * `faster`/`slower`: the interval excludes 1; `same`: it lies inside 1 ± minEffect; `inconclusive`: neither (see
+     * `moreRepeats`); `repeat to decide`: one run on a side says nothing about run-to-run variance; `unknown`: no speedup.
+     */
+    verdict: z.enum(['baseline', 'faster', 'slower', 'same', 'inconclusive', 'repeat to decide', 'unknown']),
+    /** Why there is no ratio or no verdict (work per step not known, one run each), what the verdict rests on, how units were converted. */
     reason: z.string().nullable().default(null),
+    /** `welch` (two independent sets of runs) or `paired` (interleaved repeats round by round); null without an interval. */
+    method: z.enum(['welch', 'paired']).nullable().default(null),
+    /** For an inconclusive verdict: about how many more runs per side would decide (null: many more, or not inconclusive). */
+    moreRepeats: z.number().int().nullable().default(null),
   }),
+  /** Each run of the row: what it adds to the figures, so they can be checked against its log. */
+  runs: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        /** Its steady median in the row's unit; null when it does not count for speed. */
+        throughput: z.number().nullable(),
+        steadySteps: z.number().int().nullable(),
+        warmupSteps: z.number().nullable(),
+        leftOutSteps: z.number().int(),
+        /** The fairness flags of the run (`host-busy`, `gpu-busy`, `throttled`, `clock-below-lock`). */
+        unfair: z.array(z.string()),
+      }),
+    )
+    .default([]),
+  /** Work in one step: tokens and samples where known (the same for every run of the row, else null). */
+  workPerStep: z.object({ tokens: z.number().nullable(), samples: z.number().nullable() }).default({ tokens: null, samples: null }),
+  /** The row's runs whose machine was not fair, each kind once with the runs it hit: "host-busy: runs 3, 5". */
+  fairness: z.array(z.object({ kind: z.string(), runIds: z.array(z.number().int()), message: z.string() })).default([]),
   /** Runs with a steady throughput in this row: what the verdict rests on. */
   n: z.number().int().nonnegative().default(0),
   /** Some of its runs were stopped, timed out or interrupted: their numbers come from the steps they had. */
@@ -55,7 +88,7 @@ export const comparisonRow = z.object({
   finalLoss: z.number().nullable(),
   evalLoss: z.number().nullable(),
   /** Loss at the step (or token count) every row reached, against the baseline's there. */
-  matchedLoss: z.object({ at: z.number(), by: z.enum(['step', 'tokens']), value: z.number(), delta: z.number() }).nullable(),
+  matchedLoss: z.object({ at: z.number(), by: z.enum(['step', 'tokens', 'samples']), value: z.number(), delta: z.number() }).nullable(),
   lossDelta: z.number().nullable(),
   gate: z.enum(['pass', 'fail', 'n/a']),
   gateReason: z.string(),
@@ -75,6 +108,12 @@ export const comparison = z.object({
   gate: qualityGate,
   /** The gate in words, for tables and exports. */
   gateText: z.string().default(''),
+  /** δ of the `same` verdict: an interval inside 1 ± minEffect. */
+  minEffect: z.number().default(DEFAULT_MIN_EFFECT),
+  /** The machine the runs ran on (from the baseline's first run), and where others differ, each value seen. */
+  machine: z.object({ gpu: z.string().nullable(), driver: z.string().nullable(), cpu: z.string().nullable(), torch: z.string().nullable() }).default({ gpu: null, driver: null, cpu: null, torch: null }),
+  /** The commands compared, as templates (`python train.py --batch_size {batch}`) where a sweep or workload gave one. */
+  commands: z.array(z.string()).default([]),
   generatedAt: z.string(),
   notes: z.array(z.string()),
 });
@@ -86,6 +125,8 @@ export const compareRequest = z.object({
   baselineRunId: z.number().int().positive().optional(),
   groupBy: z.enum(['config', 'run']).default('config'),
   gate: qualityGate.default({ metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true }),
+  /** δ: a speedup whose interval lies inside 1 ± minEffect is "same" (DESIGN: 2 %). */
+  minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
 });
 
 export const exportFormat = z.enum(['md', 'csv', 'json', 'html']);

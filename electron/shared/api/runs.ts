@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
-import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, terminalSize, varName } from './common.js';
+import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
@@ -19,6 +19,14 @@ export const exitClass = z.enum([
   'timeout',
 ]);
 
+/** A way the machine was not fair to a run, with what was seen. */
+export const fairnessIssue = z.object({
+  kind: z.enum(['host-busy', 'gpu-busy', 'throttled', 'clock-below-lock']),
+  message: z.string(),
+});
+
+export const fairness = z.object({ ok: z.boolean(), issues: z.array(fairnessIssue) });
+
 export const runSummary = z.object({
   steps: nullableNumber,
   /** Steady-state throughput: warm-up and outlier steps left out. */
@@ -26,9 +34,13 @@ export const runSummary = z.object({
     median: nullableNumber,
     iqr: nullableNumber,
     unit: z.string().nullable(),
-    /** Medians of up to 20 consecutive stretches of the steady state: what comparisons bootstrap over. */
+    /** Medians of up to 20 consecutive stretches of the steady state, in order: the run's drift at a glance. */
     blocks: z.array(z.number()).default([]),
   }),
+  /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
+  steadySteps: z.number().int().nonnegative().nullable().default(null),
+  /** Milliseconds from the run's start to its first steady step. */
+  steadyFromMs: nullableNumber.default(null),
   /** `medianWithOutliers`: the steady steps with the left-out ones put back. */
   stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null) }),
   finalLoss: nullableNumber,
@@ -45,6 +57,8 @@ export const runSummary = z.object({
       seconds: z.number(),
       /** Why: the rule's finding in words (which steps were slower, by how much, how sure). */
       reason: z.string().default(''),
+      /** Where the steps were set by hand: `run` (this run), `workload`, `sweep`; null for the automatic rule. */
+      setBy: z.enum(['run', 'workload', 'sweep']).nullable().default(null),
     })
     .nullable()
     .default(null),
@@ -75,13 +89,30 @@ export const runSummary = z.object({
       runVramPeakMiB: nullableNumber.default(null),
     })
     .nullable(),
-  host: z.object({ cpuMean: nullableNumber, rssPeakMiB: nullableNumber }).nullable(),
+  host: z
+    .object({
+      cpuMean: nullableNumber,
+      rssPeakMiB: nullableNumber,
+      /** CPU cores used on average by processes outside the run's tree (and outside Tuning Bench itself). */
+      otherCpuCoresMean: nullableNumber.default(null),
+      /** Logical cores of the machine, for the share others used. */
+      cores: nullableNumber.default(null),
+    })
+    .nullable(),
+  /** Whether the machine was fair to the run: others busy on the CPU or GPU, throttling, clocks under a lock. */
+  fairness: fairness.nullable().default(null),
+  /** Slow stretches after normal steps (contention or an event, never warm-up): kept in, flagged here. */
+  slowStretches: z.array(z.object({ fromStep: z.number(), toStep: z.number(), steps: z.number().int(), slowerBy: z.number() })).default([]),
   /** Plain-language readings of the telemetry, such as a likely input-bound run. */
   hints: z.array(z.string()).default([]),
   /** Tokens per step where known (to compare losses at a matched token count). */
   tokensPerStep: nullableNumber.default(null),
+  /** Samples per step where known (throughput per sample, losses at a matched sample count). */
+  samplesPerStep: nullableNumber.default(null),
   /** The training loss at up to 200 steps, [step, loss], to compare at a matched step. */
   lossCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
+  /** The evaluation loss at up to 200 of its evals, [step, loss], to compare at equal work. */
+  evalCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
   /** The last finite value of each metric the run printed: what a quality gate on another metric compares. */
   finalMetrics: z.record(z.string(), z.number()).default({}),
 });
@@ -123,6 +154,8 @@ export const run = z.object({
     .default(null),
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
+  /** Warm-up and left-out steps set by hand for this run, or by its sweep; its workload's apply where it sets none. */
+  steps: stepChoices.extend({ setBy: z.enum(['run', 'sweep']) }).nullable().default(null),
   summary: runSummary,
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
@@ -141,6 +174,11 @@ export const run = z.object({
     .object({
       seconds: z.number(),
       reason: z.enum(['ready', 'timeout', 'no-gpu', 'disabled']),
+      /** The host's part of the wait: CPU cores others used when the run started, and whether it waited for them. */
+      host: z
+        .object({ reason: z.enum(['ready', 'timeout', 'disabled']), seconds: z.number(), otherCpuCores: z.number().nullable() })
+        .nullable()
+        .default(null),
       startTempC: z.number().nullable(),
       endTempC: z.number().nullable(),
       targetTempC: z.number().nullable(),
@@ -248,6 +286,11 @@ export type ReparseResult = z.output<typeof reparseResult>;
 
 export type UnitsPerStepInput = z.output<typeof unitsPerStepInput>;
 
+export type Fairness = z.output<typeof fairness>;
+
+export type FairnessIssue = z.output<typeof fairnessIssue>;
+
+
 export type OutputChunk = z.output<typeof outputChunk>;
 
 /** Run methods: `runs.*`, with their metrics (`metrics.*`) and step profiles (`profiles.*`). */
@@ -274,6 +317,8 @@ export const runMethods = {
         unitsPerStep: unitsPerStepInput.optional(),
         /** Profile a window of steady steps of this run (torch.profiler, no change to the script). */
         profile: profileOptions.optional(),
+        /** Warm-up and left-out steps set by hand for this run. */
+        steps: stepChoices.optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,
@@ -340,6 +385,11 @@ export const runMethods = {
     }),
     output: z.array(reparseResult),
   },
+  /**
+   * Sets a run's warm-up and left-out steps by hand (null warm-up: the automatic rule again) and makes its summary
+   * again from what it stored, without running it again; the summary it had is kept in its history.
+   */
+  'runs.setSteps': { input: stepChoices.extend({ id: runId }), output: run },
   /** The uncommitted changes of the code a run ran (git diff against its commit, untracked files added). */
   'runs.codeDiff': {
     input: z.object({ id: runId }),

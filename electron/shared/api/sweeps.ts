@@ -1,8 +1,9 @@
 // Sweeps: plans of configs run one at a time, their progress, and the batch-size finder.
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
-import { LIMITS, MAX_RUN_SECONDS, varName } from './common.js';
+import { LIMITS, MAX_RUN_SECONDS, stepChoices, varName } from './common.js';
 import { typedCommand } from './workloads.js';
+import { DEFAULT_MIN_EFFECT, minEffect } from './compare.js';
 export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
 
 export const sweepVariable = z.object({
@@ -31,7 +32,18 @@ export const sweepRequest = z.object({
   /** Each run stops after this many steps, or after this long (ends `timed_out`). */
   maxSteps: z.number().int().positive().optional(),
   timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
-  /** Before each run: wait for no other compute process, low utilisation, and a temperature near idle. */
+  /**
+   * What one step holds, as an expression over the sweep's variables (`{batch}`, `{batch}*{seq_len}`): throughput
+   * is then per token or per sample, so configs that change a step's work compare fairly. At most one of the two;
+   * a run's own statement of its tokens per step (nanoGPT prints it) wins.
+   */
+  tokensPerStep: z.string().trim().min(1).max(500).optional(),
+  samplesPerStep: z.string().trim().min(1).max(500).optional(),
+  /** Warm-up and left-out steps for every run of the sweep (recorded with each run, set by the sweep). */
+  steps: stepChoices.optional(),
+  /** δ of the `same` verdict in the sweep's closing table: an interval inside 1 ± minEffect. */
+  minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
+  /** Before each run: wait for a quiet host (others under half a core), no other compute process, low utilisation, and a temperature near idle. */
   waitForIdle: z.boolean().default(true),
   maxWaitSeconds: z.number().min(0).max(3600).default(120),
   /** GPU settings held for the whole sweep (a profile or custom), restored at its end. */
@@ -132,6 +144,9 @@ export const sweepMethods = {
       start: z.number().int().positive().max(1 << 20).default(1),
       maxSteps: z.number().int().positive().default(20),
       timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
+      /** What one step holds (as in a sweep): each probe records it, so its throughput is per token or per sample. */
+      tokensPerStep: z.string().trim().min(1).max(500).optional(),
+      samplesPerStep: z.string().trim().min(1).max(500).optional(),
     }),
     output: sweep,
   },

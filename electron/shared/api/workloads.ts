@@ -1,6 +1,6 @@
 // Workloads: registered command templates with their variables, and typed commands.
 import { z } from 'zod';
-import { LIMITS, empty, name, ok, varName } from './common.js';
+import { LIMITS, empty, name, ok, stepChoices, varName } from './common.js';
 
 export const workloadVariable = z.object({
   name: varName,
@@ -27,6 +27,8 @@ export const workloadFields = z.object({
   tokensPerStep: z.string().max(500).default(''),
   /** The workload's own metric pattern: a regex whose named groups are metrics (`step (?<step>\\d+).*loss (?<loss>[\\d.]+)`). */
   metricRegex: z.string().max(2000).default(''),
+  /** Warm-up and left-out steps for every run of the workload (a run's or sweep's own win); null: the automatic rules. */
+  steps: stepChoices.nullable().default(null),
   env: z.record(varName, z.string().max(LIMITS.argChars)).refine((e) => Object.keys(e).length <= LIMITS.envKeys, {
     message: `at most ${LIMITS.envKeys} environment variables`,
   }),

@@ -34,10 +34,21 @@ const VERDICT_TITLES: Record<ComparisonRow['speedup']['verdict'], string> = {
   baseline: 'the row the others are measured against',
   faster: 'faster: the whole 95 % interval of the speedup is above 1',
   slower: 'slower: the whole 95 % interval of the speedup is below 1',
-  'within noise': 'no difference within noise: the 95 % interval includes 1',
+  same: 'the same within ±δ: the whole 95 % interval lies inside 1 ± δ (no change larger than δ)',
+  inconclusive: 'cannot tell: the 95 % interval holds 1 and changes larger than ±δ; more runs would decide',
   'repeat to decide': 'one run on a side says nothing about run-to-run variance: repeat the runs to get a verdict',
-  unknown: 'not enough steady-state data (or no ok run) to bootstrap an interval',
+  unknown: 'no speedup: a step’s work differs and is not known, or there is no steady data to compare',
 };
+
+/** The badge's words: `no speedup` for unknown, `same ±2 %`, `inconclusive` with the runs that would decide beside it. */
+function verdictLabel(row: ComparisonRow, minEffect: number): string {
+  if (row.speedup.verdict === 'unknown') return 'no speedup';
+  if (row.speedup.verdict === 'same') return `same ±${Number((minEffect * 100).toPrecision(3))} %`;
+  return row.speedup.verdict;
+}
+
+/** Verdicts whose reason is shown under the badge: why there is none, or what would decide. */
+const EXPLAINED: ReadonlySet<string> = new Set(['inconclusive', 'repeat to decide', 'unknown']);
 
 
 /** A number typed into a gate field: empty is "no tolerance of this kind" (null); unreadable is refused (undefined) rather than read as zero. */
@@ -102,12 +113,19 @@ function GateField({
   );
 }
 
-function VerdictBadge({ verdict }: { verdict: ComparisonRow['speedup']['verdict'] }) {
+function VerdictBadge({ row, minEffect }: { row: ComparisonRow; minEffect: number }) {
+  const { verdict } = row.speedup;
   return (
-    <span className={`badge verdict verdict-${verdict.replace(' ', '-')}`} data-testid="row-verdict" title={VERDICT_TITLES[verdict]}>
-      {verdict}
+    <span className={`badge verdict verdict-${verdict.replace(/ /gu, '-')}`} data-testid="row-verdict" data-verdict={verdict} title={row.speedup.reason ?? VERDICT_TITLES[verdict]}>
+      {verdictLabel(row, minEffect)}
     </span>
   );
+}
+
+/** Work in one step: `16 samples`, `8,192 tokens`. */
+function workPerStepText(row: ComparisonRow): string {
+  const { tokens, samples } = row.workPerStep;
+  return [tokens === null ? '' : `${whole(tokens)} tokens`, samples === null ? '' : `${whole(samples)} samples`].filter(Boolean).join(', ');
 }
 
 function lossDeltaTitle(row: ComparisonRow, baselineName: string): string {
@@ -125,6 +143,8 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
   const unit = comparisonUnit(rows);
   const baseline = rows.find((row) => row.isBaseline);
   const baselineName = baseline?.name ?? 'the baseline';
+  // Every run ended ok: a column of "ok" says nothing (and costs the table its last column's room).
+  const anyBadExit = rows.some((row) => row.exitClasses.some((exit) => exit !== 'ok'));
   // Two sweeps each have a "baseline": the sweep tells them apart.
   const manySweeps = new Set(rows.map((row) => row.sweepId)).size > 1;
   return (
@@ -138,10 +158,10 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 {columnTitle(column)}
               </th>
             ))}
-            <th className="num" title="Steady-state median, repeats pooled; its 95 % bootstrap interval under it">
+            <th className="num" title="Geometric mean of the runs' steady medians (per token or per sample where a step's work is known); its 95 % t-interval under it">
               {throughputTitle(unit)}
             </th>
-            <th className="num" title="Against the baseline, with its 95 % bootstrap interval">
+            <th className="num" title="Ratio of geometric means against the baseline, with its 95 % t-interval over runs">
               Speedup
             </th>
             <th>Verdict</th>
@@ -164,7 +184,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
               Δ
             </th>
             <th>Gate</th>
-            <th title="How its runs ended, as the engine classified them">Exit</th>
+            {anyBadExit && <th title="How its runs ended, as the engine classified them">Exit</th>}
           </tr>
         </thead>
         <tbody>
@@ -187,7 +207,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   </span>
                 )}
                 {row.best && (
-                  <span className="badge row-flag best-flag" data-testid="row-best" title="The fastest row that passed the gate with every run ok">
+                  <span className="badge row-flag best-flag" data-testid="row-best" title={row.isBaseline ? 'No row is faster than the baseline and passes the gate: the baseline stays best' : 'The fastest row that is faster than the baseline and passes the gate, every run ok'}>
                     ★ best
                   </span>
                 )}
@@ -202,6 +222,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     ⚠ {row.differences.length === 1 ? '1 difference' : `${row.differences.length} differences`}
                   </span>
                 )}
+
                 {row.fasterButWorse && (
                   <span className="badge row-flag faster-but-worse" data-testid="row-faster-but-worse" title={`Faster, but ${row.gateReason}`}>
                     faster but worse
@@ -225,25 +246,47 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   {row.config[column] ?? ''}
                 </td>
               ))}
-              <td className="num" data-testid="row-throughput" data-value={row.throughput.median ?? ''}>
-                <span className="figure">{figure(row.throughput.median)}</span>
+              <td
+                className="num"
+                data-testid="row-throughput"
+                data-value={row.throughput.median ?? ''}
+                data-unit={row.throughput.unit ?? ''}
+                data-work={workPerStepText(row)}
+                title={workPerStepText(row) ? `One step holds ${workPerStepText(row)}: the throughput is per unit of that work` : undefined}
+              >
+                <span className="figure">
+                  {figure(row.throughput.median)}
+                  {row.throughput.unit !== unit && row.throughput.unit !== null && row.throughput.median !== null ? ` ${row.throughput.unit}` : ''}
+                </span>
                 {row.throughput.ci95 && (
-                  <span className="ci" title="95 % bootstrap interval of the median">
+                  <span className="ci" title="95 % t-interval of the geometric mean over runs">
                     {intervalText(row.throughput.ci95)}
                   </span>
                 )}
               </td>
-              <td className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(' ', '-')}`} data-testid="row-speedup" data-value={row.speedup.ratio ?? ''}>
+              <td className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(/ /gu, '-')}`} data-testid="row-speedup" data-value={row.speedup.ratio ?? ''}>
                 <span className="figure">{speedupText(row)}</span>
                 {row.speedup.ci95 && (
-                  <span className="ci" title="95 % bootstrap interval of the speedup">
+                  <span className="ci" title="95 % t-interval of the speedup over runs">
                     {intervalText(row.speedup.ci95, 3)}
                   </span>
                 )}
               </td>
               <td>
-                <VerdictBadge verdict={row.speedup.verdict} />
-                {row.speedup.reason && (
+                <VerdictBadge row={row} minEffect={comparison.minEffect} />
+                {row.fairness.length > 0 && (
+                  <span
+                    className="unfair-flag"
+                    data-testid="row-unfair"
+                    data-kinds={row.fairness.map((flag) => flag.kind).join(' ')}
+                    tabIndex={0}
+                    title={`Not a fair machine: run it again on a quiet one.\n${row.fairness.map((flag) => `${flag.kind} (run${flag.runIds.length === 1 ? '' : 's'} ${flag.runIds.map((id) => `#${id}`).join(', ')}): ${flag.message}`).join('\n')}`}
+                    aria-label={`Not a fair machine: ${row.fairness.map((flag) => flag.kind).join(', ')}`}
+                  >
+                    ⚠
+                  </span>
+                )}
+                {row.speedup.reason && EXPLAINED.has(row.speedup.verdict) && (
                   <span className="row-reason" data-testid="row-reason">
                     {row.speedup.reason}
                   </span>
@@ -254,8 +297,9 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   </span>
                 ))}
               </td>
-              <td className="num" data-testid="row-n">
-                {row.n}
+              <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
+                <span data-testid="row-n">{row.n}</span>
+
               </td>
               <td className="num">{figure(row.stepTimeMs)}</td>
               <td className="num" data-testid="row-vram">
@@ -281,6 +325,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                 </span>
 
               </td>
+{anyBadExit && (
               <td className="exit-col">
                 {row.exitClasses.map((exit) => (
                   <span key={exit} className={`exit-word ${exit === 'ok' ? 'ok' : 'bad'}`}>
@@ -288,6 +333,7 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   </span>
                 ))}
               </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -302,8 +348,8 @@ function CompareNotes({ comparison }: { comparison: Comparison }) {
   return (
     <div className="compare-notes" data-testid="compare-notes">
       <p>
-        Throughput: steady-state median, repeats pooled; speedup against the baseline with a 95 % bootstrap interval (verdict “within noise” when it
-        includes 1; with one run on a side, “repeat to decide”). <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
+        Geometric means of the runs’ steady medians; speedup with a 95 % t-interval over runs: faster or slower when it excludes 1, same inside 1 ±{' '}
+        {Number((comparison.minEffect * 100).toPrecision(3))} %, else inconclusive. <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
       </p>
       {comparison.notes.map((note) => (
         <p key={note}>{note}</p>

@@ -10,7 +10,7 @@ export function columnTitle(variable: string): string {
 }
 
 export function throughputTitle(unit: string | null): string {
-  return unit === 'tokens/s' ? 'Tok/s' : unit === 'samples/s' ? 'Samples/s' : unit === 'steps/s' ? 'Steps/s' : 'Throughput';
+  return unit === 'tokens/s' ? 'Tokens/s' : unit === 'samples/s' ? 'Samples/s' : unit === 'steps/s' ? 'Steps/s' : 'Throughput';
 }
 
 /** The exports leave an unknown value empty; a table cell shows a dash instead. */
@@ -28,9 +28,12 @@ export function whole(value: number | null): string {
 /** Significant figures, as in the exports (SIGNIFICANT_FIGURES in electron/core/export/format.ts). */
 const SIGNIFICANT_FIGURES = 4;
 
-/** A figure to 4 significant figures with thousands separators: 170,700; 0.68; 2.405. */
+/** A figure to 4 significant figures, trailing zeros kept, with thousands separators: 170,700; 0.6800; 2.405 (as the exports). */
 export function figure(value: number | null, digits = SIGNIFICANT_FIGURES): string {
-  return value === null || !Number.isFinite(value) ? NONE : value.toLocaleString('en-US', { maximumSignificantDigits: digits });
+  if (value === null || !Number.isFinite(value)) return NONE;
+  // A whole number wider than `digits` is shown whole (rounded to `digits` figures): 170,700, not 1.707e5.
+  const options = Math.abs(value) >= 10 ** digits ? { maximumSignificantDigits: digits } : { minimumSignificantDigits: digits, maximumSignificantDigits: digits };
+  return value.toLocaleString('en-US', options);
 }
 
 /** `1.09x`, with an ASCII x as in the exports (the sweep matrix's × is its own). */

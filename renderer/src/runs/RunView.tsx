@@ -24,6 +24,7 @@ import { useSweeps } from '../sweeps/sweepStore.js';
 import { sweepRouteHash } from '../sweeps/sweepRoute.js';
 import { viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
+import { RunSteps } from './RunSteps.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -153,6 +154,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {!running && hasSummary(run.summary) && (
           <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
         )}
+        {!running && run.summary.warmup !== null && <RunSteps key={`steps ${run.id}`} run={run} />}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
         <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />

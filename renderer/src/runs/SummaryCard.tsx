@@ -102,7 +102,7 @@ export function SummaryCard({ summary, durationMs = null }: { summary: RunSummar
               className="summary-value"
               data-testid="summary-throughput"
               data-value={summary.throughput.median ?? undefined}
-              title="Median over the steady steps ± interquartile range"
+              title="Median over the steady steps, with their interquartile range (IQR)"
             >
               {throughputText(summary)}
             </dd>
@@ -167,7 +167,22 @@ export function SummaryCard({ summary, durationMs = null }: { summary: RunSummar
       )}
       {training && (
         <p className="summary-notes">
-          <span data-testid="summary-warmup">Warm-up: {warmupText(summary)}</span>
+          <span data-testid="summary-warmup">
+            Warm-up: {warmupText(summary)}
+            {summary.warmup?.setBy ? ` (set by hand for the ${summary.warmup.setBy})` : ''}
+          </span>
+          {summary.steadySteps !== null && <span data-testid="summary-steady-steps">{summary.steadySteps} steady steps used</span>}
+          {summary.slowStretches.length > 0 && (
+            <span data-testid="summary-slow-stretches">
+              Slow stretches kept (load or an event, not warm-up):{' '}
+              {summary.slowStretches.map((s) => `steps ${s.fromStep}-${s.toStep} ${Math.round(s.slowerBy * 100)} % slower`).join('; ')}
+            </span>
+          )}
+          {summary.fairness && (
+            <span data-testid="summary-fairness" className={summary.fairness.ok ? '' : 'unfair'}>
+              {summary.fairness.ok ? 'Fair machine: quiet host and GPU.' : `Not a fair machine: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}.`}
+            </span>
+          )}
           {outliers && <span data-testid="summary-outliers">{outliers}</span>}
           <span data-testid="summary-source">Metrics: {sourceText(summary.metricsSource)}</span>
         </p>

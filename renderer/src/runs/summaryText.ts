@@ -13,8 +13,9 @@ export function hasTrainingSummary(summary: RunSummary): boolean {
 export function throughputText(summary: RunSummary): string {
   const { median, iqr, unit } = summary.throughput;
   if (median === null) return '–';
-  const spread = iqr === null ? '' : ` ± ${formatNumber(iqr)}`;
-  return `${formatNumber(median)}${spread} ${unit ?? 'per s'}`;
+  // An interquartile range, said as such: "±" would read as a symmetric error.
+  const spread = iqr === null ? '' : ` (IQR ${formatNumber(iqr)})`;
+  return `${formatNumber(median)} ${unit ?? 'per s'}${spread}`;
 }
 
 export function stepTimeText(summary: RunSummary): string {
@@ -40,9 +41,11 @@ export function warmupText(summary: RunSummary): string {
       ? warmup.reason !== ''
         ? `detected automatically: ${warmup.reason}`
         : 'detected automatically'
-      : warmup.rule === 'steps'
-        ? `by the rule of ${steps}`
-        : `by the rule of ${formatSeconds(warmup.seconds)}`;
+      : warmup.reason !== ''
+        ? warmup.reason
+        : warmup.rule === 'steps'
+          ? `by the rule of ${steps}`
+          : `by the rule of ${formatSeconds(warmup.seconds)}`;
   return `excluded ${cost}, ${how}`;
 }
 

@@ -45,6 +45,8 @@ export function BeforeAfter() {
   const [repeats, setRepeats] = useState('3');
   const [maxSteps, setMaxSteps] = useState('');
   const [waitForIdle, setWaitForIdle] = useState(true);
+  const [workKind, setWorkKind] = useState<'none' | 'samples' | 'tokens'>('none');
+  const [work, setWork] = useState('');
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
   const [startedId, setStartedId] = useState<number | null>(null);
@@ -94,6 +96,11 @@ export function BeforeAfter() {
       setStartError(steps.error);
       return;
     }
+    const perStep = work.trim();
+    if (workKind !== 'none' && !/^\d+(\.\d+)?$/u.test(perStep)) {
+      setStartError(`Work per step: give the ${workKind} one step holds, a number`);
+      return;
+    }
     setStarting(true);
     setStartError(null);
     try {
@@ -107,6 +114,7 @@ export function BeforeAfter() {
         repeats: repeatCount,
         waitForIdle,
         ...(steps.steps !== undefined ? { maxSteps: steps.steps } : {}),
+        ...(workKind === 'tokens' ? { tokensPerStep: perStep } : workKind === 'samples' ? { samplesPerStep: perStep } : {}),
       });
       store.adopt(sweep);
       setStartedId(sweep.id);
@@ -222,9 +230,27 @@ export function BeforeAfter() {
             </span>
           </label>
         </div>
+        <div className="sweep-work">
+          <label className="field">
+            <span className="label">Work per step</span>
+            <select data-testid="ba-work-kind" value={workKind} onChange={(event) => setWorkKind(event.target.value as 'none' | 'samples' | 'tokens')}>
+              <option value="none">not given (steps/s)</option>
+              <option value="samples">samples per step</option>
+              <option value="tokens">tokens per step</option>
+            </select>
+          </label>
+          <label className="field">
+            <span className="label">How many</span>
+            <input data-testid="ba-work" inputMode="numeric" placeholder="e.g. 16" value={work} disabled={workKind === 'none'} onChange={(event) => setWork(event.target.value)} />
+          </label>
+          <span className="hint">
+            What one step holds on both sides, so throughput reads per sample or per token. A change that alters it (the batch, the sequence length) is
+            judged fairly only when the script prints its own tokens per step (“tokens per iteration will be: 8,192”, as nanoGPT does): that wins.
+          </span>
+        </div>
         <label className="checkbox">
           <input type="checkbox" data-testid="ba-wait" checked={waitForIdle} onChange={(event) => setWaitForIdle(event.target.checked)} />
-          Before each run, wait for an idle, cool GPU (at most 120 s)
+          Before each run, wait for a quiet host and an idle, cool GPU (at most 120 s)
         </label>
 
         <div className="actions">

@@ -30,6 +30,10 @@ export interface SweepFields {
   timeoutSeconds: string;
   waitForIdle: boolean;
   maxWaitSeconds: string;
+  /** What one step holds, as an expression over the variables (`{batch}`, `{batch}*{seq_len}`): per-sample or per-token throughput. */
+  work: { kind: 'none' | 'samples' | 'tokens'; expression: string };
+  /** Warm-up steps of every run, set by hand; '' for the automatic rule. */
+  warmupSteps: string;
   finder: { variable: string; start: string; steps: string };
 }
 
@@ -66,6 +70,8 @@ export function initialSweepFields(workload: Workload | null): SweepFields {
     timeoutSeconds: '',
     waitForIdle: true,
     maxWaitSeconds: '120',
+    work: { kind: 'none', expression: '' },
+    warmupSteps: '',
     finder: { variable: first, start: '', steps: String(FINDER_STEPS_DEFAULT) },
   };
 }
@@ -170,13 +176,19 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
   const maxWait = fields.waitForIdle ? seconds(fields.maxWaitSeconds, 'Wait at most', MAX_WAIT_SECONDS, true) : ({ ok: true, value: undefined } as const);
   if (!maxWait.ok) return maxWait;
 
+  const work = parseWork(fields, workload);
+  if (!work.ok) return work;
+  const warmup = (fields.warmupSteps ?? '').trim();
+  if (warmup !== '' && !/^\d+$/u.test(warmup)) return { ok: false, error: 'Warm-up steps: a whole number, or empty for the automatic rule' };
+
   const target = typed ? { command: typed } : { workloadId: workload.id };
-  const request: SweepRequestInput = { ...target, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle };
+  const request: SweepRequestInput = { ...target, values, vary, plan: fields.plan, repeats: repeats.value, waitForIdle: fields.waitForIdle, ...work.value };
   const name = fields.name.trim();
   if (name !== '') request.name = name;
   if (maxSteps.steps !== undefined) request.maxSteps = maxSteps.steps;
   if (timeout.value !== undefined) request.timeoutSeconds = timeout.value;
   if (maxWait.value !== undefined) request.maxWaitSeconds = maxWait.value;
+  if (warmup !== '') request.steps = { warmupSteps: Number(warmup), excludeSteps: [] };
   return { ok: true, value: request };
 }
 
@@ -196,7 +208,31 @@ export function parseFinderFields(fields: SweepFields, workload: Workload | null
   if (!start.ok) return start;
   const steps = wholeNumber(fields.finder.steps, 'Steps per probe', 1, Number.MAX_SAFE_INTEGER);
   if (!steps.ok) return steps;
-  return { ok: true, value: { workloadId: workload.id, values, variable, start: start.value, maxSteps: steps.value } };
+  const work = parseWork(fields, workload);
+  if (!work.ok) return work;
+  return { ok: true, value: { workloadId: workload.id, values, variable, start: start.value, maxSteps: steps.value, ...work.value } };
+}
+
+/** A variable name that sets a step's work (the engine's list: electron/core/compare/compare.ts WORK_VARIABLE). */
+const WORK_VARIABLE = /(?:^|_)(?:batch|bs|mbs|gbs|micro|seq|sequence|block|ctx|context|len|length|accum|accumulation)(?:_|$|size|len|steps)/iu;
+
+/** The work expression the form suggests: `{batch}` when a batch-like variable exists. */
+export function suggestedWork(workload: Workload | null): string {
+  const batch = workload?.variables.find((v) => WORK_VARIABLE.test(v.name) && /batch|bs/iu.test(v.name));
+  return batch ? `{${batch.name}}` : '';
+}
+
+/** The work per step the form gives, checked for placeholders the workload has. */
+export function parseWork(fields: SweepFields, workload: Workload): Parsed<{ tokensPerStep?: string; samplesPerStep?: string }> {
+  const work = fields.work ?? { kind: 'none', expression: '' };
+  const expression = work.expression.trim();
+  if (work.kind === 'none' || expression === '') return { ok: true, value: {} };
+  const names = new Set(workload.variables.map((v) => v.name));
+  for (const match of expression.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/gu)) {
+    if (!names.has(match[1]!)) return { ok: false, error: `Work per step: {${match[1]}} is not a variable of this command (it has ${[...names].map((n) => `{${n}}`).join(', ')})` };
+  }
+  if (!/^[\d\s+\-*/().{}A-Za-z_]+$/u.test(expression)) return { ok: false, error: 'Work per step: use {variables}, numbers and + - * / ( ) only' };
+  return { ok: true, value: work.kind === 'tokens' ? { tokensPerStep: expression } : { samplesPerStep: expression } };
 }
 
 /** Where the finder starts unless told: the variable's value in the form when it is a whole number, else 1. */

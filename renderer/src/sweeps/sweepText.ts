@@ -16,14 +16,7 @@ export function isActive(sweep: Pick<Sweep, 'status'>): boolean {
   return ACTIVE_STATUSES.has(sweep.status);
 }
 
-/** A config's pooled throughput over the baseline's (config 0); null where either is unknown. */
-export function speedup(config: SweepConfigState, baseline: SweepConfigState | undefined): number | null {
-  if (!baseline || config.throughputMedian === null || baseline.throughputMedian === null || baseline.throughputMedian <= 0) return null;
-  // Two units would be comparing apples and pears (a text parser may read it/s where the channel gave tok/s).
-  if (config.throughputUnit !== baseline.throughputUnit) return null;
-  return config.throughputMedian / baseline.throughputMedian;
-}
-
+/** A speedup as the sweep matrix shows it: `1.31×`, or a dash where there is none. */
 export function formatSpeedup(value: number | null): string {
   return value === null ? '–' : `${value.toFixed(2)}×`;
 }

@@ -1,6 +1,6 @@
 // Compare's honesty rules: units never mixed, loss matched per pair, verdicts only with repeats, the quality gate, partial and copied runs.
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../../electron/core/compare/bootstrap.js';
+import { seededRandom } from '../../../electron/core/compare/random.js';
 import { compareRuns, type CompareOptions } from '../../../electron/core/compare/compare.js';
 import { compareRequest, qualityGate, run as runSchema, type Run } from '../../../electron/shared/api.js';
 

@@ -254,6 +254,6 @@ describe('detection', () => {
     const setup = Array.from({ length: 2500 }, (_, i) => `loading shard ${i} of 2500`);
     const { framework, records } = parseLogText([...setup, 'iter 0: loss 4.2648, time 9371.81ms, mfu -100.00%'].join('\n'));
     expect(framework).toBeNull();
-    expect(records).toEqual([{ step: 0, kind: 'train', values: { loss: 4.2648, step_time_ms: 9371.81 }, line: 2501 }]);
+    expect(records).toEqual([{ step: 0, kind: 'train', values: { loss: 4.2648, step_time_ms: 9371.81, warmup_hint: 1 }, line: 2501 }]);
   });
 });

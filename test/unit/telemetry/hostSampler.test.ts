@@ -11,6 +11,7 @@ function handCounters() {
   const state = {
     cpu: { busy: [1000, 600, 400], iowait: [50, 30, 20], total: [4000, 2000, 2000] },
     groupTicks: 500,
+    selfTicks: 40,
     readBytes: 10 * MiB,
     writeBytes: 4 * MiB,
     threads: new Map([
@@ -30,6 +31,7 @@ function handCounters() {
     }),
     threadTicks: () => new Map(state.threads),
     memory: () => ({ usedMiB: 8000, totalMiB: 16000, swapUsedMiB: 12 }),
+    selfTicks: () => state.selfTicks,
   };
   /** Half a second of a run that keeps 1.5 cores busy (one thread at 80 %), reads 1 MiB and writes 0.5 MiB. */
   const halfSecondOfWork = () => {
@@ -44,14 +46,24 @@ function handCounters() {
     state.threads.set(101, state.threads.get(101)! + 40);
     state.threads.set(102, state.threads.get(102)! + 35);
   };
-  return { counters, halfSecondOfWork };
+  /** Half a second in which others keep 1.4 cores busy beside a run on 1.5 cores and the engine on 0.1. */
+  const halfSecondBesideOthers = () => {
+    state.cpu = {
+      busy: state.cpu.busy.map((v, i) => v + [150, 75, 75][i]!),
+      iowait: state.cpu.iowait,
+      total: state.cpu.total.map((v, i) => v + [200, 100, 100][i]!),
+    };
+    state.groupTicks += 75;
+    state.selfTicks += 5;
+  };
+  return { counters, halfSecondOfWork, halfSecondBesideOthers };
 }
 
 function sampler(clock: ManualClock, runStartedAtMs: number) {
-  const { counters, halfSecondOfWork } = handCounters();
+  const { counters, halfSecondOfWork, halfSecondBesideOthers } = handCounters();
   const samples: HostSample[] = [];
   const host = new HostSampler(4242, runStartedAtMs, (sample) => samples.push(sample), 500, { clock, counters });
-  return { host, samples, halfSecondOfWork };
+  return { host, samples, halfSecondOfWork, halfSecondBesideOthers };
 }
 
 describe('HostSampler', () => {
@@ -76,11 +88,21 @@ describe('HostSampler', () => {
         readBytesPerSec: 2 * MiB,
         writeBytesPerSec: MiB,
         busiestThreadCpu: 80,
+        otherCpuCores: 0,
       },
     ]);
     host.close();
     clock.advance(5000);
     expect(samples).toHaveLength(1);
+  });
+
+  it('counts the cores others used: the machine busy time less the run tree and the engine itself', () => {
+    const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+    const { host, samples, halfSecondBesideOthers } = sampler(clock, clock.wallMs());
+    halfSecondBesideOthers();
+    clock.advance(500);
+    expect(samples[0]!.otherCpuCores).toBeCloseTo(1.4, 9);
+    host.close();
   });
 
   it('keeps rates per second of elapsed time when the wall clock steps between readings', () => {

@@ -51,6 +51,7 @@ export const AUXILIARY_METRICS = {
   train_runtime_s: 'whole training run time reported at its end, seconds',
   eval_runtime_s: 'one evaluation pass, seconds',
   loss_scale: 'mixed-precision loss scale',
+  warmup_hint: '1 where the script itself marks the step as warm-up (nanoGPT prints mfu -100 % until its estimate starts)',
 } as const;
 
 /** A running average of a value gets this prefix (`avg_loss`, `avg_step_time_ms`). */

@@ -9,7 +9,7 @@ const EVAL = /^\s*step (\d+): train loss ([^\s,]+), val loss ([^\s,]+)/;
 /**
  * nanoGPT's train.py. Its MFU starts at -100% ("not measured yet": the running estimate is
  * initialised to -1 and printed as a percent until five iterations have passed), so a negative
- * MFU is dropped rather than recorded. The evaluation's `train loss` is the loss over a sample of
+ * MFU is not recorded as an MFU: it becomes `warmup_hint`, the script's own mark of warm-up. The evaluation's `train loss` is the loss over a sample of
  * training batches; it is `loss` in an `eval` record, beside the validation `eval_loss`.
  */
 export function createNanoGptParser(): LineParser {
@@ -25,6 +25,8 @@ export function createNanoGptParser(): LineParser {
         values.step_time_ms = Number(iter[3]);
         const mfu = iter[4] === undefined ? null : parseNumber(iter[4]);
         if (mfu !== null && mfu >= 0) values.mfu_percent = mfu;
+        // The sentinel is the script's own word that this iteration is warm-up: the summary's warm-up rule takes it.
+        else if (mfu !== null) values.warmup_hint = 1;
         return { step: Number(iter[1]), kind: 'train', values };
       }
       const evaluation = EVAL.exec(line);

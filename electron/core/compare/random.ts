@@ -1,0 +1,13 @@
+// A small seeded random source: the calibration simulation and tests draw the same numbers on every run.
+
+/** mulberry32: small, fast, and seeded, so a seed gives the same sequence every time. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,190 @@
+// The speed verdict between two sets of runs: runs are the unit of evidence (a run's steps are not independent of
+// each other), so the interval rests on the variance between runs: Welch's t-interval on the logs of the runs'
+// steady medians (a ratio of geometric means), or a paired t-interval where interleaved repeats pair up.
+// docs/statistics.md has the method, and the simulation that shows its false-verdict rate.
+import { studentTQuantile } from './studentT.js';
+
+/** One run's evidence: its steady throughput and, for runs of one interleaved sweep, its round (repeat index). */
+export interface RunSpeed {
+  throughput: number;
+  /** Runs of the two sides with the same round ran one after the other: a pair. Null outside a sweep. */
+  round?: number | null;
+}
+
+export type SpeedVerdictLabel = 'faster' | 'slower' | 'same' | 'inconclusive' | 'repeat to decide';
+
+export interface SpeedVerdict {
+  verdict: SpeedVerdictLabel;
+  /** Ratio of geometric means, candidate over baseline (> 1: faster). */
+  ratio: number | null;
+  /** The 95 % interval of the ratio; null with fewer than two runs on a side. */
+  ci95: { low: number; high: number } | null;
+  n: { candidate: number; baseline: number };
+  /** `welch`: two independent samples; `paired`: interleaved repeats, round by round. */
+  method: 'welch' | 'paired' | null;
+  /** Degrees of freedom of the interval's t quantile. */
+  df: number | null;
+  /** For an inconclusive verdict: about how many more runs per side would decide (null: it would take more than MAX_PROJECTED_REPEATS). */
+  moreRepeats: number | null;
+  /** The verdict in words, with what it rests on. */
+  reason: string;
+}
+
+export interface VerdictOptions {
+  /** δ: an interval inside 1 ± δ says "same" (DESIGN: 2 %, `--min-effect`). */
+  minEffect: number;
+}
+
+export { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
+/** The confidence of every interval a verdict rests on. */
+export const CONFIDENCE = 0.95;
+/**
+ * The paired interval is considered only from this many pairs. With fewer it has at most 3 degrees of freedom
+ * (t = 5.8 at 97.5 %) where Welch's has about twice as many, so it is almost never the tighter, and offering the
+ * choice would cost Welch's interval its 95 % (see chooseInterval): power that 3 repeats need (docs/statistics.md).
+ */
+export const MIN_PAIRS = 5;
+/** "About how many more repeats": past this many per side, the answer is "many more" (a change too close to δ to decide). */
+export const MAX_PROJECTED_REPEATS = 50;
+
+interface Interval {
+  method: 'welch' | 'paired';
+  /** Mean difference of the logs, candidate minus baseline. */
+  estimate: number;
+  halfWidth: number;
+  df: number;
+  /** Standard deviation of one run's log throughput (Welch: pooled), to project more repeats. */
+  sd: number;
+}
+
+const logs = (runs: readonly RunSpeed[]) => runs.map((r) => Math.log(r.throughput));
+
+function meanOf(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
+function varianceOf(values: readonly number[], mean: number): number {
+  let sum = 0;
+  for (const v of values) sum += (v - mean) ** 2;
+  return sum / (values.length - 1);
+}
+
+/** Welch's interval for mean(a) − mean(b), with the Welch–Satterthwaite degrees of freedom. */
+function welch(a: readonly number[], b: readonly number[], confidence: number): Interval {
+  const ma = meanOf(a);
+  const mb = meanOf(b);
+  const va = varianceOf(a, ma) / a.length;
+  const vb = varianceOf(b, mb) / b.length;
+  const se2 = va + vb;
+  // Two sides with no spread at all (identical copies): the interval is a point; df is moot.
+  const df = se2 === 0 ? a.length + b.length - 2 : se2 ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  const t = studentTQuantile(1 - (1 - confidence) / 2, df);
+  const pooledSd = Math.sqrt(((a.length - 1) * va * a.length + (b.length - 1) * vb * b.length) / (a.length + b.length - 2));
+  return { method: 'welch', estimate: ma - mb, halfWidth: t * Math.sqrt(se2), df, sd: pooledSd };
+}
+
+/** The paired interval over rounds both sides ran in; null with fewer than MIN_PAIRS pairs. */
+function paired(candidate: readonly RunSpeed[], baseline: readonly RunSpeed[], confidence: number): Interval | null {
+  const byRound = (runs: readonly RunSpeed[]) => {
+    const map = new Map<number, number[]>();
+    for (const run of runs) {
+      if (run.round === null || run.round === undefined) return null;
+      const list = map.get(run.round) ?? [];
+      list.push(Math.log(run.throughput));
+      map.set(run.round, list);
+    }
+    return map;
+  };
+  const a = byRound(candidate);
+  const b = byRound(baseline);
+  if (a === null || b === null) return null;
+  const differences: number[] = [];
+  for (const [round, values] of a) {
+    const other = b.get(round);
+    // One run per side per round: a pair. Anything else is not the design pairing assumes.
+    if (other === undefined) continue;
+    if (values.length !== 1 || other.length !== 1) return null;
+    differences.push(values[0]! - other[0]!);
+  }
+  if (differences.length < MIN_PAIRS) return null;
+  const mean = meanOf(differences);
+  const sdDiff = Math.sqrt(varianceOf(differences, mean));
+  const df = differences.length - 1;
+  const t = studentTQuantile(1 - (1 - confidence) / 2, df);
+  return { method: 'paired', estimate: mean, halfWidth: (t * sdDiff) / Math.sqrt(differences.length), df, sd: sdDiff / Math.SQRT2 };
+}
+
+/**
+ * The verdict on `candidate` against `baseline` (each a set of runs): faster or slower when the 95 % interval of
+ * the ratio excludes 1; same when it lies inside 1 ± minEffect; inconclusive otherwise, with about how many more
+ * repeats per side would decide; repeat to decide with one run on a side.
+ */
+export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly RunSpeed[], options: VerdictOptions): SpeedVerdict {
+  const a = candidate.filter((r) => Number.isFinite(r.throughput) && r.throughput > 0);
+  const b = baseline.filter((r) => Number.isFinite(r.throughput) && r.throughput > 0);
+  const n = { candidate: a.length, baseline: b.length };
+  const empty = { ratio: null, ci95: null, n, method: null, df: null, moreRepeats: null } as const;
+  if (a.length === 0 || b.length === 0) {
+    return { ...empty, verdict: 'repeat to decide', reason: `no steady throughput on ${a.length === 0 ? 'this side' : "the baseline's side"}` };
+  }
+  const ratio = Math.exp(meanOf(logs(a)) - meanOf(logs(b)));
+  if (a.length < 2 || b.length < 2) {
+    const reason = a.length < 2 && b.length < 2 ? '1 run each: repeat to decide' : `1 run on ${a.length < 2 ? 'this side' : "the baseline's side"}: repeat to decide`;
+    return { ...empty, ratio, verdict: 'repeat to decide', reason };
+  }
+  const interval = chooseInterval(a, b);
+  const low = Math.exp(interval.estimate - interval.halfWidth);
+  const high = Math.exp(interval.estimate + interval.halfWidth);
+  const base = { ratio, ci95: { low, high }, n, method: interval.method, df: interval.df };
+  const rests = `${interval.method === 'paired' ? `${Math.min(a.length, b.length)} interleaved pairs` : `${a.length} and ${b.length} runs`}, 95 % t-interval`;
+  if (low > 1) return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 (${rests})` };
+  if (high < 1) return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 (${rests})` };
+  const delta = options.minEffect;
+  if (low >= 1 - delta && high <= 1 + delta) {
+    return { ...base, verdict: 'same', moreRepeats: null, reason: `no change larger than ±${percent(delta)}: the interval lies inside 1 ± ${percent(delta)} (${rests})` };
+  }
+  const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta);
+  const width = `the interval spans ${percent(high - low)}`;
+  const decide = more === null ? `more than ${MAX_PROJECTED_REPEATS} more runs per side would be needed: the change is about as large as ±${percent(delta)}` : `about ${more} more run${more === 1 ? '' : 's'} per side would decide`;
+  return { ...base, verdict: 'inconclusive', moreRepeats: more, reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})` };
+}
+
+/**
+ * Welch's interval, or the paired one where the runs pair up round by round and it is tighter. Choosing the
+ * tighter of two would make each a little too narrow, so when both can be had each is taken at 97.5 % (a
+ * Bonferroni split): whichever is chosen, the chance of a false verdict stays under 5 %.
+ */
+function chooseInterval(a: readonly RunSpeed[], b: readonly RunSpeed[]): Interval {
+  const pairedOne = paired(a, b, 1 - (1 - CONFIDENCE) / 2);
+  if (pairedOne === null) return welch(logs(a), logs(b), CONFIDENCE);
+  const welchOne = welch(logs(a), logs(b), 1 - (1 - CONFIDENCE) / 2);
+  return pairedOne.halfWidth < welchOne.halfWidth ? pairedOne : welchOne;
+}
+
+/**
+ * About how many more runs per side would decide, if the spread and the change stay as measured: the fewest
+ * with which the interval would either exclude 1 or fit inside 1 ± δ.
+ */
+function moreRepeatsToDecide(interval: Interval, runsPerSide: number, delta: number): number | null {
+  const effect = Math.abs(interval.estimate);
+  const bound = Math.log(1 + delta);
+  const needed = Math.max(effect, bound - effect);
+  if (interval.sd === 0) return 1;
+  const halfWidth = (runs: number) => studentTQuantile(1 - (1 - CONFIDENCE) / 2, interval.method === 'paired' ? runs - 1 : 2 * runs - 2) * interval.sd * Math.sqrt(2 / runs);
+  // The projected half-width falls as runs are added: bisect for the fewest that are enough.
+  let low = runsPerSide;
+  let high = runsPerSide + MAX_PROJECTED_REPEATS;
+  if (halfWidth(high) >= needed) return null;
+  while (high - low > 1) {
+    const mid = (low + high) >> 1;
+    if (halfWidth(mid) < needed) high = mid;
+    else low = mid;
+  }
+  return high - runsPerSide;
+}
+
+function percent(fraction: number): string {
+  return `${Number((fraction * 100).toPrecision(2))} %`;
+}
