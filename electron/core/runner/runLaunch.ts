@@ -63,6 +63,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     enginePid: process.pid,
     sweep: request.sweep ?? null,
     unitsPerStep: request.unitsPerStep ?? null,
+    checkout: request.checkout ?? null,
   });
   if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
   request.gpuLease?.attachRun(record.id);

@@ -1,7 +1,7 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
-import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
+import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
-import { runSummary } from '../../shared/api.js';
+import { runCheckout, runSummary } from '../../shared/api.js';
 import type { OutputSink } from './outputSink.js';
 import type { Db } from './open.js';
 
@@ -36,6 +36,7 @@ interface RunRow {
   tags_json: string;
   units_per_step_json: string | null;
   git_json: string | null;
+  checkout_json: string | null;
   replaces_run_id: number | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
   replaced_by_run_id: number | null;
@@ -60,6 +61,8 @@ export interface NewRun {
   sweep?: RunPlacement | null | undefined;
   /** Tokens or samples in one step as the user stated them. */
   unitsPerStep?: UnitsPerStep | null | undefined;
+  /** The temporary worktree it runs in (a before/after side). */
+  checkout?: RunCheckout | null | undefined;
 }
 
 export interface UnitsPerStep {
@@ -137,9 +140,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json)
+           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, checkout_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep)`,
+           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @checkout)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -176,6 +179,7 @@ export class RunStore {
       forSweep: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE sweep_id = ? ORDER BY id`),
       remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
       setGit: db.prepare<[string, number]>('UPDATE runs SET git_json = ? WHERE id = ?'),
+      setCheckout: db.prepare<[string, number]>('UPDATE runs SET checkout_json = ? WHERE id = ?'),
       addDiff: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO code_diffs (sha256, diff) VALUES (?, ?)'),
       getDiff: db.prepare<[string], { diff: Buffer }>('SELECT diff FROM code_diffs WHERE sha256 = ?'),
       setWorkload: db.prepare<[number, string, number]>('UPDATE runs SET workload_id = ?, workload_name = ? WHERE id = ?'),
@@ -203,6 +207,7 @@ export class RunStore {
       repeatIndex: run.sweep?.repeatIndex ?? null,
       replacesRunId: run.sweep?.replacesRunId ?? null,
       unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
+      checkout: run.checkout ? JSON.stringify(run.checkout) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -238,6 +243,11 @@ export class RunStore {
       if (diff !== null && provenance.diffSha256 !== null) this.statements.addDiff.run(provenance.diffSha256, diff);
       this.statements.setGit.run(JSON.stringify(provenance), id);
     })();
+  }
+
+  /** Where a before/after side ran; updated with what it missed when it failed. */
+  setCheckout(id: number, checkout: RunCheckout): void {
+    this.statements.setCheckout.run(JSON.stringify(checkout), id);
   }
 
   /** A stored uncommitted diff by its hash (null when it was too large to keep, or is unknown). */
@@ -413,6 +423,7 @@ function toRun(row: RunRow): Run {
     outputBytes: row.output_bytes,
     outputDroppedBytes: row.output_dropped_bytes,
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
+    checkout: row.checkout_json ? runCheckout.parse(JSON.parse(row.checkout_json)) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     // Through the schema, so summaries stored before a field existed read with its default.
     summary: row.summary_json ? runSummary.parse(JSON.parse(row.summary_json)) : EMPTY_SUMMARY,

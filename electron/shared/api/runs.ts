@@ -86,6 +86,29 @@ export const runSummary = z.object({
   finalMetrics: z.record(z.string(), z.number()).default({}),
 });
 
+/**
+ * A run in a temporary git worktree (a side of a before/after): enough to make the same worktree again (to profile or
+ * run the side again after its sweep), and what it lacked when it failed.
+ */
+export const runCheckout = z.object({
+  /** The repository it was checked out of (your tree). */
+  root: z.string(),
+  /** The revision as asked (`main`, `HEAD~1`, a commit, `WORKTREE`). */
+  revision: z.string(),
+  /** The commit it ran (for the working tree: HEAD when the sweep started). */
+  commit: z.string(),
+  /** The working tree's uncommitted changes, frozen as a commit object when the sweep started; null for a commit or a clean tree. */
+  snapshot: z.string().nullable(),
+  /** The command's directory relative to the repository's top. */
+  relativeCwd: z.string(),
+  /** Untracked or ignored paths linked in from your tree (relative to the repository's top). */
+  links: z.array(z.string()),
+  /** Asked for but not linked, and why (the revision tracks that path itself). */
+  notLinked: z.array(z.object({ path: z.string(), reason: z.string() })).default([]),
+  /** After a failure: paths its output named that your tree has and its worktree lacked. */
+  missing: z.array(z.string()).default([]),
+});
+
 export const run = z.object({
   id: runId,
   workloadId: z.number().int().nullable(),
@@ -121,6 +144,8 @@ export const run = z.object({
     })
     .nullable()
     .default(null),
+  /** Where a before/after side ran: a temporary worktree of a revision (or of a snapshot of the working tree), with data linked in. */
+  checkout: runCheckout.nullable().default(null),
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
   summary: runSummary,
@@ -225,6 +250,8 @@ export const reparseResult = z.object({
 export const summaryHistoryEntry = z.object({ replacedAt: z.string(), reason: z.string(), summary: runSummary });
 
 export type Run = z.output<typeof run>;
+
+export type RunCheckout = z.output<typeof runCheckout>;
 
 export type Orphan = z.output<typeof orphan>;
 
