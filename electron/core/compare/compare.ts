@@ -3,6 +3,7 @@
 import { mean, median } from 'simple-statistics';
 import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/api.js';
 import { bootstrapMedian, bootstrapRatio } from './bootstrap.js';
+import { commandText, rowDistinctions, rowKey } from './rowKey.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -17,17 +18,11 @@ interface Group {
   runs: Run[];
 }
 
-function configKey(run: Run): string {
-  if (run.sweepId !== null && run.configIndex !== null) return `sweep ${run.sweepId} config ${run.configIndex}`;
-  const config = JSON.stringify(Object.entries(run.config).sort(([a], [b]) => a.localeCompare(b)));
-  return `${run.workloadName ?? run.command.join(' ')} ${config}`;
-}
-
 /** Rows in the order their first run appears; runs already ordered by the caller. */
 function groupRuns(runs: readonly Run[], by: 'config' | 'run'): Group[] {
   const groups = new Map<string, Group>();
   for (const run of runs) {
-    const key = by === 'run' ? `run ${run.id}` : configKey(run);
+    const key = by === 'run' ? `run ${run.id}` : rowKey(run);
     const group = groups.get(key) ?? { key, runs: [] };
     group.runs.push(run);
     groups.set(key, group);
@@ -122,7 +117,7 @@ function rowName(group: Group, columns: readonly string[], by: 'config' | 'run')
   const first = group.runs[0]!;
   if (by === 'run') return `run ${first.id}`;
   const values = columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ');
-  return values || first.workloadName || `run ${first.id}`;
+  return values || first.workloadName || commandText(first.command);
 }
 
 /** Runs whose steps count for speed: finished cleanly, or stopped, timed out or interrupted (partial, from the steps they had). */
@@ -335,6 +330,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       best: false,
     };
   });
+
+  // Rows of the same name that are not the same code, place or command say which.
+  rowDistinctions(groups.map((g) => g.runs[0]!), rows.map((r) => r.name)).forEach((suffix, i) => (rows[i]!.name += suffix));
 
   const candidates = rows.filter((r) => r.gate !== 'fail' && r.throughput.median !== null && r.exitClasses.every((c) => c === 'ok'));
   const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.throughput.median! > b.throughput.median! ? r : b), null);
