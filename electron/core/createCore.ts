@@ -11,6 +11,7 @@ import { nvidiaSmiReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
 import { GitRevisionError, listRevisions, resolveTyped, revisionDiff } from './experiments/gitRevisions.js';
 import { checkoutAgain, GitWorktreeError } from './experiments/gitWorktrees.js';
+import { CodeDiffError, codeDiffBetween } from './experiments/codeDiff.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
@@ -465,6 +466,14 @@ export function createCore(options: CoreOptions): EngineCore {
       const diff = store.runs.codeDiff(git.diffSha256);
       if (!diff) return { diff: null, reason: `the diff was ${git.diffBytes} bytes, too large to keep; its sha256 is ${git.diffSha256}` };
       return { diff: diff.toString('utf8'), reason: null };
+    },
+    'runs.codeDiffBetween': async ({ fromId, toId }) => {
+      try {
+        return await codeDiffBetween(requireRun(fromId), requireRun(toId), (sha) => store.runs.codeDiff(sha), childEnv);
+      } catch (error) {
+        if (error instanceof CodeDiffError) throw new ApiFailure('invalid_input', error.message);
+        throw error;
+      }
     },
     'runs.summaryHistory': ({ id }) => {
       requireRun(id);

@@ -78,6 +78,12 @@ describe('a before/after of a repository whose data git ignores', () => {
     ]);
     // The record says what was linked: the ignored file, not the tracked directory.
     expect(runs[0]!.checkout).toMatchObject({ root: repo, revision: slow.slice(0, 8), commit: slow, snapshot: null, links: ['data/shakespeare_char/train.bin'] });
+    // The code diff between the two sides, long after their worktrees are gone.
+    const diff = runCli(['--db', db, 'diff', String(runs[0]!.id), String(runs[1]!.id)]);
+    expect(diff.status, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain(`# run ${runs[0]!.id} (${slow.slice(0, 12)}) → run ${runs[1]!.id} (${fast.slice(0, 12)}), in ${repo}`);
+    expect(diff.stdout).toContain('--- a/data/shakespeare_char/prepare.sh');
+    expect(diff.stdout).toContain('-echo 40\n+echo 20');
     // The sweep's worktree folder is gone whole; the user's tree (ignored files included) is as it was.
     expect(fs.existsSync(path.join(dir, 'worktrees', `sweep-${sweep.id}`))).toBe(false);
     expect(git(repo, 'status', '--porcelain', '--ignored')).toBe(statusBefore);
@@ -172,6 +178,9 @@ describe('the working-tree side and sides after their sweep', () => {
     }
     const diff = await api(h)['runs.codeDiff']({ id: worktreeRuns[0]!.id });
     expect(diff.diff).toContain('+echo 10');
+    // Between the sides: HEAD's code against the snapshot's, rebuilt from the records.
+    const between = await api(h)['runs.codeDiffBetween']({ fromId: ended.configs[0]!.runIds[0]!, toId: worktreeRuns[0]!.id });
+    expect(between.diff).toContain('-echo 20\n+echo 10');
     expect(git(repo, 'status', '--porcelain')).toBe(' M data/shakespeare_char/prepare.sh\n');
   }, 120_000);
 

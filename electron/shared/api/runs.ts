@@ -372,6 +372,22 @@ export const runMethods = {
     input: z.object({ id: runId }),
     output: z.object({ diff: z.string().nullable(), reason: z.string().nullable() }),
   },
+  /**
+   * The code diff from one run to another: each run's commit with its recorded uncommitted changes, rebuilt and diffed
+   * in the first run's repository (your tree, for a before/after side).
+   */
+  'runs.codeDiffBetween': {
+    input: z.object({ fromId: runId, toId: runId }),
+    output: z.object({
+      root: z.string(),
+      from: z.object({ runId, code: z.string(), tree: z.string() }),
+      to: z.object({ runId, code: z.string(), tree: z.string() }),
+      diff: z.string(),
+      /** The whole diff's size; `truncated` when `diff` holds only its first 2 MiB. */
+      bytes: z.number().int().nonnegative(),
+      truncated: z.boolean(),
+    }),
+  },
   /** The summaries a run had before it was parsed again, oldest first. */
   'runs.summaryHistory': { input: z.object({ id: runId }), output: z.array(summaryHistoryEntry) },
   /** Lines of a run's output that hold numbers, for a run whose output gave no metrics: what a regex could match. */
