@@ -1,4 +1,4 @@
-// The Python side of step profiles (resources/python/sitecustomize.py, tuning_bench_profile.py) run directly:
+// The Python side of step profiles (resources/python/sitecustomize.py, tuning_bench_profiler/) run directly:
 // it never breaks a script, hands on to the sitecustomize it shadows, and takes tuning_bench.step() as steps.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,8 +43,9 @@ describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profil
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('trained');
     const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
-    expect(summary).toMatchObject({ tool: 'torch.profiler', boundary: 'tuning_bench.step', window: { fromStep: 4, toStep: 7 } });
-    expect(summary.steps).toHaveLength(4);
+    // Four steady steps from step 4 (one a busy machine stalls is left out, and the window runs a step longer).
+    expect(summary).toMatchObject({ tool: 'torch.profiler', boundary: 'tuning_bench.step', window: { fromStep: 4, toStep: 3 + summary.steps.length } });
+    expect(summary.steps.filter((s) => s.kept)).toHaveLength(4);
     expect(summary.ops.map((op) => op.name)).toContain('aten::mm');
     expect(summary.notes).toEqual([]);
   });
@@ -85,7 +86,7 @@ describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profil
       return pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
     };
     const gaps = run('gaps');
-    expect(gaps.steps).toHaveLength(8);
+    expect(gaps.steps.filter((s) => s.kept)).toHaveLength(8);
     for (const step of gaps.steps) {
       expect(step.forwardMs).toBeGreaterThan(0);
       expect(step.dataLoadingMs).toBeGreaterThanOrEqual(5);
@@ -122,7 +123,7 @@ print("lr %.4f steps %d signature %s" % (sched.get_last_lr()[0], opt._step_count
     expect(profiled.stdout).toBe(plain.stdout);
     expect(profiled.stdout).toContain('lr 0.0010 steps 12');
     const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
-    expect(summary.window).toMatchObject({ fromStep: 4, toStep: 7 });
+    expect(summary.window).toMatchObject({ fromStep: 4, toStep: 3 + summary.steps.length });
     expect(summary.notes).toEqual([]);
   });
 
