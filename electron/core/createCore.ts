@@ -293,10 +293,15 @@ export function createCore(options: CoreOptions): EngineCore {
       throw error;
     }
   };
-  /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
-  const startProfiledRerun = async (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+  /**
+   * The same command (and workload, when its template still gives that command) again, in the same place (a
+   * before/after side's worktree made again), with a window profiled when `profile` is given.
+   */
+  const startRerun = async (id: number, profile: { warmupSteps: number; steps: number } | null): Promise<Run> => {
     const source = requireRun(id);
-    if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
+    if (runner.isActive(id)) {
+      throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
+    }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
     // A side's config holds `git=REV`, which is not a command value: the command is compared without it.
     const { git: _revision, ...commandValues } = source.config;
@@ -316,7 +321,7 @@ export function createCore(options: CoreOptions): EngineCore {
     const side = source.checkout ? { cwdOverride: place.cwd, extraConfig: { git: source.checkout.revision } } : {};
     let run: Run;
     try {
-      run = await startRun({ ...start, ...side, profile, profileOf: id, checkout: place.checkout });
+      run = await startRun({ ...start, ...side, ...(profile ? { profile, profileOf: id } : {}), checkout: place.checkout });
     } catch (error) {
       await place.remove?.();
       throw error;
@@ -330,7 +335,7 @@ export function createCore(options: CoreOptions): EngineCore {
       rerunCleanups.add(cleanup);
     }
     // Said on the run itself, so the runs list and a comparison show what this extra run is.
-    store.runs.annotate(run.id, { notes: `profiling re-run of run #${id}`, tags: ['profile'] });
+    store.runs.annotate(run.id, profile ? { notes: `profiling re-run of run #${id}`, tags: ['profile'] } : { notes: `re-run of run #${id}`, tags: ['rerun'] });
     const annotated = requireRun(run.id);
     events.emit('runs.onDidChange', annotated);
     return annotated;
@@ -382,7 +387,8 @@ export function createCore(options: CoreOptions): EngineCore {
       const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
       return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile });
     },
-    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'runs.profile': ({ id, warmupSteps, steps }) => startRerun(id, { warmupSteps, steps }),
+    'runs.rerun': ({ id }) => startRerun(id, null),
     'profiles.get': ({ runId }) => {
       requireRun(runId);
       return store.profiles.forRun(runId);

@@ -212,6 +212,11 @@ describe('the working-tree side and sides after their sweep', () => {
       // Removed as the re-run ends.
       await vi.waitFor(() => expect(fs.existsSync(rerun.cwd)).toBe(false), { timeout: 10_000 });
     }
-    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    // Run again (no profile): the same side, in its worktree made again.
+    const side = h.core.store.runs.get(ended.configs[1]!.runIds[0]!)!;
+    const again = await h.core.waitForExit((await api(h)['runs.rerun']({ id: side.id })).id);
+    expect(again).toMatchObject({ status: 'succeeded', notes: `re-run of run #${side.id}`, config: { git: 'WORKTREE' } });
+    expect(again.summary.stepTimeMs.median).toBe(10);
+    await vi.waitFor(() => expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1), { timeout: 10_000 });
   }, 120_000);
 });

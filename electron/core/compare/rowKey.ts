@@ -52,20 +52,21 @@ export function rowKey(run: Run): string {
 }
 
 /**
- * What tells apart rows whose names are the same (`names[i]` is row i's, `firstRuns[i]` its first run): for each
- * row, ` (in DIR)`, ` (code SHA)` or the command, for whichever of these differ within its group of namesakes; `''`
- * for a row whose name is its own.
+ * What tells apart rows whose names are the same (`names[i]` is row i's, `firstRuns[i]` its first run): the first of
+ * ` (sweep N)`, ` (in DIR)`, ` (code SHA)` or the command that differs within its group of namesakes; `''` for a row
+ * whose name is its own.
  */
 export function rowDistinctions(firstRuns: readonly Run[], names: readonly string[]): string[] {
+  const aspects: Array<[(r: Run) => string, (r: Run) => string]> = [
+    [(r) => String(r.sweepId ?? ''), (r) => (r.sweepId === null ? 'no sweep' : `sweep ${r.sweepId}`)],
+    [placeKey, (r) => `in ${placeText(r)}`],
+    [codeKey, (r) => `code ${codeText(r)}`],
+    [(r) => r.command.join('\0'), (r) => commandText(r.command)],
+  ];
   return firstRuns.map((run, i) => {
     const namesakes = firstRuns.filter((_, j) => names[j] === names[i]);
     if (namesakes.length < 2) return '';
-    const aspects: Array<[(r: Run) => string, (r: Run) => string]> = [
-      [(r) => r.command.join('\0'), (r) => commandText(r.command)],
-      [placeKey, (r) => `in ${placeText(r)}`],
-      [codeKey, (r) => `code ${codeText(r)}`],
-    ];
-    const differing = aspects.filter(([key]) => new Set(namesakes.map(key)).size > 1).map(([, text]) => text(run));
-    return differing.length > 0 ? ` (${differing.join(', ')})` : '';
+    const differing = aspects.find(([key]) => new Set(namesakes.map(key)).size > 1);
+    return differing ? ` (${differing[1](run)})` : '';
   });
 }

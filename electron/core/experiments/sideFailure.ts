@@ -37,7 +37,7 @@ export function failureHint(checkout: RunCheckout | null): string | null {
   return (
     `${checkout.missing.join(', ')} ${one ? 'is' : 'are'} in your tree but not in the worktree: git does not track ${one ? 'it' : 'them'}, ` +
     `so a revision's worktree has ${one ? 'it' : 'them'} only if linked. Tick ${one ? 'it' : 'them'} under "Data git does not track" ` +
-    `on the Before/after form, or give --link ${first} to \`tuning-bench sweep\``
+    `on the Before/after form, or give --link ${first} to tuning-bench sweep`
   );
 }
 

@@ -47,7 +47,7 @@ export function diagnose(profile: Omit<RunProfile, 'diagnosis'>, telemetry: Tele
     const functions = profile.input?.functions ?? [];
     const parts = [
       data > 0 ? `${pct(data / step)} waiting in the DataLoader` : null,
-      own > 0 ? `${pct(own / step)} in the script's own batch code${functions.length > 0 ? ` (${functions.slice(0, 2).map((f) => `${f.function} ${ms(f.msPerStep)}`).join(', ')})` : ''}` : null,
+      own > 0 ? `${pct(own / step)} in the script's own batch code${functions.length > 0 ? ` (${functions.slice(0, 2).map((f) => `${f.function}: ${ms(f.msPerStep)} per profiled step`).join(', ')})` : ''}` : null,
     ].filter(Boolean);
     const tryThis =
       own > data

@@ -18,14 +18,16 @@ export interface StepMark {
  * The offset from the profile's numbering to the script's (script = profile + offset), or null when the script's
  * numbers cannot be matched: the offset most matched steps agree on, if at least half of them do.
  */
-export function scriptStepOffset(steps: readonly TimedStep[], marks: readonly StepMark[]): number | null {
+export function scriptStepOffset(steps: readonly TimedStep[], marks: readonly StepMark[], windowEndedAtMs: number | null = null): number | null {
   const timed = steps.filter((s): s is { step: number; endedAtMs: number } => s.endedAtMs !== null).sort((a, b) => a.endedAtMs - b.endedAtMs);
   if (timed.length === 0 || marks.length === 0) return null;
   const sorted = [...marks].sort((a, b) => a.atMs - b.atMs);
   const offsets = new Map<number, number>();
   let matched = 0;
   timed.forEach((step, i) => {
-    const next = timed[i + 1]?.endedAtMs ?? step.endedAtMs + (i > 0 ? step.endedAtMs - timed[i - 1]!.endedAtMs : 0);
+    // The last step's line comes once the profiler has written its results (the window's end), then within a step.
+    const typical = i > 0 ? step.endedAtMs - timed[i - 1]!.endedAtMs : 0;
+    const next = timed[i + 1]?.endedAtMs ?? Math.max(step.endedAtMs, windowEndedAtMs ?? step.endedAtMs) + typical;
     // The first number printed after the step ended, before the next one did.
     const mark = sorted.find((m) => m.atMs > step.endedAtMs && m.atMs <= next);
     if (!mark) return;

@@ -96,9 +96,9 @@ export function profilerOverhead(
       return `${PHASE_NAMES[kind]} ${pct((100 * (estimated[key] ?? 0)) / unprofiled.stepMs)} (${pct((100 * measured(kind)) / profiled)} as measured)`;
     });
   const statement =
-    `the profiler made each step ${pct(100 * share)} slower: ${against}. Its cost is per recorded operator ` +
-    `(about ${(perOpMs * 1000).toFixed(1)} µs each here, ${Math.round(totalOps)} per step)` +
-    (most ? `, so ${PHASE_NAMES[most.kind]} is inflated most (+${ms(most.added)} of its ${ms(most.of)})` : '') +
-    `. Shares without it, estimated: ${changed.join(', ')}`;
+    `the profiler made each step ${pct(100 * share)} slower: ${against}. Estimated by the operators each phase recorded ` +
+    `(the profiler's cost is per recorded operator: about ${(perOpMs * 1000).toFixed(1)} µs each here, ${Math.round(totalOps)} per step)` +
+    (most ? `, ${PHASE_NAMES[most.kind]} carries most of it (+${ms(most.added)} of its ${ms(most.of)})` : '') +
+    `; shares without it: ${changed.join(', ')}`;
   return { ...base, perOpUs: perOpMs * 1000, estimatedPhases: estimated, statement };
 }

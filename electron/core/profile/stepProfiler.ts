@@ -78,7 +78,7 @@ export class StepProfiler implements RunProfiler {
       span,
       finish: (training) => {
         if (profile.status !== 'ok') return;
-        store(completeProfile(profile, steps, training, run.startedAtMs, sourceRunId));
+        store(completeProfile(profile, steps, span?.endedAtMs ?? null, training, run.startedAtMs, sourceRunId));
       },
     };
   }
@@ -100,6 +100,7 @@ export class StepProfiler implements RunProfiler {
 function completeProfile(
   profile: Omit<RunProfile, 'diagnosis'>,
   steps: readonly StepRecord[],
+  windowEndedAtMs: number | null,
   training: ProfiledRunFacts,
   runStartedAtMs: number,
   sourceRunId: number | null,
@@ -107,6 +108,7 @@ function completeProfile(
   const offset = scriptStepOffset(
     steps.map((s) => ({ step: s.step, endedAtMs: s.endedAt === null ? null : s.endedAt * 1000 })),
     training.stepMarks.map((m) => ({ step: m.step, atMs: runStartedAtMs + m.tMs })),
+    windowEndedAtMs,
   );
   const numbered: Omit<RunProfile, 'diagnosis'> =
     offset === null

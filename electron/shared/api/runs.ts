@@ -307,6 +307,8 @@ export const runMethods = {
   },
   /** Runs a run's command again with a window of steady steps profiled; the new run. */
   'runs.profile': { input: profileOptions.extend({ id: runId }), output: run },
+  /** Runs a finished run's command again, in the same place: a before/after side in its worktree made again (same code, same links). */
+  'runs.rerun': { input: z.object({ id: runId }), output: run },
   /** A run's step profile (or that of the newest profiled re-run of its command); null when it has none. */
   'profiles.get': { input: z.object({ runId }), output: runProfile.nullable() },
   /** A run's profile beside a baseline run's: which phases and operators got faster or slower. */

@@ -56,7 +56,7 @@ describe('diagnose', () => {
       input: { definition: 'd', traced: true, functions: [{ function: 'get_batch (train.py:116)', msPerStep: 26, callsPerStep: 1 }], note: null },
     };
     expect(diagnose(withInput, noTelemetry)[0]).toBe(
-      "input-bound: 26 % of each step is input: 26 % in the script's own batch code (get_batch (train.py:116) 26.0 ms), 26.0 ms of 100.0 ms; " +
+      "input-bound: 26 % of each step is input: 26 % in the script's own batch code (get_batch (train.py:116): 26.0 ms per profiled step), 26.0 ms of 100.0 ms; " +
         'try prepare batches ahead of the step (a DataLoader with num_workers > 0 over a Dataset, or a background thread), and copy them with pin_memory and non_blocking=True on a GPU',
     );
   });

@@ -16,6 +16,12 @@ describe('scriptStepOffset', () => {
     expect(scriptStepOffset(steps, [{ step: 10, atMs: 1_002 }, { step: 12, atMs: 1_203 }])).toBe(-1);
   });
 
+  it("matches the last step's line printed once the profiler has written its results (the window's end)", () => {
+    // sleepy_loader prints every 10th step: its step 20 line comes after the trace is written, seconds after step 20 ended.
+    expect(scriptStepOffset(steps, [{ step: 14, atMs: 1_300 + 2_500 }], 1_300 + 2_490)).toBe(0);
+    expect(scriptStepOffset(steps, [{ step: 14, atMs: 1_300 + 2_500 }])).toBeNull();
+  });
+
   it('gives up when nothing matches, or the matches disagree', () => {
     expect(scriptStepOffset(steps, [])).toBeNull();
     expect(scriptStepOffset(steps, [{ step: 500, atMs: 1_002 }, { step: 7, atMs: 1_103 }, { step: 90, atMs: 1_204 }])).toBeNull();
@@ -58,7 +64,7 @@ describe('profilerOverhead', () => {
     // Data loading recorded few operators: its share of the step grows once the profiler's cost is taken out.
     expect(estimated.dataLoadingMs! / 68.3).toBeGreaterThan(phases.dataLoadingMs / phases.stepMs);
     expect(overhead.statement).toMatch(/^the profiler made each step 15\.4 % slower: 78\.8 ms per profiled step against 68\.3 ms unprofiled \(this run's steady median\)/u);
-    expect(overhead.statement).toContain('so backward is inflated most (+6.0 ms of its 30.0 ms)');
+    expect(overhead.statement).toContain('backward carries most of it (+6.0 ms of its 30.0 ms)');
   });
 
   it('says there is none within noise, and none when the run had no unprofiled steps', () => {
