@@ -288,6 +288,32 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('diff')
+    .description('the code diff between two runs (each its commit and uncommitted changes); with one run, its uncommitted changes')
+    .argument('<run-a>', 'the run to diff from', parseRunId)
+    .argument('[run-b]', 'the run to diff to', parseRunId)
+    .option('--json', 'machine-readable output')
+    .action(async (from: number, to: number | undefined, _options: unknown, command: Command) => {
+      const global = globals(command);
+      await withCore(global, async (core) => {
+        await requireRun(core, from);
+        const api = contractClient(core);
+        if (to === undefined) {
+          const own = await api['runs.codeDiff']({ id: from });
+          print(global.json, own, () => (own.diff ?? `run ${from}: ${own.reason ?? 'no diff'}`).replace(/\n$/u, ''));
+          return;
+        }
+        await requireRun(core, to);
+        const answer = await api['runs.codeDiffBetween']({ fromId: from, toId: to });
+        print(global.json, answer, () => {
+          const head = `# run ${answer.from.runId} (${answer.from.code}) → run ${answer.to.runId} (${answer.to.code}), in ${answer.root}\n`;
+          const tail = answer.truncated ? `# only the first 2 MiB of ${answer.bytes} bytes: \`git -C ${answer.root} diff ${answer.from.tree} ${answer.to.tree}\` shows all\n` : '';
+          return `${head}${answer.diff === '' ? '# no difference in the code\n' : answer.diff}${tail}`.replace(/\n$/u, '');
+        });
+      });
+    });
+
+  program
     .command('log')
     .description("a run's stored terminal output (ANSI stripped unless --raw)")
     .argument('<run-id>', 'the run', parseRunId)

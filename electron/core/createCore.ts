@@ -10,7 +10,9 @@ import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-con
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
 import { nvidiaSmiReader, procHostReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
-import { GitRevisionError, listRevisions, revisionDiff } from './experiments/gitRevisions.js';
+import { GitRevisionError, listRevisions, resolveTyped, revisionDiff } from './experiments/gitRevisions.js';
+import { checkoutAgain, GitWorktreeError } from './experiments/gitWorktrees.js';
+import { CodeDiffError, codeDiffBetween } from './experiments/codeDiff.js';
 import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
@@ -220,6 +222,8 @@ export function createCore(options: CoreOptions): EngineCore {
     }
   };
 
+  // Each sweep's `git=` worktrees, and the worktree a side is made again in to profile or run it again, beside the database.
+  const worktreeDir = path.join(path.dirname(dbPath), 'worktrees');
   const sweeps = new SweepQueue({
     store,
     runner,
@@ -231,7 +235,8 @@ export function createCore(options: CoreOptions): EngineCore {
     cores: os.cpus().length,
     clock,
     ownerPid: process.pid,
-    worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
+    worktreeDir,
+    gitEnv: childEnv,
   });
   const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
@@ -273,25 +278,67 @@ export function createCore(options: CoreOptions): EngineCore {
     if (!profile) throw new ApiFailure('not_found', `run ${runId} has no profile; make one with \`tuning-bench profile ${runId} --rerun\` or the Profile button`);
     return profile;
   };
-  /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
-  const startProfiledRerun = async (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+  /** Worktrees made again for re-runs of before/after sides, removed as their runs end; close() waits for them. */
+  const rerunCleanups = new Set<Promise<void>>();
+  /**
+   * Where a re-run of `source` runs: its own directory, or, for a before/after side whose temporary worktree is gone,
+   * the same revision (and snapshot, and links) checked out again, removed when the re-run ends.
+   */
+  const rerunPlace = async (source: Run): Promise<{ cwd: string; checkout: Run['checkout']; remove: (() => Promise<void>) | null }> => {
+    if (!source.checkout) return { cwd: source.cwd, checkout: null, remove: null };
+    fs.mkdirSync(worktreeDir, { recursive: true });
+    const folder = fs.mkdtempSync(path.join(worktreeDir, `rerun-${source.id}-`));
+    try {
+      const again = await checkoutAgain(source.checkout, folder, childEnv);
+      return { cwd: again.cwd, checkout: again.checkout, remove: again.remove };
+    } catch (error) {
+      if (error instanceof GitWorktreeError) throw new ApiFailure('conflict', `run ${source.id} cannot be run again: ${error.message}`);
+      throw error;
+    }
+  };
+  /**
+   * The same command (and workload, when its template still gives that command) again, in the same place (a
+   * before/after side's worktree made again), with a window profiled when `profile` is given.
+   */
+  const startRerun = async (id: number, profile: { warmupSteps: number; steps: number } | null): Promise<Run> => {
     const source = requireRun(id);
-    if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
+    if (runner.isActive(id)) {
+      throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
+    }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
+    // A side's config holds `git=REV`, which is not a command value: the command is compared without it.
+    const { git: _revision, ...commandValues } = source.config;
     const sameCommand = (() => {
       if (!workload) return false;
       try {
-        return JSON.stringify(runner.preview(workload, source.config).command) === JSON.stringify(source.command);
+        return JSON.stringify(runner.preview(workload, commandValues).command) === JSON.stringify(source.command);
       } catch {
         return false;
       }
     })();
+    const place = await rerunPlace(source);
     const start = workload && sameCommand
-      ? { workload, values: source.config }
-      : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env } };
-    const run = await startRun({ ...start, profile, profileOf: id });
+      ? { workload, values: commandValues }
+      : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
+    // A side keeps its place and its `git=REV`.
+    const side = source.checkout ? { cwdOverride: place.cwd, extraConfig: { git: source.checkout.revision } } : {};
+    let run: Run;
+    try {
+      run = await startRun({ ...start, ...side, ...(profile ? { profile, profileOf: id } : {}), checkout: place.checkout });
+    } catch (error) {
+      await place.remove?.();
+      throw error;
+    }
+    if (place.remove) {
+      const cleanup = runner
+        .waitForExit(run.id)
+        .then(() => place.remove!())
+        .catch(() => undefined)
+        .finally(() => rerunCleanups.delete(cleanup));
+      rerunCleanups.add(cleanup);
+    }
     // Said on the run itself, so the runs list and a comparison show what this extra run is.
-    store.runs.annotate(run.id, { notes: `profiling re-run of run #${id}`, tags: ['profile'] });
+    store.runs.annotate(run.id, profile ? { notes: `profiling re-run of run #${id}`, tags: ['profile'] } : { notes: `re-run of run #${id}`, tags: ['rerun'] });
     const annotated = requireRun(run.id);
     events.emit('runs.onDidChange', annotated);
     return annotated;
@@ -344,7 +391,8 @@ export function createCore(options: CoreOptions): EngineCore {
       const own = steps && (steps.warmupSteps !== null || steps.excludeSteps.length > 0) ? { ...steps, setBy: 'run' as const } : undefined;
       return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own });
     },
-    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'runs.profile': ({ id, warmupSteps, steps }) => startRerun(id, { warmupSteps, steps }),
+    'runs.rerun': ({ id }) => startRerun(id, null),
     'profiles.get': ({ runId }) => {
       requireRun(runId);
       return store.profiles.forRun(runId);
@@ -441,6 +489,14 @@ export function createCore(options: CoreOptions): EngineCore {
       if (!diff) return { diff: null, reason: `the diff was ${git.diffBytes} bytes, too large to keep; its sha256 is ${git.diffSha256}` };
       return { diff: diff.toString('utf8'), reason: null };
     },
+    'runs.codeDiffBetween': async ({ fromId, toId }) => {
+      try {
+        return await codeDiffBetween(requireRun(fromId), requireRun(toId), (sha) => store.runs.codeDiff(sha), childEnv);
+      } catch (error) {
+        if (error instanceof CodeDiffError) throw new ApiFailure('invalid_input', error.message);
+        throw error;
+      }
+    },
     'runs.summaryHistory': ({ id }) => {
       requireRun(id);
       return store.runs.summaryHistory(id);
@@ -475,6 +531,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'sweeps.control': ({ id, action }) => sweeps.control(id, action),
     'sweeps.findBatch': (input) => sweeps.findBatch(input),
     'git.revisions': ({ cwd, limit }) => gitAnswer(() => listRevisions(cwd, limit, childEnv)),
+    'git.resolve': ({ cwd, revision }) => gitAnswer(() => resolveTyped(cwd, revision, childEnv)),
     'git.diff': ({ cwd, from, to }) => gitAnswer(() => revisionDiff(cwd, from, to, childEnv)),
     'compare.runs': (input) => compare.compare(input),
     'compare.export': ({ format, ...input }) => compare.export(input, format),
@@ -530,6 +587,7 @@ export function createCore(options: CoreOptions): EngineCore {
       const sweepsStopped = sweeps.close();
       await runner.close();
       await sweepsStopped;
+      await Promise.all([...rerunCleanups]);
       await gpu.close();
       await store.close();
     },

@@ -1,12 +1,17 @@
-"""Tuning Bench's sitecustomize: turns on the step profiler when a run asks for it, then hands on.
+"""Tuning Bench's sitecustomize: a thin loader that hands on to the sitecustomize it shadows, then starts what a run asks for.
 
-Tuning Bench puts this folder first on every run's PYTHONPATH, so Python imports this file at
-start-up instead of any other ``sitecustomize``. So that nothing changes for the user, it first runs
-the ``sitecustomize`` that Python would otherwise have found (the distribution's or the user's, the
-next one on ``sys.path``), then, only when ``TUNING_BENCH_PROFILE`` is set, installs the profiler
-of ``tuning_bench_profile.py``. Neither step can stop the script: a failure prints one line on
-stderr, as Python does for a broken sitecustomize.
+Tuning Bench puts this folder first on every run's PYTHONPATH, so Python imports this file at start-up instead of
+any other ``sitecustomize``. So that nothing changes for the user, it first runs the ``sitecustomize`` that Python
+would otherwise have found (the distribution's or the user's, the next one on ``sys.path``), then each feature of
+FEATURES whose variable the run set, by importing its module and calling its ``install()``. Nothing else is
+imported, so an unprofiled run starts as fast as without Tuning Bench. No step can stop the script: a failure prints
+one line on stderr, as Python does for a broken sitecustomize.
 """
+
+# (environment variable, module in this folder, what it is): a feature starts only when its variable is set.
+FEATURES = (
+    ("TUNING_BENCH_PROFILE", "tuning_bench_profiler", "profile"),
+)
 
 
 def _run_next_sitecustomize():
@@ -38,13 +43,13 @@ def _start():
         _run_next_sitecustomize()
     except Exception as error:
         sys.stderr.write("Error in sitecustomize (chained by Tuning Bench); %s: %s\n" % (type(error).__name__, error))
-    if os.environ.get("TUNING_BENCH_PROFILE"):
+    for variable, module_name, what in FEATURES:
+        if not os.environ.get(variable):
+            continue
         try:
-            import tuning_bench_profile
-
-            tuning_bench_profile.install()
+            __import__(module_name).install()
         except Exception as error:
-            sys.stderr.write("tuning_bench profile: not started (%s: %s); the script runs unprofiled\n" % (type(error).__name__, error))
+            sys.stderr.write("tuning_bench %s: not started (%s: %s); the script runs without it\n" % (what, type(error).__name__, error))
 
 
 _start()

@@ -249,7 +249,7 @@ def step():
     those itself). Once called, these calls are the step boundaries of the profiled window. Does
     nothing unless the run is profiled; never raises.
     """
-    profiler = sys.modules.get("tuning_bench_profile")
+    profiler = sys.modules.get("tuning_bench_profiler")
     if profiler is None:
         return
     try:

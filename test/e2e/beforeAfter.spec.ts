@@ -66,7 +66,16 @@ test('two commits picked from the list, run with repeats, land on the comparison
   // A clean tree: the last commit against the one before it.
   await expect(page.getByTestId('ba-before')).toHaveValue(slow);
   await expect(page.getByTestId('ba-after')).toHaveValue(fast);
-  await expect(page.getByTestId('ba-after').locator('option')).toHaveText([/overlap data loading with compute \(HEAD\)/u, /the first version/u]);
+  // Branches first, then HEAD's recent commits, then any revision typed.
+  await expect(page.getByTestId('ba-after').locator('option')).toHaveText([
+    /^main · \w{7} overlap data loading with compute$/u,
+    /overlap data loading with compute \(HEAD\)/u,
+    /the first version/u,
+    'Another revision (type it)…',
+  ]);
+  await expect(page.getByTestId('ba-after-label')).toContainText(`${fast.slice(0, 7)} overlap data loading with compute`);
+  // Nothing git does not track: nothing to link.
+  await expect(page.getByTestId('ba-data')).toContainText('Nothing untracked or ignored');
   await page.getByTestId('show-revision-diff').click();
   await expect(page.getByTestId('revision-diff-text')).toContainText('time 40.00ms');
   await expect(page.getByTestId('revision-diff-text')).toContainText('time 20.00ms');
@@ -86,16 +95,17 @@ test('two commits picked from the list, run with repeats, land on the comparison
   await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
   const rows = page.getByTestId('compare-view').locator('tbody tr');
   await expect(rows).toHaveCount(2);
-  await expect(rows.nth(0)).toContainText(slow.slice(0, 12));
+  // Sides by short SHA and subject.
+  await expect(rows.nth(0).getByTestId('row-name')).toHaveText(`${slow.slice(0, 7)} the first version`);
   await expect(rows.nth(0).getByTestId('row-verdict')).toHaveText('baseline');
-  await expect(rows.nth(1)).toContainText(`git=${fast.slice(0, 12)}`);
+  await expect(rows.nth(1).getByTestId('row-name')).toHaveText(`${fast.slice(0, 7)} overlap data loading with compute`);
   await expect(rows.nth(1).getByTestId('row-verdict')).toHaveText('faster');
   await expect(rows.nth(1).getByTestId('row-speedup')).toContainText('2');
   await expect(page.getByTestId('compare-table').locator('thead')).toContainText('Samples/s');
 
   // The change it measured, one click away.
   await page.getByTestId('show-revision-diff').click();
-  await expect(page.getByTestId('revision-diff-facts')).toContainText(`${slow.slice(0, 12)} → ${fast.slice(0, 12)}`);
+  await expect(page.getByTestId('revision-diff-facts')).toContainText(`${slow.slice(0, 7)} → ${fast.slice(0, 7)}`);
   await expect(page.getByTestId('revision-diff-text')).toContainText('-for i in $(seq 1 30); do echo "iter $i: loss 3.0$i, time 40.00ms, mfu 1.00%"; done');
   await expect(page.getByTestId('revision-diff-text')).toContainText('+for i in $(seq 1 30); do echo "iter $i: loss 3.0$i, time 20.00ms, mfu 1.00%"; done');
   await screenshot(page, 'before-after-compare');

@@ -95,7 +95,8 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await expect(page.getByTestId('compare-row-2').getByTestId('row-vram')).toHaveText(/^[\d,]+ MiB$/u);
   await expect(table.locator('tr.best')).toHaveCount(1);
   await expect(page.getByTestId('compare-notes')).toContainText('Losses compared pair by pair');
-  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /against baseline's/u);
+  // Two sweeps each have a config named baseline: their rows say which sweep they are.
+  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /against baseline \(sweep \d+\)'s/u);
   await expect(page.getByTestId('compare-row-2').getByTestId('row-compared')).toContainText('loss');
 
   // The charts: one line a run (ten runs), drawn from the stored series.

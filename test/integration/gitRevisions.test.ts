@@ -125,7 +125,12 @@ describe('git revisions and diffs for a before/after', () => {
     });
     expect(answer.ok).toBe(true);
     const started = (answer as { value: Sweep }).value;
-    expect(started.git).toEqual({ cwd: repo, revisions: [slow, fast] });
+    expect(started.git).toMatchObject({ cwd: repo, revisions: [slow, fast], links: [] });
+    // Each side as resolved when the sweep started, labelled by short SHA and subject.
+    expect(started.git!.sides.map((side) => [side.commit, side.snapshot, side.label])).toEqual([
+      [slow, null, `${slow.slice(0, 7)} slow: the first version`],
+      [fast, null, `${fast.slice(0, 7)} fast: half the step time`],
+    ]);
     const sweep = await temp.core.sweeps.waitForEnd(started.id);
     expect(sweep.configs.map((c) => [c.status, c.stepTimeMsMedian])).toEqual([
       ['done', 40],

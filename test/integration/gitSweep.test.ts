@@ -44,10 +44,12 @@ describe('sweeping git revisions of a script', () => {
     );
     expect(result.status, result.stderr).toBe(0);
     const sweep = JSON.parse(result.stdout) as Sweep;
+    // Sides named by short SHA and subject; the sweep after its revisions.
+    expect(sweep.name).toBe(`git ${slow.slice(0, 7)}, ${fast.slice(0, 7)}, working tree`);
     expect(sweep.configs.map((c) => [c.name, c.status, c.stepTimeMsMedian])).toEqual([
-      ['baseline', 'done', 40],
-      ['git=main', 'done', 20],
-      ['git=WORKTREE', 'done', 10],
+      [`${slow.slice(0, 7)} slow`, 'done', 40],
+      [`${fast.slice(0, 7)} fast`, 'done', 20],
+      [`working tree (changes on ${fast.slice(0, 7)})`, 'done', 10],
     ]);
     const runs = sweep.configs.map((c) => JSON.parse(runCli(['--db', db, 'show', String(c.runIds[0]), '--json']).stdout) as {
       cwd: string;
@@ -59,8 +61,8 @@ describe('sweeping git revisions of a script', () => {
       [fast, false, 'main'],
       [fast, true, 'WORKTREE'],
     ]);
-    expect(runs[0]!.cwd).not.toBe(repo);
-    expect(runs[2]!.cwd).toBe(repo);
+    // Every side in a worktree of its own, the working tree's from a snapshot taken as the sweep started.
+    expect(runs.map((r) => r.cwd).filter((cwd) => cwd === repo)).toEqual([]);
     // The worktrees are gone, git's record of them pruned, and the user's tree is as it was.
     expect(fs.existsSync(runs[0]!.cwd)).toBe(false);
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);

@@ -35,8 +35,13 @@ describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTo
     const sleepMs = 40;
     const { profile } = await profileSleepy(harness, sleepMs);
     expect(profile).toMatchObject({ status: 'ok', tool: 'torch.profiler', device: 'cpu', boundary: 'optimizer.step' });
-    expect(profile.window).toEqual({ fromStep: 6, toStep: 15 });
-    expect(profile.steps).toHaveLength(10);
+    // Ten steady steps from step 6 (the script prints its steps as the profiler counts them); a step this busy machine
+    // slowed to twice the median is left out, said so, and the window runs one step longer.
+    const leftOut = profile.steps.filter((s) => s.leftOut !== null);
+    for (const step of leftOut) expect(step.leftOut).toMatch(/^an outlier: /u);
+    expect(profile).toMatchObject({ keptSteps: 10, numbering: { by: 'script', offset: 0 } });
+    expect(profile.window).toEqual({ fromStep: 6, toStep: 15 + leftOut.length });
+    expect(profile.steps).toHaveLength(10 + leftOut.length);
 
     const { stepMs, dataLoadingMs, forwardMs, backwardMs, optimizerMs, otherMs } = profile.phases;
     // The Dataset sleeps sleepMs per batch and makes one 64x128 tensor: waiting is the sleep and a little more.
@@ -52,8 +57,10 @@ describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTo
     expect(computeOps.some((name) => /^aten::(addmm|mm|linear|matmul)$/u.test(name))).toBe(true);
     for (const op of profile.ops) expect(op.pct).toBeCloseTo((100 * op.selfMs) / stepMs!, 6);
 
-    const share = Math.round((100 * dataLoadingMs!) / stepMs!);
-    expect(profile.diagnosis[0]).toContain(`input-bound: ${share} % of each step waits for data`);
+    // Shares are read without the profiler's own cost where it measured one (the diagnosis says so).
+    const shown = profile.overhead?.estimatedPhases ?? profile.phases;
+    const share = Math.round((100 * shown.dataLoadingMs!) / shown.stepMs!);
+    expect(profile.diagnosis[0]).toContain(`input-bound: ${share} % of each step is input: ${share} % waiting in the DataLoader`);
     expect(profile.diagnosis[0]).toContain('num_workers');
 
     // The trace is beside the database and opens as JSON with events.
@@ -95,13 +102,15 @@ describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTo
     const run = await harness.core.runner.waitForExit(started.id);
     expect(run.status).toBe('succeeded');
     const profile = harness.core.store.profiles.forRun(run.id)!;
-    expect(profile).toMatchObject({ status: 'ok', tool: 'torch.profiler', window: { fromStep: 9, toStep: 13 } });
+    const extended = profile.steps.length - 5;
+    expect(profile).toMatchObject({ status: 'ok', tool: 'torch.profiler', keptSteps: 5, window: { fromStep: 9, toStep: 13 + extended } });
     expect(profile.ops.slice(0, 5).some((op) => /^aten::(mm|addmm|bmm|matmul|linear)$/u.test(op.name))).toBe(true);
-    // AdamW on PyTorch 1.13 reads each parameter's step count with .item(): the count is the profiler's, not a guess.
-    expect(profile.syncs!.itemCalls).toBeGreaterThanOrEqual(2 * 5);
-    // The profiler's start-up lands in step 8 and its trace export in step 13: those and the window in between are left out.
-    expect(run.summary.profiledSteps).toBeGreaterThanOrEqual(5);
-    expect(run.summary.profiledSteps).toBeLessThanOrEqual(7);
+    // AdamW on PyTorch 1.13 reads each parameter's step count with .item(), on a CPU tensor: an operator, not a sync.
+    expect(profile.ops.find((op) => op.name === 'aten::item')!.calls).toBeGreaterThanOrEqual(2);
+    expect(profile.syncs).toBeNull();
+    // The profiler's start-up lands in step 8 and its trace export in the window's last: those and the window in between are left out.
+    expect(run.summary.profiledSteps).toBeGreaterThanOrEqual(profile.steps.length);
+    expect(run.summary.profiledSteps).toBeLessThanOrEqual(profile.steps.length + 2);
     expect(run.summary.throughput.median).not.toBeNull();
     // Kept with the profile, so whatever summarises the run again can leave the same steps out.
     expect(profile.span!.endedAtMs).toBeGreaterThan(profile.span!.startedAtMs);

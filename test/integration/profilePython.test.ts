@@ -1,4 +1,4 @@
-// The Python side of step profiles (resources/python/sitecustomize.py, tuning_bench_profile.py) run directly:
+// The Python side of step profiles (resources/python/sitecustomize.py, tuning_bench_profiler/) run directly:
 // it never breaks a script, hands on to the sitecustomize it shadows, and takes tuning_bench.step() as steps.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,8 +43,9 @@ describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profil
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('trained');
     const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
-    expect(summary).toMatchObject({ tool: 'torch.profiler', boundary: 'tuning_bench.step', window: { fromStep: 4, toStep: 7 } });
-    expect(summary.steps).toHaveLength(4);
+    // Four steady steps from step 4 (one a busy machine stalls is left out, and the window runs a step longer).
+    expect(summary).toMatchObject({ tool: 'torch.profiler', boundary: 'tuning_bench.step', window: { fromStep: 4, toStep: 3 + summary.steps.length } });
+    expect(summary.steps.filter((s) => s.kept)).toHaveLength(4);
     expect(summary.ops.map((op) => op.name)).toContain('aten::mm');
     expect(summary.notes).toEqual([]);
   });
@@ -85,7 +86,7 @@ describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profil
       return pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
     };
     const gaps = run('gaps');
-    expect(gaps.steps).toHaveLength(8);
+    expect(gaps.steps.filter((s) => s.kept)).toHaveLength(8);
     for (const step of gaps.steps) {
       expect(step.forwardMs).toBeGreaterThan(0);
       expect(step.dataLoadingMs).toBeGreaterThanOrEqual(5);
@@ -122,8 +123,50 @@ print("lr %.4f steps %d signature %s" % (sched.get_last_lr()[0], opt._step_count
     expect(profiled.stdout).toBe(plain.stdout);
     expect(profiled.stdout).toContain('lr 0.0010 steps 12');
     const summary = pythonSummary.parse(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')));
-    expect(summary.window).toMatchObject({ fromStep: 4, toStep: 7 });
+    expect(summary.window).toMatchObject({ fromStep: 4, toStep: 3 + summary.steps.length });
     expect(summary.notes).toEqual([]);
+  });
+
+  it('counts a sync only for a tensor on a device, at the line of the script, and puts every Tensor method back', () => {
+    // No GPU here: a CPU tensor's reads must pass uncounted; the wrappers must leave Tensor exactly as it was.
+    const script = `
+import torch
+from tuning_bench_profiler import syncs
+names = [name for name, _ in syncs._READERS]
+before = {name: torch.Tensor.__dict__.get(name) for name in names}
+inherited = {name: getattr(torch.Tensor, name) for name in names}
+sites = syncs.SyncSites(torch)
+sites.install()
+t = torch.tensor([2.5])
+values = (t.item(), float(t), int(t), bool(t), t.tolist(), t.cpu().numpy().tolist())
+wrapped = all(getattr(torch.Tensor, name) is not inherited[name] for name in names)
+sites.remove()
+restored = all(torch.Tensor.__dict__.get(name) is before[name] and getattr(torch.Tensor, name) == inherited[name] for name in names)
+print("counts", sites.counts, "wrapped", wrapped, "restored", restored, "values", values)
+`;
+    const result = python(script, {});
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('counts {} wrapped True restored True values (2.5, 2.5, 2, True, [2.5], [2.5])');
+  });
+
+  it("reads GPU busy time, kernels, device-to-host copies and device waits from a Kineto trace's events, over the kept steps only", () => {
+    // Chrome trace events as Kineto writes them for CUDA (categories kernel, gpu_memcpy, cuda_runtime).
+    const script = `
+from tuning_bench_profiler import results
+events = [
+    {"cat": "kernel", "name": "volta_sgemm", "ts": 100, "dur": 50},
+    {"cat": "kernel", "name": "elementwise", "ts": 140, "dur": 20},
+    {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "ts": 180, "dur": 5},
+    {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 186, "dur": 1},
+    {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 99, "dur": 1},
+    {"cat": "kernel", "name": "left_out_step", "ts": 1000, "dur": 500},
+    {"cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "ts": 1200, "dur": 1},
+]
+print(sorted(results.device_facts(events, [(90, 200)]).items()))
+`;
+    const result = python(script, {});
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("[('busyMs', 0.065), ('deviceWaits', 1), ('kernels', 2), ('meanKernelUs', 25.0), ('memcpyDtoH', 1)]");
   });
 
   it('says so when the run ends before the window', () => {

@@ -118,6 +118,11 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
   const lines = [`sweep ${sweep.id} (${sweep.name}): ${sweep.status}, ${sweep.plan}, ${sweep.repeats} repeat${sweep.repeats === 1 ? '' : 's'}`, line(header), ...rows.map(line)];
+  for (const config of sweep.configs) {
+    if (!config.failure) continue;
+    lines.push(`${config.name}: run ${config.failure.runId} failed: ${config.failure.reason}`);
+    if (config.failure.hint) lines.push(`  hint: ${config.failure.hint}`);
+  }
   // Why a row has no speedup, or what would decide it: the verdict's own words.
   for (const config of sweep.configs) {
     const row = rowOf(config.index);
@@ -193,12 +198,38 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
     // The schema just accepted it, so it is the contract's input (the plan's name and mode were plain strings to the compiler).
     const input = candidate as MethodInput<'sweeps.start'>;
+    if (input.command && input.vary.some((v) => v.name === 'git')) await sayUnlinkedData(core, input.command.cwd, input.links ?? []);
     sweep = await withConfirmation(options.yes === true, (confirm) => contractClient(core)['sweeps.start']({ ...input, confirmOtherProcesses: confirm }));
   }
   const ended = await followSweep(core, sweep, options.json);
   const comparison = await sweepComparison(core, ended);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended, comparison), null, 2)}\n` : `${formatSweepTable(ended, comparison)}\n`);
   if (ended.status === 'failed') process.exitCode = 1;
+}
+
+const OFFER_KINDS = { ignored: 'ignored', untracked: 'untracked', 'inside-tracked': 'ignored files inside a tracked directory' } as const;
+
+/** Before a git sweep: the likely data git does not track that no --link names (each worktree will lack it). */
+async function sayUnlinkedData(core: Core, cwd: string, links: readonly string[]): Promise<void> {
+  let offers;
+  try {
+    offers = (await contractClient(core)['git.revisions']({ cwd, limit: 1 })).untracked;
+  } catch {
+    return; // Not a repository: the sweep's start says so.
+  }
+  const covered = (offer: string) => {
+    const top = offer.replace(/\/$/u, '');
+    return links.some((link) => {
+      const bare = link.replace(/^\.\//u, '').replace(/\/+$/u, '');
+      return bare === top || bare.startsWith(`${top}/`) || top.startsWith(`${bare}/`);
+    });
+  };
+  const missing = offers.filter((offer) => offer.suggested && !covered(offer.path));
+  if (missing.length === 0) return;
+  process.stderr.write(
+    `not linked: ${missing.map((offer) => `${offer.path} (${OFFER_KINDS[offer.kind]})`).join(', ')}: ` +
+      `each revision's worktree lacks what git does not track; if the script reads it, give --link ${missing[0]!.path.replace(/\/$/u, '')}\n`,
+  );
 }
 
 /** The finished sweep compared as `compare` would (its first config the baseline); null when nothing ran. */

@@ -5,6 +5,7 @@ import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/a
 import { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
 import { compareSpeeds, CONFIDENCE } from './verdict.js';
 import { studentTQuantile } from './studentT.js';
+import { commandText, rowDistinctions, rowKey } from './rowKey.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -37,17 +38,11 @@ export function isWorkVariable(name: string): boolean {
   return WORK_VARIABLE.test(name);
 }
 
-function configKey(run: Run): string {
-  if (run.sweepId !== null && run.configIndex !== null) return `sweep ${run.sweepId} config ${run.configIndex}`;
-  const config = JSON.stringify(Object.entries(run.config).sort(([a], [b]) => a.localeCompare(b)));
-  return `${run.workloadName ?? run.command.join(' ')} ${config}`;
-}
-
 /** Rows in the order their first run appears; runs already ordered by the caller. */
 function groupRuns(runs: readonly Run[], by: 'config' | 'run'): Group[] {
   const groups = new Map<string, Group>();
   for (const run of runs) {
-    const key = by === 'run' ? `run ${run.id}` : configKey(run);
+    const key = by === 'run' ? `run ${run.id}` : rowKey(run);
     const group = groups.get(key) ?? { key, runs: [] };
     group.runs.push(run);
     groups.set(key, group);
@@ -395,7 +390,7 @@ function rowName(group: Group, baseline: Group, columns: readonly string[], by: 
   let label: string;
   if (sweepName !== undefined && sweepsOwnBaseline) label = sweepName;
   else if (group === baseline) label = sweepName !== undefined && first.configIndex === 0 ? sweepName : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || 'baseline';
-  else label = changesFrom(first.config, base.config, columns) || sweepName || first.workloadName || `run ${first.id}`;
+  else label = changesFrom(first.config, base.config, columns) || sweepName || first.workloadName || commandText(first.command);
   return by === 'run' ? `run ${first.id}: ${label}` : label;
 }
 
@@ -531,6 +526,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       best: false,
     };
   });
+
+  // Rows of the same name that are not the same code, place or command say which.
+  rowDistinctions(groups.map((g) => g.runs[0]!), rows.map((r) => r.name)).forEach((suffix, i) => (rows[i]!.name += suffix));
 
   // Best: the fastest row that is faster than the baseline (by its verdict) and does not fail the gate, with every
   // run ok; when none is, the baseline stays best. (A gate with nothing to compare on either side does not fail.)

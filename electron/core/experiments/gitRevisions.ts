@@ -3,6 +3,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { untrackedFilesDiff, workingTreeStatus } from '../runner/gitProvenance.js';
+import type { GitUntrackedPath } from '../../shared/api.js';
+import { untrackedEntries, untrackedOffers } from './gitData.js';
 import { WORKTREE_VALUE } from './gitWorktrees.js';
 
 /** Each git call is quick; one that hangs (a network filesystem, a lock) is given up on. */
@@ -39,7 +41,14 @@ export interface RepositoryRevisions {
   dirty: boolean;
   /** Newest first, from HEAD. */
   commits: Commit[];
+  /** Branches, tags and remote branches, newest commit first. */
+  refs: Array<{ name: string; kind: 'branch' | 'tag' | 'remote'; commit: Commit }>;
+  /** What git does not track, by top folder: data a before/after links into each worktree. */
+  untracked: GitUntrackedPath[];
 }
+
+/** Branches and tags offered: a repository with more is picked from by typing the name. */
+const MAX_REFS = 200;
 
 export interface RevisionDiff {
   root: string;
@@ -102,7 +111,41 @@ export async function listRevisions(cwd: string, limit: number, env: Record<stri
         return { sha, subject, date, author };
       });
   }
-  return { root, branch: branch.ok ? branch.stdout.toString('utf8').trim() || null : null, head: headCommit, dirty: tree.dirty, commits };
+  const [refs, untracked] = await Promise.all([listRefs(root, env), untrackedEntries(root, env).then(untrackedOffers)]);
+  return { root, branch: branch.ok ? branch.stdout.toString('utf8').trim() || null : null, head: headCommit, dirty: tree.dirty, commits, refs, untracked };
+}
+
+const REF_KINDS = { 'refs/heads/': 'branch', 'refs/tags/': 'tag', 'refs/remotes/': 'remote' } as const;
+
+async function listRefs(root: string, env: Record<string, string>): Promise<RepositoryRevisions['refs']> {
+  // An annotated tag names a tag object: its commit's fields are the peeled ones (`*`).
+  const peeled = (field: string) => `%(if)%(*objectname)%(then)%(*${field})%(else)%(${field})%(end)`;
+  const format = [`%(refname)`, peeled('objectname'), peeled('contents:subject'), peeled('committerdate:iso-strict'), peeled('authorname')].join(FIELD) + RECORD;
+  const listed = await git(root, ['for-each-ref', '--sort=-committerdate', `--count=${MAX_REFS}`, `--format=${format}`, 'refs/heads', 'refs/tags', 'refs/remotes'], env);
+  if (!listed.ok) return [];
+  return listed.stdout
+    .toString('utf8')
+    .split(RECORD)
+    .map((record) => record.replace(/^\n/u, ''))
+    .filter((record) => record !== '')
+    .flatMap((record) => {
+      const [ref = '', sha = '', subject = '', date = '', author = ''] = record.split(FIELD);
+      const prefix = (Object.keys(REF_KINDS) as Array<keyof typeof REF_KINDS>).find((p) => ref.startsWith(p));
+      // A remote's HEAD is an alias of one of its branches.
+      if (!prefix || ref.endsWith('/HEAD')) return [];
+      return [{ name: ref.slice(prefix.length), kind: REF_KINDS[prefix], commit: { sha, subject, date, author } }];
+    });
+}
+
+/** Any revision typed, as the commit it names: what the before/after form shows under a typed name. */
+export async function resolveTyped(cwd: string, value: string, env: Record<string, string>): Promise<{ value: string; commit: Commit }> {
+  const root = await repositoryRoot(cwd, env);
+  const sha = await resolveRevision(root, value, env);
+  const target = sha ?? 'HEAD';
+  const shown = await git(root, ['log', '-1', `--format=%H${FIELD}%s${FIELD}%cI${FIELD}%an`, target], env);
+  if (!shown.ok) throw new GitRevisionError(`${root} has no commit yet: commit once, then compare your changes against it`);
+  const [commitSha = '', subject = '', date = '', author = ''] = shown.stdout.toString('utf8').trim().split(FIELD);
+  return { value, commit: { sha: commitSha, subject, date, author } };
 }
 
 async function resolveRevision(root: string, value: string, env: Record<string, string>): Promise<string | null> {

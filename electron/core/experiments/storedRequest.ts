@@ -1,9 +1,14 @@
 // A sweep's request as the store keeps it: checked on the way in by the contract, and again on the way out.
 import { z } from 'zod';
-import { ApiFailure, gpuRunSettings, methods, sweepRequest, type SweepRequest } from '../../shared/api.js';
+import { ApiFailure, gpuRunSettings, methods, sweepRequest, sweepSide } from '../../shared/api.js';
+
+/** A `git=` sweep's revisions as resolved when it started (gitWorktrees.ts CheckoutPlan), kept so a resume runs the same code. */
+const storedCheckout = z.object({ root: z.string(), sides: z.array(sweepSide), links: z.array(z.string()) });
 
 /** GPU settings are stored as parsed (clock ranges as numbers), the contract's gpuRunSettings, not as typed text. */
-const storedSweepRequest = sweepRequest.extend({ gpuSettings: gpuRunSettings.optional() });
+const storedSweepRequest = sweepRequest.extend({ gpuSettings: gpuRunSettings.optional(), checkout: storedCheckout.optional() });
+
+export type StoredSweepRequest = z.output<typeof storedSweepRequest>;
 const storedFindBatchRequest = methods['sweeps.findBatch'].input;
 
 export type FindBatchRequest = z.output<typeof storedFindBatchRequest>;
@@ -16,7 +21,7 @@ function describe(error: z.ZodError): string {
  * A stored sweep's request, parsed again: a file written by another version, or edited by hand, is
  * refused with what is wrong rather than run with fields that are not there.
  */
-export function readSweepRequest(sweepId: number, stored: unknown): SweepRequest {
+export function readSweepRequest(sweepId: number, stored: unknown): StoredSweepRequest {
   const parsed = storedSweepRequest.safeParse(stored);
   if (!parsed.success) throw new ApiFailure('invalid_input', `sweep ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start the sweep again`);
   return parsed.data;

@@ -1,6 +1,6 @@
 // The sweep queue: one run at a time on the GPU, repeats interleaved, fair conditions before each
 // run, the sweep's GPU settings held throughout, pause/resume/skip/cancel, resumption after a crash.
-import type { Run, Sweep, SweepConfig, SweepPreview, SweepRequest, Workload } from '../../shared/api.js';
+import type { Run, RunCheckout, Sweep, SweepConfig, SweepPreview, SweepRequest, Workload } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { hasRunSettings, type GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { EventHub } from '../events.js';
@@ -13,10 +13,11 @@ import path from 'node:path';
 import { adHocWorkload } from '../../shared/typedCommand.js';
 import { findLargestBatch } from './batchFinder.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
-import { GIT_VARIABLE, GitWorktreeError, planRevisions, SweepWorktrees } from './gitWorktrees.js';
+import { GIT_VARIABLE, GitWorktreeError, planCheckout, SHORT_SHA_CHARS, SweepWorktrees, WORKTREE_VALUE, type CheckoutPlan } from './gitWorktrees.js';
+import { missingPaths, sideFailure } from './sideFailure.js';
 import { waitForFairConditions, waitForQuietHost, type GpuReader, type HostReader, type HostWait, type RunWait } from './fairConditions.js';
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
-import { readFindBatchRequest, readSweepRequest, type FindBatchRequest } from './storedRequest.js';
+import { readFindBatchRequest, readSweepRequest, type FindBatchRequest, type StoredSweepRequest } from './storedRequest.js';
 import type { Clock } from '../clock.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
@@ -68,6 +69,8 @@ export interface SweepStartRun {
     unitsPerStep?: { tokens: number | null; samples: number | null } | undefined;
     /** Warm-up and left-out steps the sweep sets for its runs. */
     steps?: Run['steps'] | undefined;
+    /** The worktree `cwdOverride` is in, recorded with the run. */
+    checkout?: RunCheckout | undefined;
   }): Promise<Run>;
 }
 
@@ -88,7 +91,12 @@ export interface SweepQueueDeps {
   ownerPid: number;
   /** Where each sweep's `git=` worktrees are made (one folder per sweep). */
   worktreeDir: string;
+  /** The environment git runs in. */
+  gitEnv: Record<string, string>;
 }
+
+/** The end of a failed side's output read for paths it missed: a traceback's last lines are in it. */
+const FAILURE_TAIL_BYTES = 16 * 1024;
 
 
 /** What only the engine running a sweep knows: the run now, a wait, a pause or cancel asked for. */
@@ -146,18 +154,18 @@ export class SweepQueue {
       this.deps.runner.preview(workload, commandValues(config.values));
       workPerStep(request, workload, config.values);
     }
-    // Every revision is checked now too, before anything runs.
+    // Every revision is checked now too, before anything runs, resolved to its commit and the working tree frozen.
     const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
-    if (revisions) await this.revisionPlan(workload, revisions.values, request.links);
+    const checkout = revisions ? await this.revisionPlan(workload, revisions.values, request.links) : null;
     const record = this.deps.store.sweeps.insert({
       createdAt: this.deps.clock.now(),
-      name: request.name || `${workload.name} ${request.plan}`,
+      name: request.name || (checkout ? gitSweepName(checkout, request) : `${workload.name} ${request.plan}`),
       kind: 'sweep',
       workloadId: workload.id > 0 ? workload.id : null,
       workloadName: workload.name,
       plan: request.plan,
-      request: { ...request },
-      configs,
+      request: checkout ? { ...request, checkout } : { ...request },
+      configs: checkout ? configs.map((config) => ({ ...config, name: gitConfigName(config, checkout) })) : configs,
       ownerPid: this.deps.ownerPid,
     });
     let lease: GpuLease | null = null;
@@ -289,9 +297,9 @@ export class SweepQueue {
     return this.requireWorkload(request.workloadId);
   }
 
-  private async revisionPlan(workload: Workload, values: readonly string[], links: readonly string[]) {
+  private async revisionPlan(workload: Workload, values: readonly string[], links: readonly string[]): Promise<CheckoutPlan> {
     try {
-      return await planRevisions(this.deps.runner.preview(workload, {}).cwd, values, links);
+      return await planCheckout(this.deps.runner.preview(workload, {}).cwd, values, links, this.deps.gitEnv);
     } catch (error) {
       if (error instanceof GitWorktreeError) throw new ApiFailure('invalid_input', error.message);
       throw error;
@@ -371,11 +379,11 @@ export class SweepQueue {
   }
 
   /** The configs' runs, repeats interleaved; `git=` configs each in their revision's worktree. */
-  private async runPlan(id: number, live: LiveSweep, record: SweepRecord, workload: Workload, request: SweepRequest, idleTempC: number | null): Promise<void> {
+  private async runPlan(id: number, live: LiveSweep, record: SweepRecord, workload: Workload, request: StoredSweepRequest, idleTempC: number | null): Promise<void> {
     const revisions = (request.vary ?? []).find((v) => v.name === GIT_VARIABLE);
-    const worktrees = revisions
-      ? new SweepWorktrees(await this.revisionPlan(workload, revisions.values, request.links ?? []), path.join(this.deps.worktreeDir, `sweep-${id}`), request.links ?? [])
-      : null;
+    // A sweep started before revisions were resolved at its start has none stored: resolved now, once.
+    const checkout = revisions ? (request.checkout ?? (await this.revisionPlan(workload, revisions.values, request.links ?? []))) : null;
+    const worktrees = checkout ? new SweepWorktrees(checkout, path.join(this.deps.worktreeDir, `sweep-${id}`), this.deps.gitEnv) : null;
     try {
       const schedule = interleavedSchedule(record.configs.length, request.repeats);
       for (const position of schedule) {
@@ -395,10 +403,8 @@ export class SweepQueue {
           pinned: request.pinSeed,
           varied: request.vary.map((v) => v.name),
         });
-        const placement =
-          worktrees && revision !== undefined
-            ? { cwdOverride: await worktrees.cwdFor(revision, this.deps.runner.preview(workload, values).cwd), extraConfig: { [GIT_VARIABLE]: revision } }
-            : {};
+        const side = worktrees && revision !== undefined ? await worktrees.side(revision, this.deps.runner.preview(workload, values).cwd) : null;
+        const placement = side ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision! }, checkout: side.checkout } : {};
         const units = workPerStep(request, workload, values);
         const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
         const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, {
@@ -406,6 +412,7 @@ export class SweepQueue {
           ...(units ? { unitsPerStep: units } : {}),
           ...(steps ? { steps } : {}),
         });
+        if (run && side && (run.status === 'failed' || run.status === 'timed_out')) this.recordMissing(run, side.checkout);
         if (run && OOM_CLASSES.has(run.exitClass ?? '')) {
           for (let r = position.repeatIndex + 1; r < request.repeats; r += 1) this.skip(id, { configIndex: position.configIndex, repeatIndex: r }, 'oom');
         }
@@ -413,6 +420,14 @@ export class SweepQueue {
     } finally {
       await worktrees?.close(request.keepWorktrees === true);
     }
+  }
+
+  /** What a failed side's output named that your tree has and its worktree lacked: read now, while the worktree exists. */
+  private recordMissing(run: Run, checkout: RunCheckout): void {
+    const tail = this.deps.store.runs.outputPage(run.id, { afterSeq: -1, maxBytes: FAILURE_TAIL_BYTES, fromEnd: true });
+    const text = `${run.exitReason ?? ''}\n${tail.chunks.map((chunk) => chunk.data).join('')}`;
+    const missing = missingPaths(text, run, checkout);
+    if (missing.length > 0) this.deps.store.runs.setCheckout(run.id, { ...checkout, missing });
   }
 
   private async runFinder(id: number, workload: Workload, request: FindBatchRequest, idleTempC: number | null): Promise<void> {
@@ -452,7 +467,13 @@ export class SweepQueue {
     label: string,
     limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number; waitForHost?: boolean },
     idleTempC: number | null,
-    placement: { cwdOverride?: string; extraConfig?: Record<string, string>; unitsPerStep?: { tokens: number | null; samples: number | null }; steps?: Run['steps'] } = {},
+    placement: {
+      cwdOverride?: string;
+      extraConfig?: Record<string, string>;
+      checkout?: RunCheckout;
+      unitsPerStep?: { tokens: number | null; samples: number | null };
+      steps?: Run['steps'];
+    } = {},
   ): Promise<Run | null> {
     live.current = label;
     live.skipCurrent = false;
@@ -551,7 +572,7 @@ export class SweepQueue {
       const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
       if (!revisions) return null;
       const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
-      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values };
+      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values, sides: request.checkout?.sides ?? [], links: request.checkout?.links ?? [] };
     } catch {
       // Its workload was removed since (or its request cannot be read): the revisions have no directory to be read in.
       return null;
@@ -612,6 +633,7 @@ export class SweepQueue {
         stepTimeMsMedian: pick((run) => run.summary.stepTimeMs.median),
         finalLossMedian: pick((run) => run.summary.finalLoss),
         vramPeakMiB: vram.length > 0 ? Math.max(...vram) : null,
+        failure: sideFailure(own),
       };
     });
     const total = record.kind === 'batch-finder' ? Math.max(record.configs.length, 1) : record.configs.length * repeats;
@@ -653,4 +675,24 @@ export class SweepQueue {
       result: record.result,
     };
   }
+}
+
+/** A side in a name: its short commit, or the working tree. */
+function shortSide(side: CheckoutPlan['sides'][number]): string {
+  return side.value === WORKTREE_VALUE ? 'working tree' : side.commit.slice(0, SHORT_SHA_CHARS);
+}
+
+/** A `git=` sweep named after its revisions: `before/after: 3f2a9c1 → working tree`. */
+export function gitSweepName(checkout: CheckoutPlan, request: Pick<SweepRequest, 'vary' | 'plan'>): string {
+  const others = request.vary.filter((v) => v.name !== GIT_VARIABLE).map((v) => v.name);
+  const sides = checkout.sides.map(shortSide);
+  if (others.length === 0 && sides.length === 2) return `before/after: ${sides[0]} → ${sides[1]}`;
+  return `git ${sides.join(', ')}${others.length > 0 ? ` × ${others.join(', ')} (${request.plan})` : ''}`;
+}
+
+/** A config of a `git=` sweep named by its revision's label (short SHA and subject), then its other changes. */
+export function gitConfigName(config: SweepConfig, checkout: CheckoutPlan): string {
+  const side = checkout.sides.find((s) => s.value === config.values[GIT_VARIABLE]);
+  const others = config.changes.filter((change) => !change.startsWith(`${GIT_VARIABLE}=`));
+  return [side?.label ?? config.name, ...others].join(' ');
 }

@@ -3,12 +3,10 @@ import type { ProfileComparison, ProfileDelta, RunProfile } from '../../shared/p
 
 /** A change smaller than this share of the baseline step is noise at the profiler's resolution (5 %). */
 export const NOTABLE_CHANGE_SHARE = 0.05;
-/** Operators listed in a comparison: the union of both top lists, largest changes first. */
-export const COMPARED_OPS = 20;
-
 const PHASES = [
   ['step', 'stepMs'],
   ['data loading', 'dataLoadingMs'],
+  ['input', 'inputMs'],
   ['forward', 'forwardMs'],
   ['backward', 'backwardMs'],
   ['optimizer', 'optimizerMs'],
@@ -35,14 +33,15 @@ export function compareProfiles(profile: RunProfile, baseline: RunProfile): Prof
   const byName = (list: RunProfile['ops']) => new Map(list.map((op) => [op.name, op.selfMs]));
   const mine = byName(profile.ops);
   const theirs = byName(baseline.ops);
-  // An operator missing from one top list took less than that list's last entry: counted as 0 there, said so by a null share.
+  // Every operator of either side. A profile that lists every operator ran none it does not list: 0 there. An older
+  // profile kept only its top 25: an operator missing from it is unknown (null), not 0.
+  const missing = (complete: boolean) => (complete ? 0 : null);
   const ops = [...names]
     .map((name) => {
-      const d = delta(name, mine.get(name) ?? null, theirs.get(name) ?? null, step, baselineStep);
-      return { ...d, deltaMs: (d.ms ?? 0) - (d.baselineMs ?? 0) };
+      const d = delta(name, mine.get(name) ?? missing(profile.opsComplete), theirs.get(name) ?? missing(baseline.opsComplete), step, baselineStep);
+      return { ...d, deltaMs: d.ms !== null && d.baselineMs !== null ? d.ms - d.baselineMs : null };
     })
-    .sort((a, b) => Math.abs(b.deltaMs) - Math.abs(a.deltaMs))
-    .slice(0, COMPARED_OPS);
+    .sort((a, b) => Math.abs(b.deltaMs ?? 0) - Math.abs(a.deltaMs ?? 0));
 
   const changes: string[] = [];
   const threshold = (baselineStep ?? 0) * NOTABLE_CHANGE_SHARE;
@@ -55,8 +54,8 @@ export function compareProfiles(profile: RunProfile, baseline: RunProfile): Prof
     );
   }
   for (const op of ops) {
-    if (Math.abs(op.deltaMs ?? 0) < threshold) continue;
-    changes.push(`${op.name}: ${(op.baselineMs ?? 0).toFixed(2)} → ${(op.ms ?? 0).toFixed(2)} ms per step`);
+    if (op.deltaMs === null || Math.abs(op.deltaMs) < threshold) continue;
+    changes.push(`${op.name}: ${op.baselineMs!.toFixed(2)} → ${op.ms!.toFixed(2)} ms per step`);
   }
   if (changes.length === 0) changes.push(`no phase or operator changed by ${Math.round(NOTABLE_CHANGE_SHARE * 100)} % of the baseline step or more`);
   return { runId: profile.runId, baselineRunId: baseline.runId, phases, ops, changes };

@@ -10,11 +10,14 @@ const cell = (text: string) => text.replace(/\|/gu, '\\|');
 
 export function profileMarkdown(profile: RunProfile): string {
   const lines: string[] = [];
-  const window = profile.window ? `steps ${profile.window.fromStep}-${profile.window.toStep}` : 'no window';
+  const numbering = profile.numbering.by === 'script' ? ' as the script numbers them' : '';
+  const window = profile.window ? `steps ${profile.window.fromStep}-${profile.window.toStep}${numbering}` : 'no window';
   lines.push(`## Profile of run ${profile.runId}`, '');
+  const left = profile.steps.length - profile.keptSteps;
   lines.push(
     `Made by ${profile.tool ?? 'no tool'} on ${profile.device ?? 'an unknown device'}, ${window} ` +
-      `(after ${profile.warmupSteps} warm-up steps; steps marked by ${profile.boundary ?? 'n/a'})` +
+      `(after ${profile.warmupSteps} warm-up steps; steps marked by ${profile.boundary ?? 'n/a'}` +
+      `${profile.status === 'ok' ? `; means over ${profile.keptSteps} steps${left > 0 ? `, ${left} left out` : ''}` : ''})` +
       `${profile.sourceRunId !== null ? `, re-running the command of run ${profile.sourceRunId}` : ''}.`,
     '',
   );
@@ -24,26 +27,41 @@ export function profileMarkdown(profile: RunProfile): string {
     return `${lines.join('\n')}\n`;
   }
   const step = profile.phases.stepMs;
-  lines.push('| Phase | ms per step | % of step |', '| --- | ---: | ---: |');
-  const phaseRows: Array<[string, number | null]> = [
-    ['data loading', profile.phases.dataLoadingMs],
-    ['forward', profile.phases.forwardMs],
-    ['backward', profile.phases.backwardMs],
-    ['optimizer', profile.phases.optimizerMs],
-    ['other', profile.phases.otherMs],
-    ['**step**', step],
+  const estimated = profile.overhead?.estimatedPhases ?? null;
+  lines.push(
+    `| Phase | ms per step | % of step |${estimated ? ' % without the profiler (estimated) |' : ''}`,
+    `| --- | ---: | ---: |${estimated ? ' ---: |' : ''}`,
+  );
+  const phaseRows: Array<[string, keyof RunProfile['phases']]> = [
+    ['data loading', 'dataLoadingMs'],
+    ['input (script\'s batch code)', 'inputMs'],
+    ['forward', 'forwardMs'],
+    ['backward', 'backwardMs'],
+    ['optimizer', 'optimizerMs'],
+    ['other', 'otherMs'],
+    ['**step**', 'stepMs'],
   ];
-  for (const [name, value] of phaseRows) lines.push(`| ${name} | ${fixed(value)} | ${percent(value !== null && step ? (100 * value) / step : null)} |`);
+  for (const [name, key] of phaseRows) {
+    const value = profile.phases[key];
+    if (key === 'inputMs' && value === null) continue;
+    const share = percent(value !== null && step ? (100 * value) / step : null);
+    const without = estimated ? ` ${percent(estimated[key] !== null && estimated.stepMs ? (100 * estimated[key]!) / estimated.stepMs : null)} |` : '';
+    lines.push(`| ${name} | ${fixed(value)} | ${share} |${without}`);
+  }
   lines.push('', '| Operator | self ms per step | % of step | calls per step |', '| --- | ---: | ---: | ---: |');
   for (const op of profile.ops.slice(0, MARKDOWN_OPS)) {
     lines.push(`| \`${cell(op.name)}\` | ${fixed(op.selfMs, 3)} | ${percent(op.pct)} | ${fixed(op.calls, 1)} |`);
   }
+  if (profile.ops.length > MARKDOWN_OPS) lines.push('', `${profile.ops.length - MARKDOWN_OPS} more operators in \`profile ${profile.runId} --json\` and the trace.`);
   lines.push('');
+  if (profile.input) lines.push(`Input is ${profile.input.definition}.${profile.input.note ? ` ${profile.input.note}.` : ''}`, '');
+  if (profile.overhead) lines.push(`Overhead: ${profile.overhead.statement}.`, '');
   if (profile.syncs) {
     const s = profile.syncs;
+    const sites = s.sites.map((site) => `${site.site} ${site.what} ${fixed(site.callsPerStep, 1)}`).join(', ');
     lines.push(
-      `Host-device syncs in the window: ${s.itemCalls ?? 'n/a'} \`.item()\`, ${s.streamSyncs ?? 'n/a'} stream syncs, ` +
-        `${s.memcpyDtoH ?? 'n/a'} device-to-host copies (${fixed(s.perStep, 1)} per step).`,
+      `Host-device syncs (the host waiting for the GPU): ${fixed(s.perStep, 1)} per step, ${s.deviceWaits ?? 'n/a'} in the kept steps; ` +
+        `${s.memcpyDtoH ?? 'n/a'} device-to-host copies${sites ? `. By line of the script, per step: ${sites}` : ''}.`,
       '',
     );
   }
@@ -61,7 +79,7 @@ export function profileMarkdown(profile: RunProfile): string {
     lines.push('');
   }
   for (const note of profile.notes) lines.push(`> ${note}`);
-  if (profile.tracePath) lines.push(`Trace: \`${profile.tracePath}\` (open in https://ui.perfetto.dev or chrome://tracing)`);
+  if (profile.tracePath) lines.push(`Trace: \`${profile.tracePath}\` (open in https://ui.perfetto.dev or chrome://tracing; steps and phases on their own tracks)`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -2,13 +2,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileOptions, RunProfile } from '../../shared/profile.js';
-import type { RunProfiler } from '../runner/collaborators.js';
+import type { ProfileCollection, ProfiledRunFacts, RunProfiler } from '../runner/collaborators.js';
 import type { ProfileStore } from '../store/profileStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import { resolveCommand } from '../system/resolveCommand.js';
 import { diagnose } from './diagnosis.js';
-import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan } from './profileFile.js';
+import { PROFILE_ENV_VAR, profiledSpan, readPythonSummary, toRunProfile, type ProfiledSpan, type StepRecord } from './profileFile.js';
+import { scriptStepOffset } from './numbering.js';
+import { profilerOverhead } from './overhead.js';
 import type { Clock } from '../clock.js';
 
 export interface StepProfilerOptions {
@@ -42,17 +44,17 @@ export class StepProfiler implements RunProfiler {
     return { [PROFILE_ENV_VAR]: JSON.stringify({ outDir: dir, warmupSteps: options.warmupSteps, steps: options.steps }) };
   }
 
-  collect(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfiledSpan | null {
+  collect(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfileCollection {
     try {
       return this.collectOrThrow(runId, run);
     } catch (error) {
       // The run's own record must still be completed; the profile says what went wrong.
       this.options.profiles.save({ ...emptyProfile(runId, run.sourceRunId, this.options.clock.now(), [`the profile could not be read: ${(error as Error).message}`]), diagnosis: [] });
-      return null;
+      return { span: null, finish: () => undefined };
     }
   }
 
-  private collectOrThrow(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfiledSpan | null {
+  private collectOrThrow(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfileCollection {
     const dir = this.runDir(runId);
     const sourceRunId = this.sources.get(runId) ?? run.sourceRunId;
     this.sources.delete(runId);
@@ -66,10 +68,19 @@ export class StepProfiler implements RunProfiler {
     } else {
       profile = emptyProfile(runId, sourceRunId, createdAt, [read.reason]);
     }
-    if (profile.status !== 'ok') profile.notes.push(...otherTools(run.pathVariable));
+    if (profile.status !== 'ok') profile.notes.push(...otherTools(run.pathVariable, read.ok ? read.summary.interpreter : null));
     const telemetry = this.telemetryDuring(runId, span ? { fromMs: span.startedAtMs - run.startedAtMs, toMs: span.endedAtMs - run.startedAtMs } : null);
-    this.options.profiles.save({ ...profile, diagnosis: diagnose(profile, telemetry) });
-    return span;
+    const steps = read.ok ? read.summary.steps : [];
+    const store = (complete: Omit<RunProfile, 'diagnosis'>) => this.options.profiles.save({ ...complete, diagnosis: diagnose(complete, telemetry) });
+    // Stored now, so a failure below leaves a profile; completed once the run's summary is made.
+    store({ ...profile, notes: [...profile.notes, ...leftOutNotes(profile)] });
+    return {
+      span,
+      finish: (training) => {
+        if (profile.status !== 'ok') return;
+        store(completeProfile(profile, steps, span?.endedAtMs ?? null, training, run.startedAtMs, sourceRunId));
+      },
+    };
   }
 
   /** GPU utilisation and CPU load while the window ran (the whole run when the window is unknown). */
@@ -85,6 +96,64 @@ export class StepProfiler implements RunProfiler {
   }
 }
 
+/** The profile with the script's step numbers, the profiler's measured overhead, and notes on what was left out. */
+function completeProfile(
+  profile: Omit<RunProfile, 'diagnosis'>,
+  steps: readonly StepRecord[],
+  windowEndedAtMs: number | null,
+  training: ProfiledRunFacts,
+  runStartedAtMs: number,
+  sourceRunId: number | null,
+): Omit<RunProfile, 'diagnosis'> {
+  const offset = scriptStepOffset(
+    steps.map((s) => ({ step: s.step, endedAtMs: s.endedAt === null ? null : s.endedAt * 1000 })),
+    training.stepMarks.map((m) => ({ step: m.step, atMs: runStartedAtMs + m.tMs })),
+    windowEndedAtMs,
+  );
+  const numbered: Omit<RunProfile, 'diagnosis'> =
+    offset === null
+      ? profile
+      : {
+          ...profile,
+          numbering: { by: 'script', offset },
+          window: profile.window && { fromStep: profile.window.fromStep + offset, toStep: profile.window.toStep + offset },
+          steps: profile.steps.map((s) => ({ ...s, scriptStep: s.step + offset })),
+        };
+  const unprofiled =
+    training.stepTimeMedianMs !== null
+      ? { stepMs: training.stepTimeMedianMs, source: 'this run' }
+      : training.sourceStepTimeMedianMs !== null && sourceRunId !== null
+        ? { stepMs: training.sourceStepTimeMedianMs, source: `run ${sourceRunId}` }
+        : null;
+  const overhead = profilerOverhead(profile.phases, steps.filter((s) => s.kept), unprofiled);
+  const notes = [...profile.notes, ...leftOutNotes(numbered)];
+  if (offset !== null && offset !== 0) {
+    const first = profile.steps[0]!.step;
+    notes.push(
+      `steps are numbered as the script prints them: the script's step ${first + offset} ended at the ${ordinal(first)} step boundary since the run started ` +
+        "(the trace's step slices count boundaries)",
+    );
+  }
+  if (unprofiled === null) notes.push("the profiler's overhead is unknown: the run had no steady steps outside the profiled window to measure it against");
+  return { ...numbered, overhead, notes };
+}
+
+/** Which steps were left out of the means and why, numbered as the profile shows them. */
+function leftOutNotes(profile: Omit<RunProfile, 'diagnosis'>): string[] {
+  const left = profile.steps.filter((s) => s.leftOut !== null);
+  if (left.length === 0) return [];
+  return [
+    `left out of the means and operators: ${left.map((s) => `step ${s.scriptStep ?? s.step} (${s.leftOut})`).join('; ')}; ` +
+      `the window ran ${profile.steps.length} steps to keep ${profile.steps.length - left.length}`,
+  ];
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
 function emptyProfile(runId: number, sourceRunId: number | null, createdAt: Date, notes: string[]): Omit<RunProfile, 'diagnosis'> {
   return {
     runId,
@@ -95,11 +164,17 @@ function emptyProfile(runId: number, sourceRunId: number | null, createdAt: Date
     boundary: null,
     warmupSteps: 0,
     window: null,
+    numbering: { by: 'boundaries', offset: 0 },
+    keptSteps: 0,
     span: null,
     ops: [],
-    phases: { stepMs: null, dataLoadingMs: null, forwardMs: null, backwardMs: null, optimizerMs: null, otherMs: null },
+    opsComplete: false,
+    phases: { stepMs: null, dataLoadingMs: null, inputMs: null, forwardMs: null, backwardMs: null, optimizerMs: null, otherMs: null },
     steps: [],
     syncs: null,
+    input: null,
+    overhead: null,
+    interpreter: null,
     gpu: null,
     notes,
     tracePath: null,
@@ -107,15 +182,21 @@ function emptyProfile(runId: number, sourceRunId: number | null, createdAt: Date
   };
 }
 
-/** What profiles a command torch.profiler could not: said with how to get each tool. */
-export function otherTools(pathVariable: string | undefined): string[] {
-  const here = (tool: string) => resolveCommand(tool, process.cwd(), pathVariable) !== null;
+/**
+ * What profiles a command torch.profiler could not, each said installed or not: looked up on PATH and beside the
+ * interpreter that ran (where `pip install` puts a tool in a virtual environment).
+ */
+export function otherTools(pathVariable: string | undefined, interpreter: string | null): string[] {
+  const search = [interpreter ? path.dirname(interpreter) : null, pathVariable].filter((p): p is string => Boolean(p)).join(path.delimiter);
+  const where = (tool: string) => resolveCommand(tool, process.cwd(), search);
+  const pySpy = where('py-spy');
+  const nsys = where('nsys');
   return [
-    here('py-spy')
-      ? 'py-spy is installed: it samples any Python program\'s stacks without changing it: `py-spy record --format speedscope -o profile.json -- COMMAND` (open in https://www.speedscope.app)'
-      : 'for Python that is not PyTorch, py-spy samples the stacks of any Python program: install it with `pip install py-spy`, then `py-spy record --format speedscope -o profile.json -- COMMAND`',
-    here('nsys')
-      ? 'nsys (Nsight Systems) is on PATH: `nsys profile -o report COMMAND` traces CUDA kernels and host threads of any program'
-      : 'for CUDA programs in any language, NVIDIA Nsight Systems (`nsys`, in the CUDA toolkit) traces kernels and host threads: `nsys profile -o report COMMAND`',
+    pySpy
+      ? `py-spy is installed (${pySpy}): it samples any Python program's stacks without changing it: \`py-spy record --format speedscope -o profile.json -- COMMAND\` (open in https://www.speedscope.app)`
+      : 'py-spy is not installed (not on PATH): it samples the stacks of any Python program, torch or not: `pip install py-spy`, then `py-spy record --format speedscope -o profile.json -- COMMAND`',
+    nsys
+      ? `nsys (Nsight Systems) is installed (${nsys}): \`nsys profile -o report COMMAND\` traces CUDA kernels and host threads of any program`
+      : 'nsys is not installed (not on PATH): NVIDIA Nsight Systems, in the CUDA toolkit, traces CUDA kernels and host threads of programs in any language: `nsys profile -o report COMMAND`',
   ];
 }

@@ -20,6 +20,23 @@ export interface ProfiledSpan {
 export interface RunProfiler {
   /** The variables that turn profiling on for this run (its folder made afresh). */
   environment(runId: number, options: ProfileOptions): Record<string, string>;
-  /** After the run: reads what the profiler wrote, stores the profile, and says which span to leave out of the summary. */
-  collect(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfiledSpan | null;
+  /**
+   * After the run: reads what the profiler wrote, stores the profile, and says which span to leave out of the summary;
+   * `finish` completes the profile from that summary (the step numbers the script printed, the unprofiled step time).
+   */
+  collect(runId: number, run: { startedAtMs: number; sourceRunId: number | null; pathVariable: string | undefined }): ProfileCollection;
+}
+
+/** A profile read, and what completes it once the run's summary (made without the profiled steps) is known. */
+export interface ProfileCollection {
+  span: ProfiledSpan | null;
+  finish(training: ProfiledRunFacts): void;
+}
+
+export interface ProfiledRunFacts {
+  /** The run's steady median step time without the profiled steps, and the re-run source's when this run has none. */
+  stepTimeMedianMs: number | null;
+  sourceStepTimeMedianMs: number | null;
+  /** Each step number the script printed, with when it arrived (ms since the run started). */
+  stepMarks: Array<{ step: number; tMs: number }>;
 }

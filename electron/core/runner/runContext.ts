@@ -1,6 +1,6 @@
 // What every run of one engine shares (its stores, the output writer, events, environment and fault reporting), and what a start asks for.
 import type { Clock } from '../clock.js';
-import type { Run, Workload } from '../../shared/api.js';
+import type { Run, RunCheckout, Workload } from '../../shared/api.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import type { EventHub } from '../events.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
@@ -55,6 +55,8 @@ export interface StartRequest {
   sweep?: RunPlacement | null | undefined;
   /** Runs in this directory instead of the workload's (a sweep's `git=` worktree). */
   cwdOverride?: string | undefined;
+  /** The temporary git worktree `cwdOverride` is in (a before/after side), recorded with the run. */
+  checkout?: RunCheckout | null | undefined;
   /** Values recorded in the run's config that are not command values (a sweep's `git=REV`). */
   extraConfig?: Record<string, string> | undefined;
   /** Tokens or samples in one step as the user stated them (otherwise the workload's expression says). */

@@ -64,6 +64,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     sweep: request.sweep ?? null,
     unitsPerStep: request.unitsPerStep ?? null,
     steps: request.steps ?? null,
+    checkout: request.checkout ?? null,
   });
   if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
   request.gpuLease?.attachRun(record.id);

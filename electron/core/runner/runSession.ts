@@ -389,14 +389,22 @@ export class RunSession {
     const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);
     const gpu = summarizeGpu(gpuSamples);
     const hint = inputBoundHint(gpu, hostSamples);
-    const profiledSpan = this.profile
+    const profiled = this.profile
       ? (environment.profiler?.collect(this.id, {
           startedAtMs: this.startedAtMs,
           sourceRunId: this.profile.sourceRunId,
           pathVariable: this.env.PATH,
         }) ?? null)
       : null;
-    const training = this.metrics.summarize(profiledSpan);
+    const training = this.metrics.summarize(profiled?.span ?? null);
+    if (profiled && this.profile) {
+      const source = this.profile.sourceRunId === null ? undefined : runs.get(this.profile.sourceRunId);
+      profiled.finish({
+        stepTimeMedianMs: training.summary.stepTimeMs.median,
+        sourceStepTimeMedianMs: source?.summary.stepTimeMs.median ?? null,
+        stepMarks: training.samples.filter((s) => s.kind === 'train' && s.step !== null).map((s) => ({ step: s.step!, tMs: s.tMs })),
+      });
+    }
     const host = summarizeHost(hostSamples);
     const fairness = assessFairness({ host, gpu: gpuSamples, steadyFromMs: training.summary.steadyFromMs, clockLockMHz: lockSetByUs(this.request.gpuSettingsInForce) });
     const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host, fairness, hints: hint ? [hint] : [] };

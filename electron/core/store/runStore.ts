@@ -1,7 +1,7 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
-import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../shared/api.js';
+import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
-import { runSummary } from '../../shared/api.js';
+import { runCheckout, runSummary } from '../../shared/api.js';
 import type { OutputSink } from './outputSink.js';
 import type { Db } from './open.js';
 
@@ -37,6 +37,7 @@ interface RunRow {
   units_per_step_json: string | null;
   step_choices_json: string | null;
   git_json: string | null;
+  checkout_json: string | null;
   replaces_run_id: number | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
   replaced_by_run_id: number | null;
@@ -63,6 +64,8 @@ export interface NewRun {
   unitsPerStep?: UnitsPerStep | null | undefined;
   /** Warm-up and left-out steps set by hand for it (or by its sweep). */
   steps?: Run['steps'] | undefined;
+  /** The temporary worktree it runs in (a before/after side). */
+  checkout?: RunCheckout | null | undefined;
 }
 
 export interface UnitsPerStep {
@@ -146,9 +149,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json)
+           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices)`,
+           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -186,6 +189,7 @@ export class RunStore {
       forSweep: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE sweep_id = ? ORDER BY id`),
       remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
       setGit: db.prepare<[string, number]>('UPDATE runs SET git_json = ? WHERE id = ?'),
+      setCheckout: db.prepare<[string, number]>('UPDATE runs SET checkout_json = ? WHERE id = ?'),
       addDiff: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO code_diffs (sha256, diff) VALUES (?, ?)'),
       getDiff: db.prepare<[string], { diff: Buffer }>('SELECT diff FROM code_diffs WHERE sha256 = ?'),
       setWorkload: db.prepare<[number, string, number]>('UPDATE runs SET workload_id = ?, workload_name = ? WHERE id = ?'),
@@ -214,6 +218,7 @@ export class RunStore {
       replacesRunId: run.sweep?.replacesRunId ?? null,
       unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
       stepChoices: run.steps ? JSON.stringify(run.steps) : null,
+      checkout: run.checkout ? JSON.stringify(run.checkout) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -249,6 +254,11 @@ export class RunStore {
       if (diff !== null && provenance.diffSha256 !== null) this.statements.addDiff.run(provenance.diffSha256, diff);
       this.statements.setGit.run(JSON.stringify(provenance), id);
     })();
+  }
+
+  /** Where a before/after side ran; updated with what it missed when it failed. */
+  setCheckout(id: number, checkout: RunCheckout): void {
+    this.statements.setCheckout.run(JSON.stringify(checkout), id);
   }
 
   /** A stored uncommitted diff by its hash (null when it was too large to keep, or is unknown). */
@@ -429,6 +439,7 @@ function toRun(row: RunRow): Run {
     outputBytes: row.output_bytes,
     outputDroppedBytes: row.output_dropped_bytes,
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
+    checkout: row.checkout_json ? runCheckout.parse(JSON.parse(row.checkout_json)) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     steps: row.step_choices_json ? (JSON.parse(row.step_choices_json) as Run['steps']) : null,
     // Through the schema, so summaries stored before a field existed read with its default.

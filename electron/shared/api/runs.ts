@@ -117,6 +117,29 @@ export const runSummary = z.object({
   finalMetrics: z.record(z.string(), z.number()).default({}),
 });
 
+/**
+ * A run in a temporary git worktree (a side of a before/after): enough to make the same worktree again (to profile or
+ * run the side again after its sweep), and what it lacked when it failed.
+ */
+export const runCheckout = z.object({
+  /** The repository it was checked out of (your tree). */
+  root: z.string(),
+  /** The revision as asked (`main`, `HEAD~1`, a commit, `WORKTREE`). */
+  revision: z.string(),
+  /** The commit it ran (for the working tree: HEAD when the sweep started). */
+  commit: z.string(),
+  /** The working tree's uncommitted changes, frozen as a commit object when the sweep started; null for a commit or a clean tree. */
+  snapshot: z.string().nullable(),
+  /** The command's directory relative to the repository's top. */
+  relativeCwd: z.string(),
+  /** Untracked or ignored paths linked in from your tree (relative to the repository's top). */
+  links: z.array(z.string()),
+  /** Asked for but not linked, and why (the revision tracks that path itself). */
+  notLinked: z.array(z.object({ path: z.string(), reason: z.string() })).default([]),
+  /** After a failure: paths its output named that your tree has and its worktree lacked. */
+  missing: z.array(z.string()).default([]),
+});
+
 export const run = z.object({
   id: runId,
   workloadId: z.number().int().nullable(),
@@ -152,6 +175,8 @@ export const run = z.object({
     })
     .nullable()
     .default(null),
+  /** Where a before/after side ran: a temporary worktree of a revision (or of a snapshot of the working tree), with data linked in. */
+  checkout: runCheckout.nullable().default(null),
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
   /** Warm-up and left-out steps set by hand for this run, or by its sweep; its workload's apply where it sets none. */
@@ -264,6 +289,8 @@ export const summaryHistoryEntry = z.object({ replacedAt: z.string(), reason: z.
 
 export type Run = z.output<typeof run>;
 
+export type RunCheckout = z.output<typeof runCheckout>;
+
 export type Orphan = z.output<typeof orphan>;
 
 export type MetricPoint = z.output<typeof metricPoint>;
@@ -325,6 +352,8 @@ export const runMethods = {
   },
   /** Runs a run's command again with a window of steady steps profiled; the new run. */
   'runs.profile': { input: profileOptions.extend({ id: runId }), output: run },
+  /** Runs a finished run's command again, in the same place: a before/after side in its worktree made again (same code, same links). */
+  'runs.rerun': { input: z.object({ id: runId }), output: run },
   /** A run's step profile (or that of the newest profiled re-run of its command); null when it has none. */
   'profiles.get': { input: z.object({ runId }), output: runProfile.nullable() },
   /** A run's profile beside a baseline run's: which phases and operators got faster or slower. */
@@ -394,6 +423,22 @@ export const runMethods = {
   'runs.codeDiff': {
     input: z.object({ id: runId }),
     output: z.object({ diff: z.string().nullable(), reason: z.string().nullable() }),
+  },
+  /**
+   * The code diff from one run to another: each run's commit with its recorded uncommitted changes, rebuilt and diffed
+   * in the first run's repository (your tree, for a before/after side).
+   */
+  'runs.codeDiffBetween': {
+    input: z.object({ fromId: runId, toId: runId }),
+    output: z.object({
+      root: z.string(),
+      from: z.object({ runId, code: z.string(), tree: z.string() }),
+      to: z.object({ runId, code: z.string(), tree: z.string() }),
+      diff: z.string(),
+      /** The whole diff's size; `truncated` when `diff` holds only its first 2 MiB. */
+      bytes: z.number().int().nonnegative(),
+      truncated: z.boolean(),
+    }),
   },
   /** The summaries a run had before it was parsed again, oldest first. */
   'runs.summaryHistory': { input: z.object({ id: runId }), output: z.array(summaryHistoryEntry) },

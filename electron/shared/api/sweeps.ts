@@ -16,7 +16,11 @@ export const sweepRequest = z.object({
   workloadId: z.number().int().positive().optional(),
   /** ...a typed command (exactly one of the two). */
   command: typedCommand.optional(),
-  /** Paths (relative to the repository) linked into each `git=` worktree: datasets, outputs the script needs. */
+  /**
+   * Untracked or ignored paths (relative to the repository) linked into each `git=` worktree: datasets, outputs the
+   * script needs. A tracked directory stands for the untracked and ignored files inside it, each linked on its own;
+   * a tracked file is refused (each revision has its own).
+   */
   links: z.array(z.string().min(1).max(LIMITS.argChars)).max(64).default([]),
   /** Keep the `git=` worktrees after the sweep (to look at them); removed otherwise. */
   keepWorktrees: z.boolean().default(false),
@@ -51,6 +55,19 @@ export const sweepRequest = z.object({
   confirmOtherProcesses: z.boolean().default(false),
 });
 
+/** One revision of a `git=` sweep as it ran. */
+export const sweepSide = z.object({
+  value: z.string(),
+  /** The commit it ran; for the working tree, HEAD when the sweep started. */
+  commit: z.string(),
+  /** The working tree's changes frozen as a commit object (what `git diff` between sides reads); null for a commit or a clean tree. */
+  snapshot: z.string().nullable(),
+  subject: z.string(),
+  date: z.string(),
+  /** How a person reads it: `3f2a9c1 faster data loading`, `working tree (on 3f2a9c1)`. */
+  label: z.string(),
+});
+
 export const sweepConfig = z.object({
   index: z.number().int(),
   name: z.string(),
@@ -68,6 +85,11 @@ export const sweepConfigState = sweepConfig.extend({
   stepTimeMsMedian: z.number().nullable(),
   finalLossMedian: z.number().nullable(),
   vramPeakMiB: z.number().nullable(),
+  /** Why its runs failed (the first failed run's), with a hint when it missed a path your tree has; null when none failed. */
+  failure: z
+    .object({ runId: z.number().int(), exitClass: z.string().nullable(), reason: z.string(), hint: z.string().nullable() })
+    .nullable()
+    .default(null),
 });
 
 export const sweep = z.object({
@@ -95,7 +117,17 @@ export const sweep = z.object({
   }),
   request: z.record(z.string(), z.unknown()),
   /** A sweep over `git=` revisions: the directory whose repository they name and the revisions, baseline first; else null. */
-  git: z.object({ cwd: z.string(), revisions: z.array(z.string()) }).nullable().default(null),
+  git: z
+    .object({
+      cwd: z.string(),
+      revisions: z.array(z.string()),
+      /** Each revision as resolved when the sweep started: its commit (for the working tree, the snapshot), subject and label. */
+      sides: z.array(sweepSide).default([]),
+      /** The untracked or ignored paths linked into each worktree. */
+      links: z.array(z.string()).default([]),
+    })
+    .nullable()
+    .default(null),
   /** Why it stopped early, for a person to read. */
   error: z.string().nullable(),
   /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
@@ -119,6 +151,8 @@ export type Sweep = z.output<typeof sweep>;
 export type SweepRequest = z.output<typeof sweepRequest>;
 
 export type SweepConfig = z.output<typeof sweepConfig>;
+
+export type SweepSide = z.output<typeof sweepSide>;
 
 export type SweepPreview = z.output<typeof sweepPreview>;
 

@@ -26,6 +26,7 @@ import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 import { SweepRevisionDiffs } from './RevisionDiff.js';
 import { useSweep } from '../sweeps/sweepStore.js';
+import { SweepFailures } from '../sweeps/SweepFailures.js';
 import './compare.css';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
@@ -585,10 +586,16 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
   );
 }
 
-/** A before/after (a `git=` sweep) compared: the code change it measured, one click away. */
+/** A sweep compared: why any of its configs failed; for a before/after (a `git=` sweep), the code change it measured. */
 function CompareSweepCode({ sweepId }: { sweepId: number }) {
   const { sweep } = useSweep(sweepId);
-  return sweep ? <SweepRevisionDiffs sweep={sweep} /> : null;
+  if (!sweep) return null;
+  return (
+    <>
+      <SweepFailures sweep={sweep} />
+      <SweepRevisionDiffs sweep={sweep} />
+    </>
+  );
 }
 
 /** The sweep view's way in: the sweep's configs against its baseline, with the gate and charts. */

@@ -8,7 +8,7 @@ import './compare.css';
 
 type DiffState = { state: 'closed' } | { state: 'loading' } | { state: 'shown'; value: GitRevisionDiff } | { state: 'error'; error: string };
 
-export function RevisionDiff({ cwd, from, to }: { cwd: string; from: string; to: string }) {
+export function RevisionDiff({ cwd, from, to, fromLabel, toLabel }: { cwd: string; from: string; to: string; fromLabel?: string; toLabel?: string }) {
   const { api } = useBridge();
   const [diff, setDiff] = useState<DiffState>({ state: 'closed' });
 
@@ -25,7 +25,7 @@ export function RevisionDiff({ cwd, from, to }: { cwd: string; from: string; to:
   return (
     <div className="revision-diff" data-testid="revision-diff">
       <button type="button" className="button small" data-testid="show-revision-diff" onClick={() => void toggle()}>
-        {diff.state === 'shown' ? 'Hide the code diff' : `Code diff: ${revisionLabel(from)} → ${revisionLabel(to)}`}
+        {diff.state === 'shown' ? 'Hide the code diff' : `Code diff: ${fromLabel ?? revisionLabel(from)} → ${toLabel ?? revisionLabel(to)}`}
       </button>
       {diff.state === 'loading' && <p className="hint">Loading the diff…</p>}
       {diff.state === 'error' && (
@@ -58,16 +58,28 @@ function sideText(side: GitRevisionDiff['from']): string {
   return side.commit === null || side.commit.startsWith(side.value) ? label : `${label} (${side.commit.slice(0, 12)})`;
 }
 
-/** A `git=` sweep's code change: its baseline revision against each other revision. */
+/**
+ * A `git=` sweep's code change: its baseline revision against each other revision, as they ran (each revision's
+ * commit as resolved when the sweep started, the working tree's snapshot), not as your tree is now.
+ */
 export function SweepRevisionDiffs({ sweep }: { sweep: Sweep }) {
   const { git } = sweep;
   if (!git || git.revisions.length < 2) return null;
-  const [baseline, ...others] = git.revisions;
+  const sides =
+    git.sides.length === git.revisions.length
+      ? git.sides.map((side) => ({ value: side.snapshot ?? side.commit, label: side.label }))
+      : git.revisions.map((value) => ({ value, label: revisionLabel(value) }));
+  const [baseline, ...others] = sides;
   return (
     <div className="sweep-revision-diffs" data-testid="sweep-revision-diffs">
-      {others.map((revision) => (
-        <RevisionDiff key={revision} cwd={git.cwd} from={baseline!} to={revision} />
+      {others.map((side) => (
+        <RevisionDiff key={side.value} cwd={git.cwd} from={baseline!.value} to={side.value} fromLabel={baseline!.label} toLabel={side.label} />
       ))}
+      {git.links.length > 0 && (
+        <p className="hint" data-testid="sweep-links">
+          Linked into each worktree from your tree: {git.links.join(', ')}
+        </p>
+      )}
     </div>
   );
 }

@@ -41,6 +41,16 @@ export function RunCode({ run }: { run: Run }) {
       ) : (
         <span className="hint"> clean: the commit is exactly what ran</span>
       )}
+      {run.checkout && (
+        <p className="hint" data-testid="run-checkout">
+          Ran in a temporary worktree of {run.checkout.revision === 'WORKTREE' ? 'your working tree' : run.checkout.revision} (
+          {run.checkout.snapshot ? `a snapshot of its uncommitted changes on ${run.checkout.commit.slice(0, 7)}, taken as the sweep started` : run.checkout.commit.slice(0, 12)}
+          ), from {run.checkout.root}.{' '}
+          {run.checkout.links.length > 0 ? `Linked from your tree: ${run.checkout.links.join(', ')}.` : 'Nothing linked from your tree.'}
+          {run.checkout.notLinked.map((n) => ` Not linked: ${n.path} (${n.reason}).`).join('')}
+          {run.checkout.missing.length > 0 ? ` It lacked ${run.checkout.missing.join(', ')}, which your tree has.` : ''}
+        </p>
+      )}
       {diff.state === 'loading' && <p className="hint">Loading the diff…</p>}
       {diff.state === 'error' && <p className="inline-error">{diff.error}</p>}
       {diff.state === 'shown' && (diff.diff === null ? <p className="hint">{diff.reason}</p> : <pre className="code-diff mono" data-testid="code-diff">{diff.diff}</pre>)}

@@ -10,6 +10,7 @@ import './RunProfile.css';
 
 const PHASES = [
   ['dataLoadingMs', 'data loading', 'data'],
+  ['inputMs', 'input (script\'s batch code)', 'input'],
   ['forwardMs', 'forward', 'forward'],
   ['backwardMs', 'backward', 'backward'],
   ['optimizerMs', 'optimizer', 'optimizer'],
@@ -21,12 +22,12 @@ const TABLE_OPS = 15;
 
 type PhaseValues = Record<(typeof PHASES)[number][0] | 'stepMs', number | null>;
 
-function PhaseBar({ phases, widthOf, label, testId }: { phases: PhaseValues; widthOf: number; label: string; testId?: string }) {
+function PhaseBar({ phases, widthOf, label, testId, leftOut }: { phases: PhaseValues; widthOf: number; label: string; testId?: string; leftOut?: string | null }) {
   const step = phases.stepMs ?? 0;
   return (
-    <div className="phase-row" data-testid={testId}>
+    <div className={`phase-row${leftOut ? ' left-out' : ''}`} data-testid={testId} title={leftOut ? `left out of the means: ${leftOut}` : undefined}>
       <span className="phase-label">{label}</span>
-      <div className="phase-bar" style={{ width: `${widthOf > 0 ? (100 * step) / widthOf : 0}%` }} role="img" aria-label={barText(phases)}>
+      <div className="phase-bar" style={{ width: `${widthOf > 0 ? Math.min(100, (100 * step) / widthOf) : 0}%` }} role="img" aria-label={barText(phases)}>
         {PHASES.map(([key, name, css]) => {
           const value = phases[key] ?? 0;
           if (step <= 0 || value <= 0) return null;
@@ -99,7 +100,9 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
     }
   };
 
-  const longest = profile ? Math.max(0, ...profile.steps.map((s) => s.stepMs ?? 0)) : 0;
+  // Bars to the scale of the kept steps: a left-out evaluation can be twenty times longer, and is drawn cut at full width.
+  const longest = profile ? Math.max(0, ...profile.steps.filter((s) => s.leftOut === null).map((s) => s.stepMs ?? 0)) : 0;
+  const leftOut = profile ? profile.steps.filter((s) => s.leftOut !== null).length : 0;
   return (
     <div className="run-profile" data-testid="run-profile">
       <div className="profile-actions">
@@ -137,9 +140,28 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
           <p className="profile-source" data-testid="profile-source">
             {profile.tool ?? 'No tool could profile it'}
             {profile.device ? ` on ${profile.device}` : ''}
-            {profile.window ? `, steps ${profile.window.fromStep}-${profile.window.toStep} after ${profile.warmupSteps} warm-up steps` : ''}
+            {profile.window
+              ? `, steps ${profile.window.fromStep}-${profile.window.toStep}${profile.numbering.by === 'script' ? ' as the script numbers them' : ''} after ${profile.warmupSteps} warm-up steps`
+              : ''}
+            {profile.status === 'ok' ? `; means over ${profile.keptSteps} steps${leftOut > 0 ? `, ${leftOut} left out` : ''}` : ''}
             {profile.sourceRunId !== null ? ` (re-run #${profile.runId} of this command)` : ''}
           </p>
+          {profile.overhead && (
+            <p className="profile-facts" data-testid="profile-overhead">
+              Overhead: {profile.overhead.statement}.
+            </p>
+          )}
+          {profile.input && profile.status === 'ok' && (
+            <p className="profile-facts" data-testid="profile-input">
+              Input is {profile.input.definition}.{profile.input.note ? ` ${profile.input.note}.` : ''}
+            </p>
+          )}
+          {profile.syncs && (
+            <p className="profile-facts" data-testid="profile-syncs">
+              The host waited for the GPU {profile.syncs.perStep?.toFixed(1) ?? '?'} times per step
+              {profile.syncs.sites.length > 0 ? `: ${profile.syncs.sites.map((site) => `${site.site} ${site.what} ${site.callsPerStep.toFixed(1)}`).join(', ')}` : ''}.
+            </p>
+          )}
           {profile.diagnosis.length > 0 && (
             <ul className="profile-diagnosis" data-testid="profile-diagnosis">
               {profile.diagnosis.map((reading) => (
@@ -166,7 +188,7 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
                 </div>
                 <PhaseBar phases={profile.phases} widthOf={longest} label="mean" testId="phase-bar-mean" />
                 {profile.steps.map((step) => (
-                  <PhaseBar key={step.step} phases={step} widthOf={longest} label={`step ${step.step}`} />
+                  <PhaseBar key={step.step} phases={step} widthOf={longest} label={`step ${step.scriptStep ?? step.step}`} leftOut={step.leftOut} testId={`phase-bar-step-${step.scriptStep ?? step.step}`} />
                 ))}
               </div>
               <table className="sweep-table profile-ops" data-testid="profile-ops">

@@ -22,7 +22,7 @@ import { RunCode } from './RunCode.js';
 import { sweepPlace } from './runLabel.js';
 import { useSweeps } from '../sweeps/sweepStore.js';
 import { sweepRouteHash } from '../sweeps/sweepRoute.js';
-import { viewHash } from '../route.js';
+import { useView, viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { RunSteps } from './RunSteps.js';
 import './RunView.css';
@@ -61,6 +61,22 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
     }
   };
   const stopping = running && stopRequested;
+  const [, navigate] = useView();
+  const [rerunning, setRerunning] = useState(false);
+  const [rerunError, setRerunError] = useState<string | null>(null);
+  /** The same command again, in the same place (a before/after side in its worktree made again); opens the new run. */
+  const runAgain = async () => {
+    setRerunning(true);
+    setRerunError(null);
+    try {
+      const again = await api['runs.rerun']({ id: run.id });
+      navigate({ kind: 'run', id: again.id });
+    } catch (error) {
+      setRerunError(errorMessage(error));
+    } finally {
+      setRerunning(false);
+    }
+  };
 
   const configEntries = Object.entries(run.config);
   const envText = formatEnvAssignments(run.env);
@@ -82,6 +98,18 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
               Stopping… SIGINT sent; SIGTERM after {STOP_ESCALATION_S} s, SIGKILL after {2 * STOP_ESCALATION_S} s
             </span>
           )}
+          {!running && run.status !== 'interrupted' && (
+            <button
+              type="button"
+              className="button small"
+              data-testid="run-again"
+              disabled={rerunning}
+              title={run.checkout ? 'Runs the command again in a worktree of the same code, with the same data linked' : 'Runs the same command again in the same directory'}
+              onClick={() => void runAgain()}
+            >
+              {rerunning ? 'Starting…' : 'Run again'}
+            </button>
+          )}
           {running && (
             <button
               type="button"
@@ -97,6 +125,11 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {stopError && (
           <p className="inline-error" role="alert">
             Could not stop: {stopError}
+          </p>
+        )}
+        {rerunError && (
+          <p className="inline-error" role="alert" data-testid="run-again-error">
+            Could not run it again: {rerunError}
           </p>
         )}
         <dl className="facts">

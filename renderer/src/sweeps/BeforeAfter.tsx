@@ -1,27 +1,31 @@
-// Before/after a code change: a command and the repository it runs in, two of its commits (or the working tree
-// against HEAD), repeats; run as a sweep over `git=` (each side in its own worktree, repeats interleaved), then the
-// comparison, with the code diff between the two one click away.
+// Before/after a code change: a command and the repository it runs in, any two revisions (a branch, a tag, a commit,
+// any revision typed, or the working tree), the data git does not track to link into each side's worktree, repeats;
+// run as a sweep over `git=` (each side in its own worktree, repeats interleaved), then the comparison, with the code
+// diff between the two one click away; a failed side says why.
 import { useEffect, useState, type FormEvent } from 'react';
-import type { GitRevisions } from '../../../electron/shared/api.js';
+import type { GitCommit, GitRevisions, GitUntrackedPath } from '../../../electron/shared/api.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { useBridge } from '../bridge/context.js';
 import { compareRoute } from '../compare/compareRoute.js';
 import { errorMessage, formatDateTime } from '../shared/format.js';
-import { revisionLabel, WORKTREE } from '../compare/revisionText.js';
+import { WORKTREE } from '../compare/revisionText.js';
 import { useView, viewHash } from '../route.js';
 import { parseStepLimit } from '../runs/stepLimit.js';
 import { useSweep, useSweepStore } from './sweepStore.js';
 import { isActive } from './sweepText.js';
 import { RevisionDiff } from '../compare/RevisionDiff.js';
 import { SweepProgressBar } from './SweepStatus.js';
+import { SweepFailures } from './SweepFailures.js';
 import './sweeps.css';
 
-/** Commits offered: a before/after is about recent work, and a longer list is hard to pick from. */
+/** Commits offered from HEAD: a before/after is about recent work; older ones are typed (or picked by branch or tag). */
 const COMMITS_LISTED = 30;
-/** How a commit is named in the sweep's configs and the comparison's rows. */
-const SHORT_COMMIT_CHARS = 12;
 /** The contract's bound on repeats (electron/shared/api.ts sweepRequest). */
 const MAX_REPEATS = 50;
+/** The select's value for "a revision I type". */
+const OTHER = '\u0000other';
+/** Paths shown inside a tracked folder's offer before "and N more". */
+const INSIDE_SHOWN = 3;
 
 type Loaded = { cwd: string; revisions: GitRevisions } | null;
 
@@ -32,12 +36,187 @@ function defaultSides(revisions: GitRevisions): { before: string; after: string 
   return { before: previous?.sha ?? head?.sha ?? '', after: head?.sha ?? '' };
 }
 
+/** A side's commit as a person reads it: short SHA, subject, date. */
+function commitText(commit: GitCommit): string {
+  return `${commit.sha.slice(0, 7)} ${commit.subject} · ${formatDateTime(commit.date)}`;
+}
+
+/** The commit a side's value names, where the listing knows it (a typed one is resolved by the picker). */
+function knownCommit(revisions: GitRevisions, value: string): GitCommit | null {
+  return revisions.commits.find((c) => c.sha === value) ?? revisions.refs.find((r) => r.name === value)?.commit ?? null;
+}
+
+const KIND_TEXT: Record<GitUntrackedPath['kind'], string> = {
+  ignored: 'ignored by git',
+  untracked: 'untracked',
+  'inside-tracked': 'a tracked folder: the files git does not track inside it are linked one by one',
+};
+
+/**
+ * One side: a branch, tag or remote branch, a recent commit, the working tree, or any revision typed (resolved
+ * to its commit as you leave the field); its commit shown under it with subject and date.
+ */
+function RevisionPicker({ label, testId, cwd, revisions, value, onChange }: { label: string; testId: string; cwd: string; revisions: GitRevisions; value: string; onChange: (value: string) => void }) {
+  const { api } = useBridge();
+  const listed = value === WORKTREE || knownCommit(revisions, value) !== null;
+  const [typing, setTyping] = useState(!listed);
+  const [typed, setTyped] = useState(listed ? '' : value);
+  const [resolved, setResolved] = useState<{ value: string; text: string; ok: boolean } | null>(null);
+  const resolve = async (text: string) => {
+    const revision = text.trim();
+    onChange(revision);
+    if (revision === '') return setResolved(null);
+    try {
+      const answer = await api['git.resolve']({ cwd, revision });
+      setResolved({ value: revision, text: commitText(answer.commit), ok: true });
+    } catch (error) {
+      setResolved({ value: revision, text: errorMessage(error), ok: false });
+    }
+  };
+  const branches = revisions.refs.filter((r) => r.kind === 'branch');
+  const tags = revisions.refs.filter((r) => r.kind === 'tag');
+  const remotes = revisions.refs.filter((r) => r.kind === 'remote');
+  const head = revisions.commits[0];
+  const known = knownCommit(revisions, value);
+  const described =
+    value === WORKTREE
+      ? `your tree as it is when the run starts: uncommitted changes on ${head ? commitText(head) : 'HEAD'}`
+      : known
+        ? commitText(known)
+        : resolved?.value === value
+          ? resolved.text
+          : '';
+  return (
+    <label className="field">
+      <span className="label">{label}</span>
+      <select
+        className="mono"
+        data-testid={testId}
+        value={typing ? OTHER : value}
+        onChange={(event) => {
+          if (event.target.value === OTHER) {
+            setTyping(true);
+            onChange(typed.trim());
+            return;
+          }
+          setTyping(false);
+          onChange(event.target.value);
+        }}
+      >
+        {revisions.dirty && (
+          <optgroup label="Your tree">
+            <option value={WORKTREE}>working tree (uncommitted changes)</option>
+          </optgroup>
+        )}
+        {branches.length > 0 && (
+          <optgroup label="Branches">
+            {branches.map((ref) => (
+              <option key={`b-${ref.name}`} value={ref.name}>
+                {ref.name} · {ref.commit.sha.slice(0, 7)} {ref.commit.subject}
+              </option>
+            ))}
+          </optgroup>
+        )}
+        {tags.length > 0 && (
+          <optgroup label="Tags">
+            {tags.map((ref) => (
+              <option key={`t-${ref.name}`} value={ref.name}>
+                {ref.name} · {ref.commit.sha.slice(0, 7)} {ref.commit.subject}
+              </option>
+            ))}
+          </optgroup>
+        )}
+        {remotes.length > 0 && (
+          <optgroup label="Remote branches">
+            {remotes.map((ref) => (
+              <option key={`r-${ref.name}`} value={ref.name}>
+                {ref.name} · {ref.commit.sha.slice(0, 7)} {ref.commit.subject}
+              </option>
+            ))}
+          </optgroup>
+        )}
+        <optgroup label={`Recent commits on ${revisions.branch ?? 'HEAD'}`}>
+          {revisions.commits.map((commit, index) => (
+            <option key={commit.sha} value={commit.sha}>
+              {commit.sha.slice(0, 7)} {commit.subject}
+              {index === 0 ? ' (HEAD)' : ''} · {formatDateTime(commit.date)}
+            </option>
+          ))}
+        </optgroup>
+        <option value={OTHER}>Another revision (type it)…</option>
+      </select>
+      {typing && (
+        <input
+          className="mono"
+          data-testid={`${testId}-typed`}
+          placeholder="a commit, branch, tag, HEAD~3…"
+          value={typed}
+          onChange={(event) => {
+            setTyped(event.target.value);
+            onChange(event.target.value.trim());
+          }}
+          onBlur={() => void resolve(typed)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              void resolve(typed);
+            }
+          }}
+        />
+      )}
+      <span className={`hint ba-side-label${resolved && !resolved.ok && resolved.value === value ? ' inline-error' : ''}`} data-testid={`${testId}-label`}>
+        {described || (typing ? 'type a revision, then leave the field to see its commit' : '')}
+      </span>
+    </label>
+  );
+}
+
+/** The paths git does not track, each a checkbox: ticked ones are linked into every side's worktree. */
+function DataLinks({ untracked, chosen, onChange }: { untracked: readonly GitUntrackedPath[]; chosen: ReadonlySet<string>; onChange: (next: Set<string>) => void }) {
+  return (
+    <fieldset className="ba-data" data-testid="ba-data">
+      <legend>Data git does not track</legend>
+      <span className="hint">
+        Each side runs in a temporary worktree that holds only what git tracks. Tick what the script reads (datasets, tokenizers): it is
+        linked in from your tree, never over a file the revision tracks.
+      </span>
+      {untracked.length === 0 && <span className="hint">Nothing untracked or ignored: each worktree has everything the script can read.</span>}
+      {untracked.map((offer) => {
+        const shown = offer.inside.slice(0, INSIDE_SHOWN).join(', ');
+        const more = offer.insideCount - Math.min(offer.insideCount, INSIDE_SHOWN);
+        return (
+          <label key={offer.path} className="checkbox" title={offer.inside.join('\n') || undefined}>
+            <input
+              type="checkbox"
+              data-testid={`ba-link-${offer.path}`}
+              checked={chosen.has(offer.path)}
+              onChange={(event) => {
+                const next = new Set(chosen);
+                if (event.target.checked) next.add(offer.path);
+                else next.delete(offer.path);
+                onChange(next);
+              }}
+            />
+            <code>{offer.path}</code>
+            <span className="hint">
+              {KIND_TEXT[offer.kind]}
+              {offer.kind === 'inside-tracked' && shown ? `: ${shown}${more > 0 ? ` and ${more} more` : ''}` : ''}
+            </span>
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}
+
 export function BeforeAfter() {
   const { api } = useBridge();
   const store = useSweepStore();
   const [script, setScript] = useState('');
   const [cwd, setCwd] = useState('');
   const [loaded, setLoaded] = useState<Loaded>(null);
+  /** Bumped at each listing: the side pickers start afresh from the new list. */
+  const [listings, setListings] = useState(0);
   const [listing, setListing] = useState(false);
   const [listError, setListError] = useState<string | null>(null);
   const [before, setBefore] = useState('');
@@ -50,6 +229,8 @@ export function BeforeAfter() {
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
   const [startedId, setStartedId] = useState<number | null>(null);
+  /** Untracked and ignored paths to link into each worktree (the likely data ticked when the commits are listed). */
+  const [links, setLinks] = useState<Set<string>>(new Set());
 
   const listCommits = async () => {
     const dir = cwd.trim();
@@ -59,6 +240,8 @@ export function BeforeAfter() {
       const revisions = await api['git.revisions']({ cwd: dir, limit: COMMITS_LISTED });
       if (revisions.commits.length === 0) throw new Error(`${revisions.root} has no commits yet: commit once, then compare your changes against it`);
       setLoaded({ cwd: dir, revisions });
+      setListings((n) => n + 1);
+      setLinks(new Set(revisions.untracked.filter((offer) => offer.suggested).map((offer) => offer.path)));
       const sides = defaultSides(revisions);
       setBefore(sides.before);
       setAfter(sides.after);
@@ -79,9 +262,11 @@ export function BeforeAfter() {
         ? `a before/after runs the command as typed: write the values in place of ${placeholders.map((name) => `{${name}}`).join(', ')}`
         : !current
           ? 'list the commits of the directory the command runs in'
-          : before === after
-            ? 'choose two different sides'
-            : null;
+          : before === '' || after === ''
+            ? 'choose both sides'
+            : before === after
+              ? 'choose two different sides'
+              : null;
 
   const start = async (event: FormEvent) => {
     event.preventDefault();
@@ -106,10 +291,10 @@ export function BeforeAfter() {
     try {
       const sweep = await api['sweeps.start']({
         command: { template: [script.trim()], mode: 'shell', cwd: loaded.cwd },
-        name: `before/after: ${revisionLabel(before)} → ${revisionLabel(after)}`,
-        // The baseline is the first value: "before". Commits by 12 hex digits, as git's own long form for people:
-        // unambiguous in any real repository, and a config name that fits a table column.
-        vary: [{ name: 'git', values: [before, after].map((side) => (side === WORKTREE ? side : side.slice(0, SHORT_COMMIT_CHARS))) }],
+        // The baseline is the first value: "before". The engine resolves each to its commit as the sweep starts and
+        // names the sweep and its sides by short SHA and subject.
+        vary: [{ name: 'git', values: [before, after] }],
+        links: [...links].map((link) => link.replace(/\/$/u, '')),
         plan: 'one-at-a-time',
         repeats: repeatCount,
         waitForIdle,
@@ -127,18 +312,6 @@ export function BeforeAfter() {
 
   if (startedId !== null) return <BeforeAfterRunning id={startedId} />;
 
-  const commits = loaded?.revisions.commits ?? [];
-  const sideOptions = (
-    <>
-      {loaded?.revisions.dirty && <option value={WORKTREE}>working tree (uncommitted changes)</option>}
-      {commits.map((commit, index) => (
-        <option key={commit.sha} value={commit.sha}>
-          {commit.sha.slice(0, 7)} {commit.subject}
-          {index === 0 ? ' (HEAD)' : ''} · {formatDateTime(commit.date)}
-        </option>
-      ))}
-    </>
-  );
 
   return (
     <section className="before-after" aria-label="Before/after a code change">
@@ -159,8 +332,8 @@ export function BeforeAfter() {
             onChange={(event) => setScript(event.target.value)}
           />
           <span className="hint">
-            Run with <code>/bin/sh -c</code> in each version&apos;s own temporary git worktree (a commit) or in your tree as it is (the working
-            tree). Your tree and its index are never written.
+            Run with <code>/bin/sh -c</code> in each side&apos;s own temporary git worktree: a revision&apos;s, or a snapshot of your working tree
+            taken when the run starts (later edits do not reach it). Your tree and its index are never written.
           </span>
         </label>
         <div className="field-row ba-cwd">
@@ -196,21 +369,12 @@ export function BeforeAfter() {
               {loaded.revisions.root} · {loaded.revisions.branch ?? 'detached HEAD'} ·{' '}
               {loaded.revisions.dirty ? 'uncommitted changes in the working tree' : 'working tree clean'}
             </p>
-            <div className="field-row">
-              <label className="field">
-                <span className="label">Before (the baseline)</span>
-                <select className="mono" data-testid="ba-before" value={before} onChange={(event) => setBefore(event.target.value)}>
-                  {sideOptions}
-                </select>
-              </label>
-              <label className="field">
-                <span className="label">After</span>
-                <select className="mono" data-testid="ba-after" value={after} onChange={(event) => setAfter(event.target.value)}>
-                  {sideOptions}
-                </select>
-              </label>
+            <div className="field-row ba-side">
+              <RevisionPicker key={`before-${listings}`} label="Before (the baseline)" testId="ba-before" cwd={loaded.cwd} revisions={loaded.revisions} value={before} onChange={setBefore} />
+              <RevisionPicker key={`after-${listings}`} label="After" testId="ba-after" cwd={loaded.cwd} revisions={loaded.revisions} value={after} onChange={setAfter} />
             </div>
-            {before !== after && <RevisionDiff key={`${before}..${after}`} cwd={loaded.cwd} from={before} to={after} />}
+            {before !== after && before !== '' && after !== '' && <RevisionDiff key={`${before}..${after}`} cwd={loaded.cwd} from={before} to={after} />}
+            <DataLinks untracked={loaded.revisions.untracked} chosen={links} onChange={setLinks} />
           </>
         )}
 
@@ -285,7 +449,7 @@ function BeforeAfterRunning({ id }: { id: number }) {
   return (
     <section className="before-after" aria-label="Before/after under way">
       <header className="view-header">
-        <h2>Before/after {sweep ? `· ${sweep.name}` : ''}</h2>
+        <h2>Before/after {sweep ? `· ${sweep.name.replace(/^before\/after: /u, '')}` : ''}</h2>
       </header>
       <div className="card">
         {sweep && <SweepProgressBar sweep={sweep} />}
@@ -295,6 +459,7 @@ function BeforeAfterRunning({ id }: { id: number }) {
             : 'Running each side in turn; the comparison opens when both have run.'}{' '}
           <a href={viewHash({ kind: 'sweep', id })}>Open sweep #{id}</a> for its runs and controls.
         </p>
+        {sweep && <SweepFailures sweep={sweep} />}
       </div>
     </section>
   );

@@ -16,6 +16,7 @@ import { CompareSweepButton } from '../compare/CompareView.js';
 import { SweepMatrix } from './SweepMatrix.js';
 import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
+import { SweepFailures } from './SweepFailures.js';
 import './sweeps.css';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';
@@ -283,6 +284,7 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
             {sweep.error}
           </p>
         )}
+        <SweepFailures sweep={sweep} />
         {finder && <FinderResult sweep={sweep} workloads={workloads} />}
         <SweepRevisionDiffs sweep={sweep} />
       </header>

@@ -18,11 +18,17 @@ function profile(phases: { data: number; forward: number; backward: number; opti
     boundary: 'optimizer.step',
     warmupSteps: 10,
     window: { fromStep: 11, toStep: 20 },
+    numbering: { by: 'boundaries', offset: 0 },
+    keptSteps: steps,
     span: null,
     ops: [],
-    phases: step,
-    steps: Array.from({ length: steps }, (_, i) => ({ step: 11 + i, ...step })),
-    syncs: { itemCalls: 10, streamSyncs: null, memcpyDtoH: null, perStep: 1 },
+    opsComplete: true,
+    phases: { ...step, inputMs: 0 },
+    steps: Array.from({ length: steps }, (_, i) => ({ step: 11 + i, scriptStep: null, leftOut: null, inputMs: 0, ...step })),
+    syncs: null,
+    input: null,
+    overhead: null,
+    interpreter: null,
     gpu: null,
     diagnosis: [],
     notes: [],
@@ -37,14 +43,52 @@ describe('diagnose', () => {
   it('calls a step input-bound with the share that waits for data', () => {
     const readings = diagnose(profile({ data: 26, forward: 30, backward: 34, optimizer: 5, other: 5 }), { gpuUtilMean: 41, cpuMean: 90 });
     expect(readings[0]).toBe(
-      'input-bound: 26 % of each step waits for data (26.0 ms of 100.0 ms) while the GPU was 41 % busy; try DataLoader num_workers > 0 ' +
+      'input-bound: 26 % of each step is input: 26 % waiting in the DataLoader, 26.0 ms of 100.0 ms while the GPU was 41 % busy; try DataLoader num_workers > 0 ' +
         '(with persistent_workers=True), pin_memory=True on a GPU, or cheaper per-sample work in the Dataset',
     );
   });
 
-  it('calls a CUDA step sync-bound from its .item() calls per step', () => {
-    const cuda = profile({ data: 1, forward: 30, backward: 30, optimizer: 5, other: 34 }, { device: 'cuda', syncs: { itemCalls: 12_600, streamSyncs: 0, memcpyDtoH: 12_600, perStep: 1260 } });
-    expect(diagnose(cuda, noTelemetry)[0]).toMatch(/^sync-bound: 1,260 `\.item\(\)` calls per step/u);
+  it("counts the script's own batch code as input, naming it, and says what to try for it", () => {
+    const base = profile({ data: 0, forward: 30, backward: 34, optimizer: 5, other: 5 });
+    const withInput = {
+      ...base,
+      phases: { ...base.phases, inputMs: 26, stepMs: 100 },
+      input: { definition: 'd', traced: true, functions: [{ function: 'get_batch (train.py:116)', msPerStep: 26, callsPerStep: 1 }], note: null },
+    };
+    expect(diagnose(withInput, noTelemetry)[0]).toBe(
+      "input-bound: 26 % of each step is input: 26 % in the script's own batch code (get_batch (train.py:116): 26.0 ms per profiled step), 26.0 ms of 100.0 ms; " +
+        'try prepare batches ahead of the step (a DataLoader with num_workers > 0 over a Dataset, or a background thread), and copy them with pin_memory and non_blocking=True on a GPU',
+    );
+  });
+
+  it('calls a CUDA step sync-bound from the waits for the device, naming the lines that asked for them', () => {
+    const syncs = {
+      deviceWaits: 12_600,
+      memcpyDtoH: 12_600,
+      attributed: 12_500,
+      sites: [{ site: 'train.py:88', what: '.item()', callsPerStep: 1250 }],
+      perStep: 1260,
+      itemCalls: null,
+      streamSyncs: null,
+    };
+    const cuda = profile({ data: 1, forward: 30, backward: 30, optimizer: 5, other: 34 }, { device: 'cuda', syncs });
+    expect(diagnose(cuda, noTelemetry)[0]).toBe(
+      'sync-bound: the host waited for the GPU 1,260 times per step; most from train.py:88 (.item(), 1,250 per step); ' +
+        'keep values on the device and read them every N steps, or accumulate them in a tensor',
+    );
+  });
+
+  it('says nothing of syncs on a CPU, however many .item() calls ran', () => {
+    const ops = [{ name: 'aten::item', selfMs: 0.5, calls: 600, pct: 0.5, selfCpuMs: 0.5, selfCudaMs: null }];
+    const readings = diagnose(profile({ data: 1, forward: 40, backward: 50, optimizer: 5, other: 4 }, { ops }), noTelemetry);
+    expect(readings.join('\n')).not.toMatch(/sync|item/u);
+  });
+
+  it('reads shares without the profiler when its overhead was estimated, and says so', () => {
+    const base = profile({ data: 20, forward: 30, backward: 45, optimizer: 2, other: 3 });
+    const estimatedPhases = { stepMs: 80, dataLoadingMs: 20, inputMs: 0, forwardMs: 24, backwardMs: 32, optimizerMs: 1.5, otherMs: 2.5 };
+    const overhead = { profiledStepMs: 100, unprofiledStepMs: 80, source: 'this run', addedMs: 20, pct: 25, perOpUs: 5, estimatedPhases, statement: 's' };
+    expect(diagnose({ ...base, overhead }, noTelemetry)[0]).toMatch(/^input-bound: 25 % of each step is input: 25 % waiting in the DataLoader, 20\.0 ms of 80\.0 ms \(shares estimated without the profiler's overhead\)/u);
   });
 
   it('calls a CUDA step launch-bound when tiny kernels leave the GPU idle', () => {

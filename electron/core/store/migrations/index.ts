@@ -9,6 +9,7 @@ import { profiles } from './0007-profiles.js';
 import { outputDropped } from './0008-output-dropped.js';
 import { runReplacements } from './0009-run-replacements.js';
 import { stepChoices } from './0010-step-choices.js';
+import { runCheckout } from './0011-run-checkout.js';
 
 export interface Migration {
   version: number;
@@ -16,5 +17,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout];
 export const SCHEMA_VERSION = migrations.length;

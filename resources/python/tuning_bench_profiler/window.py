@@ -1,37 +1,5 @@
-"""Tuning Bench step profiler: torch.profiler over a window of steady steps, with no change to the script.
+"""The step profiler: watches step boundaries, profiles a window of steady steps, and writes what it found."""
 
-``sitecustomize.py`` beside this file calls ``install()`` when Tuning Bench sets
-``TUNING_BENCH_PROFILE`` to a JSON object::
-
-    {"outDir": "/path/to/profile-dir", "warmupSteps": 10, "steps": 10}
-
-What happens then (nothing at all when the variable is unset):
-
-- Nothing is imported up front. An import hook waits for the script to import ``torch``; a script
-  that never does is left alone (the summary says so).
-- Step boundaries: the end of every ``optimizer.step()`` (any ``torch.optim.Optimizer``, also when
-  called by a GradScaler or an LR scheduler's wrapper), or ``tuning_bench.step()`` once the script
-  calls it (then optimizer steps no longer count).
-- After ``warmupSteps`` boundaries ``torch.profiler`` starts (CPU, and CUDA where available); after
-  ``steps`` more it stops and writes ``trace.json`` (Chrome trace: Perfetto, chrome://tracing) and
-  ``summary.json`` (top operators by self time, each step's phases, host-device syncs, GPU idle
-  time and peak memory where CUDA is traced) to ``outDir``.
-- Phases are the main thread's wall time between two boundaries: waiting in a DataLoader iterator's
-  ``__next__`` (data loading), inside a top-level ``nn.Module`` call (forward; for a script that calls
-  ``torch.compile``, from the batch to ``backward()`` instead: see _ForwardByGaps), inside
-  ``torch.autograd.backward`` (backward), inside ``optimizer.step``/``zero_grad`` (optimizer), and
-  the rest (other: loss outside modules, ``.item()`` waits, logging). The hooks that measure them
-  are installed for the window only, so steps outside it run as they would without profiling.
-- It never breaks the script: any failure becomes a note in ``summary.json`` (and one line on
-  stderr) and training goes on unprofiled.
-- Several processes (DataLoader workers, one process per GPU): the first to reach the window claims
-  it (a ``claim`` file created exclusively in ``outDir``); the others do not profile.
-"""
-
-import atexit
-import importlib.abc
-import importlib.util
-import json
 import os
 import sys
 import threading
@@ -39,101 +7,31 @@ import time
 import traceback
 import types
 
-ENV_VAR = "TUNING_BENCH_PROFILE"
+from . import frames, imports, inputs, results, steps as steady, syncs
+from .phases import KINDS, ForwardByGaps, Phase, PhaseLog
+
 SUMMARY_FILE = "summary.json"
 TRACE_FILE = "trace.json"
 CLAIM_FILE = "claim"
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 # The issue's defaults: 10 warm-up steps (compile, allocator and cache warm-up happen there), 10 profiled.
 DEFAULT_WARMUP_STEPS = 10
 DEFAULT_STEPS = 10
-# Enough operators for a bottleneck table; the trace keeps all of them.
-TOP_OPS = 25
-# Operator names that are the profiler's own markers, not work.
-_MARKER_PREFIXES = ("ProfilerStep#", "[memory]")
+# A window that left steps out runs on to keep the steps asked for, up to this many times as many in all.
+MAX_WINDOW_FACTOR = 2
+
+INPUT_DEFINITION = (
+    "waiting in a torch DataLoader iterator's __next__, plus the script's own batch code: calls from the training "
+    "loop to the script's functions, methods or generators that run no model forward, backward or optimizer"
+)
 
 
-def _say(message):
+def say(message):
     try:
         sys.stderr.write("tuning_bench profile: %s\n" % message)
         sys.stderr.flush()
     except Exception:  # stderr may be gone
         pass
-
-
-class _ForwardByGaps(object):
-    """Forward time without module hooks: from a batch (or the last backward) to the next backward, less optimizer calls.
-
-    Used when the script compiles its model (global module hooks added mid-run would make compiled code
-    recompile), or when asked (``"forwardTiming": "gaps"``). It counts the loss and anything else between
-    the batch and ``backward()`` as forward.
-    """
-
-    def __init__(self):
-        self.mark = time.perf_counter()
-        self.pending = 0.0
-        self.total = 0.0
-
-    def reset(self, now):
-        self.mark = now
-        self.pending = 0.0
-
-    def before(self, kind, now):
-        if kind == "data":
-            self.pending = 0.0  # what ran since the last mark was the previous step's tail: other
-        elif kind == "optimizer":
-            self.pending += now - self.mark  # zero_grad() between forward and backward splits the forward
-        elif kind == "backward":
-            self.total += self.pending + now - self.mark
-            self.pending = 0.0
-
-    def after(self, now):
-        self.mark = now
-
-    def take(self):
-        total = self.total
-        self.total = 0.0
-        return total
-
-
-class _Phase(object):
-    """Wall time of the main thread inside one kind of call, counted once however deeply nested."""
-
-    __slots__ = ("kind", "depth", "entered", "total", "gaps")
-
-    def __init__(self, kind):
-        self.kind = kind
-        self.depth = 0
-        self.entered = 0.0
-        self.total = 0.0
-        self.gaps = None  # a _ForwardByGaps told of each outermost call, when forward is timed by gaps
-
-    def enter(self):
-        if self.depth == 0:
-            self.entered = time.perf_counter()
-            if self.gaps is not None:
-                self.gaps.before(self.kind, self.entered)
-        self.depth += 1
-
-    def leave(self):
-        if self.depth <= 0:
-            return
-        self.depth -= 1
-        if self.depth == 0:
-            now = time.perf_counter()
-            self.total += now - self.entered
-            if self.gaps is not None:
-                self.gaps.after(now)
-
-    def take(self):
-        """The time so far this step (a call still open is split at now), reset for the next."""
-        now = time.perf_counter()
-        total = self.total
-        if self.depth > 0:
-            total += now - self.entered
-            self.entered = now
-        self.total = 0.0
-        return total
 
 
 class StepProfiler(object):
@@ -148,15 +46,21 @@ class StepProfiler(object):
         self.boundaries = 0
         self.boundary_source = "optimizer.step"
         self.torch = None
+        self.watcher = None
         self.profiler = None
+        self.cuda = False
         self.state = "waiting"  # waiting -> profiling -> done | failed | skipped
         self.main_thread = None
         self.step_started = None
         self.window_started_wall = None
         self.window_started = None
+        self.first_step = None
         self.steps = []
-        self.phases = {kind: _Phase(kind) for kind in ("data", "forward", "backward", "optimizer")}
-        # "hooks": forward is time inside top-level nn.Module calls; "gaps": see _ForwardByGaps; "auto": hooks
+        self.log = PhaseLog()
+        self.phases = dict((kind, Phase(kind, self.log)) for kind in KINDS)
+        self.no_grad = {"depth": 0, "entered": 0.0, "total": 0.0}
+        self.save_seconds = 0.0
+        # "hooks": forward is time inside top-level nn.Module calls; "gaps": see ForwardByGaps; "auto": hooks
         # unless the script calls torch.compile.
         self.forward_timing = str(config.get("forwardTiming", "auto"))
         if self.forward_timing not in ("auto", "hooks", "gaps"):
@@ -164,7 +68,17 @@ class StepProfiler(object):
         self.compiled = False
         self.gaps = None
         self.window_hooks = []
-        self.original_backward = None
+        self.restore = []  # (owner, name, original) put back when the window closes
+        self.previous_frames = []  # the script's frames at the last boundary before the window (to find the loop)
+        self.input_tracer = None
+        self.input_note = None
+        self.sync_sites = None
+        self.marker = None
+        self.anchors = {}  # step -> perf_counter at its marker's start
+        self.step_ops = {}  # step -> {kind: operators} filled at the end
+        self.step_functions = {}  # step -> input calls of that step
+        self.step_syncs = {}  # step -> sync sites of that step
+        self.crowded = False
         self.lock = threading.RLock()
 
     # ---- installation -------------------------------------------------------------------------
@@ -216,7 +130,7 @@ class StepProfiler(object):
                 if timing:
                     phase.leave()
                 if profiler.boundary_source == "optimizer.step":
-                    profiler.boundary()
+                    profiler.boundary(sys._getframe(1))
 
         def timed_zero_grad(_optimizer, *args, **kwargs):
             if profiler.state != "profiling":
@@ -273,25 +187,38 @@ class StepProfiler(object):
                 return  # switching mid-window would mix two kinds of step
             self.boundary_source = "tuning_bench.step"
             self.boundaries = 0
-        self.boundary()
+        self.boundary(sys._getframe(2))
 
     # ---- the window ---------------------------------------------------------------------------
 
-    def boundary(self):
+    def boundary(self, caller=None):
         if self.state in ("done", "failed", "skipped"):
             return
         try:
             self.boundaries += 1
-            if self.state == "waiting" and self.boundaries >= self.warmup:
-                self._start_window()
+            if self.state == "waiting":
+                if self.boundaries >= self.warmup:
+                    self._start_window(caller)
+                elif self.boundaries == self.warmup - 1 and caller is not None:
+                    # Kept one step only: the loop is the frame that is still there at the next boundary.
+                    self.previous_frames = frames.script_frames(caller)
             elif self.state == "profiling":
                 self._close_step()
-                if len(self.steps) >= self.window:
+                if self._enough():
                     self._stop_window()
+                else:
+                    self._open_marker()
         except Exception as error:
             self._fail("profiling stopped", error)
 
-    def _start_window(self):
+    def _enough(self):
+        if len(self.steps) < self.window:
+            return False
+        reasons, _ = steady.left_out(self.steps)
+        kept = sum(1 for reason in reasons if reason is None)
+        return kept >= self.window or len(self.steps) >= MAX_WINDOW_FACTOR * self.window
+
+    def _start_window(self, caller):
         # Wall time before the profiler starts: the steps the profiler's own start-up slows are inside the span.
         opened_wall = time.time()
         try:
@@ -310,25 +237,44 @@ class StepProfiler(object):
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
         self.main_thread = threading.current_thread()
-        self._install_window_hooks(torch)
+        loop = None
+        if caller is not None and self.previous_frames:
+            loop = frames.loop_frame(self.previous_frames, frames.script_frames(caller))
+        self.previous_frames = []
+        self._install_window_hooks(torch, loop)
         self.profiler = torch.profiler.profile(activities=activities, record_shapes=False, with_stack=False)
         self.profiler.__enter__()
         for phase in self.phases.values():
             phase.take()
         self.state = "profiling"
         self.window_started_wall = opened_wall
+        self.first_step = self.boundaries + 1
         self.window_started = self.step_started = time.perf_counter()
         if self.gaps is not None:
             self.gaps.reset(self.step_started)
-        self.first_step = self.boundaries + 1
+        self._open_marker()
 
-    def _install_window_hooks(self, torch):
+    def _open_marker(self):
+        number = self.first_step + len(self.steps)
+        marker = self.torch.autograd.profiler.record_function(results.STEP_MARKER + str(number))
+        marker.__enter__()
+        self.marker = marker
+        self.anchors[number] = time.perf_counter()
+
+    def _close_marker(self):
+        if self.marker is not None:
+            marker = self.marker
+            self.marker = None
+            marker.__exit__(None, None, None)
+
+    def _install_window_hooks(self, torch, loop):
         forward = self.phases["forward"]
+        no_grad = self.no_grad
         main = self.main_thread
         module_hooks = torch.nn.modules.module
         by_gaps = self.forward_timing == "gaps" or (self.forward_timing == "auto" and self.compiled)
         if by_gaps:
-            self.gaps = _ForwardByGaps()
+            self.gaps = ForwardByGaps()
             for kind in ("data", "backward", "optimizer"):
                 self.phases[kind].gaps = self.gaps
             if self.compiled and self.forward_timing == "auto":
@@ -336,63 +282,124 @@ class StepProfiler(object):
                                   "since module hooks would make compiled code recompile")
             self.window_hooks = []
         else:
-            def pre(module, inputs):
+            grad_enabled = torch.is_grad_enabled
+
+            def pre(module, inputs_):
                 if threading.current_thread() is main:
+                    if forward.depth == 0 and not grad_enabled():
+                        no_grad["depth"] = 1
+                        no_grad["entered"] = time.perf_counter()
                     forward.enter()
 
-            def post(module, inputs, output):
+            def post(module, inputs_, output):
                 if threading.current_thread() is main:
                     forward.leave()
+                    if forward.depth == 0 and no_grad["depth"]:
+                        no_grad["depth"] = 0
+                        no_grad["total"] += time.perf_counter() - no_grad["entered"]
 
             self.window_hooks = [module_hooks.register_module_forward_pre_hook(pre),
                                  module_hooks.register_module_forward_hook(post)]
-        backward = self.phases["backward"]
-        original = self.original_backward = torch.autograd.backward
+        self._wrap_module_attribute(torch.autograd, "backward", self.phases["backward"])
+        self._time_saves(torch)
+        # The script's own batch code: found from the loop, timed by a tracer (not with compiled models, which would see it).
+        if loop is None:
+            self.input_note = ("the training loop was not found in the script's own code (steps made inside a library, "
+                               "or fewer than 2 warm-up steps): input is DataLoader waits only")
+        elif self.compiled:
+            self.input_note = "torch.compile in use: the script's own batch code is not timed (a tracer would make compiled code fall back); input is DataLoader waits only"
+        else:
+            tracer = inputs.InputTracer(loop, self.phases)
+            refused = tracer.install()
+            if refused:
+                self.input_note = refused + "; input is DataLoader waits only"
+            else:
+                self.input_tracer = tracer
+        if self.cuda and not self.compiled:
+            self.sync_sites = syncs.SyncSites(torch)
+            self.sync_sites.install()
 
-        def timed_backward(*args, **kwargs):
-            backward.enter()
+    def _wrap_module_attribute(self, owner, name, phase):
+        original = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            phase.enter()
             try:
                 return original(*args, **kwargs)
             finally:
-                backward.leave()
+                phase.leave()
 
-        timed_backward.__wrapped__ = original
-        torch.autograd.backward = timed_backward
+        timed.__wrapped__ = original
+        setattr(owner, name, timed)
+        self.restore.append((owner, name, original))
+
+    def _time_saves(self, torch):
+        original = torch.save
+        profiler = self
+
+        def save(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                profiler.save_seconds += time.perf_counter() - started
+
+        save.__wrapped__ = original
+        torch.save = save
+        self.restore.append((torch, "save", original))
 
     def _remove_window_hooks(self):
+        if self.input_tracer is not None:
+            self.input_tracer.remove()
+        if self.sync_sites is not None:
+            self.sync_sites.remove()
         for handle in self.window_hooks:
             handle.remove()
         self.window_hooks = []
         for phase in self.phases.values():
             phase.gaps = None
-        if self.original_backward is not None:
-            self.torch.autograd.backward = self.original_backward
-            self.original_backward = None
+        for owner, name, original in reversed(self.restore):
+            setattr(owner, name, original)
+        self.restore = []
 
     def _close_step(self):
         if self.cuda:
             # Step times must include the GPU work the step queued; the profiler syncs anyway.
             self.torch.cuda.synchronize()
+        self._close_marker()
         now = time.perf_counter()
         step_ms = (now - self.step_started) * 1000.0
-        self.step_started = now
-        data, forward, backward, optimizer = (self.phases[k].take() * 1000.0 for k in ("data", "forward", "backward", "optimizer"))
+        data, input_, forward, backward, optimizer = (self.phases[k].take() * 1000.0 for k in KINDS)
         if self.gaps is not None:
             forward = self.gaps.take() * 1000.0
             self.gaps.reset(now)
+        no_grad_ms = self.no_grad["total"] * 1000.0
+        self.no_grad["total"] = 0.0
+        number = self.first_step + len(self.steps)
+        if self.input_tracer is not None:
+            self.step_functions[number] = self.input_tracer.take_step()
+        if self.sync_sites is not None:
+            self.step_syncs[number] = self.sync_sites.take_step()
         self.steps.append({
-            "step": self.first_step + len(self.steps),
+            "step": number,
+            "endedAt": time.time(),
             "stepMs": step_ms,
             "dataLoadingMs": data,
+            "inputMs": input_,
             "forwardMs": forward,
             "backwardMs": backward,
             "optimizerMs": optimizer,
-            "otherMs": max(0.0, step_ms - data - forward - backward - optimizer),
+            "otherMs": max(0.0, step_ms - data - input_ - forward - backward - optimizer),
+            "noGradForwardMs": no_grad_ms,
+            "saveMs": self.save_seconds * 1000.0,
         })
+        self.save_seconds = 0.0
+        self.step_started = now
 
     def _stop_window(self, cut_short=False):
         self.state = "done"
         ended = time.perf_counter()
+        self._close_marker()
         self._remove_window_hooks()
         self.profiler.__exit__(None, None, None)
         if cut_short:
@@ -401,35 +408,102 @@ class StepProfiler(object):
 
     # ---- results ------------------------------------------------------------------------------
 
+    def _judge_steps(self):
+        reasons, crowded = steady.left_out(self.steps)
+        for step, reason in zip(self.steps, reasons):
+            step["kept"] = reason is None
+            step["leftOut"] = reason
+        self.crowded = crowded
+        return [s for s in self.steps if s["kept"]]
+
     def _write_results(self, window_ms):
-        torch = self.torch
         summary = self._base_summary()
+        kept = self._judge_steps()
+        kept_numbers = set(s["step"] for s in kept)
+        events = self.profiler.events()
+        by_step, marker_spans = results.events_by_step(events)
+        placer = results.PhasePlacer(self.log.intervals)
+        table = {}
+        for step in self.steps:
+            own = by_step.get(step["step"], [])
+            span = marker_spans.get(step["step"])
+            anchor = self.anchors.get(step["step"])
+            if span is not None and anchor is not None:
+                step["opCounts"] = results.op_counts(own, span[0], anchor, placer)
+            if step["kept"]:
+                results.add_ops(table, own)
+        if self.log.full:
+            self.notes.append("more phase intervals than kept (%d): operators are placed in phases for the first of them only" % len(self.log.intervals))
+        summary["keptSteps"] = len(kept)
+        # More than half the steps were unusual: no steady window, nothing left out (the engine says so).
+        summary["steadyWindow"] = not self.crowded
+        summary["windowMs"] = window_ms
+        summary["steps"] = self.steps
+        summary["ops"] = results.ops_list(table, self.cuda)
+        summary["input"] = {
+            "definition": INPUT_DEFINITION if self.input_tracer is not None else "waiting in a torch DataLoader iterator's __next__",
+            "traced": self.input_tracer is not None,
+            "functions": inputs.top_functions(_summed(self.step_functions, kept_numbers), len(kept)),
+            "note": self.input_note,
+        }
         trace_path = os.path.join(self.out_dir, TRACE_FILE)
         try:
             self.profiler.export_chrome_trace(trace_path)
             summary["trace"] = TRACE_FILE
         except Exception as error:
             self.notes.append("the Chrome trace could not be written: %s" % error)
-        step_total_ms = sum(s["stepMs"] for s in self.steps) or window_ms
-        summary["windowMs"] = window_ms
-        summary["steps"] = self.steps
-        summary["ops"] = self._top_ops(step_total_ms)
-        summary["syncs"] = self._syncs()
+        self._from_trace(summary, trace_path, kept)
+        # The profiler's span ends once its results are written: the step that waited for that is no steady step either,
+        # and the script prints its step line only now.
+        summary["window"]["endedAt"] = time.time()
+        self._write_summary(summary)
+
+    def _from_trace(self, summary, trace_path, kept):
+        """Step and phase slices added to the trace; on CUDA, GPU busy time and device waits over the kept steps."""
+        if summary["trace"] is None:
+            return
+        try:
+            trace, events = results.read_trace(trace_path)
+        except Exception as error:
+            self.notes.append("the trace could not be read back (%s): no step markers in it%s" % (error, ", GPU idle time unknown" if self.cuda else ""))
+            return
+        markers = results.trace_markers(events)
         if self.cuda:
-            summary["gpu"] = self._gpu_from_trace(trace_path, step_total_ms)
+            spans = [(markers[s["step"]][0], markers[s["step"]][0] + markers[s["step"]][1]) for s in kept if s["step"] in markers]
+            facts = results.device_facts(events, spans)
+            kept_ms = sum(s["stepMs"] for s in kept)
+            summary["gpu"] = {"kernels": facts["kernels"], "busyMs": facts["busyMs"], "idleMs": max(0.0, kept_ms - facts["busyMs"]),
+                              "meanKernelUs": facts["meanKernelUs"]}
             try:
-                summary["gpu"]["peakMemoryMiB"] = torch.cuda.max_memory_allocated() / 2.0 ** 20
+                summary["gpu"]["peakMemoryMiB"] = self.torch.cuda.max_memory_allocated() / 2.0 ** 20
             except Exception as error:
                 self.notes.append("peak CUDA memory unknown: %s" % error)
-        self._write_summary(summary)
+            sites = _summed(self.step_syncs, set(s["step"] for s in kept)) if self.sync_sites is not None else {}
+            summary["syncs"] = {
+                "deviceWaits": facts["deviceWaits"],
+                "memcpyDtoH": facts["memcpyDtoH"],
+                "attributed": sum(sites.values()),
+                "sites": syncs.top_sites(sites, len(kept)),
+                "sitesTraced": self.sync_sites is not None,
+            }
+        try:
+            if results.add_markers(trace, events, markers, self.steps, self.log.intervals, self.anchors):
+                results.write_trace(trace_path, trace)
+            else:
+                self.notes.append("the trace has no step markers: the profiler did not record them")
+        except Exception as error:
+            self.notes.append("step and phase markers could not be added to the trace: %s" % error)
 
     def _base_summary(self):
         torch = self.torch
+        torch_import = "imported" if torch is not None else ("failed: " + self.watcher.failure if self.watcher and self.watcher.failure else "never")
         return {
             "version": SUMMARY_VERSION,
             "tool": "torch.profiler",
             "torch": getattr(torch, "__version__", None) if torch else None,
-            "device": ("cuda" if getattr(self, "cuda", False) else "cpu") if torch else None,
+            "torchImport": torch_import,
+            "interpreter": sys.executable,
+            "device": ("cuda" if self.cuda else "cpu") if torch else None,
             "pid": os.getpid(),
             "boundary": self.boundary_source,
             "warmupSteps": self.warmup,
@@ -441,93 +515,19 @@ class StepProfiler(object):
                 "startedAt": self.window_started_wall,
                 "endedAt": time.time() if self.window_started_wall else None,
             },
+            "keptSteps": 0,
             "steps": [],
             "ops": [],
             "syncs": None,
+            "input": None,
             "gpu": None,
             "trace": None,
             "notes": self.notes,
         }
 
-    def _top_ops(self, step_total_ms):
-        averages = self.profiler.key_averages()
-        ops = []
-        for event in averages:
-            name = event.key
-            if name.startswith(_MARKER_PREFIXES):
-                continue
-            cpu_us = float(getattr(event, "self_cpu_time_total", 0.0) or 0.0)
-            # PyTorch 2.4+ calls device time self_device_time_total; older ones self_cuda_time_total.
-            cuda_us = float(getattr(event, "self_device_time_total", None) or getattr(event, "self_cuda_time_total", 0.0) or 0.0)
-            ops.append({
-                "name": name,
-                "calls": int(event.count),
-                "selfCpuMs": cpu_us / 1000.0,
-                "selfCudaMs": cuda_us / 1000.0 if self.cuda else None,
-            })
-        # On a GPU what bounds a step is device time; ops that only launch rank by their CPU side.
-        key = (lambda op: (op["selfCudaMs"] or 0.0, op["selfCpuMs"])) if self.cuda else (lambda op: op["selfCpuMs"])
-        ops.sort(key=key, reverse=True)
-        self.op_calls = {op["name"]: op["calls"] for op in ops}
-        return ops[:TOP_OPS]
-
-    def _syncs(self):
-        calls = getattr(self, "op_calls", {})
-        summary = {
-            # aten::item is what .item(), float(t), int(t) and bool(t) call; each waits for the device.
-            "itemCalls": calls.get("aten::item", calls.get("aten::_local_scalar_dense", 0)),
-            "streamSyncs": None,
-            "memcpyDtoH": None,
-        }
-        if self.cuda:
-            summary["streamSyncs"] = sum(calls.get(name, 0) for name in ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize"))
-        return summary
-
-    def _gpu_from_trace(self, trace_path, step_total_ms):
-        """Kernel busy time, idle gaps and device-to-host copies, read back from the Chrome trace."""
-        gpu = {"kernels": None, "busyMs": None, "idleMs": None, "meanKernelUs": None}
-        try:
-            with open(trace_path, "r") as f:
-                trace = json.load(f)
-            # Chrome's trace format has two forms: {"traceEvents": [...]} (Kineto) and a bare array (the legacy profiler).
-            events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
-        except Exception as error:
-            self.notes.append("GPU idle time unknown: the trace could not be read back (%s)" % error)
-            return gpu
-        spans = []
-        kernels = 0
-        dtoh = 0
-        for event in events:
-            category = str(event.get("cat", "")).lower()
-            name = str(event.get("name", ""))
-            if category in ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset") and "dur" in event:
-                spans.append((float(event["ts"]), float(event["ts"]) + float(event["dur"])))
-                if category == "kernel":
-                    kernels += 1
-                if "dtoh" in name.lower().replace(" ", ""):
-                    dtoh += 1
-        spans.sort()
-        busy_us = 0.0
-        end = None
-        for start, stop in spans:
-            if end is None or start > end:
-                busy_us += stop - start
-                end = stop
-            elif stop > end:
-                busy_us += stop - end
-                end = stop
-        gpu["kernels"] = kernels
-        gpu["busyMs"] = busy_us / 1000.0
-        gpu["idleMs"] = max(0.0, step_total_ms - busy_us / 1000.0)
-        kernel_us = [s[1] - s[0] for s in spans]
-        gpu["meanKernelUs"] = (sum(kernel_us) / len(kernel_us)) if kernel_us else None
-        if self.cuda:
-            self.dtoh = dtoh
-        return gpu
-
     def _write_summary(self, summary):
-        if summary.get("syncs") and getattr(self, "dtoh", None) is not None:
-            summary["syncs"]["memcpyDtoH"] = self.dtoh
+        import json
+
         os.makedirs(self.out_dir, exist_ok=True)
         target = os.path.join(self.out_dir, SUMMARY_FILE)
         temporary = "%s.%d.tmp" % (target, os.getpid())
@@ -540,11 +540,12 @@ class StepProfiler(object):
     def _fail(self, what, error):
         self.notes.append("%s: %s: %s (%s)" % (
             what, type(error).__name__, error, traceback.format_exc(limit=3).strip().splitlines()[-1]))
-        _say("%s (%s); training goes on without profiling" % (what, error))
+        say("%s (%s); training goes on without profiling" % (what, error))
         previous = self.state
         self.state = "failed"
         if previous == "profiling":
             try:
+                self._close_marker()
                 self._remove_window_hooks()
                 self.profiler.__exit__(None, None, None)
             except Exception:
@@ -558,7 +559,7 @@ class StepProfiler(object):
             summary["steps"] = self.steps
             self._write_summary(summary)
         except Exception as error:
-            _say("could not write %s: %s" % (SUMMARY_FILE, error))
+            say("could not write %s: %s" % (SUMMARY_FILE, error))
 
     def at_exit(self):
         try:
@@ -566,6 +567,7 @@ class StepProfiler(object):
                 if self.steps:
                     self._stop_window(cut_short=True)
                     return
+                self._close_marker()
                 self._remove_window_hooks()
                 self.profiler.__exit__(None, None, None)
                 self.state = "done"
@@ -576,7 +578,7 @@ class StepProfiler(object):
             if self.boundaries == 0 and os.path.exists(os.path.join(self.out_dir, SUMMARY_FILE)):
                 return
             if self.torch is None:
-                self.notes.append("the command never imported torch in this process: torch.profiler cannot profile it")
+                self.notes.append(self._no_torch())
             elif self.boundaries == 0:
                 self.notes.append("no step boundary seen: no torch.optim optimizer stepped and tuning_bench.step() was not called")
             else:
@@ -584,68 +586,30 @@ class StepProfiler(object):
                     self.boundaries, self.boundary_source, self.warmup))
             self._write_failure_summary()
         except Exception as error:
-            _say("could not finish the profile: %s" % error)
+            say("could not finish the profile: %s" % error)
+
+    def _no_torch(self):
+        failure = self.watcher.failure if self.watcher is not None else None
+        if failure:
+            return ("the script imports torch, but this Python (%s) cannot import it (%s): install PyTorch for this "
+                    "interpreter, or run the command with a Python that has it" % (sys.executable, failure))
+        if not imports.torch_importable():
+            return ("the command never imported torch, and this Python (%s) has no torch to import: torch.profiler cannot "
+                    "profile it" % sys.executable)
+        return "the command never imported torch in this process (%s): torch.profiler cannot profile it" % sys.executable
 
 
-class _TorchImportWatcher(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: when ``torch`` is imported, lets the real finder load it, then hooks in."""
-
-    def __init__(self, on_import):
-        self.on_import = on_import
-        self.busy = False
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "torch" or self.busy:
-            return None
-        self.busy = True
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            self.busy = False
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original_exec = spec.loader.exec_module
-        on_import = self.on_import
-        watcher = self
-
-        def exec_module(module):
-            original_exec(module)
-            try:
-                sys.meta_path.remove(watcher)
-            except ValueError:
-                pass
-            on_import(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-_active = None
-
-
-def active():
-    """The profiler of this process, or None."""
-    return _active
-
-
-def install(raw=None):
-    """Reads ``TUNING_BENCH_PROFILE`` and arranges the profile; never raises."""
-    global _active
-    raw = os.environ.get(ENV_VAR) if raw is None else raw
-    if not raw or _active is not None:
-        return None
-    try:
-        config = json.loads(raw)
-        if not isinstance(config, dict) or not config.get("outDir"):
-            raise ValueError("expected a JSON object with outDir, got %r" % raw)
-        profiler = StepProfiler(config)
-    except Exception as error:
-        _say("%s is not usable (%s); running without profiling" % (ENV_VAR, error))
-        return None
-    _active = profiler
-    atexit.register(profiler.at_exit)
-    if "torch" in sys.modules and hasattr(sys.modules["torch"], "optim"):
-        profiler.on_torch_imported(sys.modules["torch"])
-    else:
-        sys.meta_path.insert(0, _TorchImportWatcher(profiler.on_torch_imported))
-    return profiler
+def _summed(per_step, numbers):
+    """Per-step tables ({key: [seconds, calls]} or {key: calls}) summed over the steps numbered in `numbers`."""
+    total = {}
+    for number, table in per_step.items():
+        if number not in numbers:
+            continue
+        for key, value in table.items():
+            if isinstance(value, list):
+                entry = total.setdefault(key, [0.0, 0])
+                entry[0] += value[0]
+                entry[1] += value[1]
+            else:
+                total[key] = total.get(key, 0) + value
+    return total
