@@ -3,6 +3,7 @@
 import { mean, median } from 'simple-statistics';
 import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/api.js';
 import { bootstrapMedian, bootstrapRatio } from './bootstrap.js';
+import { applyMachineRule, machineKey, machineNote, mayBeBest } from './machines.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -10,6 +11,8 @@ export interface CompareOptions {
   baselineRunId?: number | undefined;
   gate: QualityGate;
   now: Date;
+  /** Speedups between rows from different machines too (flagged); without it those rows get none. */
+  acrossMachines?: boolean | undefined;
 }
 
 interface Group {
@@ -20,7 +23,9 @@ interface Group {
 function configKey(run: Run): string {
   if (run.sweepId !== null && run.configIndex !== null) return `sweep ${run.sweepId} config ${run.configIndex}`;
   const config = JSON.stringify(Object.entries(run.config).sort(([a], [b]) => a.localeCompare(b)));
-  return `${run.workloadName ?? run.command.join(' ')} ${config}`;
+  // Runs from two machines are never pooled into one row, however alike their configs.
+  const machine = machineKey(run);
+  return `${run.workloadName ?? run.command.join(' ')} ${config}${machine === '' ? '' : ` on ${machine}`}`;
 }
 
 /** Rows in the order their first run appears; runs already ordered by the caller. */
@@ -260,6 +265,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     return rate ? [rate] : [];
   });
 
+  const acrossMachines = options.acrossMachines ?? false;
   const rows: ComparisonRow[] = groups.map((group, index) => {
     const isBaseline = group === baselineGroup;
     const counted = speedRuns(group);
@@ -303,7 +309,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
     const first = group.runs[0]!;
     const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
-    return {
+    const row: ComparisonRow = {
       key: group.key,
       name: sweepName ?? rowName(group, columns, options.groupBy),
       runIds: group.runs.map((r) => r.id),
@@ -333,15 +339,19 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       exitClasses: [...new Set(group.runs.map((r) => r.exitClass ?? r.status))],
       differences: [...differences],
       best: false,
+      machine: null,
     };
+    return applyMachineRule(row, group.runs, baselineGroup.runs, acrossMachines);
   });
 
-  const candidates = rows.filter((r) => r.gate !== 'fail' && r.throughput.median !== null && r.exitClasses.every((c) => c === 'ok'));
+  const candidates = rows.filter((r) => r.gate !== 'fail' && r.throughput.median !== null && r.exitClasses.every((c) => c === 'ok') && mayBeBest(r, acrossMachines));
   const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.throughput.median! > b.throughput.median! ? r : b), null);
   if (best) best.best = true;
 
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
+  const machines = machineNote(rows, acrossMachines);
+  if (machines !== null) notes.push(machines);
   notes.push('Losses compared pair by pair: each row against the baseline at the largest token count (or step) both reached.');
   return {
     columns,

@@ -54,7 +54,7 @@ export class CompareService {
     if (request.baselineRunId !== undefined && !runs.some((r) => r.id === request.baselineRunId)) {
       throw new ApiFailure('invalid_input', `the baseline run ${request.baselineRunId} is not among the runs compared`);
     }
-    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.clock.now() }, sweepNames);
+    return compareRuns(runs, { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, now: this.clock.now(), acrossMachines: request.acrossMachines }, sweepNames);
   }
 
   /** The stored series, built (and stored) for runs that ended before series were kept. */

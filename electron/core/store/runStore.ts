@@ -37,6 +37,7 @@ interface RunRow {
   units_per_step_json: string | null;
   git_json: string | null;
   replaces_run_id: number | null;
+  origin_json: string | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
   replaced_by_run_id: number | null;
 }
@@ -423,6 +424,7 @@ function toRun(row: RunRow): Run {
     repeatIndex: row.repeat_index,
     replacesRunId: row.replaces_run_id,
     replacedByRunId: row.replaced_by_run_id,
+    origin: row.origin_json ? (JSON.parse(row.origin_json) as Run['origin']) : null,
     wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
     notes: row.notes,
     tags: JSON.parse(row.tags_json) as string[],

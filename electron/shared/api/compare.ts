@@ -64,6 +64,8 @@ export const comparisonRow = z.object({
   /** Where its GPU settings or environment differ from the baseline's (or within its own repeats). */
   differences: z.array(z.string()),
   best: z.boolean(),
+  /** The machine its runs ran on when that is not the baseline's (runs pulled back from MLflow): no speedup verdict across machines unless asked. */
+  machine: z.string().nullable().default(null),
 });
 
 export const comparison = z.object({
@@ -86,6 +88,8 @@ export const compareRequest = z.object({
   baselineRunId: z.number().int().positive().optional(),
   groupBy: z.enum(['config', 'run']).default('config'),
   gate: qualityGate.default({ metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true }),
+  /** Give speedups and verdicts between rows measured on different machines too (flagged); by default there are none. */
+  acrossMachines: z.boolean().optional(),
 });
 
 export const exportFormat = z.enum(['md', 'csv', 'json', 'html']);
