@@ -38,6 +38,7 @@ const CORE_LAYERS = {
   export: [],
   compare: [...RUNS, 'export'],
   experiments: [...RUNS, 'gpu-control'],
+  publish: [...RUNS, 'compare'],
   workloads: [],
 };
 

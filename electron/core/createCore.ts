@@ -11,6 +11,8 @@ import { nvidiaSmiReader } from './experiments/fairConditions.js';
 import { SweepQueue } from './experiments/sweepQueue.js';
 import { GitRevisionError, listRevisions, revisionDiff } from './experiments/gitRevisions.js';
 import { CompareService } from './compare/compareService.js';
+import { Publisher } from './publish/publisher.js';
+import { MlflowStore } from './store/mlflowStore.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
@@ -82,6 +84,8 @@ export interface Core {
   writeRunLog(id: number, format: LogFormat, sink: Writable): Promise<void>;
   /** A log file (`-`: standard input) read in pieces into a new run, dated by the core's clock; the faces hear of it like any new run. */
   importLogFile(file: string, options: Omit<ImportRequest, 'now'>): Promise<Run>;
+  /** Origins of the MLflow UIs this database publishes to: the desktop app opens links to them in the browser. */
+  mlflowUiOrigins(): string[];
   close(): Promise<void>;
 }
 
@@ -97,6 +101,7 @@ export interface EngineCore extends Core {
   readonly gpu: GpuControl;
   readonly sweeps: SweepQueue;
   readonly compare: CompareService;
+  readonly publisher: Publisher;
   /** Sweeps whose engine died; they can be resumed. */
   readonly interruptedSweeps: number[];
   /** Starts an ad-hoc command outside any workload, without GPU settings (tests, benchmarks). */
@@ -252,6 +257,14 @@ export function createCore(options: CoreOptions): EngineCore {
   );
 
   const compare = new CompareService(store, clock);
+  // Finished runs and sweeps this engine recorded go to MLflow where that was asked for (or on their own, by the setting).
+  const publisher = new Publisher({ store, mlflow: new MlflowStore(store.db), compare, events, clock, env, ownerPid: process.pid, waitForRun: (id) => runner.waitForExit(id) });
+  const publishing = events.subscribe((event, payload) => publisher.onEvent(event, payload));
+  /** A run pulled back from MLflow was recorded on another box: what depends on its output or its machine is refused, saying so. */
+  const refuseImported = (id: number, what: string) => {
+    const origin = store.runs.get(id)?.origin;
+    if (origin) throw new ApiFailure('conflict', `run ${id} was pulled back from MLflow (recorded on ${origin.machine.label}) and is read-only here: ${what}; its MLflow run is ${origin.url}`);
+  };
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -340,7 +353,10 @@ export function createCore(options: CoreOptions): EngineCore {
       const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
       return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile });
     },
-    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'runs.profile': ({ id, warmupSteps, steps }) => {
+      refuseImported(id, 'its command belongs to the machine it ran on, so profile it there');
+      return startProfiledRerun(id, { warmupSteps, steps });
+    },
     'profiles.get': ({ runId }) => {
       requireRun(runId);
       return store.profiles.forRun(runId);
@@ -402,6 +418,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);
       for (const id of ids) requireRun(id);
+      for (const id of ids) refuseImported(id, 'its output stayed on the machine it ran on, so it cannot be parsed again here');
       const results = [];
       for (const id of ids) {
         if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
@@ -470,6 +487,16 @@ export function createCore(options: CoreOptions): EngineCore {
       events.emit('runs.onDidChange', run);
       return run;
     },
+    'mlflow.settings': () => publisher.settings(),
+    'mlflow.configure': (input) => publisher.configure(input),
+    'mlflow.publish': (input) => publisher.publish(input),
+    'mlflow.publications': ({ runId, sweepId, comparison }) => {
+      if (runId !== undefined) return publisher.publications({ kind: 'run', runId });
+      if (sweepId !== undefined) return publisher.publications({ kind: 'sweep', sweepId });
+      if (comparison !== undefined) return publisher.publications({ kind: 'comparison', key: publisher.comparisonKey(comparison), request: comparison });
+      return publisher.publications(null);
+    },
+    'mlflow.import': (input) => publisher.importRuns(input),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);
@@ -487,6 +514,7 @@ export function createCore(options: CoreOptions): EngineCore {
     gpu,
     sweeps,
     compare,
+    publisher,
     interruptedSweeps,
     dbPath,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
@@ -504,6 +532,7 @@ export function createCore(options: CoreOptions): EngineCore {
       events.emit('runs.onDidChange', run);
       return run;
     },
+    mlflowUiOrigins: () => publisher.uiOrigins(),
     async close() {
       if (closed) return;
       closed = true;
@@ -514,6 +543,9 @@ export function createCore(options: CoreOptions): EngineCore {
       const sweepsStopped = sweeps.close();
       await runner.close();
       await sweepsStopped;
+      // Runs and sweeps that ended are published (or their failure recorded) before the database closes.
+      await publisher.close();
+      publishing.unsubscribe();
       await gpu.close();
       await store.close();
     },
