@@ -435,7 +435,8 @@ export function createCore(options: CoreOptions): EngineCore {
       return results;
     },
     'runs.codeDiff': ({ id }) => {
-      const { git } = requireRun(id);
+      const { git, origin } = requireRun(id);
+      if (origin && git?.dirty) return { diff: null, reason: `the diff stayed on ${origin.machine.label}, where the run was recorded (sha256 ${git.diffSha256 ?? 'unknown'})` };
       if (!git) return { diff: null, reason: 'the run did not start in a git repository' };
       if (!git.dirty || git.diffSha256 === null) return { diff: null, reason: `the code was committed as it ran (${git.commit?.slice(0, 12) ?? 'no commit'}), with no uncommitted changes` };
       const diff = store.runs.codeDiff(git.diffSha256);

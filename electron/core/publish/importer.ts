@@ -98,7 +98,7 @@ async function importOne(deps: ImportDeps, client: MlflowClient, remote: MlflowR
   };
   const id = deps.mlflow.insertImportedRun(record.run, origin);
   try {
-    await importSamples(deps, client, remote, record.metrics, id, Date.parse(record.run.startedAt));
+    await importSamples(deps, client, remote, record.metrics, id, Date.parse(record.run.startedAt), record.run.summary.metricsSource ?? 'text');
   } catch (error) {
     // Either the whole run is here or none of it.
     deps.store.runs.remove(id);
@@ -117,6 +117,8 @@ async function importSamples(
   published: Record<string, { kind: string; key: string }>,
   runId: number,
   startMs: number,
+  /** Where the run's metrics came from on its own box, as its summary says (MLflow keeps no such thing). */
+  source: 'text' | 'channel',
 ): Promise<void> {
   const byKey = new Map(Object.entries(published).map(([name, { kind, key }]) => [key, { name, kind: (KINDS as readonly string[]).includes(kind) ? (kind as MetricKind) : 'train' }]));
   const gpus = new Map<number, Map<number, Partial<Record<GpuField, number>>>>();
@@ -140,7 +142,7 @@ async function importSamples(
         } else if (hostField !== null) {
           host.set(point.step, { ...host.get(point.step), [hostField]: point.value });
         } else {
-          batch.push({ step: point.step, tMs: Math.max(0, point.timestamp - startMs), name: metric.name, value: point.value, kind: metric.kind, source: 'channel' });
+          batch.push({ step: point.step, tMs: Math.max(0, point.timestamp - startMs), name: metric.name, value: point.value, kind: metric.kind, source });
           if (batch.length >= WRITE_BATCH) {
             deps.mlflow.appendImportedMetrics(runId, batch);
             batch = [];

@@ -162,9 +162,9 @@ export class MlflowClient {
   }
 
   /** The experiment's id; one made meanwhile by someone else is found instead. */
-  async createExperiment(name: string): Promise<string> {
+  async createExperiment(name: string, tags: readonly KeyValue[] = []): Promise<string> {
     try {
-      const answer = await this.json('POST', '/api/2.0/mlflow/experiments/create', { body: { name } });
+      const answer = await this.json('POST', '/api/2.0/mlflow/experiments/create', { body: { name, tags } });
       return z.object({ experiment_id: z.string() }).parse(answer).experiment_id;
     } catch (error) {
       if (error instanceof MlflowError && error.errorCode === 'RESOURCE_ALREADY_EXISTS') {

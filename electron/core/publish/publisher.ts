@@ -287,7 +287,8 @@ export class Publisher {
     await client.version();
     let experiment = await client.getExperimentByName(target.experimentName);
     if (experiment === null) {
-      const id = await client.createExperiment(target.experimentName);
+      // MLflow 3's UI opens an experiment of this kind on its training view (runs, metrics, system metrics), not its GenAI one.
+      const id = await client.createExperiment(target.experimentName, [{ key: 'mlflow.experimentKind', value: 'custom_model_development' }]);
       experiment = { experiment_id: id, name: target.experimentName, lifecycle_stage: 'active' };
     }
     if (experiment.lifecycle_stage !== 'active') {

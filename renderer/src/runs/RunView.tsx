@@ -24,6 +24,7 @@ import { useSweeps } from '../sweeps/sweepStore.js';
 import { sweepRouteHash } from '../sweeps/sweepRoute.js';
 import { viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
+import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -74,6 +75,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <StatusBadge status={run.status} testId="run-status" />
           <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
           <span className="spacer" />
+          {run.origin === null && <PublishToMlflow subject={{ runIds: [run.id] }} publications={{ runId: run.id }} what="this run" />}
           <ReparseButton run={run} reparse={reparse} />
           {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
           {stopping && (
@@ -96,6 +98,15 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {stopError && (
           <p className="inline-error" role="alert">
             Could not stop: {stopError}
+          </p>
+        )}
+        {run.origin && (
+          <p className="origin-banner" data-testid="run-origin">
+            Pulled back from MLflow: recorded on <strong>{run.origin.machine.label}</strong> (its run {run.origin.runId} there), read-only here; its log stays on the
+            server.{' '}
+            <a href={run.origin.url} target="_blank" rel="noreferrer">
+              Open in MLflow ↗
+            </a>
           </p>
         )}
         <dl className="facts">

@@ -17,6 +17,7 @@ import { SweepMatrix } from './SweepMatrix.js';
 import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
 import './sweeps.css';
+import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';
 
@@ -215,6 +216,7 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
           <SweepStatusBadge status={sweep.status} />
           <span className="spacer" />
           <SweepControls sweep={sweep} />
+          {!finder && <PublishToMlflow subject={{ sweepIds: [sweep.id] }} publications={{ sweepId: sweep.id }} what="this sweep" />}
           {!finder && sweep.configs.some((config) => config.runIds.length > 0) && <CompareSweepButton sweepId={sweep.id} />}
         </div>
         <dl className="facts">

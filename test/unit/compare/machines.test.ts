@@ -36,7 +36,7 @@ describe('runs from other machines in a comparison', () => {
     expect(other.runIds).toEqual(remote.map((r) => r.id));
     expect(other).toMatchObject({ machine: 'box-2 (NVIDIA H100)', speedup: { ratio: null, ci95: null, verdict: 'unknown' }, best: false });
     expect(other.differences[0]).toBe('machine: box-2 (NVIDIA H100) vs this machine');
-    expect(other.speedup.reason).toMatch(/measured on box-2 \(NVIDIA H100\), the baseline on this machine: timings from different machines give no speedup/u);
+    expect(other.speedup.reason).toBe('another machine: no speedup across machines');
     expect(comparison.rows[0]!.best).toBe(true);
     expect(comparison.notes).toContain('Some rows ran on another machine than the baseline (flagged): no speedup verdict across machines.');
   });
