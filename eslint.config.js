@@ -57,7 +57,7 @@ function coreLayer(folder, allowed) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', '.vite/', 'out/', 'node_modules/', 'test-results/', 'playwright-report/', 'resources/workloads/**/*.py'] },
+  { ignores: ['dist/', '.vite/', 'out/', 'node_modules/', 'test-results/', 'playwright-report/', 'resources/workloads/**/*.py', '.ci/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
