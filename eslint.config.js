@@ -38,6 +38,7 @@ const CORE_LAYERS = {
   export: [],
   compare: [...RUNS, 'export'],
   experiments: [...RUNS, 'gpu-control'],
+  publish: [...RUNS, 'compare'],
   workloads: [],
 };
 
@@ -56,7 +57,7 @@ function coreLayer(folder, allowed) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', '.vite/', 'out/', 'node_modules/', 'test-results/', 'playwright-report/', 'resources/workloads/**/*.py'] },
+  { ignores: ['dist/', '.vite/', 'out/', 'node_modules/', 'test-results/', 'playwright-report/', 'resources/workloads/**/*.py', '.ci/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -13,6 +13,7 @@ import { addWorkload, editWorkload, formatWorkloads, removeWorkload, type Worklo
 import { stepsCommand, type StepFlags } from './commands/steps.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
 import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
+import { importMlflowCommand, publishCommand, type PublishCommandOptions } from './commands/mlflow.js';
 import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
 import { UsageError } from './errors.js';
@@ -33,17 +34,25 @@ interface GlobalOptions {
 }
 
 /** `gpu` picks the GPU to sample and control, as TUNING_BENCH_GPU would. */
-function openCore(options: GlobalOptions, gpu?: string): Core {
+function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true): Core {
   const env = gpu === undefined ? process.env : { ...process.env, TUNING_BENCH_GPU: gpu };
-  return createCore({ face: 'headless', env, ...(options.db ? { dbPath: options.db } : {}) });
+  const core = createCore({ face: 'headless', env, ...(options.db ? { dbPath: options.db } : {}) });
+  // A run or sweep published on its own (TUNING_BENCH_MLFLOW_URI, or the setting) says where it went, or why not.
+  core.subscribe((event, payload) => {
+    if (event !== 'mlflow.onDidPublish' || options.json || !reportPublishing) return;
+    const what = payload.runId !== null ? `run ${payload.runId}` : payload.sweepId !== null ? `sweep ${payload.sweepId}` : 'the comparison';
+    if (payload.state === 'published') process.stderr.write(`tuning-bench: published ${what} to ${payload.trackingUri}: ${payload.url ?? ''}\n`);
+    else if (payload.state === 'failed') process.stderr.write(`tuning-bench: could not publish ${what} to ${payload.trackingUri}: ${payload.error ?? ''}\n`);
+  });
+  return core;
 }
 
 /**
  * Every command first puts back GPU changes a crashed engine left (the CLI restores and says so; the
  * desktop and the headless UI ask first).
  */
-async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string): Promise<T> {
-  const core = openCore(options, gpu);
+async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string, reportPublishing = true): Promise<T> {
+  const core = openCore(options, gpu, reportPublishing);
   try {
     await reportSurvivors(core);
     await restoreAbandonedGpuSettings(core);
@@ -218,8 +227,38 @@ export function buildProgram(): Command {
     .option('--no-gate-abs', 'quality gate: no absolute tolerance (use with --gate-rel)')
     .option('--no-gate', 'no quality gate at all')
     .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
+    .option('--across-machines', 'speedups between rows measured on different machines too (runs pulled back from MLflow); flagged, and none by default')
     .action(async (ids: string[], options: CompareCommandOptions, command: Command) => {
       await withCore(globals(command), (core) => compareCommand(core, ids, options));
+    });
+
+  program
+    .command('publish')
+    .description('runs and sweeps (s3) to an MLflow tracking server: a sweep is a parent run with a child per run, its comparison as artifacts and verdict tags')
+    .argument('<ids...>', 'run ids (12) and sweeps (s3 or sweep:3)')
+    .option('--mlflow <uri>', 'the tracking server, e.g. http://127.0.0.1:5000 (default: $TUNING_BENCH_MLFLOW_URI, else the app\'s setting); auth from MLFLOW_TRACKING_USERNAME/PASSWORD or MLFLOW_TRACKING_TOKEN')
+    .option('--experiment <name>', 'the MLflow experiment (default: $TUNING_BENCH_MLFLOW_EXPERIMENT, else the setting, else tuning-bench); made if missing')
+    .option('--compare', 'publish the comparison of these runs and sweeps as one MLflow run too (its tables as artifacts)')
+    .option('--baseline <run-id>', 'with --compare: the run whose config is the baseline', (value: string) => parseRunId(value))
+    .option('--json', 'machine-readable output')
+    .action(async (ids: string[], options: Omit<PublishCommandOptions, 'json'>, command: Command) => {
+      const global = globals(command);
+      // Its report says what went where; the lines for publications made on their own would repeat it.
+      await withCore(global, (core) => publishCommand(core, ids, { ...options, json: global.json === true }), undefined, false);
+    });
+
+  program
+    .command('import-mlflow')
+    .description('runs another box published to MLflow, pulled back as read-only runs marked with their machine')
+    .argument('[uri]', 'the tracking server (default: $TUNING_BENCH_MLFLOW_URI, else the setting)')
+    .argument('[run-ids...]', 'MLflow run ids (32 hex characters); none: every Tuning Bench run of --experiment')
+    .option('--experiment <name>', 'pull back every Tuning Bench run of this experiment')
+    .option('--json', 'machine-readable output')
+    .action(async (uri: string | undefined, ids: string[], options: { experiment?: string }, command: Command) => {
+      const global = globals(command);
+      // A lone run id in the first place: the server comes from the environment or the setting.
+      const [server, runIds] = uri !== undefined && /^[0-9a-f]{32}$/u.test(uri) ? [undefined, [uri, ...ids]] : [uri, ids];
+      await withCore(global, (core) => importMlflowCommand(core, server, runIds, { ...options, json: global.json === true }));
     });
 
   program

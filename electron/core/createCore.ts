@@ -14,6 +14,8 @@ import { GitRevisionError, listRevisions, resolveTyped, revisionDiff } from './e
 import { checkoutAgain, GitWorktreeError } from './experiments/gitWorktrees.js';
 import { CodeDiffError, codeDiffBetween } from './experiments/codeDiff.js';
 import { CompareService } from './compare/compareService.js';
+import { Publisher } from './publish/publisher.js';
+import { MlflowStore } from './store/mlflowStore.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
@@ -85,6 +87,8 @@ export interface Core {
   writeRunLog(id: number, format: LogFormat, sink: Writable): Promise<void>;
   /** A log file (`-`: standard input) read in pieces into a new run, dated by the core's clock; the faces hear of it like any new run. */
   importLogFile(file: string, options: Omit<ImportRequest, 'now'>): Promise<Run>;
+  /** Origins of the MLflow UIs this database publishes to: the desktop app opens links to them in the browser. */
+  mlflowUiOrigins(): string[];
   close(): Promise<void>;
 }
 
@@ -100,6 +104,7 @@ export interface EngineCore extends Core {
   readonly gpu: GpuControl;
   readonly sweeps: SweepQueue;
   readonly compare: CompareService;
+  readonly publisher: Publisher;
   /** Sweeps whose engine died; they can be resumed. */
   readonly interruptedSweeps: number[];
   /** Starts an ad-hoc command outside any workload, without GPU settings (tests, benchmarks). */
@@ -260,6 +265,14 @@ export function createCore(options: CoreOptions): EngineCore {
   );
 
   const compare = new CompareService(store, clock);
+  // Finished runs and sweeps this engine recorded go to MLflow where that was asked for (or on their own, by the setting).
+  const publisher = new Publisher({ store, mlflow: new MlflowStore(store.db), compare, events, clock, env, ownerPid: process.pid, waitForRun: (id) => runner.waitForExit(id) });
+  const publishing = events.subscribe((event, payload) => publisher.onEvent(event, payload));
+  /** A run pulled back from MLflow was recorded on another box: what depends on its output or its machine is refused, saying so. */
+  const refuseImported = (id: number, what: string) => {
+    const origin = store.runs.get(id)?.origin;
+    if (origin) throw new ApiFailure('conflict', `run ${id} was pulled back from MLflow (recorded on ${origin.machine.label}) and is read-only here: ${what}; its MLflow run is ${origin.url}`);
+  };
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -302,6 +315,7 @@ export function createCore(options: CoreOptions): EngineCore {
    */
   const startRerun = async (id: number, profile: { warmupSteps: number; steps: number } | null): Promise<Run> => {
     const source = requireRun(id);
+    refuseImported(id, `its command belongs to the machine it ran on, so ${profile ? 'profile' : 'run'} it there`);
     if (runner.isActive(id)) {
       throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
     }
@@ -454,6 +468,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);
       for (const id of ids) requireRun(id);
+      for (const id of ids) refuseImported(id, 'its output stayed on the machine it ran on, so it cannot be parsed again here');
       const results = [];
       for (const id of ids) {
         if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
@@ -482,7 +497,8 @@ export function createCore(options: CoreOptions): EngineCore {
       }
     },
     'runs.codeDiff': ({ id }) => {
-      const { git } = requireRun(id);
+      const { git, origin } = requireRun(id);
+      if (origin && git?.dirty) return { diff: null, reason: `the diff stayed on ${origin.machine.label}, where the run was recorded (sha256 ${git.diffSha256 ?? 'unknown'})` };
       if (!git) return { diff: null, reason: 'the run did not start in a git repository' };
       if (!git.dirty || git.diffSha256 === null) return { diff: null, reason: `the code was committed as it ran (${git.commit?.slice(0, 12) ?? 'no commit'}), with no uncommitted changes` };
       const diff = store.runs.codeDiff(git.diffSha256);
@@ -543,6 +559,16 @@ export function createCore(options: CoreOptions): EngineCore {
       events.emit('runs.onDidChange', run);
       return run;
     },
+    'mlflow.settings': () => publisher.settings(),
+    'mlflow.configure': (input) => publisher.configure(input),
+    'mlflow.publish': (input) => publisher.publish(input),
+    'mlflow.publications': ({ runId, sweepId, comparison }) => {
+      if (runId !== undefined) return publisher.publications({ kind: 'run', runId });
+      if (sweepId !== undefined) return publisher.publications({ kind: 'sweep', sweepId });
+      if (comparison !== undefined) return publisher.publications({ kind: 'comparison', key: publisher.comparisonKey(comparison), request: comparison });
+      return publisher.publications(null);
+    },
+    'mlflow.import': (input) => publisher.importRuns(input),
     'runs.orphans': () => orphans.list(),
     'runs.killOrphan': ({ runId }) => {
       orphans.kill(runId);
@@ -560,6 +586,7 @@ export function createCore(options: CoreOptions): EngineCore {
     gpu,
     sweeps,
     compare,
+    publisher,
     interruptedSweeps,
     dbPath,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
@@ -577,6 +604,7 @@ export function createCore(options: CoreOptions): EngineCore {
       events.emit('runs.onDidChange', run);
       return run;
     },
+    mlflowUiOrigins: () => publisher.uiOrigins(),
     async close() {
       if (closed) return;
       closed = true;
@@ -588,6 +616,9 @@ export function createCore(options: CoreOptions): EngineCore {
       await runner.close();
       await sweepsStopped;
       await Promise.all([...rerunCleanups]);
+      // Runs and sweeps that ended are published (or their failure recorded) before the database closes.
+      await publisher.close();
+      publishing.unsubscribe();
       await gpu.close();
       await store.close();
     },

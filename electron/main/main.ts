@@ -68,8 +68,8 @@ function createWindow(engine: Core): BrowserWindow {
   rememberWindowState(window);
   // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (isAllowedExternalUrl(url)) void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
-    else console.error(`tuning-bench: refused to open ${url} (only https links to the documentation hosts open in the browser)`);
+    if (isAllowedExternalUrl(url, engine.mlflowUiOrigins())) void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
+    else console.error(`tuning-bench: refused to open ${url} (only https links to the documentation hosts, and the MLflow servers this database publishes to, open in the browser)`);
     return { action: 'deny' };
   });
   window.webContents.on('will-navigate', (event, url) => {

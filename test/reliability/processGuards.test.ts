@@ -39,4 +39,12 @@ describe('the external link allowlist', () => {
       expect(isAllowedExternalUrl(refused), refused).toBe(false);
     }
   });
+
+  it("opens the UI of an MLflow server this database publishes to, on its own port, and no other server's", () => {
+    const origins = ['http://mlflow.lab:5000'];
+    expect(isAllowedExternalUrl('http://mlflow.lab:5000/#/experiments/1/runs/abc', origins)).toBe(true);
+    for (const refused of ['http://mlflow.lab:5001/', 'http://evil.example:5000/', 'http://user:pw@mlflow.lab:5000/', 'javascript:alert(1)']) {
+      expect(isAllowedExternalUrl(refused, origins), refused).toBe(false);
+    }
+  });
 });

@@ -53,6 +53,8 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/runner/x.ts', "import { StepProfiler } from '../profile/stepProfiler.js';"],
     ['electron/core/gpu-control/x.ts', "import { SweepQueue } from '../experiments/sweepQueue.js';"],
     ['electron/core/ingest/x.ts', "import { createCore } from '../createCore.js';"],
+    ['electron/core/compare/x.ts', "import { Publisher } from '../publish/publisher.js';"],
+    ['electron/core/publish/x.ts', "import { SweepQueue } from '../experiments/sweepQueue.js';"],
   ])('refuses in %s: %s', async (file, code) => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
   }, 30_000);
@@ -67,6 +69,7 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/metrics/x.ts', "import type { EventHub } from '../events.js';"],
     ['electron/core/store/x.ts', "import { systemClock } from '../clock.js';"],
     ['electron/core/x.ts', "import { RunManager } from './runner/runManager.js';"],
+    ['electron/core/publish/x.ts', "import type { CompareService } from '../compare/compareService.js';"],
   ])('allows in %s: %s', async (file, code) => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
   }, 30_000);

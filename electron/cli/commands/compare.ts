@@ -18,6 +18,7 @@ export interface CompareCommandOptions {
   gateRel?: number;
   /** False with --no-gate. */
   gate: boolean;
+  acrossMachines?: boolean;
 }
 
 export function parseCompareIds(ids: readonly string[]): { runIds: number[]; sweepIds: number[] } {
@@ -45,6 +46,7 @@ export async function compareCommand(core: Core, ids: readonly string[], options
       relative: options.gateRel ?? null,
       enabled: options.gate,
     },
+    acrossMachines: options.acrossMachines === true,
   });
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const { content, filename } = await contractClient(core)['compare.export']({ ...parsed.data, format: options.format });

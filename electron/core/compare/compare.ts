@@ -6,6 +6,7 @@ import { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
 import { compareSpeeds, CONFIDENCE } from './verdict.js';
 import { studentTQuantile } from './studentT.js';
 import { commandText, rowDistinctions, rowKey } from './rowKey.js';
+import { applyMachineRule, machineNote, mayBeBest } from './machines.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -17,6 +18,8 @@ export interface CompareOptions {
   now: Date;
   /** The commands compared as templates, for the header (the service knows the sweeps' and workloads'). */
   commands?: readonly string[] | undefined;
+  /** Speedups between rows from different machines too (flagged); without it those rows get none. */
+  acrossMachines?: boolean | undefined;
 }
 
 interface Group {
@@ -436,6 +439,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const everyRun = groups.flatMap(speedRuns);
   const shared = commonUnit(everyRun).unit;
 
+  const acrossMachines = options.acrossMachines ?? false;
   const rows: ComparisonRow[] = groups.map((group) => {
     const isBaseline = group === baselineGroup;
     const counted = speedRuns(group);
@@ -481,7 +485,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
     const fairness = rowFairness(group.runs);
     const first = group.runs[0]!;
-    return {
+    const row: ComparisonRow = {
       key: group.key,
       name: rowName(group, baselineGroup, columns, options.groupBy, sweepNames),
       runIds: group.runs.map((r) => r.id),
@@ -524,7 +528,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       exitClasses: [...new Set(group.runs.map((r) => r.exitClass ?? r.status))],
       differences: [...differences],
       best: false,
+      machine: null,
     };
+    return applyMachineRule(row, group.runs, baselineGroup.runs, acrossMachines);
   });
 
   // Rows of the same name that are not the same code, place or command say which.
@@ -533,7 +539,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   // Best: the fastest row that is faster than the baseline (by its verdict) and does not fail the gate, with every
   // run ok; when none is, the baseline stays best. (A gate with nothing to compare on either side does not fail.)
   const passes = (r: ComparisonRow) => r.gate !== 'fail';
-  const candidates = rows.filter((r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null);
+  const candidates = rows.filter((r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null && mayBeBest(r, acrossMachines));
   const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.speedup.ratio! > b.speedup.ratio! ? r : b), null);
   const baselineRow = rows.find((r) => r.isBaseline)!;
   if (best) best.best = true;
@@ -542,6 +548,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
   if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
+  const machines = machineNote(rows, acrossMachines);
+  if (machines !== null) notes.push(machines);
   notes.push('Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.');
   return {
     columns,

@@ -1,7 +1,8 @@
 // Which runs form one row of a comparison (its repeats, pooled): the same config of one sweep, or the same command
-// and config run in the same place; and always the same code. Runs of different code, directories or commands are
+// and config run in the same place on the same machine; and always the same code. Runs of different code, directories or commands are
 // never pooled as if they were repeats; rows that would read alike are told apart by what differs.
 import type { Run } from '../../shared/api.js';
+import { machineKey } from './machines.js';
 
 /** A commit's name as git shortens it; an uncommitted diff's hash by as many characters as compare's flags use. */
 const SHORT_SHA_CHARS = 7;
@@ -48,7 +49,8 @@ export function rowKey(run: Run): string {
   const code = codeKey(run);
   if (run.sweepId !== null && run.configIndex !== null) return `sweep ${run.sweepId} config ${run.configIndex} code ${code}`;
   const config = Object.entries(run.config).sort(([a], [b]) => a.localeCompare(b));
-  return JSON.stringify([run.workloadName ?? '', run.command, placeKey(run), config, code]);
+  // Runs from two machines (one pulled back from MLflow) are never pooled, however alike their configs.
+  return JSON.stringify([run.workloadName ?? '', run.command, placeKey(run), config, code, machineKey(run)]);
 }
 
 /**

@@ -39,6 +39,7 @@ interface RunRow {
   git_json: string | null;
   checkout_json: string | null;
   replaces_run_id: number | null;
+  origin_json: string | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
   replaced_by_run_id: number | null;
 }
@@ -451,6 +452,7 @@ function toRun(row: RunRow): Run {
     repeatIndex: row.repeat_index,
     replacesRunId: row.replaces_run_id,
     replacedByRunId: row.replaced_by_run_id,
+    origin: row.origin_json ? (JSON.parse(row.origin_json) as Run['origin']) : null,
     wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
     notes: row.notes,
     tags: JSON.parse(row.tags_json) as string[],

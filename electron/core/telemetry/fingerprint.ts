@@ -8,6 +8,8 @@ import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 export function hostFingerprint(): Record<string, unknown> {
   const cpuinfo = readText('/proc/cpuinfo') ?? '';
   return {
+    // Which box recorded the run: runs published to MLflow from several are told apart by it.
+    hostname: os.hostname(),
     cpuModel: /^model name\s*:\s*(.+)$/mu.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? null,
     cpuCores: os.cpus().length,
     cpuGovernor: readText('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor')?.trim() ?? null,

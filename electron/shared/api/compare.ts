@@ -97,6 +97,8 @@ export const comparisonRow = z.object({
   /** Where its GPU settings or environment differ from the baseline's (or within its own repeats). */
   differences: z.array(z.string()),
   best: z.boolean(),
+  /** The machine its runs ran on when that is not the baseline's (runs pulled back from MLflow): no speedup verdict across machines unless asked. */
+  machine: z.string().nullable().default(null),
 });
 
 export const comparison = z.object({
@@ -127,6 +129,8 @@ export const compareRequest = z.object({
   gate: qualityGate.default({ metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true }),
   /** δ: a speedup whose interval lies inside 1 ± minEffect is "same" (DESIGN: 2 %). */
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
+  /** Give speedups and verdicts between rows measured on different machines too (flagged); by default there are none. */
+  acrossMachines: z.boolean().optional(),
 });
 
 export const exportFormat = z.enum(['md', 'csv', 'json', 'html']);

@@ -4,6 +4,7 @@ import { empty, runId } from './common.js';
 import { compareMethods } from './compare.js';
 import { gitMethods } from './git.js';
 import { gpuMethods } from './gpu.js';
+import { mlflowMethods, publication } from './mlflow.js';
 import { gpuTelemetryPoint, hostTelemetryPoint, metricPoint, run, runMethods } from './runs.js';
 import { sweep, sweepMethods } from './sweeps.js';
 import { workload, workloadMethods } from './workloads.js';
@@ -30,6 +31,7 @@ export const methods = {
   ...sweepMethods,
   ...compareMethods,
   ...gitMethods,
+  ...mlflowMethods,
 } as const;
 
 /** Every event the engine pushes to the faces: `domain.onEvent`. */
@@ -50,6 +52,8 @@ export const events = {
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
   /** The registered workloads changed (one was added, edited or removed). */
   'workloads.onDidChange': z.object({ workloads: z.array(workload) }),
+  /** A run, sweep or comparison was published to MLflow (or its pending or failed publication changed). */
+  'mlflow.onDidPublish': publication,
 } as const;
 
 export type Methods = typeof methods;

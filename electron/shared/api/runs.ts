@@ -140,6 +140,26 @@ export const runCheckout = z.object({
   missing: z.array(z.string()).default([]),
 });
 
+/**
+ * Where a run pulled back from an MLflow tracking server came from: the server, the MLflow run, the database and
+ * run id it had on the box that recorded it, and that machine. Such a run is read-only here.
+ */
+export const runOrigin = z.object({
+  source: z.literal('mlflow'),
+  /** Without credentials. */
+  trackingUri: z.string(),
+  experimentId: z.string(),
+  mlflowRunId: z.string(),
+  /** The run in MLflow's UI. */
+  url: z.string(),
+  /** The database that recorded it (its `tuning_bench.database_id`) and its id there. */
+  databaseId: z.string(),
+  runId: z.number().int(),
+  /** The machine it ran on: an id to tell machines apart, and words for a person (host, GPU). */
+  machine: z.object({ id: z.string(), label: z.string() }),
+  importedAt: z.string(),
+});
+
 export const run = z.object({
   id: runId,
   workloadId: z.number().int().nullable(),
@@ -195,6 +215,8 @@ export const run = z.object({
   replacesRunId: z.number().int().nullable().default(null),
   replacedByRunId: z.number().int().nullable().default(null),
   /** How long it waited for an idle, cool GPU before it started (sweeps), and why it stopped waiting. */
+  /** A run pulled back from MLflow, recorded on another box; null for runs recorded here. */
+  origin: runOrigin.nullable().default(null),
   wait: z
     .object({
       seconds: z.number(),
@@ -292,6 +314,8 @@ export type Run = z.output<typeof run>;
 export type RunCheckout = z.output<typeof runCheckout>;
 
 export type Orphan = z.output<typeof orphan>;
+
+export type RunOrigin = z.output<typeof runOrigin>;
 
 export type MetricPoint = z.output<typeof metricPoint>;
 

@@ -28,6 +28,7 @@ import { SweepRevisionDiffs } from './RevisionDiff.js';
 import { useSweep } from '../sweeps/sweepStore.js';
 import { SweepFailures } from '../sweeps/SweepFailures.js';
 import './compare.css';
+import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
 
@@ -223,7 +224,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     ⚠ {row.differences.length === 1 ? '1 difference' : `${row.differences.length} differences`}
                   </span>
                 )}
-
+                {row.machine !== null && (
+                  <span className="badge row-flag diff-flag" data-testid="row-machine" title="Measured on another machine than the baseline: no speedup verdict across machines unless asked">
+                    on {row.machine}
+                  </span>
+                )}
                 {row.fasterButWorse && (
                   <span className="badge row-flag faster-but-worse" data-testid="row-faster-but-worse" title={`Faster, but ${row.gateReason}`}>
                     faster but worse
@@ -421,6 +426,15 @@ function CompareControls({ route, comparison }: { route: CompareViewRoute; compa
           ))}
         </div>
       </div>
+      {(route.acrossMachines || rows.some((row) => row.machine !== null)) && (
+        <div className="control">
+          <span className="label">Machines</span>
+          <label className="machines-field" title="Rows measured on another machine than the baseline get no speedup unless you ask: timings from two machines compare machines as well as configs">
+            <input type="checkbox" data-testid="across-machines" checked={route.acrossMachines} onChange={(event) => go({ acrossMachines: event.target.checked })} /> speedups across
+            machines
+          </label>
+        </div>
+      )}
       <div className="control" role="group" aria-labelledby="gate-label">
         <span className="label" id="gate-label">
           Quality gate
@@ -557,6 +571,7 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
         <button type="button" className="button small" data-testid="compare-refresh" title="Compare again: runs that ended since are included" onClick={() => setReloads((n) => n + 1)}>
           Refresh
         </button>
+        <PublishToMlflow subject={{ comparison: request }} publications={{ comparison: request }} disabled={comparison === null} what="this comparison" />
         <ExportMenu request={request} disabled={comparison === null} />
       </header>
       <CompareControls route={route} comparison={comparison} />

@@ -14,6 +14,7 @@ export function comparisonRequest(route: CompareViewRoute): MethodInput<'compare
     sweepIds: route.sweepIds,
     groupBy: route.groupBy,
     gate: route.gate,
+    ...(route.acrossMachines ? { acrossMachines: true } : {}),
     ...(route.baselineRunId !== null ? { baselineRunId: route.baselineRunId } : {}),
   };
 }

@@ -1,4 +1,4 @@
-// The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&metric=accuracy&dir=higher&abs=0.05&rel=0.1&gate=off) in the
+// The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&metric=accuracy&dir=higher&abs=0.05&rel=0.1&gate=off&machines=across) in the
 // URL hash: a reload, or a link pasted into a note, reopens the same comparison with the same baseline and gate.
 
 import type { QualityGate } from '../../../electron/shared/api.js';
@@ -15,6 +15,8 @@ export type CompareRoute =
       baselineRunId: number | null;
       groupBy: 'config' | 'run';
       gate: QualityGate;
+      /** Speedups between rows measured on different machines too (runs pulled back from MLflow). */
+      acrossMachines: boolean;
     };
 
 export type CompareViewRoute = Extract<CompareRoute, { kind: 'compare' }>;
@@ -51,6 +53,7 @@ export function compareRoute(parts: Partial<Omit<CompareViewRoute, 'kind'>>): Co
     baselineRunId: parts.baselineRunId ?? null,
     groupBy: parts.groupBy ?? 'config',
     gate: parts.gate ?? DEFAULT_GATE,
+    acrossMachines: parts.acrossMachines ?? false,
   };
 }
 
@@ -72,6 +75,7 @@ export function parseCompareHash(hash: string): CompareRoute | null {
       relative: gateValue(params.get('rel'), DEFAULT_GATE.relative),
       enabled: params.get('gate') !== 'off',
     },
+    acrossMachines: params.get('machines') === 'across',
   });
 }
 
@@ -88,6 +92,7 @@ export function compareRouteHash(route: CompareRoute): string {
   if (route.gate.absolute !== DEFAULT_GATE.absolute) parts.push(`abs=${route.gate.absolute ?? 'off'}`);
   if (route.gate.relative !== DEFAULT_GATE.relative) parts.push(`rel=${route.gate.relative ?? 'off'}`);
   if (!route.gate.enabled) parts.push('gate=off');
+  if (route.acrossMachines) parts.push('machines=across');
   return parts.length === 0 ? COMPARE_PREFIX : `${COMPARE_PREFIX}?${parts.join('&')}`;
 }
 

@@ -66,7 +66,8 @@ export type Reparse = ReturnType<typeof useReparse>;
 
 /** In the run's title row: compact, so the header (and the terminal below it) keeps its height. */
 export function ReparseButton({ run, reparse }: { run: Run; reparse: Reparse }) {
-  if (run.status === 'running') return null;
+  // A run pulled back from MLflow has no output here to parse.
+  if (run.status === 'running' || run.origin !== null) return null;
   const { busy, result, error, own } = reparse;
   return (
     <span className="reparse-row">

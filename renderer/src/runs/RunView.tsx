@@ -25,6 +25,7 @@ import { sweepRouteHash } from '../sweeps/sweepRoute.js';
 import { useView, viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { RunSteps } from './RunSteps.js';
+import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -91,6 +92,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <StatusBadge status={run.status} testId="run-status" />
           <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
           <span className="spacer" />
+          {run.origin === null && <PublishToMlflow subject={{ runIds: [run.id] }} publications={{ runId: run.id }} what="this run" />}
           <ReparseButton run={run} reparse={reparse} />
           {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
           {stopping && (
@@ -130,6 +132,15 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {rerunError && (
           <p className="inline-error" role="alert" data-testid="run-again-error">
             Could not run it again: {rerunError}
+          </p>
+        )}
+        {run.origin && (
+          <p className="origin-banner" data-testid="run-origin">
+            Pulled back from MLflow: recorded on <strong>{run.origin.machine.label}</strong> (its run {run.origin.runId} there), read-only here; its log stays on the
+            server.{' '}
+            <a href={run.origin.url} target="_blank" rel="noreferrer">
+              Open in MLflow ↗
+            </a>
           </p>
         )}
         <dl className="facts">

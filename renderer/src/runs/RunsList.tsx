@@ -43,7 +43,13 @@ export function RunsList({ runs, selectedId, onSelect }: RunsListProps) {
             <span className="run-row-line run-row-meta">
               <time dateTime={run.startedAt}>{formatStartTime(run.startedAt)}</time>
               <span>{formatDuration(runDurationMs(run, now))}</span>
-              <span>{formatBytes(run.outputBytes)}</span>
+              {run.origin ? (
+                <span className="run-origin" data-testid={`run-origin-${run.id}`} title={`Pulled back from MLflow: recorded on ${run.origin.machine.label}`}>
+                  from {run.origin.machine.label.split(' ')[0]}
+                </span>
+              ) : (
+                <span>{formatBytes(run.outputBytes)}</span>
+              )}
               <ExitClassBadge exitClass={run.exitClass} />
             </span>
           </button>

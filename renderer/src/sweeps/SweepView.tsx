@@ -18,6 +18,7 @@ import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
 import { SweepFailures } from './SweepFailures.js';
 import './sweeps.css';
+import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';
 
@@ -216,6 +217,7 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
           <SweepStatusBadge status={sweep.status} />
           <span className="spacer" />
           <SweepControls sweep={sweep} />
+          {!finder && <PublishToMlflow subject={{ sweepIds: [sweep.id] }} publications={{ sweepId: sweep.id }} what="this sweep" />}
           {!finder && sweep.configs.some((config) => config.runIds.length > 0) && <CompareSweepButton sweepId={sweep.id} />}
         </div>
         <dl className="facts">

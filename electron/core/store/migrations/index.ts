@@ -10,6 +10,7 @@ import { outputDropped } from './0008-output-dropped.js';
 import { runReplacements } from './0009-run-replacements.js';
 import { stepChoices } from './0010-step-choices.js';
 import { runCheckout } from './0011-run-checkout.js';
+import { mlflow } from './0012-mlflow.js';
 
 export interface Migration {
   version: number;
@@ -17,5 +18,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow];
 export const SCHEMA_VERSION = migrations.length;
