@@ -392,7 +392,7 @@ function rowName(group: Group, baseline: Group, columns: readonly string[], by: 
   const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
   let label: string;
   if (sweepName !== undefined && sweepsOwnBaseline) label = sweepName;
-  else if (group === baseline) label = sweepName !== undefined && first.configIndex === 0 ? sweepName : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || 'baseline';
+  else if (group === baseline) label = sweepName !== undefined && first.configIndex === 0 ? sweepName : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || first.workloadName || commandText(first.command);
   else label = changesFrom(first.config, base.config, columns) || sweepName || first.workloadName || commandText(first.command);
   return by === 'run' ? `run ${first.id}: ${label}` : label;
 }
