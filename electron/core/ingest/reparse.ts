@@ -35,7 +35,7 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const decoder = new TextDecoder('utf-8');
   const parsed: MetricSample[] = [];
   let lastTMs = 0;
-  for (const chunk of store.runs.iterateOutput(id)) {
+  for (const chunk of store.runs.storedOutput(id)) {
     for (const sample of collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs)) parsed.push(sample);
     lastTMs = chunk.tMs;
   }
@@ -69,7 +69,7 @@ export function numericLines(store: Store, id: number, limit: number): { lines: 
   const lines: string[] = [];
   let held = '';
   let scannedBytes = 0;
-  for (const chunk of store.runs.iterateOutput(id)) {
+  for (const chunk of store.runs.storedOutput(id)) {
     scannedBytes += chunk.data.length;
     const parts = (held + decoder.decode(chunk.data, { stream: true })).split(/\r\n|\r|\n/u);
     held = parts.pop() ?? '';

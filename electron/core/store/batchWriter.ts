@@ -97,18 +97,26 @@ export class BatchWriter {
     return this.queue.length;
   }
 
+  /** The timer's path: the same error boundary as every other, so nothing it meets (a busy connection, a closed file) escapes the timer. */
   private flushFromTimer(): void {
     if (this.queue.length === 0 || this.clock.monotonicMs() < this.retryAt) return;
-    const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    let busyTimeout: number | null = null;
     try {
+      busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
       this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);
       this.flush();
     } catch (error) {
-      // Only the pragma itself can land here (the database closed under us); flush() never throws.
+      // Only the pragmas can land here (the connection closed, or busy with a statement); flush() never throws.
+      this.failures += 1;
+      this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
       this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
     } finally {
-      if (this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);
+      try {
+        if (busyTimeout !== null && this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);
+      } catch {
+        // Put back on the next tick that gets this far; the next flush sets it again anyway.
+      }
     }
   }
 

@@ -90,6 +90,16 @@ export interface RunEnding {
   endedAt: Date;
 }
 
+/** One stored chunk of a run's output, as the program wrote it. */
+export interface StoredChunk {
+  seq: number;
+  tMs: number;
+  data: Buffer;
+}
+
+/** Chunks read at once by a paged read: a live chunk is at most 256 KiB, so a page is at most 4 MiB. */
+const OUTPUT_PAGE_CHUNKS = 16;
+
 export interface OutputPage {
   chunks: OutputChunk[];
   skippedBytes: number;
@@ -156,6 +166,9 @@ export class RunStore {
       ),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
+      ),
+      chunkPage: db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
+        'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
       ),
       chunksFromEnd: db.prepare<[number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? ORDER BY seq DESC',
@@ -315,13 +328,35 @@ export class RunStore {
   }
 
   /** Stored output after `afterSeq`, as raw bytes (the record is exactly what the program wrote). */
-  outputAfter(id: number, afterSeq: number): Array<{ seq: number; tMs: number; data: Buffer }> {
+  outputAfter(id: number, afterSeq: number): StoredChunk[] {
     return this.statements.chunksAfter.all(id, afterSeq).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
   }
 
-  /** Streams every stored chunk in order without holding the whole log in memory. */
-  *iterateOutput(id: number): Generator<{ seq: number; tMs: number; data: Buffer }> {
-    for (const row of this.statements.chunksAfter.iterate(id, -1)) yield { seq: row.seq, tMs: row.t_ms, data: row.data };
+  /** The last stored chunk's number, -1 when there is none: where a read of "the output so far" stops. */
+  lastOutputSeq(id: number): number {
+    return this.statements.lastSeq.get(id)?.seq ?? -1;
+  }
+
+  /**
+   * Stored chunks after `afterSeq` up to `throughSeq`, at most `maxChunks` of them, read at once: each page
+   * is its own short read, so nothing holds the connection (or a snapshot of the file) between pages.
+   */
+  outputChunkPage(id: number, afterSeq: number, throughSeq: number, maxChunks = OUTPUT_PAGE_CHUNKS): StoredChunk[] {
+    return this.statements.chunkPage.all(id, afterSeq, throughSeq, maxChunks).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
+  }
+
+  /**
+   * Every chunk stored when the call was made, in order, a page at a time (see outputChunkPage): memory stays
+   * bounded, and the caller may pause between chunks (await a slow client) without holding the database.
+   */
+  *storedOutput(id: number, throughSeq = this.lastOutputSeq(id)): Generator<StoredChunk> {
+    let afterSeq = -1;
+    for (;;) {
+      const page = this.outputChunkPage(id, afterSeq, throughSeq);
+      if (page.length === 0) return;
+      yield* page;
+      afterSeq = page.at(-1)!.seq;
+    }
   }
 
   /**
