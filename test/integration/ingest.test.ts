@@ -75,13 +75,14 @@ describe('import streams a log of any size', () => {
   }, 180_000);
 
   it('stores and summarizes an import without sending its samples back to the engine thread, where nothing listens', async () => {
-    // The worker's messages, heard beside the engine's own listener.
-    const worker = (harness.core.store.output as unknown as { worker: Worker }).worker;
+    // The output path's threads' messages, heard beside the engine's own listeners: the writer stores an import's samples, the parser a live run's.
+    const { worker, parser } = harness.core.store.output as unknown as { worker: Worker; parser: Worker };
     const announced = new Set<number>();
     const hear = (message: { type: string; runId?: number }) => {
       if (message.type === 'metrics' && message.runId !== undefined) announced.add(message.runId);
     };
     worker.on('message', hear);
+    parser.on('message', hear);
     try {
       const log = Array.from({ length: 50 }, (_, i) => `iter ${i + 1}: loss ${(3 - i / 50).toFixed(3)}, time 10.0ms\n`).join('');
       const imported = await importLogText(harness.core.store, log, { name: 'quiet import', now: new Date() });
@@ -95,6 +96,7 @@ describe('import streams a log of any size', () => {
       expect([...announced]).toEqual([live.id]);
     } finally {
       worker.off('message', hear);
+      parser.off('message', hear);
     }
   });
 

@@ -25,6 +25,7 @@ export class RunManager {
     fs.mkdirSync(environment.channelDir, { recursive: true });
     this.context = { runs, metricStore, telemetry, output, events, environment, faults: new RunFaults(events) };
     output.onMetrics((runId, samples) => this.sessions.get(runId)?.acceptParsedMetrics(samples));
+    output.onNotice((runId, message) => this.sessions.get(runId)?.noteParsing(message));
   }
 
   /** The exact argv, cwd and env a workload would run with these values. */

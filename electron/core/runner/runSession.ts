@@ -84,6 +84,8 @@ export class RunSession {
   private readonly profile: { sourceRunId: number | null } | null;
   /** Cleared as the run leaves the registry: a step limit reached after that stops nothing. */
   private live = true;
+  /** Notices of its parsing, kept with the run (the first few). */
+  private readonly parsingNotes: string[] = [];
 
   constructor(
     private readonly context: RunContext,
@@ -174,9 +176,18 @@ export class RunSession {
     return started;
   }
 
-  /** Parsed from the terminal by the writer thread (already stored there). */
+  /** Parsed from the terminal by the parser thread (already stored by the writer thread). */
   acceptParsedMetrics(samples: readonly MetricSample[]): void {
     this.metrics.acceptParsed(samples);
+  }
+
+  /** Something about the run's parsing a person should know (its pattern switched off): said live and kept with the run. */
+  noteParsing(message: string): void {
+    const { runs, events } = this.context;
+    events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
+    if (this.parsingNotes.length >= MAX_TELEMETRY_NOTES) return;
+    this.parsingNotes.push(message);
+    runs.addFingerprint(this.id, { parsingNotes: this.parsingNotes });
   }
 
   write(data: string): void {
@@ -351,11 +362,12 @@ export class RunSession {
     this.host?.close();
     this.gpu?.close();
     if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
-    this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
+    // Parsing may lag behind the store (a flood, a slow pattern): the ending is recorded once the bytes are, the summary once the samples are.
+    const parsed = this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
     // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
     await Promise.all(this.lateResults);
     const endedAt = environment.clock.now();
-    // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
+    // Waits for the writer thread: every byte of output is committed before the ending is recorded.
     await this.context.output.flush();
     const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
     await retryWrite(
@@ -381,6 +393,7 @@ export class RunSession {
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
     const python = await Promise.race([this.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
     if (python) runs.addFingerprint(this.id, python);
+    await parsed;
     await environment.flushStore();
     const hostSamples = this.context.telemetry.hostSamples(this.id);
     const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);

@@ -224,7 +224,7 @@ export class RunStore {
     this.statements.setPid.run(pid, startTicks, id);
   }
 
-  /** Queues a chunk of output; the writer commits it with its next batch (at most FLUSH_INTERVAL_MS later). */
+  /** Queues a chunk of output; the writer thread commits it with its next batch (at most COMMIT_INTERVAL_MS later, see ingest/commitPolicy.ts). */
   appendOutput(id: number, seq: number, tMs: number, data: Buffer): void {
     this.output.append(id, seq, tMs, data);
   }
