@@ -1,6 +1,6 @@
 // Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace; a batch that fails is kept and retried.
 import type { Db } from './open.js';
-import { describeWriteFault, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
+import { describeWriteFault, faultWorthTelling, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** A crash loses at most this much of what was queued (DESIGN: at most a second). */
@@ -27,6 +27,8 @@ export class BatchWriter {
   private failures = 0;
   /** Monotonic: no commit from the timer before this. */
   private retryAt = 0;
+  /** Monotonic: when the current run of failed commits began (a busy file is told of only once it lasts). */
+  private failingSince: number | null = null;
   private status: WriterStatus = { state: 'writing' };
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
 
@@ -71,12 +73,14 @@ export class BatchWriter {
       // The transaction rolled back as a whole, so the same writes can run again later.
       this.queue = writes.concat(this.queue);
       this.failures += 1;
+      this.failingSince ??= this.clock.monotonicMs();
       this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
-      this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince)) this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
       return false;
     }
     this.failures = 0;
+    this.failingSince = null;
     this.retryAt = 0;
     if (this.status.state !== 'writing') this.setStatus({ state: 'writing' });
     return true;
