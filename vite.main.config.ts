@@ -9,6 +9,7 @@ export default defineConfig({
         main: 'electron/main/main.ts',
         outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts',
         outputParserWorker: 'electron/core/ingest/outputParserWorker.ts',
+        ingestTaskWorker: 'electron/core/ingest/ingestTaskWorker.ts',
       },
       formats: ['cjs'],
       fileName: (_format, name) => `${name}.cjs`,

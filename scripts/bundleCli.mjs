@@ -14,6 +14,7 @@ await build({
     'tuning-bench': 'electron/cli/entry.ts',
     outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts',
     outputParserWorker: 'electron/core/ingest/outputParserWorker.ts',
+    ingestTaskWorker: 'electron/core/ingest/ingestTaskWorker.ts',
   },
   outdir: OUT_DIR,
   bundle: true,

@@ -15,8 +15,9 @@ import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
 import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { IngestTasks } from './ingest/ingestTasks.js';
 import { writeRunLog } from './runner/runLog.js';
-import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
+import { ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
 import { DEFAULT_GPU_INTERVAL_MS } from './telemetry/nvidiaSmiSampler.js';
@@ -91,6 +92,8 @@ export interface Core {
  */
 export interface EngineCore extends Core {
   readonly store: Store<OutputWriter>;
+  /** Long work on stored runs (parsing again, an import's summary), on a thread of its own. */
+  readonly tasks: IngestTasks;
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
@@ -148,6 +151,7 @@ export function createCore(options: CoreOptions): EngineCore {
     throw explainCorruption(error, dbPath);
   }
   const orphans = new OrphanRegistry(recovery.orphans);
+  const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
 
   const childEnv = stringEnv(env);
   const gpu = new GpuControl({
@@ -395,7 +399,7 @@ export function createCore(options: CoreOptions): EngineCore {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
-      const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() });
+      const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() });
       events.emit('runs.onDidChange', run);
       return run;
     },
@@ -407,9 +411,12 @@ export function createCore(options: CoreOptions): EngineCore {
         if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
         if (workload) store.runs.setWorkload(id, workload);
         try {
-          const result = await reparseRun(store, id, now());
-          events.emit('runs.onDidChange', result.run);
-          results.push(result);
+          // Anything this thread still queues for the run (its channel's samples) is stored before the task reads it.
+          await store.flush();
+          const result = await tasks.reparse(id, now());
+          const updated = requireRun(id);
+          events.emit('runs.onDidChange', updated);
+          results.push({ ...result, run: updated });
         } catch (error) {
           if (error instanceof ReparseRefused) throw new ApiFailure(store.runs.get(id) ? 'conflict' : 'not_found', error.message);
           throw error;
@@ -432,7 +439,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'runs.numericLines': async ({ id, limit }) => {
       requireRun(id);
       await store.flush();
-      return numericLines(store, id, limit);
+      return tasks.numericLines(id, limit);
     },
     'metrics.testRegex': ({ pattern, text }) => testUserRegexSafely(pattern, text),
     'runs.telemetry': async ({ id }) => {
@@ -481,6 +488,7 @@ export function createCore(options: CoreOptions): EngineCore {
   return {
     handlers,
     store,
+    tasks,
     runner,
     recovery,
     orphans,
@@ -500,7 +508,7 @@ export function createCore(options: CoreOptions): EngineCore {
       await writeRunLog(store.runs, id, format, sink);
     },
     async importLogFile(file, importOptions) {
-      const run = await importLogFile(store, file, { ...importOptions, now: now() });
+      const run = await importLogFile({ store, tasks }, file, { ...importOptions, now: now() });
       events.emit('runs.onDidChange', run);
       return run;
     },
@@ -515,6 +523,7 @@ export function createCore(options: CoreOptions): EngineCore {
       await runner.close();
       await sweepsStopped;
       await gpu.close();
+      await tasks.close();
       await store.close();
     },
   };

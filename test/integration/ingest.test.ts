@@ -85,7 +85,7 @@ describe('import streams a log of any size', () => {
     parser.on('message', hear);
     try {
       const log = Array.from({ length: 50 }, (_, i) => `iter ${i + 1}: loss ${(3 - i / 50).toFixed(3)}, time 10.0ms\n`).join('');
-      const imported = await importLogText(harness.core.store, log, { name: 'quiet import', now: new Date() });
+      const imported = await importLogText(harness.core, log, { name: 'quiet import', now: new Date() });
       expect(harness.core.store.metrics.count(imported.id)).toBeGreaterThanOrEqual(100);
       expect(imported.summary).toMatchObject({ steps: 50, metricsSource: 'text' });
 
@@ -105,7 +105,7 @@ describe('import streams a log of any size', () => {
     const bar = (step: number, loss: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [0${Math.floor((2 * step) / 60)}:${String((2 * step) % 60).padStart(2, '0')}<01:13,  0.50it/s, loss=${loss.toFixed(3)}, v_num=0]`;
     // Three redraws a step (Lightning redraws when the postfix changes), then the bar's last line.
     const log = Array.from({ length: 40 }, (_, i) => bar(i + 1, 3) + bar(i + 1, 2.5) + bar(i + 1, 2 - i / 100)).join('') + '\n';
-    const imported = await importLogText(harness.core.store, log, { name: 'bar redraws', now: new Date() });
+    const imported = await importLogText(harness.core, log, { name: 'bar redraws', now: new Date() });
     const losses = () => harness.core.store.metrics.forRun(imported.id).filter((s) => s.name === 'loss');
     expect(losses().map((s) => s.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(losses()[9]!.value).toBeCloseTo(1.91, 9);

@@ -9,7 +9,7 @@ import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
-import { BytesFirst } from './bytesFirst.js';
+import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, CommitPolicy } from './commitPolicy.js';
 import { liveView } from './liveSamples.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
@@ -63,6 +63,8 @@ let failingSince: number | null = null;
 let retryAt = 0;
 let status: WriterStatus = { state: 'writing' };
 let closing = false;
+/** How long the last sample transaction took: the lock is left free at least as long before the next. */
+let lastTransactionMs = 0;
 
 const toWriter = (message: ParserToWriter) => port.postMessage(message);
 const toEngine = (message: ParserToEngine) => engine.postMessage(message);
@@ -115,11 +117,14 @@ function takeTransaction(): Array<{ runId: number; samples: MetricSample[] }> {
 function commit(): void {
   const committed = new Map<number, MetricSample[]>();
   let ok = true;
-  while (samplesQueue.length > 0) {
+  for (let first = true; samplesQueue.length > 0; first = false) {
     const batch = takeTransaction();
     try {
+      if (!first) sleepThread(bulkWriteGapMs(lastTransactionMs));
       bytesFirst.awaitTurn(BYTES_FIRST_MAX_WAIT_MS);
-      commitTransaction(batch);
+      const startedAt = performance.now();
+      commitTransaction.immediate(batch);
+      lastTransactionMs = performance.now() - startedAt;
     } catch (error) {
       samplesQueue = batch.concat(samplesQueue);
       queuedSamples += batch.reduce((sum, entry) => sum + entry.samples.length, 0);

@@ -3,7 +3,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { MetricSample } from '../metrics/samples.js';
 import type { FromOutputWriter, ParserToEngine, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
-import { BytesFirst } from './bytesFirst.js';
+import { BytesFirst } from './writeTurns.js';
 import { startIngestWorker } from './workerScript.js';
 
 export class OutputWriter {
@@ -17,6 +17,8 @@ export class OutputWriter {
   /** Each thread's end, followed from its start: close() may come after a thread already died. */
   private readonly writerExited: Promise<void>;
   private readonly parserExited: Promise<void>;
+  /** Shared with every thread that writes long transactions (the parser, the ingest tasks): byte commits go first (see BytesFirst). */
+  readonly bytesFirst = new BytesFirst().shared;
   private nextFlushId = 1;
   private closing: Promise<void> | null = null;
   private metricsListener: (runId: number, samples: MetricSample[]) => void = () => undefined;
@@ -30,7 +32,7 @@ export class OutputWriter {
 
   constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
     const channel = new MessageChannel();
-    const bytesFirst = new BytesFirst().shared;
+    const bytesFirst = this.bytesFirst;
     this.parser = startIngestWorker('outputParserWorker', { file, port: channel.port1, bytesFirst }, [channel.port1]);
     this.worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst }, [channel.port2]);
     this.writerExited = new Promise((resolve) => this.worker.once('exit', () => resolve()));

@@ -7,7 +7,7 @@ import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
-import { BytesFirst } from './bytesFirst.js';
+import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
 
@@ -86,8 +86,11 @@ let heldBytes = 0;
 let dropped = new Map<number, number>();
 /** Runs already told, in this pause, that their output is being dropped. */
 const toldDropping = new Set<number>();
-/** Imports whose `runParsed` answer waits for the next commit attempt. */
-let parsedAwaitingCommit: number[] = [];
+/** Samples ever queued, and ever committed: a flush (or an import's end) waits until the second reaches what the first was when it asked. */
+let samplesQueuedTotal = 0;
+let samplesCommittedTotal = 0;
+/** Answers that wait for samples to be committed, each with the count it waits for (see whenQueuedSamplesCommitted). */
+let waitingForSamples: Array<{ through: number; answer: () => void }> = [];
 
 const commitTransaction = db.transaction((batch: Chunk[], samples: Array<{ runId: number; samples: MetricSample[] }>, droppedByRun: Map<number, number>) => {
   const bytesByRun = new Map<number, number>();
@@ -126,11 +129,32 @@ function setStatus(next: WriterStatus): void {
   if (changed) send({ type: 'status', status: next });
 }
 
+/** An import's samples wait for the next commit: one of output that is due, or their own timer (see armForWaiting). */
 function queueSamples(runId: number, samples: MetricSample[]): void {
   if (samples.length === 0) return;
   samplesQueue.push({ runId, samples });
   queuedSamples += samples.length;
-  policy.noteWaiting(performance.now(), 0);
+  samplesQueuedTotal += samples.length;
+  armForWaiting();
+}
+
+/**
+ * Answers once every sample queued so far is committed: the commits go on at their pace, a commit's worth at a
+ * time with the lock left free between (so live runs' chunks are taken between them), and a fault answers at once,
+ * the samples kept for retry, as a flush always has.
+ */
+function whenQueuedSamplesCommitted(answer: () => void): void {
+  if (samplesCommittedTotal >= samplesQueuedTotal) answer();
+  else waitingForSamples.push({ through: samplesQueuedTotal, answer });
+}
+
+function answerWaitingForSamples(all: boolean): void {
+  const waiting = waitingForSamples;
+  waitingForSamples = [];
+  for (const entry of waiting) {
+    if (all || samplesCommittedTotal >= entry.through) entry.answer();
+    else waitingForSamples.push(entry);
+  }
 }
 
 /** The next commit's samples: at most COMMIT_MAX_SAMPLES, in order (the last entry split if need be). */
@@ -168,7 +192,10 @@ function commit(): boolean {
     chunks = [];
     dropped = new Map();
     try {
-      bytesFirst.commit(() => commitTransaction(batch, samples, droppedByRun));
+      const startedAt = performance.now();
+      bytesFirst.commit(() => commitTransaction.immediate(batch, samples, droppedByRun));
+      lastCommitEndedAt = performance.now();
+      lastCommitMs = lastCommitEndedAt - startedAt;
     } catch (error) {
       // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
       chunks = batch.concat(chunks);
@@ -181,11 +208,12 @@ function commit(): boolean {
       retryAt = performance.now() + nextRetryDelayMs(failures);
       const { fault, message } = describeWriteFault(error, config.file);
       if (faultWorthTelling(fault, performance.now() - failingSince)) setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
-      answerParsedRuns();
+      answerWaitingForSamples(true);
       armForWaiting();
       return false;
     }
     for (const chunk of batch) heldBytes -= chunk.data.byteLength;
+    for (const entry of samples) samplesCommittedTotal += entry.samples.length;
     toldDropping.clear();
     failures = 0;
     failingSince = null;
@@ -195,25 +223,32 @@ function commit(): boolean {
     for (const entry of samples) if (!parsedBySender.has(entry.runId)) send({ type: 'metrics', runId: entry.runId, samples: entry.samples });
     for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
   }
-  policy.committed(performance.now(), queuedSamples > 0);
-  answerParsedRuns();
+  policy.committed(performance.now(), false);
+  answerWaitingForSamples(false);
   pumpReadBacks();
   armForWaiting();
   return true;
 }
 
-/** Whatever still waits (samples past the cap, a batch to retry) gets its commit timer. */
+/** How long the last commit took, and when it ended: an import's samples left for the next ones wait as long (see bulkWriteGapMs). */
+let lastCommitMs = 0;
+let lastCommitEndedAt = 0;
+
+/**
+ * Whatever still waits gets its commit timer: output when the policy says, a batch to retry after its backoff,
+ * and an import's samples after the lock was left free a while (bulkWriteGapMs), a commit's worth at a time.
+ * Messages themselves only commit output that is due: a commit of samples per message kept a live run's chunks
+ * queued behind an import's for seconds.
+ */
 function armForWaiting(): void {
-  const next = policy.dueInMs(performance.now());
-  if (next !== null) armCommitTimer(Math.max(next, retryAt - performance.now(), 0));
+  const now = performance.now();
+  const outputDue = policy.dueInMs(now);
+  const samplesDue = queuedSamples > 0 ? bulkWriteGapMs(lastCommitMs) - (now - lastCommitEndedAt) : null;
+  const next = outputDue === null ? samplesDue : samplesDue === null ? outputDue : Math.min(outputDue, samplesDue);
+  if (next === null) return;
+  armCommitTimer(Math.max(next, retryAt - now, 0));
 }
 
-/** Imports whose last samples went into a commit attempt are answered, as a flush is: stored, or kept for retry. */
-function answerParsedRuns(): void {
-  const answered = parsedAwaitingCommit;
-  parsedAwaitingCommit = [];
-  for (const runId of answered) send({ type: 'runParsed', runId });
-}
 
 // --- When to commit: by time and size, checked as chunks arrive and by a timer armed for the oldest waiting item.
 
@@ -229,7 +264,9 @@ function armCommitTimer(delayMs: number): void {
   if (commitTimer !== null) return;
   commitTimer = setTimeout(() => {
     commitTimer = null;
-    commitIfDue();
+    // The timer commits whatever waits (output or samples); a message commits only output that is due.
+    if (performance.now() >= retryAt) commit();
+    else armForWaiting();
   }, Math.ceil(delayMs));
 }
 
@@ -425,15 +462,15 @@ function handle(message: ToOutputWriter): void {
         if (message.samples) queueSamples(message.runId, message.samples);
         const sent = parsedBySender.get(message.runId);
         if (sent) sent.ended = true;
-        // Nothing to wait for: answered after the commit its last samples go into.
-        parsedAwaitingCommit.push(message.runId);
+        // Answered once its last samples are committed (or kept for retry).
         commit();
+        whenQueuedSamplesCommitted(() => send({ type: 'runParsed', runId: message.runId }));
       }
       break;
     }
     case 'flush':
       commit();
-      send({ type: 'flushed', id: message.id });
+      whenQueuedSamplesCommitted(() => send({ type: 'flushed', id: message.id }));
       break;
     case 'setHeldOutputLimit':
       heldOutputLimitBytes = Math.max(0, Math.floor(message.bytes));

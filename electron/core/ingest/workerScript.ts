@@ -3,8 +3,11 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 
-/** The threads of a run's output path: the writer (stores bytes, commits) and the parser (turns text into samples). */
-export type IngestWorkerName = 'outputWriterWorker' | 'outputParserWorker';
+/**
+ * The threads of the output path: the writer (stores bytes, commits), the parser (turns text into samples), and
+ * the task thread (long work on stored runs: parsing again, an import's summary).
+ */
+export type IngestWorkerName = 'outputWriterWorker' | 'outputParserWorker' | 'ingestTaskWorker';
 
 /**
  * This module's own URL. Under ESM (the CLI, the server, tests) that is import.meta.url; in the

@@ -8,6 +8,7 @@ import { reparse } from './0006-reparse.js';
 import { profiles } from './0007-profiles.js';
 import { outputDropped } from './0008-output-dropped.js';
 import { runReplacements } from './0009-run-replacements.js';
+import { textGenerations } from './0010-text-generations.js';
 
 export interface Migration {
   version: number;
@@ -15,5 +16,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, textGenerations];
 export const SCHEMA_VERSION = migrations.length;
