@@ -27,7 +27,7 @@ import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { storedGpuSamples } from './telemetry/summary.js';
 import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
-import { isAlive } from './system/procStat.js';
+import { ownIdentity } from './system/processIdentity.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
@@ -120,6 +120,8 @@ export function createCore(options: CoreOptions): EngineCore {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const dbPath = options.dbPath ?? defaultDatabasePath(env);
+  /** This engine as the owner of runs, sweeps and GPU changes: pid and start time, so no later process with its pid passes for it. */
+  const engine = ownIdentity();
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
 
@@ -144,13 +146,13 @@ export function createCore(options: CoreOptions): EngineCore {
   let recovery: RecoveryReport;
   try {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-    recovery = recoverInterruptedRuns(store.runs, now(), (run) => summarizeInterrupted(store, run));
+    recovery = recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
   } catch (error) {
     // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
     void store.close();
     throw explainCorruption(error, dbPath);
   }
-  const orphans = new OrphanRegistry(recovery.orphans);
+  const orphans = new OrphanRegistry(recovery.orphans, store.processes);
   const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
 
   const childEnv = stringEnv(env);
@@ -172,13 +174,13 @@ export function createCore(options: CoreOptions): EngineCore {
     defaultGpu: env.TUNING_BENCH_GPU ?? '0',
     env: childEnv,
     clock,
-    ownerPid: process.pid,
+    owner: engine,
   });
 
   const events = new EventHub();
   // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
   const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, clock });
-  const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
+  const runner = new RunManager(store, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
     baseEnv: stringEnv(env),
@@ -190,6 +192,7 @@ export function createCore(options: CoreOptions): EngineCore {
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),
     clock,
     profiler,
+    engine,
   });
 
   // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
@@ -231,10 +234,10 @@ export function createCore(options: CoreOptions): EngineCore {
     events,
     reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
     clock,
-    ownerPid: process.pid,
+    owner: engine,
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
   });
-  const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
+  const interruptedSweeps = sweeps.recoverInterrupted().map((sweep) => sweep.id);
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
   const externalChanges = new ExternalChangeWatcher(
     store.db,
@@ -244,7 +247,7 @@ export function createCore(options: CoreOptions): EngineCore {
     undefined,
     {
       store: store.sweeps,
-      ownerPid: process.pid,
+      owner: engine,
       onSweep: (id) => {
         try {
           events.emit('sweeps.onDidChange', sweeps.get(id));

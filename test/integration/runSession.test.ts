@@ -10,6 +10,7 @@ import { PythonFingerprints } from '../../electron/core/telemetry/pythonFingerpr
 import type { RunGpuLease } from '../../electron/core/runner/collaborators.js';
 import type { RunStore } from '../../electron/core/store/runStore.js';
 import type { RunContext, RunnerEnvironment, StartRequest } from '../../electron/core/runner/runContext.js';
+import { ownIdentity } from '../../electron/core/system/processIdentity.js';
 import { RunFaults } from '../../electron/core/runner/runFaults.js';
 import { prepareLaunch, type RunLaunch } from '../../electron/core/runner/runLaunch.js';
 import { RunSession } from '../../electron/core/runner/runSession.js';
@@ -64,10 +65,12 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     intervals: { gpuMs: 50, hostMs: 50 },
     pythonFingerprints: new PythonFingerprints(path.join(h.dir, 'python-fingerprints.json')),
     clock,
+    engine: ownIdentity(),
   };
   fs.mkdirSync(environment.channelDir, { recursive: true });
   const context: RunContext = {
     runs: store.runs,
+    processes: store.processes,
     metricStore: store.metrics,
     telemetry: store.telemetry,
     output: store.output,

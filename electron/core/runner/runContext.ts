@@ -8,6 +8,8 @@ import type { MetricStore } from '../store/metricStore.js';
 import type { RunPlacement, RunStore, UnitsPerStep } from '../store/runStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import type { PythonFingerprints } from '../telemetry/pythonFingerprint.js';
+import type { ProcessIdentity } from '../system/processIdentity.js';
+import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { RunGpuLease, RunProfiler } from './collaborators.js';
 import type { RunFaults } from './runFaults.js';
 import type { BuiltinValues } from './template.js';
@@ -34,6 +36,8 @@ export interface RunnerEnvironment {
   clock: Clock;
   /** Step profiles (`run --profile`); without it, a request to profile is refused. */
   profiler?: RunProfiler;
+  /** This engine (pid and start time), recorded with each run so a later process with its pid is never taken for it. */
+  engine: ProcessIdentity;
 }
 
 export interface StartRequest {
@@ -68,6 +72,8 @@ export interface StartRequest {
 /** Made once by RunManager and handed to each RunSession. */
 export interface RunContext {
   readonly runs: RunStore;
+  /** Every process of each run, written down as found: what recovery looks for after a crash. */
+  readonly processes: RunProcessStore;
   readonly metricStore: MetricStore;
   readonly telemetry: TelemetryStore;
   readonly output: OutputWriter;

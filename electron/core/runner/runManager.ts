@@ -6,6 +6,7 @@ import type { EventHub } from '../events.js';
 import type { RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
+import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
 import { expandWorkload, TemplateError, type ExpandedCommand } from './template.js';
 import type { RunGpuLease } from './collaborators.js';
@@ -21,9 +22,14 @@ export class RunManager {
   private readonly sessions = new Map<number, RunSession>();
   private readonly context: RunContext;
 
-  constructor(runs: RunStore, metricStore: MetricStore, telemetry: TelemetryStore, output: OutputWriter, events: EventHub, environment: RunnerEnvironment) {
+  constructor(
+    stores: { runs: RunStore; processes: RunProcessStore; metrics: MetricStore; telemetry: TelemetryStore; output: OutputWriter },
+    events: EventHub,
+    environment: RunnerEnvironment,
+  ) {
     fs.mkdirSync(environment.channelDir, { recursive: true });
-    this.context = { runs, metricStore, telemetry, output, events, environment, faults: new RunFaults(events) };
+    const { runs, processes, metrics: metricStore, telemetry, output } = stores;
+    this.context = { runs, processes, metricStore, telemetry, output, events, environment, faults: new RunFaults(events) };
     output.onMetrics((runId, samples) => this.sessions.get(runId)?.acceptParsedMetrics(samples));
     output.onNotice((runId, message) => this.sessions.get(runId)?.noteParsing(message));
   }

@@ -17,7 +17,7 @@ import { stepUnits } from '../ingest/unitsPerStep.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
-import { ProcessTree } from '../system/processTree.js';
+import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
 import { retryWrite } from '../store/writeFaults.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
 import { PtySession, type PtyExit } from './ptySession.js';
@@ -129,8 +129,14 @@ export class RunSession {
       rows: request.rows ?? DEFAULT_TERMINAL.rows,
       launcher: { node: environment.builtins.node, env: environment.nodeEnv },
     });
-    runs.setPid(this.id, this.pty.pid, processStartTicks(this.pty.pid));
-    this.tree = new ProcessTree(this.pty.pid);
+    const rootStartTicks = processStartTicks(this.pty.pid);
+    runs.setPid(this.id, this.pty.pid, rootStartTicks);
+    // Each process written down as it is found (batched with the samples): after a crash, recovery knows them all.
+    this.tree = new ProcessTree(this.pty.pid, {
+      rootStartTicks,
+      marker: launch.processMarker,
+      onFound: context.faults.guarded(this.id, 'the run\'s processes could not be written down', (found: TrackedProcess[]) => context.processes.record(this.id, found)),
+    });
     this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
     this.metrics = new RunMetrics(
       {

@@ -23,6 +23,8 @@ interface RunRow {
   pid: number | null;
   pid_start_ticks: number | null;
   engine_pid: number | null;
+  engine_start_ticks: number | null;
+  process_marker: string | null;
   output_bytes: number;
   output_dropped_bytes: number;
   summary_json: string | null;
@@ -56,6 +58,10 @@ export interface NewRun {
   env: Record<string, string>;
   startedAt: Date;
   enginePid: number;
+  /** The engine's /proc start time, so a reused pid is never taken for it (null: unknown, no /proc). */
+  engineStartTicks?: number | null;
+  /** The token in every one of the run's processes' environment (see runner/processMarker). */
+  processMarker?: string | null;
   /** Where the run sits in a sweep, if it belongs to one. */
   sweep?: RunPlacement | null | undefined;
   /** Tokens or samples in one step as the user stated them. */
@@ -107,12 +113,15 @@ export interface OutputPage {
   reachedEnd: boolean;
 }
 
-/** A run whose engine died while it ran, found at the next start. */
+/** A run still marked running: its engine may have died; found at the next start. */
 export interface OrphanCandidate {
   id: number;
+  startedAt: string;
   pid: number | null;
   pidStartTicks: number | null;
   enginePid: number | null;
+  engineStartTicks: number | null;
+  processMarker: string | null;
 }
 
 export const EMPTY_SUMMARY: RunSummary = {
@@ -147,9 +156,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json)
+           engine_start_ticks, process_marker, sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep)`,
+           @engineStartTicks, @processMarker, @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -211,6 +220,8 @@ export class RunStore {
       config: JSON.stringify(run.config),
       env: JSON.stringify(run.env),
       enginePid: run.enginePid,
+      engineStartTicks: run.engineStartTicks ?? null,
+      processMarker: run.processMarker ?? null,
       sweepId: run.sweep?.sweepId ?? null,
       configIndex: run.sweep?.configIndex ?? null,
       repeatIndex: run.sweep?.repeatIndex ?? null,
@@ -386,12 +397,12 @@ export class RunStore {
   }
 
   runningRuns(): OrphanCandidate[] {
-    return this.statements.running.all().map((row) => ({
-      id: row.id,
-      pid: row.pid,
-      pidStartTicks: row.pid_start_ticks,
-      enginePid: row.engine_pid,
-    }));
+    return this.statements.running.all().map(toCandidate);
+  }
+
+  /** Interrupted runs whose processes were still alive when found (marked by recovery), as candidates to look at again. */
+  markedOrphanCandidates(): OrphanCandidate[] {
+    return this.statements.markedOrphans.all().map(toCandidate);
   }
 
   /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
@@ -426,6 +437,18 @@ export class RunStore {
     })();
     return this.get(id)!;
   }
+}
+
+function toCandidate(row: RunRow): OrphanCandidate {
+  return {
+    id: row.id,
+    startedAt: row.started_at,
+    pid: row.pid,
+    pidStartTicks: row.pid_start_ticks,
+    enginePid: row.engine_pid,
+    engineStartTicks: row.engine_start_ticks,
+    processMarker: row.process_marker,
+  };
 }
 
 function toRun(row: RunRow): Run {

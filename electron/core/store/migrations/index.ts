@@ -9,6 +9,7 @@ import { profiles } from './0007-profiles.js';
 import { outputDropped } from './0008-output-dropped.js';
 import { runReplacements } from './0009-run-replacements.js';
 import { textGenerations } from './0010-text-generations.js';
+import { processIdentity } from './0011-process-identity.js';
 
 export interface Migration {
   version: number;
@@ -16,5 +17,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, textGenerations];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, textGenerations, processIdentity];
 export const SCHEMA_VERSION = migrations.length;
