@@ -111,6 +111,20 @@ export interface GpuStartOptions {
   confirmOtherProcesses?: boolean | undefined;
   /** Settings a sweep holds for its runs (recorded as set by the sweep). */
   inForce?: GpuSettingsRecord | null | undefined;
+  /**
+   * Aborted (a CLI's SIGINT, SIGTERM or SIGHUP) before the run has started: nothing is started, and GPU settings
+   * already applied for it are put back before StoppedBeforeStart is thrown with the abort's reason.
+   */
+  stopBeforeStart?: AbortSignal | undefined;
+}
+
+/** A start asked to stop before the run existed (a signal in its first seconds): nothing ran, nothing stays applied. */
+export class StoppedBeforeStart extends Error {
+  override name = 'StoppedBeforeStart';
+
+  constructor(reason: string, settingsPutBack: boolean) {
+    super(`${reason}: stopped before the run started, so nothing ran${settingsPutBack ? '; the GPU settings applied for it were put back' : ''}`);
+  }
 }
 
 const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo', 'pkexec', 'manual'];
@@ -211,15 +225,24 @@ export function createCore(options: CoreOptions): EngineCore {
   });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
-    const { gpuSettings, confirmOtherProcesses, inForce, ...start } = request;
+    const { gpuSettings, confirmOtherProcesses, inForce, stopBeforeStart, ...start } = request;
+    const stopIfAsked = (settingsPutBack: boolean) => {
+      if (stopBeforeStart?.aborted) throw new StoppedBeforeStart(String(stopBeforeStart.reason), settingsPutBack);
+    };
+    stopIfAsked(false);
     if (!hasRunSettings(gpuSettings)) {
-      return runner.start({ ...start, gpuSettingsInForce: inForce ?? (await gpu.settingsInForce()) });
+      const settingsInForce = inForce ?? (await gpu.settingsInForce());
+      stopIfAsked(false);
+      return runner.start({ ...start, gpuSettingsInForce: settingsInForce });
     }
     const label = start.workload ? `a run of ${start.workload.name}` : 'a run';
     const lease = await gpu.acquire(gpuSettings, { scope: 'run', confirmOtherProcesses: confirmOtherProcesses ?? false, label });
     try {
-      const run = runner.start({ ...start, gpuSettingsInForce: lease.record, gpuLease: lease });
-      return run;
+      if (stopBeforeStart?.aborted) {
+        await lease.release();
+        stopIfAsked(true);
+      }
+      return runner.start({ ...start, gpuSettingsInForce: lease.record, gpuLease: lease });
     } catch (error) {
       await lease.release();
       throw error;

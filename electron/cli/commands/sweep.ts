@@ -8,6 +8,7 @@ import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { parseAssignments } from './run.js';
+import { StopSignals } from '../stopSignals.js';
 
 export interface SweepCommandOptions extends GpuCliOptions {
   workload?: string;
@@ -95,34 +96,49 @@ export function formatSweepTable(sweep: Sweep): string {
   return lines.join('\n');
 }
 
-/** Follows a sweep to its end: progress on stderr, Ctrl-C cancels it (the current run is stopped). */
-export async function followSweep(core: Core, sweep: Sweep, json: boolean): Promise<Sweep> {
+/**
+ * Follows a sweep to its end: progress on stderr; Ctrl-C, SIGTERM or a closed terminal (SIGHUP) cancels it (the
+ * current run stops cleanly, GPU settings are put back). `stops` listened since before the sweep was started: a
+ * signal that came while it was being started (its GPU settings applied) cancels it as soon as it exists.
+ */
+export async function followSweep(core: Core, sweep: Sweep, json: boolean, stops: StopSignals): Promise<Sweep> {
   const progress = progressPrinter(json);
   progress.update(sweep);
   const subscription = core.subscribe((event, payload) => {
     if (event === 'sweeps.onDidChange' && payload.id === sweep.id) progress.update(payload);
   });
-  const onSignal = () => {
-    process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
-    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
-  };
-  // A closed terminal (SIGHUP) cancels like Ctrl-C: the run stops cleanly and GPU settings are put back.
   const ignoreClosedTerminal = () => undefined;
   process.stderr.on('error', ignoreClosedTerminal);
   process.stdout.on('error', ignoreClosedTerminal);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  stops.onStop(() => {
+    process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
+    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
+  });
   try {
     const ended = await core.waitForSweepEnd(sweep.id);
     progress.update(ended);
     return ended;
   } finally {
     progress.end();
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
     subscription.unsubscribe();
   }
 }
 
-export async function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
+/** Listens for stop signals from before the sweep is started to its end. */
+async function withStopSignals<T>(work: (stops: StopSignals) => Promise<T>): Promise<T> {
+  const stops = new StopSignals();
+  try {
+    return await work(stops);
+  } finally {
+    stops.dispose();
+  }
+}
+
+export function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
+  return withStopSignals((stops) => startAndFollowSweep(core, options, stops));
+}
+
+async function startAndFollowSweep(core: Core, options: SweepCommandOptions, stops: StopSignals): Promise<void> {
   let sweep: Sweep;
   if (options.resume !== undefined) {
     sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
@@ -156,7 +172,7 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     const input = candidate as MethodInput<'sweeps.start'>;
     sweep = await withConfirmation(options.yes === true, (confirm) => contractClient(core)['sweeps.start']({ ...input, confirmOtherProcesses: confirm }));
   }
-  const ended = await followSweep(core, sweep, options.json);
+  const ended = await followSweep(core, sweep, options.json, stops);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
   if (ended.status === 'failed') process.exitCode = 1;
 }
@@ -187,7 +203,11 @@ export interface FindBatchOptions {
   json: boolean;
 }
 
-export async function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
+export function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
+  return withStopSignals((stops) => findBatch(core, options, stops));
+}
+
+async function findBatch(core: Core, options: FindBatchOptions, stops: StopSignals): Promise<void> {
   const sweep = await contractClient(core)['sweeps.findBatch']({
     workloadId: await requireWorkloadId(core, options.workload),
     values: parseAssignments(options.set),
@@ -196,7 +216,7 @@ export async function findBatchCommand(core: Core, options: FindBatchOptions): P
     maxSteps: options.maxSteps,
     timeoutSeconds: 300,
   });
-  const ended = await followSweep(core, sweep, options.json);
+  const ended = await followSweep(core, sweep, options.json, stops);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
   if (ended.status === 'failed' || ended.result?.largestFit === null) process.exitCode = 1;
 }
