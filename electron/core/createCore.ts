@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
+import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -157,17 +157,27 @@ export function createCore(options: CoreOptions): EngineCore {
       ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
       : null
     : resolveCommand('nvidia-smi', process.cwd(), env.PATH);
-  let recovery: RecoveryReport;
-  try {
+  // What is open so far, closed again (last first) if a later step of the start fails: a file SQLite could open
+  // but not read (a damaged page met by recovery, a sweep or the runs list) must end the process with a clear
+  // message, never leave the writer threads keeping it alive for good.
+  const openedSoFar: Array<() => unknown> = [() => store.close()];
+  const startStep = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      const closers = openedSoFar.reverse();
+      void closers.reduce<Promise<unknown>>((previous, close) => previous.then(close).catch(() => undefined), Promise.resolve());
+      throw explainCorruption(error, dbPath);
+    }
+  };
+  const recovery: RecoveryReport = startStep(() => {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-    recovery = recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
-  } catch (error) {
-    // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
-    void store.close();
-    throw explainCorruption(error, dbPath);
-  }
+    return recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
+  });
   const orphans = new OrphanRegistry(recovery.orphans, store.processes);
+  openedSoFar.push(() => orphans.close());
   const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
+  openedSoFar.push(() => tasks.close());
 
   const childEnv = stringEnv(env);
   const gpu = new GpuControl({
@@ -190,6 +200,7 @@ export function createCore(options: CoreOptions): EngineCore {
     clock,
     owner: engine,
   });
+  openedSoFar.push(() => gpu.close());
 
   const events = new EventHub();
   // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
@@ -208,6 +219,7 @@ export function createCore(options: CoreOptions): EngineCore {
     profiler,
     engine,
   });
+  openedSoFar.push(() => runner.close());
 
   // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
 
@@ -260,9 +272,10 @@ export function createCore(options: CoreOptions): EngineCore {
     owner: engine,
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
   });
-  const interruptedSweeps = sweeps.recoverInterrupted().map((sweep) => sweep.id);
+  openedSoFar.push(() => sweeps.close());
+  const interruptedSweeps = startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
-  const externalChanges = new ExternalChangeWatcher(
+  const externalChanges = startStep(() => new ExternalChangeWatcher(
     store.db,
     store.runs,
     (id) => runner.isActive(id),
@@ -279,7 +292,7 @@ export function createCore(options: CoreOptions): EngineCore {
         }
       },
     },
-  );
+  ));
 
   const compare = new CompareService(store, clock);
 
@@ -512,7 +525,7 @@ export function createCore(options: CoreOptions): EngineCore {
 
   let closed = false;
   return {
-    handlers,
+    handlers: namingDamage(handlers, dbPath),
     store,
     tasks,
     runner,
@@ -529,14 +542,22 @@ export function createCore(options: CoreOptions): EngineCore {
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
     async writeRunLog(id, format, sink) {
-      requireRun(id);
-      await store.flush();
-      await writeRunLog(store.runs, id, format, sink);
+      try {
+        requireRun(id);
+        await store.flush();
+        await writeRunLog(store.runs, id, format, sink);
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
     },
     async importLogFile(file, importOptions) {
-      const run = await importLogFile({ store, tasks }, file, { ...importOptions, now: now() });
-      events.emit('runs.onDidChange', run);
-      return run;
+      try {
+        const run = await importLogFile({ store, tasks }, file, { ...importOptions, now: now() });
+        events.emit('runs.onDidChange', run);
+        return run;
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
     },
     async close() {
       if (closed) return;
@@ -553,6 +574,22 @@ export function createCore(options: CoreOptions): EngineCore {
       await store.close();
     },
   };
+}
+
+/** The handlers, each saying a damaged page it meets as DatabaseCorruptError (the file, and what to do) rather than SQLite's bare message. */
+function namingDamage(handlers: ApiHandlers, dbPath: string): ApiHandlers {
+  const named: Partial<Record<keyof ApiHandlers, unknown>> = {};
+  for (const [method, handler] of Object.entries(handlers) as Array<[keyof ApiHandlers, (input: unknown, context: CallContext) => unknown]>) {
+    named[method] = async (input: unknown, context: CallContext) => {
+      try {
+        return await handler(input, context);
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
+    };
+  }
+  // Each entry wraps the handler of the same method with the same signature: TypeScript cannot correlate the union here.
+  return named as ApiHandlers;
 }
 
 /** A git question whose answer is the person's to fix (not a repository, no such revision) crosses as invalid input. */

@@ -53,7 +53,7 @@ export class DatabaseCorruptError extends Error {
     super(
       `${file} is damaged or is not a Tuning Bench database (${detail}). ` +
         (unchanged ? 'Nothing in it was changed. ' : 'The damage was found after it was opened for writing. ') +
-        'Keep it aside and start a fresh one with `tuning-bench db set-aside` (the desktop app offers the same), ' +
+        '`tuning-bench db check` lists what is damaged. Keep it aside and start a fresh one with `tuning-bench db set-aside` (the desktop app offers the same), ' +
         'or point to another file with --db or TUNING_BENCH_DB.',
     );
     this.name = 'DatabaseCorruptError';
