@@ -3,6 +3,7 @@
 import { TextDecoder } from 'node:util';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { boundWal } from '../store/open.js';
 import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
@@ -47,6 +48,7 @@ const db = new Database(file, { fileMustExist: true });
 db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
+boundWal(db);
 const insertSample = db.prepare(INSERT_SAMPLE_SQL);
 const readPage = db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
   'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',

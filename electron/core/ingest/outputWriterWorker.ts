@@ -3,6 +3,7 @@
 // own samples; an import's samples, parsed by its sender, are committed here with its chunks.
 import { workerData, parentPort, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { boundWal } from '../store/open.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
 import type { WriterStatus } from '../store/batchWriter.js';
@@ -54,6 +55,7 @@ const db = new Database(config.file);
 db.pragma(`busy_timeout = ${COMMIT_BUSY_TIMEOUT_MS}`);
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
+boundWal(db);
 
 const insertChunk = db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)');
 const addBytes = db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?');

@@ -15,6 +15,13 @@ const PAGE_SIZE_BYTES = 65536;
 export const APPLICATION_ID = 0x5442656e;
 /** The tables every Tuning Bench schema has had since the first migration: how a file from before APPLICATION_ID is recognised. */
 const OUR_TABLES = ['runs', 'workloads', 'run_output'];
+/**
+ * The WAL is checkpointed back into the file once it holds this much, and cut back to it afterwards. SQLite counts
+ * its default (1,000 pages) in pages: with 64 KiB pages that let the WAL reach 64 MiB, 30 times a slow run's output
+ * (each 100 ms commit adds whole pages), so space freed on a full disk was soon eaten again. 4 MiB is 64 such
+ * pages: a checkpoint every few seconds of a flood, well under a second's work each.
+ */
+const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 /** A waiting writer gives up after this long; the CLI and the desktop app may share one file. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -169,6 +176,7 @@ export function openDatabase(file: string): Db {
     // blobs (measured: 100 MB in ~250 ms instead of ~550 ms) and suit the sample tables too.
     db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     db.pragma('journal_mode = WAL');
+    boundWal(db);
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // NORMAL is durable across an application crash in WAL mode; only a power cut can lose the last commits.
@@ -181,6 +189,13 @@ export function openDatabase(file: string): Db {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message, false);
     throw error;
   }
+}
+
+/** Holds this connection's WAL to WAL_LIMIT_BYTES: each connection checkpoints after its own commits, so every writer sets it. */
+export function boundWal(db: Db): void {
+  const pageBytes = db.pragma('page_size', { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(WAL_LIMIT_BYTES / pageBytes))}`);
+  db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
 }
 
 /** SQLite's own full check: "ok", or the problems it found. */
