@@ -56,6 +56,8 @@ export interface CoreOptions {
    * (the store's batched commits, a sweep's wait for a cool GPU) then fire only as the test advances it.
    */
   clock?: Clock;
+  /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
+  endingRetryMs?: number;
 }
 
 /**
@@ -76,6 +78,11 @@ export interface Core {
   waitForSweepEnd(id: number): Promise<Sweep>;
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
+  /**
+   * Ended runs whose ending a full disk or a long lock keeps out of the file (waitForExit gave it from memory),
+   * after one more try to write them now.
+   */
+  unstoredEndings(): number[];
   /**
    * A run's whole stored log, raw or plain, to a stream, after everything queued is stored: the CLI's `log`,
    * the server's download and the desktop's Save all write it this way.
@@ -218,6 +225,7 @@ export function createCore(options: CoreOptions): EngineCore {
     clock,
     profiler,
     engine,
+    endingRetryMs: options.endingRetryMs,
   });
   openedSoFar.push(() => runner.close());
 
@@ -541,6 +549,7 @@ export function createCore(options: CoreOptions): EngineCore {
     startRun,
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    unstoredEndings: () => runner.retryHeldWrites(),
     async writeRunLog(id, format, sink) {
       try {
         requireRun(id);

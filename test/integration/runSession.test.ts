@@ -12,6 +12,7 @@ import type { RunStore } from '../../electron/core/store/runStore.js';
 import type { RunContext, RunnerEnvironment, StartRequest } from '../../electron/core/runner/runContext.js';
 import { ownIdentity } from '../../electron/core/system/processIdentity.js';
 import { RunFaults } from '../../electron/core/runner/runFaults.js';
+import { HeldWrites } from '../../electron/core/runner/heldWrites.js';
 import { prepareLaunch, type RunLaunch } from '../../electron/core/runner/runLaunch.js';
 import { RunSession } from '../../electron/core/runner/runSession.js';
 import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
@@ -77,6 +78,7 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     events,
     environment,
     faults: new RunFaults(events),
+    heldWrites: new HeldWrites(clock, () => undefined, () => undefined, (write) => store.runs.withoutWaiting(write)),
   };
   return { context, statuses };
 }

@@ -12,6 +12,7 @@ import type { ProcessIdentity } from '../system/processIdentity.js';
 import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { RunGpuLease, RunProfiler } from './collaborators.js';
 import type { RunFaults } from './runFaults.js';
+import type { HeldWrites } from './heldWrites.js';
 import type { BuiltinValues } from './template.js';
 
 export interface RunnerEnvironment {
@@ -38,6 +39,8 @@ export interface RunnerEnvironment {
   profiler?: RunProfiler;
   /** This engine (pid and start time), recorded with each run so a later process with its pid is never taken for it. */
   engine: ProcessIdentity;
+  /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
+  endingRetryMs?: number | undefined;
 }
 
 export interface StartRequest {
@@ -80,11 +83,19 @@ export interface RunContext {
   readonly events: EventHub;
   readonly environment: RunnerEnvironment;
   readonly faults: RunFaults;
+  /** Closing writes a full disk or a long lock refused: kept and retried, never lost while the engine lives. */
+  readonly heldWrites: HeldWrites;
 }
 
 /** Restores a run's GPU changes and records whether that worked (a failure stays in the journal for the next start). */
-export async function releaseGpu(context: RunContext, runId: number, lease: RunGpuLease): Promise<void> {
+export async function releaseGpu(
+  context: RunContext,
+  runId: number,
+  lease: RunGpuLease,
+  /** How the record is written: at once, or (a run's closing writes) held while the file refuses it. */
+  store: (write: () => unknown) => unknown = (write) => write(),
+): Promise<void> {
   const outcome = await lease.release();
-  context.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) });
+  await store(() => context.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) }));
   for (const error of outcome.errors) context.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message: `GPU settings not restored: ${error}` });
 }

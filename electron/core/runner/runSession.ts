@@ -18,7 +18,7 @@ import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
 import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
-import { retryWrite } from '../store/writeFaults.js';
+import { describeWriteFault, retryWrite } from '../store/writeFaults.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
 import { PtySession, type PtyExit } from './ptySession.js';
 import type { RunGpuLease } from './collaborators.js';
@@ -375,30 +375,20 @@ export class RunSession {
     const endedAt = environment.clock.now();
     // Waits for the writer thread: every byte of output is committed before the ending is recorded.
     await this.context.output.flush();
-    const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
-    await retryWrite(
-      () =>
-        runs.recordEnding(this.id, {
-          status: verdict.status,
-          exitCode: exit.exitCode,
-          signal: exit.signal,
-          exitClass: verdict.exitClass,
-          exitReason: verdict.reason,
-          endedAt,
-        }),
-      onBusy,
-    );
+    const ending = { status: verdict.status, exitCode: exit.exitCode, signal: exit.signal, exitClass: verdict.exitClass, exitReason: verdict.reason, endedAt };
+    const storeClosing = (write: () => unknown) => this.storeClosingWrite(write);
+    await storeClosing(() => runs.recordEnding(this.id, ending));
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
     if (this.gpuLease) {
       const lease = this.gpuLease;
       this.gpuLease = null;
-      await releaseGpu(this.context, this.id, lease);
+      await releaseGpu(this.context, this.id, lease, storeClosing);
     }
     const git = await this.git;
-    if (git) await retryWrite(() => runs.setGit(this.id, git.provenance, git.diff), onBusy);
+    if (git) await storeClosing(() => runs.setGit(this.id, git.provenance, git.diff));
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
     const python = await Promise.race([this.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
-    if (python) runs.addFingerprint(this.id, python);
+    if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
     await environment.flushStore();
     const hostSamples = this.context.telemetry.hostSamples(this.id);
@@ -414,14 +404,43 @@ export class RunSession {
       : null;
     const training = this.metrics.summarize(profiledSpan);
     const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host: summarizeHost(hostSamples), hints: hint ? [hint] : [] };
-    await retryWrite(() => runs.setSummary(this.id, summary), onBusy);
+    await storeClosing(() => runs.setSummary(this.id, summary));
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
     const series = buildSeries(training.samples, gpuSamples);
-    await retryWrite(() => runs.setSeries(this.id, series), onBusy);
-    const ended = runs.get(this.id)!;
+    await storeClosing(() => runs.setSeries(this.id, series));
+    const stored = runs.get(this.id)!;
+    // Not in the file yet: whoever waits on the run gets its ending from memory (and asks unstoredEndings()).
+    const ended = this.context.heldWrites.holds(this.id) ? { ...stored, ...ending, endedAt: endedAt.toISOString(), summary } : stored;
     this.leave();
     events.emit('runs.onDidChange', ended);
     return ended;
+  }
+
+  /**
+   * One of the run's closing writes: retried while the file is full or busy, up to the retry budget; past it (or
+   * once an earlier one is held) kept in memory, in order, and written when the file takes it. The run still ends.
+   */
+  private async storeClosingWrite(write: () => unknown): Promise<void> {
+    const { heldWrites, events, environment } = this.context;
+    if (heldWrites.holds(this.id)) {
+      heldWrites.hold(this.id, write);
+      return;
+    }
+    const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
+    try {
+      await retryWrite(write, onBusy, environment.endingRetryMs === undefined ? {} : { budgetMs: environment.endingRetryMs });
+    } catch (error) {
+      const fault = describeWriteFault(error);
+      if (fault.fault === 'other') throw error;
+      heldWrites.hold(this.id, write);
+      events.emit('runs.onTelemetryStatus', {
+        runId: this.id,
+        level: 'error',
+        message:
+          `The end of this run could not be written (${fault.fault === 'full' ? 'the disk is full' : 'another process holds the database'}): ` +
+          'it is kept in memory and written as soon as the file takes it. Closing Tuning Bench before then loses it.',
+      });
+    }
   }
 
   private async drainTrailingOutput(): Promise<void> {

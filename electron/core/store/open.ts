@@ -23,7 +23,7 @@ const OUR_TABLES = ['runs', 'workloads', 'run_output'];
  */
 const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 /** A waiting writer gives up after this long; the CLI and the desktop app may share one file. */
-const BUSY_TIMEOUT_MS = 5000;
+export const BUSY_TIMEOUT_MS = 5000;
 
 export class DatabaseTooNewError extends Error {
   constructor(file: string, found: number) {

@@ -3,7 +3,7 @@ import type { ExitClass, OutputChunk, Run, RunStatus, RunSummary } from '../../s
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runSummary } from '../../shared/api.js';
 import type { OutputSink } from './outputSink.js';
-import type { Db } from './open.js';
+import { BUSY_TIMEOUT_MS, type Db } from './open.js';
 
 interface RunRow {
   id: number;
@@ -244,6 +244,19 @@ export class RunStore {
   async end(id: number, ending: RunEnding): Promise<Run> {
     await this.output.flush();
     return this.recordEnding(id, ending);
+  }
+
+  /**
+   * Runs `write` on this connection without waiting for another process's lock (it fails at once instead): a
+   * retry from a timer must not hold the engine's thread for the whole busy timeout.
+   */
+  withoutWaiting<T>(write: () => T): T {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return write();
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   /** Records an ending at once: for a run that never started, so has no output in flight. */
