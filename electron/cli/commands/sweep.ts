@@ -2,7 +2,7 @@
 // bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
 import type { Core } from '../../core/createCore.js';
 import type { MethodInput, Sweep } from '../../shared/api.js';
-import { sweepRequest } from '../../shared/api.js';
+import { sweepRequest, varName } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
@@ -34,6 +34,8 @@ export interface SweepCommandOptions extends GpuCliOptions {
 export function parseVary(text: string): { name: string; values: string[] } {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/su.exec(text);
   if (!match) throw new UsageError(`--vary takes VAR=V1,V2,... (the first value is the baseline's), got "${text}"`);
+  const named = varName.safeParse(match[1]);
+  if (!named.success) throw new UsageError(`--vary ${match[1]}: ${named.error.issues.map((issue) => issue.message).join('; ')}`);
   const values = match[2]!.split(',');
   if (values.some((v) => v === '')) throw new UsageError(`--vary ${match[1]}: an empty value in "${match[2]}"`);
   return { name: match[1]!, values };
