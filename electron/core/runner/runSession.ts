@@ -1,6 +1,6 @@
 // One run from its start to its stored end: owns the run's pty, process tree, samplers, metrics, timers and GPU lease, and releases them whatever fails.
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import { ApiFailure, type Run } from '../../shared/api.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
@@ -20,7 +20,7 @@ import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
 import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
 import { describeWriteFault, retryWrite } from '../store/writeFaults.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
-import { PtySession, type PtyExit } from './ptySession.js';
+import { PtySession, TerminalUnavailableError, type PtyExit } from './ptySession.js';
 import type { RunGpuLease } from './collaborators.js';
 import { releaseGpu, type RunContext, type StartRequest } from './runContext.js';
 import type { RunLaunch } from './runLaunch.js';
@@ -120,15 +120,21 @@ export class RunSession {
           .catch((error: unknown) => context.faults.report(this.id, 'the GPU fingerprint could not be recorded', error)),
       );
     }
-    this.pty = new PtySession({
-      file,
-      args,
-      cwd,
-      env,
-      cols: request.cols ?? DEFAULT_TERMINAL.cols,
-      rows: request.rows ?? DEFAULT_TERMINAL.rows,
-      launcher: { node: environment.builtins.node, env: environment.nodeEnv },
-    });
+    try {
+      this.pty = new PtySession({
+        file,
+        args,
+        cwd,
+        env,
+        cols: request.cols ?? DEFAULT_TERMINAL.cols,
+        rows: request.rows ?? DEFAULT_TERMINAL.rows,
+        launcher: { node: environment.builtins.node, env: environment.nodeEnv },
+      });
+    } catch (error) {
+      if (!(error instanceof TerminalUnavailableError)) throw error;
+      this.endUnstarted(error.message);
+      throw new ApiFailure('unavailable', error.message);
+    }
     const rootStartTicks = processStartTicks(this.pty.pid);
     runs.setPid(this.id, this.pty.pid, rootStartTicks);
     // Each process written down as it is found (batched with the samples): after a crash, recovery knows them all.
@@ -414,6 +420,19 @@ export class RunSession {
     this.leave();
     events.emit('runs.onDidChange', ended);
     return ended;
+  }
+
+  /** Nothing was started (no terminal): the run is recorded as failed with why, and what it holds is let go. */
+  private endUnstarted(reason: string): void {
+    const { runs, output, faults, environment, events } = this.context;
+    void output.endRun(this.id, 0);
+    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    const ended = runs.recordEnding(this.id, { status: 'failed', exitCode: null, signal: null, exitClass: 'error', exitReason: reason, endedAt: environment.clock.now() });
+    if (this.gpuLease) {
+      faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
+      this.gpuLease = null;
+    }
+    events.emit('runs.onDidChange', ended);
   }
 
   /**
