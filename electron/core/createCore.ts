@@ -14,7 +14,7 @@ import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { ImportNotText, importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
 import { IngestTasks } from './ingest/ingestTasks.js';
 import { writeRunLog } from './runner/runLog.js';
 import { ReparseRefused } from './ingest/reparse.js';
@@ -446,9 +446,15 @@ export function createCore(options: CoreOptions): EngineCore {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
-      const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() });
-      events.emit('runs.onDidChange', run);
-      return run;
+      try {
+        const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() });
+        events.emit('runs.onDidChange', run);
+        return run;
+      } catch (error) {
+        // What the person gave is not a log: theirs to fix, not an internal fault.
+        if (error instanceof ImportNotText) throw new ApiFailure('invalid_input', error.message);
+        throw error;
+      }
     },
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);

@@ -42,6 +42,20 @@ export class ImportTooLarge extends Error {
   }
 }
 
+/** What is given is not a training log (zero bytes: a binary, holes of a sparse file, UTF-16 text): nothing is imported. */
+export class ImportNotText extends Error {
+  constructor(detail: string) {
+    super(`${detail}, so it is not a text log; nothing was imported. Give the training's own output (UTF-8 text)`);
+    this.name = 'ImportNotText';
+  }
+}
+
+/** A sparse file: fewer bytes on disk than half its length (a copy gone wrong, a preallocated file). */
+function isSparse(stat: fs.Stats): boolean {
+  // st_blocks counts 512-byte units on Linux, whatever the file system's block size.
+  return stat.size > 1024 * 1024 && stat.blocks * 512 < stat.size / 2;
+}
+
 export interface ImportRequest {
   name: string;
   now: Date;
@@ -69,6 +83,9 @@ export async function importLogFile(target: ImportTarget, file: string, request:
   const total = stat.isFile() ? stat.size : null;
   // Refused before anything is stored when the size is known.
   if (total !== null && total > limit) throw new ImportTooLarge(limit);
+  if (stat.isFile() && isSparse(stat)) {
+    throw new ImportNotText(`it is a sparse file (${formatBytes(stat.size)} long, ${formatBytes(stat.blocks * 512)} on disk): its holes read as zero bytes`);
+  }
   const stream = fs.createReadStream(file, { highWaterMark: IMPORT_CHUNK_BYTES });
   try {
     return await importPieces(target, request, total, stream);
@@ -104,6 +121,9 @@ async function importPieces({ store, tasks }: ImportTarget, request: ImportReque
   let sinceFlush = 0;
   try {
     for await (const piece of pieces) {
+      // A zero byte never appears in a text log: a binary, or a hole in a sparse file; found by memchr, cheaply.
+      const zeroAt = piece.indexOf(0);
+      if (zeroAt >= 0) throw new ImportNotText(`it has zero bytes (the first at byte ${read + zeroAt})`);
       read += piece.length;
       if (read > limit) throw new ImportTooLarge(limit);
       // A copy: the writer thread takes the buffer it is given.
