@@ -1,5 +1,6 @@
 // Opens the SQLite file with the pragmas the engine relies on and brings its schema up to date.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations, SCHEMA_VERSION } from './migrations/index.js';
@@ -131,28 +132,66 @@ function inspectExisting(file: string): Inspection {
     return { needsApplicationId: applicationId !== APPLICATION_ID };
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
     db.close();
   }
 }
 
-/** SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. */
+/**
+ * SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. A file this
+ * user cannot write (SQLite cannot make its -shm beside a WAL file then) is checked as a copy in the temp folder.
+ */
 export function checkDatabaseFile(file: string): string[] {
   // As every command does, a missing file is created (empty, with the current schema) and then checked.
   if (!fs.existsSync(file)) openDatabase(file).close();
+  const found = checkInPlace(file);
+  if (found.ok || !isReadOnlyRefusal(found.error)) return found.problems;
+  const copyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tuning-bench-check-'));
+  try {
+    const copy = path.join(copyDir, path.basename(file));
+    fs.copyFileSync(file, copy);
+    if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+    return checkInPlace(copy).problems;
+  } finally {
+    fs.rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
+function checkInPlace(file: string): { ok: true; problems: string[] } | { ok: false; problems: string[]; error: unknown } {
   let db: Db;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    return [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`];
+    return { ok: false, problems: [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`], error };
   }
   try {
-    return integrityCheck(db);
+    return { ok: true, problems: integrityCheck(db) };
   } catch (error) {
-    return [`the check itself failed: ${error instanceof Error ? error.message : String(error)}`];
+    return { ok: false, problems: [`the check itself failed: ${error instanceof Error ? error.message : String(error)}`], error };
   } finally {
     db.close();
+  }
+}
+
+/** SQLite refusing a file (or its folder) this user may not write: SQLITE_READONLY_* or, opening one, SQLITE_CANTOPEN. */
+function isReadOnlyRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN');
+}
+
+/** A file this user may read but not write, or in a folder where its -wal and -shm cannot be made. */
+export class DatabaseReadOnlyError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(
+      `${file} cannot be written by this user (${detail}): Tuning Bench writes to it and keeps its -wal and -shm files beside it. ` +
+        'Give the file and its folder write permission, or copy it somewhere writable and use --db; `tuning-bench db check` reads it as it is.',
+    );
+    this.name = 'DatabaseReadOnlyError';
   }
 }
 
@@ -165,6 +204,7 @@ export function openDatabase(file: string): Db {
     db = new Database(file);
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     // SQLite's own messages ("unable to open database file") do not say which file.
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
@@ -187,6 +227,7 @@ export function openDatabase(file: string): Db {
   } catch (error) {
     db.close();
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message, false);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     throw error;
   }
 }
