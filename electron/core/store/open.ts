@@ -103,6 +103,18 @@ interface Inspection {
  * read-only folder) is looked at by the writable open instead.
  */
 function inspectExisting(file: string): Inspection {
+  // A read-only look at a WAL-mode file still makes its -wal and -shm: those it made are taken away again
+  // if the file is refused, so another program's folder is left as it was.
+  const sidecars = [`${file}-wal`, `${file}-shm`].filter((sidecar) => !fs.existsSync(sidecar));
+  try {
+    return inspectReadOnly(file);
+  } catch (error) {
+    for (const sidecar of sidecars) fs.rmSync(sidecar, { force: true });
+    throw error;
+  }
+}
+
+function inspectReadOnly(file: string): Inspection {
   let db: Db;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
