@@ -2,6 +2,8 @@
 // the file takes it, never lost, and whoever waits on the run is told it is not stored yet. Before, after a
 // minute of retries the run stayed `running` in the file, became `interrupted` at the next start, and its exit
 // code was lost while the CLI exited 0.
+import fs from 'node:fs';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,7 +24,10 @@ describe('the end of a run while another process holds the database', () => {
     h.core.subscribe((event, payload) => {
       if (event === 'runs.onTelemetryStatus') statuses.push((payload as { message: string }).message);
     });
-    const run = h.core.startCommand({ adHoc: { command: ['sh', '-c', 'for i in 1 2 3 4 5; do echo "step $i"; sleep 0.2; done; exit 3'], cwd: h.dir } });
+    // The run ends only once the lock is taken (the file `go` appears), however slow the machine.
+    const go = path.join(h.dir, 'go');
+    const script = 'for i in 1 2 3 4 5; do echo "step $i"; done; while [ ! -f "$0" ]; do sleep 0.05; done; exit 3';
+    const run = h.core.startCommand({ adHoc: { command: ['sh', '-c', script, go], cwd: h.dir } });
     await expect.poll(() => h.core.store.runs.outputAfter(run.id, -1).length, { timeout: 10_000 }).toBeGreaterThan(0);
     // Another process takes the write lock and keeps it until the run's ending has been answered (at most 30 s).
     const other = new Database(h.dbPath);
@@ -32,6 +37,7 @@ describe('the end of a run while another process holds the database', () => {
       other.close();
     };
     const lockDeadline = setTimeout(release, 30_000);
+    fs.writeFileSync(go, '');
 
     const ended = await h.core.waitForExit(run.id);
     // Answered while the lock is still held: not after it.
