@@ -595,12 +595,15 @@ export function createCore(options: CoreOptions): EngineCore {
 function namingDamage(handlers: ApiHandlers, dbPath: string): ApiHandlers {
   const named: Partial<Record<keyof ApiHandlers, unknown>> = {};
   for (const [method, handler] of Object.entries(handlers) as Array<[keyof ApiHandlers, (input: unknown, context: CallContext) => unknown]>) {
-    named[method] = async (input: unknown, context: CallContext) => {
+    // A handler that answers at once still does (callers may use its value directly); a promise is followed.
+    named[method] = (input: unknown, context: CallContext) => {
+      let answer: unknown;
       try {
-        return await handler(input, context);
+        answer = handler(input, context);
       } catch (error) {
         throw explainCorruption(error, dbPath);
       }
+      return answer instanceof Promise ? answer.catch((error: unknown) => Promise.reject(explainCorruption(error, dbPath))) : answer;
     };
   }
   // Each entry wraps the handler of the same method with the same signature: TypeScript cannot correlate the union here.
