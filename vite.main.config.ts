@@ -4,8 +4,13 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   build: {
     lib: {
-      // The output writer runs in a worker thread, so it is a file of its own beside main.cjs.
-      entry: { main: 'electron/main/main.ts', outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts' },
+      // The output path's writer and parser run in worker threads, so each is a file of its own beside main.cjs.
+      entry: {
+        main: 'electron/main/main.ts',
+        outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts',
+        outputParserWorker: 'electron/core/ingest/outputParserWorker.ts',
+        ingestTaskWorker: 'electron/core/ingest/ingestTaskWorker.ts',
+      },
       formats: ['cjs'],
       fileName: (_format, name) => `${name}.cjs`,
     },

@@ -1,4 +1,4 @@
-// Bundles the CLI (and the output writer's worker beside it) into dist/cli: one file to load instead of about
+// Bundles the CLI (and the output path's two workers beside it) into dist/cli: one file to load instead of about
 // 270 modules, which is most of what `tuning-bench` costs before it does anything (issue 18: 0.2-0.3 s of a run).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,8 +9,13 @@ const OUT_DIR = path.join(REPO_ROOT, 'dist/cli');
 
 await build({
   absWorkingDir: REPO_ROOT,
-  // The worker is found beside the module that starts it (electron/core/ingest/outputWriter.ts): in the bundle that is the CLI's file.
-  entryPoints: { 'tuning-bench': 'electron/cli/entry.ts', outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts' },
+  // The workers are found beside the module that starts them (electron/core/ingest/workerScript.ts): in the bundle that is the CLI's file.
+  entryPoints: {
+    'tuning-bench': 'electron/cli/entry.ts',
+    outputWriterWorker: 'electron/core/ingest/outputWriterWorker.ts',
+    outputParserWorker: 'electron/core/ingest/outputParserWorker.ts',
+    ingestTaskWorker: 'electron/core/ingest/ingestTaskWorker.ts',
+  },
   outdir: OUT_DIR,
   bundle: true,
   platform: 'node',

@@ -83,9 +83,10 @@ export function parseByteSize(value: string): number {
 /** Training processes that outlived the engine recording them: said on every command until they are stopped. */
 async function reportSurvivors(core: Core): Promise<void> {
   for (const orphan of await contractClient(core)['runs.orphans']({})) {
+    const pids = orphan.pids.join(' ');
     process.stderr.write(
-      `tuning-bench: run ${orphan.runId} was interrupted, but its processes are still running (process group ${orphan.pid}: ${orphan.command.join(' ')}). ` +
-        `Stop them with \`kill -- -${orphan.pid}\` or from the app's list of interrupted runs.\n`,
+      `tuning-bench: run ${orphan.runId} was interrupted, but its processes are still running (${orphan.pids.length === 1 ? 'process' : 'processes'} ${pids}: ${orphan.command.join(' ')}). ` +
+        `Stop them with \`kill ${pids}\`, then \`kill -9 ${pids}\` for any that ignore it, or from the app's list of interrupted runs.\n`,
     );
   }
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
+import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -19,9 +19,10 @@ import { MlflowStore } from './store/mlflowStore.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { ImportNotText, importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { IngestTasks } from './ingest/ingestTasks.js';
 import { writeRunLog } from './runner/runLog.js';
-import { numericLines, reparseRun, ReparseRefused, resummarizeRun } from './ingest/reparse.js';
+import { ReparseRefused, resummarizeRun } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
 import { DEFAULT_GPU_INTERVAL_MS } from './telemetry/nvidiaSmiSampler.js';
@@ -31,7 +32,7 @@ import { gpuPoint, hostPoint } from './telemetry/points.js';
 import { storedGpuSamples } from './telemetry/summary.js';
 import { PythonFingerprints } from './telemetry/pythonFingerprint.js';
 import { OrphanRegistry } from './runner/orphans.js';
-import { isAlive } from './system/procStat.js';
+import { ownIdentity } from './system/processIdentity.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
@@ -60,6 +61,8 @@ export interface CoreOptions {
    * (the store's batched commits, a sweep's wait for a cool GPU) then fire only as the test advances it.
    */
   clock?: Clock;
+  /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
+  endingRetryMs?: number;
 }
 
 /**
@@ -81,6 +84,11 @@ export interface Core {
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
   /**
+   * Ended runs whose ending a full disk or a long lock keeps out of the file (waitForExit gave it from memory),
+   * after one more try to write them now.
+   */
+  unstoredEndings(): number[];
+  /**
    * A run's whole stored log, raw or plain, to a stream, after everything queued is stored: the CLI's `log`,
    * the server's download and the desktop's Save all write it this way.
    */
@@ -98,6 +106,8 @@ export interface Core {
  */
 export interface EngineCore extends Core {
   readonly store: Store<OutputWriter>;
+  /** Long work on stored runs (parsing again, an import's summary), on a thread of its own. */
+  readonly tasks: IngestTasks;
   readonly runner: RunManager;
   readonly recovery: RecoveryReport;
   readonly orphans: OrphanRegistry;
@@ -116,6 +126,20 @@ export interface GpuStartOptions {
   confirmOtherProcesses?: boolean | undefined;
   /** Settings a sweep holds for its runs (recorded as set by the sweep). */
   inForce?: GpuSettingsRecord | null | undefined;
+  /**
+   * Aborted (a CLI's SIGINT, SIGTERM or SIGHUP) before the run has started: nothing is started, and GPU settings
+   * already applied for it are put back before StoppedBeforeStart is thrown with the abort's reason.
+   */
+  stopBeforeStart?: AbortSignal | undefined;
+}
+
+/** A start asked to stop before the run existed (a signal in its first seconds): nothing ran, nothing stays applied. */
+export class StoppedBeforeStart extends Error {
+  override name = 'StoppedBeforeStart';
+
+  constructor(reason: string, settingsPutBack: boolean) {
+    super(`${reason}: stopped before the run started, so nothing ran${settingsPutBack ? '; the GPU settings applied for it were put back' : ''}`);
+  }
 }
 
 const ELEVATION_SETTINGS: readonly ElevationSetting[] = ['auto', 'root', 'sudo', 'pkexec', 'manual'];
@@ -125,6 +149,8 @@ export function createCore(options: CoreOptions): EngineCore {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const dbPath = options.dbPath ?? defaultDatabasePath(env);
+  /** This engine as the owner of runs, sweeps and GPU changes: pid and start time, so no later process with its pid passes for it. */
+  const engine = ownIdentity();
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
 
@@ -146,16 +172,27 @@ export function createCore(options: CoreOptions): EngineCore {
       ? path.resolve(env.TUNING_BENCH_NVIDIA_SMI)
       : null
     : resolveCommand('nvidia-smi', process.cwd(), env.PATH);
-  let recovery: RecoveryReport;
-  try {
+  // What is open so far, closed again (last first) if a later step of the start fails: a file SQLite could open
+  // but not read (a damaged page met by recovery, a sweep or the runs list) must end the process with a clear
+  // message, never leave the writer threads keeping it alive for good.
+  const openedSoFar: Array<() => unknown> = [() => store.close()];
+  const startStep = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      const closers = openedSoFar.reverse();
+      void closers.reduce<Promise<unknown>>((previous, close) => previous.then(close).catch(() => undefined), Promise.resolve());
+      throw explainCorruption(error, dbPath);
+    }
+  };
+  const recovery: RecoveryReport = startStep(() => {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
-    recovery = recoverInterruptedRuns(store.runs, now(), (run) => summarizeInterrupted(store, run));
-  } catch (error) {
-    // A file SQLite could open but not read (damaged pages): close the writer thread so the process can exit.
-    void store.close();
-    throw explainCorruption(error, dbPath);
-  }
-  const orphans = new OrphanRegistry(recovery.orphans);
+    return recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
+  });
+  const orphans = new OrphanRegistry(recovery.orphans, store.processes);
+  openedSoFar.push(() => orphans.close());
+  const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
+  openedSoFar.push(() => tasks.close());
 
   const childEnv = stringEnv(env);
   const gpu = new GpuControl({
@@ -176,13 +213,14 @@ export function createCore(options: CoreOptions): EngineCore {
     defaultGpu: env.TUNING_BENCH_GPU ?? '0',
     env: childEnv,
     clock,
-    ownerPid: process.pid,
+    owner: engine,
   });
+  openedSoFar.push(() => gpu.close());
 
   const events = new EventHub();
   // Each profile's folder (summary.json, the Chrome trace) lives beside the database.
   const profiler = new StepProfiler({ dir: path.join(path.dirname(dbPath), 'profiles'), profiles: store.profiles, telemetry: store.telemetry, clock });
-  const runner = new RunManager(store.runs, store.metrics, store.telemetry, store.output, events, {
+  const runner = new RunManager(store, events, {
     builtins: { resources: resourcesDir, node: options.nodePath ?? process.execPath },
     nodeEnv: options.nodeEnv ?? {},
     baseEnv: stringEnv(env),
@@ -194,7 +232,10 @@ export function createCore(options: CoreOptions): EngineCore {
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),
     clock,
     profiler,
+    engine,
+    endingRetryMs: options.endingRetryMs,
   });
+  openedSoFar.push(() => runner.close());
 
   // Runs another process (the CLI beside this UI) starts or ends in the same file show up here within a second.
 
@@ -212,15 +253,24 @@ export function createCore(options: CoreOptions): EngineCore {
   });
 
   const startRun = async (request: StartRequest & GpuStartOptions): Promise<Run> => {
-    const { gpuSettings, confirmOtherProcesses, inForce, ...start } = request;
+    const { gpuSettings, confirmOtherProcesses, inForce, stopBeforeStart, ...start } = request;
+    const stopIfAsked = (settingsPutBack: boolean) => {
+      if (stopBeforeStart?.aborted) throw new StoppedBeforeStart(String(stopBeforeStart.reason), settingsPutBack);
+    };
+    stopIfAsked(false);
     if (!hasRunSettings(gpuSettings)) {
-      return runner.start({ ...start, gpuSettingsInForce: inForce ?? (await gpu.settingsInForce()) });
+      const settingsInForce = inForce ?? (await gpu.settingsInForce());
+      stopIfAsked(false);
+      return runner.start({ ...start, gpuSettingsInForce: settingsInForce });
     }
     const label = start.workload ? `a run of ${start.workload.name}` : 'a run';
     const lease = await gpu.acquire(gpuSettings, { scope: 'run', confirmOtherProcesses: confirmOtherProcesses ?? false, label });
     try {
-      const run = runner.start({ ...start, gpuSettingsInForce: lease.record, gpuLease: lease });
-      return run;
+      if (stopBeforeStart?.aborted) {
+        await lease.release();
+        stopIfAsked(true);
+      }
+      return runner.start({ ...start, gpuSettingsInForce: lease.record, gpuLease: lease });
     } catch (error) {
       await lease.release();
       throw error;
@@ -239,13 +289,14 @@ export function createCore(options: CoreOptions): EngineCore {
     hostReader: procHostReader(clock),
     cores: os.cpus().length,
     clock,
-    ownerPid: process.pid,
+    owner: engine,
     worktreeDir,
     gitEnv: childEnv,
   });
-  const interruptedSweeps = sweeps.recoverInterrupted(isAlive).map((sweep) => sweep.id);
+  openedSoFar.push(() => sweeps.close());
+  const interruptedSweeps = startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
-  const externalChanges = new ExternalChangeWatcher(
+  const externalChanges = startStep(() => new ExternalChangeWatcher(
     store.db,
     store.runs,
     (id) => runner.isActive(id),
@@ -253,7 +304,7 @@ export function createCore(options: CoreOptions): EngineCore {
     undefined,
     {
       store: store.sweeps,
-      ownerPid: process.pid,
+      owner: engine,
       onSweep: (id) => {
         try {
           events.emit('sweeps.onDidChange', sweeps.get(id));
@@ -262,7 +313,7 @@ export function createCore(options: CoreOptions): EngineCore {
         }
       },
     },
-  );
+  ));
 
   const compare = new CompareService(store, clock);
   // Finished runs and sweeps this engine recorded go to MLflow where that was asked for (or on their own, by the setting).
@@ -461,9 +512,15 @@ export function createCore(options: CoreOptions): EngineCore {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
-      const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() });
-      events.emit('runs.onDidChange', run);
-      return run;
+      try {
+        const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() });
+        events.emit('runs.onDidChange', run);
+        return run;
+      } catch (error) {
+        // What the person gave is not a log: theirs to fix, not an internal fault.
+        if (error instanceof ImportNotText) throw new ApiFailure('invalid_input', error.message);
+        throw error;
+      }
     },
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);
@@ -474,9 +531,12 @@ export function createCore(options: CoreOptions): EngineCore {
         if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
         if (workload) store.runs.setWorkload(id, workload);
         try {
-          const result = await reparseRun(store, id, now());
-          events.emit('runs.onDidChange', result.run);
-          results.push(result);
+          // Anything this thread still queues for the run (its channel's samples) is stored before the task reads it.
+          await store.flush();
+          const result = await tasks.reparse(id, now());
+          const updated = requireRun(id);
+          events.emit('runs.onDidChange', updated);
+          results.push({ ...result, run: updated });
         } catch (error) {
           if (error instanceof ReparseRefused) throw new ApiFailure(store.runs.get(id) ? 'conflict' : 'not_found', error.message);
           throw error;
@@ -520,7 +580,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'runs.numericLines': async ({ id, limit }) => {
       requireRun(id);
       await store.flush();
-      return numericLines(store, id, limit);
+      return tasks.numericLines(id, limit);
     },
     'metrics.testRegex': ({ pattern, text }) => testUserRegexSafely(pattern, text),
     'runs.telemetry': async ({ id }) => {
@@ -578,8 +638,9 @@ export function createCore(options: CoreOptions): EngineCore {
 
   let closed = false;
   return {
-    handlers,
+    handlers: namingDamage(handlers, dbPath),
     store,
+    tasks,
     runner,
     recovery,
     orphans,
@@ -594,15 +655,24 @@ export function createCore(options: CoreOptions): EngineCore {
     startRun,
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    unstoredEndings: () => runner.retryHeldWrites(),
     async writeRunLog(id, format, sink) {
-      requireRun(id);
-      await store.flush();
-      await writeRunLog(store.runs, id, format, sink);
+      try {
+        requireRun(id);
+        await store.flush();
+        await writeRunLog(store.runs, id, format, sink);
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
     },
     async importLogFile(file, importOptions) {
-      const run = await importLogFile(store, file, { ...importOptions, now: now() });
-      events.emit('runs.onDidChange', run);
-      return run;
+      try {
+        const run = await importLogFile({ store, tasks }, file, { ...importOptions, now: now() });
+        events.emit('runs.onDidChange', run);
+        return run;
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
     },
     mlflowUiOrigins: () => publisher.uiOrigins(),
     async close() {
@@ -620,9 +690,29 @@ export function createCore(options: CoreOptions): EngineCore {
       await publisher.close();
       publishing.unsubscribe();
       await gpu.close();
+      await tasks.close();
       await store.close();
     },
   };
+}
+
+/** The handlers, each saying a damaged page it meets as DatabaseCorruptError (the file, and what to do) rather than SQLite's bare message. */
+function namingDamage(handlers: ApiHandlers, dbPath: string): ApiHandlers {
+  const named: Partial<Record<keyof ApiHandlers, unknown>> = {};
+  for (const [method, handler] of Object.entries(handlers) as Array<[keyof ApiHandlers, (input: unknown, context: CallContext) => unknown]>) {
+    // A handler that answers at once still does (callers may use its value directly); a promise is followed.
+    named[method] = (input: unknown, context: CallContext) => {
+      let answer: unknown;
+      try {
+        answer = handler(input, context);
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
+      return answer instanceof Promise ? answer.catch((error: unknown) => Promise.reject(explainCorruption(error, dbPath))) : answer;
+    };
+  }
+  // Each entry wraps the handler of the same method with the same signature: TypeScript cannot correlate the union here.
+  return named as ApiHandlers;
 }
 
 /** A git question whose answer is the person's to fix (not a repository, no such revision) crosses as invalid input. */

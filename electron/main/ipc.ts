@@ -20,8 +20,11 @@ function desktopHandlers(core: Core, windowFor: (contents: WebContents) => Brows
       const choice = parent ? await dialog.showSaveDialog(parent, options) : await dialog.showSaveDialog(options);
       if (choice.canceled || !choice.filePath) return { path: null, downloadUrl: null };
       const file = fs.createWriteStream(choice.filePath);
+      // A destination that fails (full, unplugged) fails this save with its reason, never the process.
+      let failure: Error | null = null;
+      file.on('error', (error) => (failure ??= error));
       await core.writeRunLog(id, format, file);
-      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ?? failure ? reject(error ?? failure) : resolve())));
       return { path: choice.filePath, downloadUrl: null };
     },
   };

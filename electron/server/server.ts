@@ -9,6 +9,7 @@ import { ApiFailure, dispatch, logFormat, type ApiHandlers } from '../shared/api
 import { logFileName } from '../core/runner/runLog.js';
 import { MAX_WS_MESSAGE_BYTES, TOKEN_PARAM, WS_PATH, type WsServerMessage } from '../shared/protocol.js';
 import type { Core } from '../core/createCore.js';
+import { CallQueue, MAX_QUEUED_CALLS } from './callQueue.js';
 
 /** Loopback only: the API can start processes, so nothing but this machine may reach it. */
 export const SERVER_HOST = '127.0.0.1';
@@ -166,18 +167,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
     });
     const subscription = options.core.subscribe((event, payload) => send({ type: 'event', event, payload }), { flowControl: true });
-    ws.on('close', () => subscription.unsubscribe());
+    let closed = false;
+    ws.on('close', () => {
+      closed = true;
+      subscription.unsubscribe();
+    });
+    const calls = new CallQueue();
     ws.on('message', (raw) => {
       // The one error boundary of a message: a bad one closes this socket with a reason; the server and its runs go on.
       try {
         const call = parseCall(raw);
         if (typeof call === 'string') return ws.close(1003, call);
-        dispatch(handlers, call.method, call.input, { subscriberId: subscription.id })
-          .then((result) => send({ type: 'result', id: call.id, result }))
-          .catch((error: unknown) => {
-            log(`call ${String(call.method)} failed: ${describe(error)}`);
-            send({ type: 'result', id: call.id, result: { ok: false, error: { code: 'internal', message: describe(error) } } });
-          });
+        if (calls.size >= MAX_QUEUED_CALLS) return ws.close(1008, `over ${MAX_QUEUED_CALLS} calls waiting: wait for answers`);
+        calls.push(() => {
+          // A client that went away has no use for the answers still queued for it.
+          if (closed) return;
+          dispatch(handlers, call.method, call.input, { subscriberId: subscription.id })
+            .then((result) => send({ type: 'result', id: call.id, result }))
+            .catch((error: unknown) => {
+              log(`call ${String(call.method)} failed: ${describe(error)}`);
+              send({ type: 'result', id: call.id, result: { ok: false, error: { code: 'internal', message: describe(error) } } });
+            });
+        });
       } catch (error) {
         log(`WebSocket message failed: ${describe(error)}`);
         ws.close(1011, 'the server could not handle this message');

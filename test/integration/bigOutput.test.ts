@@ -29,7 +29,7 @@ describe('100 MB of output', () => {
 
     const stored = crypto.createHash('sha256');
     let bytes = 0;
-    for (const chunk of harness.core.store.runs.iterateOutput(run.id)) {
+    for (const chunk of harness.core.store.runs.storedOutput(run.id)) {
       stored.update(chunk.data);
       bytes += chunk.data.length;
     }

@@ -19,11 +19,13 @@ describe('the engine in a CommonJS bundle', () => {
         outDir: OUT,
         emptyOutDir: true,
         minify: false,
-        // The same shape as vite.main.config.ts: the worker as its own entry, CommonJS, natives external.
+        // The same shape as vite.main.config.ts: the workers as their own entries, CommonJS, natives external.
         lib: {
           entry: {
             probe: path.join(REPO_ROOT, 'test/fixtures/bundleProbe/probe.ts'),
             outputWriterWorker: path.join(REPO_ROOT, 'electron/core/ingest/outputWriterWorker.ts'),
+            outputParserWorker: path.join(REPO_ROOT, 'electron/core/ingest/outputParserWorker.ts'),
+            ingestTaskWorker: path.join(REPO_ROOT, 'electron/core/ingest/ingestTaskWorker.ts'),
           },
           formats: ['cjs'],
           fileName: (_format, name) => `${name}.cjs`,
@@ -33,6 +35,6 @@ describe('the engine in a CommonJS bundle', () => {
     });
     const result = spawnSync(process.execPath, [path.join(OUT, 'probe.cjs')], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe('probe: stored by the bundled worker\n');
+    expect(result.stdout).toBe('probe: stored by the bundled worker; parsed by the bundled parser: loss 2.5; scanned by the bundled task thread: step 1: loss 2.5\n');
   }, 60_000);
 });

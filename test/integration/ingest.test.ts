@@ -1,5 +1,5 @@
 // Imports stream through the live ingest path with bounded memory; stored runs parse again; workloads change.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -75,16 +75,17 @@ describe('import streams a log of any size', () => {
   }, 180_000);
 
   it('stores and summarizes an import without sending its samples back to the engine thread, where nothing listens', async () => {
-    // The worker's messages, heard beside the engine's own listener.
-    const worker = (harness.core.store.output as unknown as { worker: Worker }).worker;
+    // The output path's threads' messages, heard beside the engine's own listeners: the writer stores an import's samples, the parser a live run's.
+    const { worker, parser } = harness.core.store.output as unknown as { worker: Worker; parser: Worker };
     const announced = new Set<number>();
     const hear = (message: { type: string; runId?: number }) => {
       if (message.type === 'metrics' && message.runId !== undefined) announced.add(message.runId);
     };
     worker.on('message', hear);
+    parser.on('message', hear);
     try {
       const log = Array.from({ length: 50 }, (_, i) => `iter ${i + 1}: loss ${(3 - i / 50).toFixed(3)}, time 10.0ms\n`).join('');
-      const imported = await importLogText(harness.core.store, log, { name: 'quiet import', now: new Date() });
+      const imported = await importLogText(harness.core, log, { name: 'quiet import', now: new Date() });
       expect(harness.core.store.metrics.count(imported.id)).toBeGreaterThanOrEqual(100);
       expect(imported.summary).toMatchObject({ steps: 50, metricsSource: 'text' });
 
@@ -95,6 +96,7 @@ describe('import streams a log of any size', () => {
       expect([...announced]).toEqual([live.id]);
     } finally {
       worker.off('message', hear);
+      parser.off('message', hear);
     }
   });
 
@@ -103,7 +105,7 @@ describe('import streams a log of any size', () => {
     const bar = (step: number, loss: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [0${Math.floor((2 * step) / 60)}:${String((2 * step) % 60).padStart(2, '0')}<01:13,  0.50it/s, loss=${loss.toFixed(3)}, v_num=0]`;
     // Three redraws a step (Lightning redraws when the postfix changes), then the bar's last line.
     const log = Array.from({ length: 40 }, (_, i) => bar(i + 1, 3) + bar(i + 1, 2.5) + bar(i + 1, 2 - i / 100)).join('') + '\n';
-    const imported = await importLogText(harness.core.store, log, { name: 'bar redraws', now: new Date() });
+    const imported = await importLogText(harness.core, log, { name: 'bar redraws', now: new Date() });
     const losses = () => harness.core.store.metrics.forRun(imported.id).filter((s) => s.name === 'loss');
     expect(losses().map((s) => s.step)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(losses()[9]!.value).toBeCloseTo(1.91, 9);
@@ -116,9 +118,14 @@ describe('import streams a log of any size', () => {
   it('refuses a stream past --max-bytes and keeps nothing of it', () => {
     const dir = makeTempDir();
     const db = path.join(dir, 'runs.db');
-    const result = runCli(['--db', db, 'import', '/dev/zero', '--max-bytes', '4M']);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/\/dev\/zero: the log is larger than 4 MiB; nothing was imported/u);
+    // An endless log through a pipe (its size unknown up front): a file of zero bytes would be refused as not text.
+    const fifo = path.join(dir, 'endless.log');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', 'yes "step 1 loss 0.5" > "$0"', fifo], { stdio: 'ignore' });
+    const result = runCli(['--db', db, 'import', fifo, '--max-bytes', '4M']);
+    writer.kill();
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${fifo}: the log is larger than 4 MiB; nothing was imported`);
     const runs = runCli(['--db', db, 'runs', '--json']);
     expect(JSON.parse(runs.stdout)).toEqual([]);
     fs.rmSync(dir, { recursive: true, force: true });

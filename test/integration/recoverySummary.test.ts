@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../electron/core/compare/compare.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
+import { ownIdentity } from '../../electron/core/system/processIdentity.js';
 import { recoverInterruptedRuns, summarizeInterrupted } from '../../electron/core/runner/recovery.js';
 import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
@@ -28,7 +29,7 @@ describe('recovery of an interrupted run', () => {
     }
     store.metrics.insertNow(run.id, samples);
 
-    const report = recoverInterruptedRuns(store.runs, new Date('2026-11-21T11:00:00Z'), (r) => summarizeInterrupted(store!, r));
+    const report = recoverInterruptedRuns(store.runs, store.processes, ownIdentity(), new Date('2026-11-21T11:00:00Z'), (r) => summarizeInterrupted(store!, r));
     expect(report.interrupted.map((r) => r.id)).toEqual([run.id]);
     const recovered = store.runs.get(run.id)!;
     expect(recovered.status).toBe('interrupted');

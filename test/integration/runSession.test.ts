@@ -10,7 +10,9 @@ import { PythonFingerprints } from '../../electron/core/telemetry/pythonFingerpr
 import type { RunGpuLease } from '../../electron/core/runner/collaborators.js';
 import type { RunStore } from '../../electron/core/store/runStore.js';
 import type { RunContext, RunnerEnvironment, StartRequest } from '../../electron/core/runner/runContext.js';
+import { ownIdentity } from '../../electron/core/system/processIdentity.js';
 import { RunFaults } from '../../electron/core/runner/runFaults.js';
+import { HeldWrites } from '../../electron/core/runner/heldWrites.js';
 import { prepareLaunch, type RunLaunch } from '../../electron/core/runner/runLaunch.js';
 import { RunSession } from '../../electron/core/runner/runSession.js';
 import { FAKE_NVIDIA_SMI } from '../helpers/fakeGpu.js';
@@ -64,16 +66,19 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     intervals: { gpuMs: 50, hostMs: 50 },
     pythonFingerprints: new PythonFingerprints(path.join(h.dir, 'python-fingerprints.json')),
     clock,
+    engine: ownIdentity(),
   };
   fs.mkdirSync(environment.channelDir, { recursive: true });
   const context: RunContext = {
     runs: store.runs,
+    processes: store.processes,
     metricStore: store.metrics,
     telemetry: store.telemetry,
     output: store.output,
     events,
     environment,
     faults: new RunFaults(events),
+    heldWrites: new HeldWrites(clock, () => undefined, () => undefined, (write) => store.runs.withoutWaiting(write)),
   };
   return { context, statuses };
 }

@@ -82,3 +82,43 @@ describe('the CLI and signals', () => {
     expect((JSON.parse(result.stdout) as { status: string }).status).toBe('succeeded');
   }, 60_000);
 });
+
+describe('a signal in the first seconds of `run`', () => {
+  it('after a GPU setting is applied but before the run starts still puts the setting back, and the CLI says so', async () => {
+    dir = makeTempDir('tb-early-signal-');
+    const db = path.join(dir, 'runs.db');
+    const gpuState = path.join(dir, 'gpu-state.json');
+    // Each control answers 3 s after its change took effect: the clocks are locked while the power limit is still being set.
+    const env = { ...process.env, TUNING_BENCH_NVIDIA_SMI: FAKE_NVIDIA_SMI, FAKE_NVIDIA_SMI_STATE: gpuState, FAKE_NVIDIA_SMI_ROOT: '1', FAKE_NVIDIA_SMI_FAULT: 'slow-control=3000' };
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, '--json', 'run', '--yes', '--lock-clocks', '2250', '--power-limit', '300', '--', 'sh', '-c', 'echo started; sleep 30'],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const lockedClocks = () => {
+      try {
+        return (JSON.parse(fs.readFileSync(gpuState, 'utf8')) as { gpus: Record<string, { gpuClockLock: unknown }> }).gpus['0']!.gpuClockLock;
+      } catch {
+        return null;
+      }
+    };
+    await expect.poll(lockedClocks, { timeout: 20_000, interval: 50 }).toEqual([2250, 2250]);
+    child.kill('SIGHUP');
+    const { code, signal } = await Promise.race([
+      exited,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the CLI did not exit:\n${stderr}`)), 40_000)),
+    ]);
+    // Not killed by the signal: the CLI handled it, put the clocks back itself, and said why it ran nothing.
+    expect(signal, stderr).toBeNull();
+    expect(code, stderr).toBe(1);
+    expect(lockedClocks()).toBeNull();
+    expect(stderr).toMatch(/SIGHUP.*before the run started.*put back/iu);
+    expect(stdout).toMatch(/"code": "StoppedBeforeStart"/u);
+    expect(stderr).not.toContain('started\n');
+  }, 60_000);
+});

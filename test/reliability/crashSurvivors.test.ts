@@ -43,7 +43,7 @@ describe('processes that outlive a crashed engine', () => {
 
     const cli = runCli(['--db', db, '--json', 'runs']);
     expect(cli.status, cli.stderr).toBe(0);
-    expect(cli.stderr).toMatch(/run 1 was interrupted, but its processes are still running \(process group \d+/u);
+    expect(cli.stderr).toMatch(/run 1 was interrupted, but its processes are still running \(process(es)? \d+/u);
     const [listed] = JSON.parse(cli.stdout) as Array<{ status: string; startedAt: string; endedAt: string }>;
     expect(listed!.status).toBe('interrupted');
     const endedAt = Date.parse(listed!.endedAt);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../electron/core/createCore.js';
 import { DatabaseCorruptError } from '../../electron/core/store/open.js';
 import { runCli } from '../helpers/cli.js';
+import { storeFinishedRun } from '../helpers/storedRuns.js';
 import { makeTempDir, REPO_ROOT } from '../helpers/tempCore.js';
 
 let dir: string;
@@ -72,4 +73,48 @@ describe('a database from a newer version', () => {
     expect(cli.stderr).toMatch(/written by a newer Tuning Bench \(schema 999.*Update the app, or point it at another file/u);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
+});
+
+/** Bytes that look random but are the same on every run of the test (so the same pages are hit). */
+function seededNoise(bytes: number, seed: number): Buffer {
+  const noise = Buffer.alloc(bytes);
+  let state = seed >>> 0;
+  for (let i = 0; i < bytes; i++) {
+    // xorshift32: enough to look like a disk's garbage, and reproducible.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    noise[i] = state & 0xff;
+  }
+  return noise;
+}
+
+describe('a database damaged in the middle', () => {
+  it('makes no command hang: each ends at once, naming the file and `db check`', async () => {
+    dir = makeTempDir('tb-damaged-middle-');
+    const file = path.join(dir, 'runs.db');
+    const core = createCore({ face: 'headless', dbPath: file, resourcesDir: path.join(REPO_ROOT, 'resources') });
+    const stepLines = (run: number) => Array.from({ length: 3000 }, (_, i) => `run ${run} step ${i} loss 0.5 ${'x'.repeat(60)}\n`).join('');
+    for (let run = 1; run <= 6; run++) await storeFinishedRun(core, [Buffer.from(stepLines(run))], `stored-${run}`);
+    await core.close();
+    // As the probe did: 600 KB of garbage over the middle of a good file.
+    const handle = fs.openSync(file, 'r+');
+    const size = fs.fstatSync(handle).size;
+    expect(size).toBeGreaterThan(1_500_000);
+    fs.writeSync(handle, seededNoise(600_000, 26), 0, undefined, Math.floor(size / 2) - 300_000);
+    fs.closeSync(handle);
+
+    const failed: string[] = [];
+    for (const command of [['runs'], ['show', '1'], ['log', '3'], ['workloads'], ['run', '--', 'true']]) {
+      const cli = runCli(['--db', file, ...command], { timeoutMs: 30_000 });
+      // A hang is killed by the timeout: no status then.
+      expect(cli.signal, `${command.join(' ')} hung:\n${cli.stderr}`).toBeNull();
+      if (cli.status === 0) continue;
+      failed.push(command[0]!);
+      expect(cli.stderr, command.join(' ')).toContain(file);
+      expect(cli.stderr, command.join(' ')).toMatch(/tuning-bench db check/u);
+    }
+    // The damage was read: some command met it.
+    expect(failed.length).toBeGreaterThan(0);
+  }, 240_000);
 });

@@ -88,3 +88,21 @@ describe('which SQLite files Tuning Bench adopts', () => {
     expect(cli.stderr).toContain(file);
   });
 });
+
+describe('another program\'s SQLite file in WAL mode', () => {
+  it('is refused with nothing created beside it (no empty -wal or -shm left behind)', () => {
+    dir = makeTempDir('tb-foreign-wal-');
+    const file = path.join(dir, 'places.sqlite');
+    const foreign = new Database(file);
+    foreign.pragma('journal_mode = WAL');
+    foreign.exec("CREATE TABLE places (url TEXT); INSERT INTO places VALUES ('https://example.org')");
+    foreign.close();
+    expect(fs.readdirSync(dir)).toEqual(['places.sqlite']);
+    const before = fs.readFileSync(file);
+    const cli = runCli(['--db', file, 'runs']);
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toMatch(/another program's SQLite database/u);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['places.sqlite']);
+  });
+});

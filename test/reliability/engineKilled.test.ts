@@ -62,7 +62,10 @@ describe('an engine killed with SIGKILL mid-run', () => {
     expect(killedAt - stamps.at(-1)!).toBeLessThan(FLUSH_INTERVAL_MS * 4);
 
     const orphans = await core.handlers['runs.orphans']({}, { subscriberId: null });
-    expect(orphans).toEqual([{ runId: run!.id, pid: run!.pid, command: ['sh', '-c', SURVIVOR] }]);
+    expect(orphans).toMatchObject([{ runId: run!.id, command: ['sh', '-c', SURVIVOR] }]);
+    // The shell that ignored the hang-up, in the run's process group (the pty's first process died with the terminal).
+    const members = processGroupMembers(run!.pid!);
+    expect(orphans[0]!.pids.some((pid) => members.includes(pid))).toBe(true);
     expect(run!.gpuSettings).toMatchObject({ setBy: 'run', clockLock: { minMHz: 2250, maxMHz: 2250 } });
     expect(processGroupMembers(run!.pid!).length).toBeGreaterThan(0);
     await core.handlers['runs.killOrphan']({ runId: run!.id }, { subscriberId: null });

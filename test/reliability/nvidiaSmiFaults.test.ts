@@ -26,6 +26,16 @@ describe('telemetry faults', () => {
     expect(JSON.stringify(finished.fingerprint?.telemetryNotes ?? [])).toMatch(said);
   }, 30_000);
 
+  it('waits for an nvidia-smi that needs seconds before its first line, instead of restarting it for ever', async () => {
+    // 4 s before the first row, as a driver with persistence mode off initialising on a headless box.
+    harness = coreWithFakeGpu('slow-start=4000');
+    const { finished, statuses, samples } = await runSynthetic(harness, '700');
+    expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
+    expect(statuses.filter((message) => /restart/u.test(message))).toEqual([]);
+    expect(statuses.join('\n')).toMatch(/no sample yet \d+ s after it started .*waiting up to 20 s/u);
+    expect(samples.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('says plainly when the driver is not loaded', async () => {
     harness = coreWithFakeGpu('no-driver');
     const { finished, statuses } = await runSynthetic(harness, '60');

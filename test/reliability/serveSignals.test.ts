@@ -53,3 +53,25 @@ describe('tuning-bench serve and SIGHUP', () => {
     expect(run!.exitReason).toMatch(/closing/u);
   }, 60_000);
 });
+
+describe('tuning-bench serve and SIGUSR1', () => {
+  it('does not open Node\'s inspector (which would let any local user run code in the engine), and keeps serving', async () => {
+    dir = makeTempDir('tb-serve-usr1-');
+    const server = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', path.join(dir, 'runs.db'), 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      await expect.poll(() => /Open http:\/\/127\.0\.0\.1:\d+\//u.test(output), { timeout: 30_000 }).toBe(true);
+      server.kill('SIGUSR1');
+      await expect.poll(() => /SIGUSR1/u.test(output), { timeout: 5_000 }).toBe(true);
+      expect(output).not.toMatch(/Debugger listening/u);
+      expect(output).toMatch(/SIGUSR1 .*ignored/u);
+      expect(server.exitCode).toBeNull();
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
+});

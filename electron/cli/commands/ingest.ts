@@ -1,7 +1,7 @@
 // `tuning-bench import` and `reparse`: logs into runs, and stored runs parsed again, through the engine's contract.
 import path from 'node:path';
 import type { Core } from '../../core/createCore.js';
-import { DEFAULT_MAX_IMPORT_BYTES, ImportTooLarge } from '../../core/ingest/importLog.js';
+import { DEFAULT_MAX_IMPORT_BYTES, ImportNotText, ImportTooLarge } from '../../core/ingest/importLog.js';
 import type { ReparseResult } from '../../shared/api.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { formatRunDetails } from '../format.js';
@@ -26,7 +26,7 @@ export async function importCommand(core: Core, file: string, options: ImportCom
     process.stdout.write(options.json ? `${JSON.stringify(run, null, 2)}\n` : `${formatRunDetails(run)}\n`);
   } catch (error) {
     progress.end();
-    if (error instanceof ImportTooLarge) throw new UsageError(`${file}: ${error.message}`);
+    if (error instanceof ImportTooLarge || error instanceof ImportNotText) throw new UsageError(`${file}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`cannot read ${file}: ${code}`);
     throw error;

@@ -1,10 +1,11 @@
 // `tuning-bench profile RUN_ID [--rerun] [--baseline ID] [--format md|json]`: a run's step profile, or two compared.
 import type { Core } from '../../core/createCore.js';
 import { comparisonMarkdown, profileMarkdown } from '../../core/profile/profileMarkdown.js';
-import { ApiFailure } from '../../shared/api.js';
+import { ApiFailure, type Run } from '../../shared/api.js';
 import { profileOptions, type RunProfile } from '../../shared/profile.js';
 import { UsageError } from '../errors.js';
 import { contractClient, naming } from '../contract.js';
+import { StopSignals } from '../stopSignals.js';
 
 export interface ProfileCommandOptions {
   baseline?: number;
@@ -34,23 +35,31 @@ async function requireProfile(core: Core, runId: number): Promise<RunProfile> {
   return profile;
 }
 
+/** Streams a profiling rerun's output to stderr until it ends; a stop signal stops it cleanly. */
+async function followProfiledRerun(core: Core, sourceId: number, started: Run, stops: StopSignals): Promise<void> {
+  // The live output goes to stderr: stdout carries only the profile.
+  const subscription = core.subscribe((event, payload) => {
+    if (event === 'runs.onOutput' && payload.runId === started.id) process.stderr.write(payload.data);
+  });
+  stops.onStop((reason) => void contractClient(core)['runs.stop']({ id: started.id, reason }).catch(() => undefined));
+  try {
+    const finished = await core.waitForExit(started.id);
+    process.stderr.write(`\nrun ${finished.id} (profile of run ${sourceId}): ${finished.status}\n`);
+  } finally {
+    subscription.unsubscribe();
+  }
+}
+
 export async function profileCommand(core: Core, runId: number, options: ProfileCommandOptions): Promise<void> {
   if (options.rerun) {
     const settings = profileSettings(options.warmup, options.steps);
     const api = contractClient(core);
-    const started = await api['runs.profile']({ id: runId, ...settings });
-    // The live output goes to stderr: stdout carries only the profile.
-    const subscription = core.subscribe((event, payload) => {
-      if (event === 'runs.onOutput' && payload.runId === started.id) process.stderr.write(payload.data);
-    });
-    const onSignal = () => void api['runs.stop']({ id: started.id, reason: 'stopped by Ctrl-C (SIGINT)' }).catch(() => undefined);
-    process.on('SIGINT', onSignal);
+    // Listening before the rerun starts: a signal while it is being started stops it as soon as it exists.
+    const stops = new StopSignals();
     try {
-      const finished = await core.waitForExit(started.id);
-      process.stderr.write(`\nrun ${finished.id} (profile of run ${runId}): ${finished.status}\n`);
+      await followProfiledRerun(core, runId, await api['runs.profile']({ id: runId, ...settings }), stops);
     } finally {
-      process.off('SIGINT', onSignal);
-      subscription.unsubscribe();
+      stops.dispose();
     }
   } else if (options.warmup !== undefined || options.steps !== undefined) {
     throw new UsageError('--warmup and --steps choose the window of a new profile: give them with --rerun');

@@ -9,13 +9,7 @@ import { contractClient, workloadNamed } from '../contract.js';
 import type { GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import { withConfirmation } from './gpu.js';
-
-/** What each signal means for a run the CLI records: it is stopped cleanly, GPU settings put back, and the CLI exits. */
-const STOP_SIGNALS = {
-  SIGINT: 'stopped by Ctrl-C (SIGINT)',
-  SIGTERM: 'stopped by SIGTERM sent to tuning-bench',
-  SIGHUP: 'stopped because the terminal closed (SIGHUP, e.g. a dropped SSH session); use nohup or tmux for runs that must outlive it',
-} as const;
+import { StopSignals } from '../stopSignals.js';
 
 export interface RunCommandOptions {
   workload?: string;
@@ -48,6 +42,16 @@ export function parseAssignments(assignments: readonly string[]): Record<string,
 }
 
 export async function runCommand(core: Core, options: RunCommandOptions): Promise<void> {
+  // Before anything is applied or started: a signal from here on stops cleanly whatever exists by then.
+  const stops = new StopSignals();
+  try {
+    await recordRun(core, options, stops);
+  } finally {
+    stops.dispose();
+  }
+}
+
+async function recordRun(core: Core, options: RunCommandOptions, stops: StopSignals): Promise<void> {
   const values = parseAssignments(options.set);
   const terminal = {
     cols: process.stdout.isTTY ? Math.max(20, process.stdout.columns) : DEFAULT_TERMINAL.cols,
@@ -69,7 +73,19 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     if (options.commandArgs.length > 0) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
     const workload = await workloadNamed(core, options.workload);
     run = await withConfirmation(options.confirm === true, (confirm) =>
-      core.startRun({ workload, values, timeoutSeconds: options.timeout, maxSteps: options.maxSteps, unitsPerStep, steps, profile: options.profile, ...terminal, gpuSettings: options.gpuSettings, confirmOtherProcesses: confirm }),
+      core.startRun({
+        workload,
+        values,
+        timeoutSeconds: options.timeout,
+        maxSteps: options.maxSteps,
+        unitsPerStep,
+        steps,
+        profile: options.profile,
+        ...terminal,
+        gpuSettings: options.gpuSettings,
+        confirmOtherProcesses: confirm,
+        stopBeforeStart: stops.signal,
+      }),
     );
   } else {
     if (options.commandArgs.length === 0) {
@@ -90,6 +106,7 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
         ...terminal,
         gpuSettings: options.gpuSettings,
         confirmOtherProcesses: confirm,
+        stopBeforeStart: stops.signal,
       }),
     );
   }
@@ -109,12 +126,8 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
   process.stdout.on('error', ignoreClosedTerminal);
   process.stderr.on('error', ignoreClosedTerminal);
   const api = contractClient(core);
-  const handlers = Object.entries(STOP_SIGNALS).map(([signal, reason]) => {
-    // A run that has just ended cannot be stopped: nothing to say then.
-    const handler = () => void api['runs.stop']({ id: run.id, reason }).catch(() => undefined);
-    process.on(signal, handler);
-    return [signal, handler] as const;
-  });
+  // A run that has just ended cannot be stopped: nothing to say then.
+  stops.onStop((reason) => void api['runs.stop']({ id: run.id, reason }).catch(() => undefined));
 
   try {
     const finished = await core.waitForExit(run.id);
@@ -127,8 +140,12 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
     }
     // The command never started: that is not "the command ran", whatever it would have returned.
     if (finished.exitClass === 'not_found') process.exitCode = 1;
+    // A full disk or a long lock kept the ending out of the file (unstoredEndings tries once more): the exit status says so.
+    if (core.unstoredEndings().includes(finished.id)) {
+      process.stderr.write(`tuning-bench: run ${finished.id} could not be recorded in ${core.dbPath}: the disk is full or another process holds the file. Its ending above is not stored; the run will show as interrupted.\n`);
+      process.exitCode = 1;
+    }
   } finally {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
     subscription.unsubscribe();
   }
 }

@@ -2,13 +2,14 @@
 // bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
 import type { Core } from '../../core/createCore.js';
 import type { Comparison, MethodInput, Sweep } from '../../shared/api.js';
-import { qualityGate, sweepRequest } from '../../shared/api.js';
+import { qualityGate, sweepRequest, varName } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
 import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { parseAssignments } from './run.js';
 import { stepChoicesFrom } from './steps.js';
+import { StopSignals } from '../stopSignals.js';
 
 export interface SweepCommandOptions extends GpuCliOptions {
   workload?: string;
@@ -39,6 +40,8 @@ export interface SweepCommandOptions extends GpuCliOptions {
 export function parseVary(text: string): { name: string; values: string[] } {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/su.exec(text);
   if (!match) throw new UsageError(`--vary takes VAR=V1,V2,... (the first value is the baseline's), got "${text}"`);
+  const named = varName.safeParse(match[1]);
+  if (!named.success) throw new UsageError(`--vary ${match[1]}: ${named.error.issues.map((issue) => issue.message).join('; ')}`);
   const values = match[2]!.split(',');
   if (values.some((v) => v === '')) throw new UsageError(`--vary ${match[1]}: an empty value in "${match[2]}"`);
   return { name: match[1]!, values };
@@ -134,34 +137,49 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
   return lines.join('\n');
 }
 
-/** Follows a sweep to its end: progress on stderr, Ctrl-C cancels it (the current run is stopped). */
-export async function followSweep(core: Core, sweep: Sweep, json: boolean): Promise<Sweep> {
+/**
+ * Follows a sweep to its end: progress on stderr; Ctrl-C, SIGTERM or a closed terminal (SIGHUP) cancels it (the
+ * current run stops cleanly, GPU settings are put back). `stops` listened since before the sweep was started: a
+ * signal that came while it was being started (its GPU settings applied) cancels it as soon as it exists.
+ */
+export async function followSweep(core: Core, sweep: Sweep, json: boolean, stops: StopSignals): Promise<Sweep> {
   const progress = progressPrinter(json);
   progress.update(sweep);
   const subscription = core.subscribe((event, payload) => {
     if (event === 'sweeps.onDidChange' && payload.id === sweep.id) progress.update(payload);
   });
-  const onSignal = () => {
-    process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
-    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
-  };
-  // A closed terminal (SIGHUP) cancels like Ctrl-C: the run stops cleanly and GPU settings are put back.
   const ignoreClosedTerminal = () => undefined;
   process.stderr.on('error', ignoreClosedTerminal);
   process.stdout.on('error', ignoreClosedTerminal);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  stops.onStop(() => {
+    process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
+    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
+  });
   try {
     const ended = await core.waitForSweepEnd(sweep.id);
     progress.update(ended);
     return ended;
   } finally {
     progress.end();
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
     subscription.unsubscribe();
   }
 }
 
-export async function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
+/** Listens for stop signals from before the sweep is started to its end. */
+async function withStopSignals<T>(work: (stops: StopSignals) => Promise<T>): Promise<T> {
+  const stops = new StopSignals();
+  try {
+    return await work(stops);
+  } finally {
+    stops.dispose();
+  }
+}
+
+export function sweepCommand(core: Core, options: SweepCommandOptions): Promise<void> {
+  return withStopSignals((stops) => startAndFollowSweep(core, options, stops));
+}
+
+async function startAndFollowSweep(core: Core, options: SweepCommandOptions, stops: StopSignals): Promise<void> {
   let sweep: Sweep;
   if (options.resume !== undefined) {
     sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
@@ -201,7 +219,7 @@ export async function sweepCommand(core: Core, options: SweepCommandOptions): Pr
     if (input.command && input.vary.some((v) => v.name === 'git')) await sayUnlinkedData(core, input.command.cwd, input.links ?? []);
     sweep = await withConfirmation(options.yes === true, (confirm) => contractClient(core)['sweeps.start']({ ...input, confirmOtherProcesses: confirm }));
   }
-  const ended = await followSweep(core, sweep, options.json);
+  const ended = await followSweep(core, sweep, options.json, stops);
   const comparison = await sweepComparison(core, ended);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended, comparison), null, 2)}\n` : `${formatSweepTable(ended, comparison)}\n`);
   if (ended.status === 'failed') process.exitCode = 1;
@@ -275,7 +293,11 @@ export interface FindBatchOptions {
   json: boolean;
 }
 
-export async function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
+export function findBatchCommand(core: Core, options: FindBatchOptions): Promise<void> {
+  return withStopSignals((stops) => findBatch(core, options, stops));
+}
+
+async function findBatch(core: Core, options: FindBatchOptions, stops: StopSignals): Promise<void> {
   const sweep = await contractClient(core)['sweeps.findBatch']({
     workloadId: await requireWorkloadId(core, options.workload),
     values: parseAssignments(options.set),
@@ -284,7 +306,7 @@ export async function findBatchCommand(core: Core, options: FindBatchOptions): P
     maxSteps: options.maxSteps,
     timeoutSeconds: 300,
   });
-  const ended = await followSweep(core, sweep, options.json);
+  const ended = await followSweep(core, sweep, options.json, stops);
   process.stdout.write(options.json ? `${JSON.stringify(sweepJson(ended), null, 2)}\n` : `${formatSweepTable(ended)}\n`);
   if (ended.status === 'failed' || ended.result?.largestFit === null) process.exitCode = 1;
 }

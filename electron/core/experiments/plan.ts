@@ -131,7 +131,7 @@ export function estimateSeconds(
     scaled += 1;
     return (seconds * target) / run.summary.steps;
   };
-  const alike = finished.filter((run) => Object.entries(shared).every(([name, value]) => run.config[name] === undefined || run.config[name] === value));
+  const alike = finished.filter((run) => Object.entries(shared).every(([name, value]) => !Object.hasOwn(run.config, name) || run.config[name] === value));
   let fromOwn = 0;
   let total = 0;
   let typicalShown: number | null = null;

@@ -7,6 +7,7 @@ import type { EventHub } from '../events.js';
 import type { GpuControl, GpuLease, GpuSettingsRecord } from '../gpu-control/gpuControl.js';
 import type { RunManager } from '../runner/runManager.js';
 import type { Store } from '../store/store.js';
+import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
 import type { RunPlacement } from '../store/runStore.js';
 import type { SkippedPosition, SweepRecord } from '../store/sweepStore.js';
 import path from 'node:path';
@@ -88,7 +89,8 @@ export interface SweepQueueDeps {
   cores: number;
   /** Dates recorded on sweeps; the wait for fair conditions. */
   clock: Clock;
-  ownerPid: number;
+  /** This engine: recorded as each sweep's owner, so another engine knows whether it is still running. */
+  owner: ProcessIdentity;
   /** Where each sweep's `git=` worktrees are made (one folder per sweep). */
   worktreeDir: string;
   /** The environment git runs in. */
@@ -119,11 +121,15 @@ export class SweepQueue {
 
   constructor(private readonly deps: SweepQueueDeps) {}
 
-  /** Marks the sweeps of engines that died as interrupted, so they can be offered for resumption. */
-  recoverInterrupted(isAlive: (pid: number) => boolean): SweepRecord[] {
+  /**
+   * Marks the sweeps of engines that died as interrupted, so they can be offered for resumption. An owner counts
+   * as running only as the same process (pid and start time): a live process that got its pid later does not.
+   */
+  recoverInterrupted(): SweepRecord[] {
     const interrupted: SweepRecord[] = [];
     for (const sweep of this.deps.store.sweeps.unfinished()) {
-      if (sweep.ownerPid !== null && sweep.ownerPid !== this.deps.ownerPid && isAlive(sweep.ownerPid)) continue;
+      const owner = sweep.ownerPid === null ? null : { pid: sweep.ownerPid, startTicks: sweep.ownerStartTicks };
+      if (owner !== null && !sameProcess(owner, this.deps.owner) && isStillRunning(owner, new Date(sweep.createdAt))) continue;
       this.deps.store.sweeps.setStatus(sweep.id, 'interrupted');
       interrupted.push(sweep);
     }
@@ -166,7 +172,8 @@ export class SweepQueue {
       plan: request.plan,
       request: checkout ? { ...request, checkout } : { ...request },
       configs: checkout ? configs.map((config) => ({ ...config, name: gitConfigName(config, checkout) })) : configs,
-      ownerPid: this.deps.ownerPid,
+      ownerPid: this.deps.owner.pid,
+      ownerStartTicks: this.deps.owner.startTicks,
     });
     let lease: GpuLease | null = null;
     if (this.runningSweep === null && hasRunSettings(request.gpuSettings)) {
@@ -198,7 +205,8 @@ export class SweepQueue {
       plan: 'double then bisect',
       request: { ...request },
       configs: [],
-      ownerPid: this.deps.ownerPid,
+      ownerPid: this.deps.owner.pid,
+      ownerStartTicks: this.deps.owner.startTicks,
     });
     this.enqueue(record.id, null);
     return this.get(record.id);
@@ -208,7 +216,7 @@ export class SweepQueue {
     const record = this.requireRecord(id);
     const live = this.live.get(id);
     if (action === 'resume' && record.status === 'interrupted') {
-      this.deps.store.sweeps.setOwner(id, this.deps.ownerPid);
+      this.deps.store.sweeps.setOwner(id, this.deps.owner);
       this.enqueue(id, null);
       return this.get(id);
     }

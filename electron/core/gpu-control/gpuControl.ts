@@ -11,7 +11,7 @@ import {
   type GpuRunSettings,
 } from '../../shared/gpuSettings.js';
 import type { GpuJournalStore, JournalScope, StoredJournalEntry } from '../store/gpuJournalStore.js';
-import { isAlive } from '../system/procStat.js';
+import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
 import type { RunGpuLease } from '../runner/collaborators.js';
 import { operationArgs } from './allowlist.js';
 import { interpretControlAnswer, type ControlAnswer } from './answers.js';
@@ -28,7 +28,8 @@ export interface GpuControlOptions {
   env: Record<string, string>;
   /** When each journal entry was made and restored. */
   clock: Clock;
-  ownerPid: number;
+  /** This engine, recorded as the owner of the changes it journals. */
+  owner: ProcessIdentity;
 }
 
 export interface GpuSettingsRecord extends Record<string, unknown> {
@@ -345,7 +346,20 @@ export class GpuControl {
 
   /** Run and sweep changes whose engine died before putting them back, newest first. */
   abandoned(): StoredJournalEntry[] {
-    return this.options.journal.open().filter((e) => e.ownerPid === null || (e.ownerPid !== this.options.ownerPid && !isAlive(e.ownerPid)));
+    return this.options.journal.open().filter((e) => !this.heldByAnotherLiveEngine(e) && !this.isOwn(e));
+  }
+
+  private isOwn(entry: StoredJournalEntry): boolean {
+    return entry.ownerPid !== null && sameProcess({ pid: entry.ownerPid, startTicks: entry.ownerStartTicks }, this.options.owner);
+  }
+
+  /**
+   * The entry's engine is another one, still running: the same process (pid and start time), not merely a live
+   * process that got its pid after it died.
+   */
+  private heldByAnotherLiveEngine(entry: StoredJournalEntry): boolean {
+    if (entry.ownerPid === null || this.isOwn(entry)) return false;
+    return isStillRunning({ pid: entry.ownerPid, startTicks: entry.ownerStartTicks }, new Date(entry.createdAt));
   }
 
   /** Undoes every abandoned change, newest first; the ones that fail stay open for the next try. */
@@ -416,7 +430,8 @@ export class GpuControl {
       prior: priorOf(op, state),
       applied: appliedOf(op),
       scope: owner.scope,
-      ownerPid: this.options.ownerPid,
+      ownerPid: this.options.owner.pid,
+      ownerStartTicks: this.options.owner.startTicks,
       runId: owner.runId,
     });
     let result;
@@ -482,7 +497,7 @@ export class GpuControl {
     if (changing !== undefined) return changing;
     const other = this.options.journal
       .open()
-      .find((e) => this.matches(e, key, index) && e.ownerPid !== null && e.ownerPid !== this.options.ownerPid && isAlive(e.ownerPid));
+      .find((e) => this.matches(e, key, index) && this.heldByAnotherLiveEngine(e));
     if (!other) return null;
     return other.runId !== null ? `run ${other.runId} (process ${other.ownerPid})` : `a ${other.scope} in process ${other.ownerPid}`;
   }

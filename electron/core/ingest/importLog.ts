@@ -2,14 +2,19 @@
 import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
-import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
-import { summarizeMetrics } from '../metrics/summary.js';
-import { samplesForSummary, SummaryInputBuilder } from '../metrics/summaryInput.js';
+import type { MetricSample } from '../metrics/samples.js';
 import { findFailureLine } from './exitClassifier.js';
-import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
+import { TimeSlice } from '../system/timeSlice.js';
+import type { IngestTasks } from './ingestTasks.js';
 import type { OutputWriter } from './outputWriter.js';
+
+/** What an import needs of the engine: the store (its output writer) and the task thread that makes its summary. */
+export interface ImportTarget {
+  store: Store<OutputWriter>;
+  tasks: IngestTasks;
+}
 
 /** An imported run's command starts with this, so it is told apart from one that ran here. */
 export const IMPORTED_COMMAND = '(imported)';
@@ -20,6 +25,11 @@ const IMPORT_CHUNK_BYTES = 256 * 1024;
  * the threads stays bounded (a few chunks), whatever the file's size.
  */
 const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
+/**
+ * Text parsed between two looks at the event loop: about a millisecond of parsing, so an import from the UI,
+ * parsed on the engine's thread, never keeps a live run's output waiting (see system/timeSlice.ts).
+ */
+const PARSE_SLICE_CHARS = 32 * 1024;
 /** Kept to classify the ending: failure lines are at the end of a log (as for a live run). */
 const TAIL_BYTES = 64 * 1024;
 /** Default largest log imported (`--max-bytes` changes it): larger ones are almost always a mistake (a binary, /dev/zero). */
@@ -30,6 +40,20 @@ export class ImportTooLarge extends Error {
     super(`the log is larger than ${formatBytes(limitBytes)}; nothing was imported. Give a larger --max-bytes if it really is a training log`);
     this.name = 'ImportTooLarge';
   }
+}
+
+/** What is given is not a training log (zero bytes: a binary, holes of a sparse file, UTF-16 text): nothing is imported. */
+export class ImportNotText extends Error {
+  constructor(detail: string) {
+    super(`${detail}, so it is not a text log; nothing was imported. Give the training's own output (UTF-8 text)`);
+    this.name = 'ImportNotText';
+  }
+}
+
+/** A sparse file: fewer bytes on disk than half its length (a copy gone wrong, a preallocated file). */
+function isSparse(stat: fs.Stats): boolean {
+  // st_blocks counts 512-byte units on Linux, whatever the file system's block size.
+  return stat.size > 1024 * 1024 && stat.blocks * 512 < stat.size / 2;
 }
 
 export interface ImportRequest {
@@ -43,31 +67,34 @@ export interface ImportRequest {
 }
 
 /** Imports text the face already holds (the UI's import). */
-export function importLogText(store: Store<OutputWriter>, text: string | Buffer, request: ImportRequest): Promise<Run> {
+export function importLogText(target: ImportTarget, text: string | Buffer, request: ImportRequest): Promise<Run> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  return importPieces(store, request, bytes.length, (function* () {
+  return importPieces(target, request, bytes.length, (function* () {
     for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
   })());
 }
 
 /** Imports a file, a pipe or a device in pieces (`-` is standard input): memory stays bounded whatever its size. */
-export async function importLogFile(store: Store<OutputWriter>, file: string, request: ImportRequest): Promise<Run> {
+export async function importLogFile(target: ImportTarget, file: string, request: ImportRequest): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
-  if (file === '-') return importPieces(store, request, null, process.stdin);
+  if (file === '-') return importPieces(target, request, null, process.stdin);
   const stat = await fs.promises.stat(file);
   if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR' });
   const total = stat.isFile() ? stat.size : null;
   // Refused before anything is stored when the size is known.
   if (total !== null && total > limit) throw new ImportTooLarge(limit);
+  if (stat.isFile() && isSparse(stat)) {
+    throw new ImportNotText(`it is a sparse file (${formatBytes(stat.size)} long, ${formatBytes(stat.blocks * 512)} on disk): its holes read as zero bytes`);
+  }
   const stream = fs.createReadStream(file, { highWaterMark: IMPORT_CHUNK_BYTES });
   try {
-    return await importPieces(store, request, total, stream);
+    return await importPieces(target, request, total, stream);
   } finally {
     stream.destroy();
   }
 }
 
-async function importPieces(store: Store<OutputWriter>, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
+async function importPieces({ store, tasks }: ImportTarget, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,
@@ -81,12 +108,12 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
   });
   // The live path's parts, split across two threads: this one parses each piece (by the log's own
   // clocks: stamps, bars' elapsed times) while the writer thread stores the one before, committing
-  // each piece with its samples. A live run's thread is busy reading the pty; an import's is free.
+  // each piece with its samples. Parsing gives the event loop back every few milliseconds: a live run
+  // may be recording beside the import (the UI's import, in the desktop app or `serve`).
   store.output.startParsedRun(run.id);
   const collector = new MetricsCollector({ metricRegex: '', ...IMPORTED_LOG_READING });
   const decoder = new TextDecoder('utf-8');
-  // What the summary reads, kept as the samples pass: nothing to read back from the store at the end.
-  const summaryInput = new SummaryInputBuilder();
+  const slice = new TimeSlice();
   const tail: Buffer[] = [];
   let tailBytes = 0;
   let read = 0;
@@ -94,6 +121,9 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
   let sinceFlush = 0;
   try {
     for await (const piece of pieces) {
+      // A zero byte never appears in a text log: a binary, or a hole in a sparse file; found by memchr, cheaply.
+      const zeroAt = piece.indexOf(0);
+      if (zeroAt >= 0) throw new ImportNotText(`it has zero bytes (the first at byte ${read + zeroAt})`);
       read += piece.length;
       if (read > limit) throw new ImportTooLarge(limit);
       // A copy: the writer thread takes the buffer it is given.
@@ -101,8 +131,12 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
       tail.push(Buffer.from(owned.subarray(Math.max(0, owned.length - TAIL_BYTES))));
       tailBytes += tail.at(-1)!.length;
       while (tail.length > 1 && tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
-      const samples = collector.push(decoder.decode(owned, { stream: true }), 0);
-      summaryInput.add(samples);
+      const text = decoder.decode(owned, { stream: true });
+      const samples: MetricSample[] = [];
+      for (let at = 0; at < text.length; at += PARSE_SLICE_CHARS) {
+        for (const sample of collector.push(text.slice(at, at + PARSE_SLICE_CHARS), 0)) samples.push(sample);
+        await slice.pause();
+      }
       store.output.appendParsed(run.id, seq++, 0, owned, samples);
       sinceFlush += piece.length;
       if (sinceFlush >= IN_FLIGHT_BYTES) {
@@ -119,8 +153,7 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     throw error;
   }
   const last = [...collector.push(decoder.decode(), 0), ...collector.end(0)];
-  summaryInput.add(last);
-  store.output.endRun(run.id, 0, last);
+  await store.output.endRun(run.id, 0, last);
   request.onProgress?.(read, total);
 
   const text = stripAnsi(new TextDecoder('utf-8').decode(Buffer.concat(tail)));
@@ -134,9 +167,8 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
     exitReason: failure ? failure.line : null,
     endedAt: request.now,
   });
-  const samples = summaryInput.result() ?? samplesForSummary(store.metrics, run.id);
-  store.runs.setSummary(run.id, { ...EMPTY_SUMMARY, ...summarizeMetrics(samples) });
-  store.runs.setSeries(run.id, buildSeries(samples, []));
+  // Read back and summarised on the task thread: a large log's summary is seconds of work.
+  await tasks.finishImport(run.id);
   return store.runs.get(run.id)!;
 }
 

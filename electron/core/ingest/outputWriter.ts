@@ -1,66 +1,77 @@
-// The engine's side of the output writer: hands chunks to the worker thread, and waits for it when asked.
-import fs from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { FLUSH_INTERVAL_MS } from '../store/batchWriter.js';
+// The engine's side of the output path: hands chunks to the writer thread (which stores them and has them parsed on the parser thread), and waits for it when asked.
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { MetricSample } from '../metrics/samples.js';
-import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
+import type { FromOutputWriter, ParserToEngine, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
-
-/**
- * The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or
- * the TypeScript source under tsx when the engine itself runs from source (tests, `npm run bench`).
- */
-/**
- * This module's own URL. Under ESM (the CLI, the server, tests) that is import.meta.url; in the
- * Electron main bundle, which Vite builds as CommonJS, import.meta is empty and __filename is the
- * bundle, beside which the worker's own bundle lies.
- */
-function moduleUrl(): string {
-  return typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
-}
-
-function startWorker(workerData: OutputWriterConfig): Worker {
-  const here = moduleUrl();
-  for (const extension of ['.js', '.cjs']) {
-    const url = new URL(`./outputWriterWorker${extension}`, here);
-    if (fs.existsSync(fileURLToPath(url))) return new Worker(url, { workerData });
-  }
-  const source = new URL('./outputWriterWorker.ts', here);
-  if (!fs.existsSync(fileURLToPath(source))) {
-    throw new Error(`the output writer's worker script is missing beside ${fileURLToPath(here)}`);
-  }
-  // From source (tests, benchmarks): the worker registers tsx itself; a worker's own --import is not honoured everywhere.
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
+import { BytesFirst } from './writeTurns.js';
+import { startIngestWorker } from './workerScript.js';
 
 export class OutputWriter {
   private readonly worker: Worker;
+  /** Parses live runs' output apart from the writer, so no parse holds a commit back; the writer talks to it directly. */
+  private readonly parser: Worker;
   private readonly waiting = new Map<number, () => void>();
+  /** Runs whose end waits for their parsing to catch up (endRun's promise). */
+  private readonly parsing = new Map<number, () => void>();
+  private readonly noticeListeners = new Set<(runId: number, message: string) => void>();
+  /** Each thread's end, followed from its start: close() may come after a thread already died. */
+  private readonly writerExited: Promise<void>;
+  private readonly parserExited: Promise<void>;
+  /** Shared with every thread that writes long transactions (the parser, the ingest tasks): byte commits go first (see BytesFirst). */
+  readonly bytesFirst = new BytesFirst().shared;
   private nextFlushId = 1;
   private closing: Promise<void> | null = null;
   private metricsListener: (runId: number, samples: MetricSample[]) => void = () => undefined;
   private failure: string | null = null;
+  /** The bytes' writer and the parser's samples each have a status; the output path is paused while either is. */
+  private writerStatus: WriterStatus = { state: 'writing' };
+  private parserStatus: WriterStatus = { state: 'writing' };
   private status: WriterStatus = { state: 'writing' };
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
   private readonly droppingListeners = new Set<(runId: number, limitBytes: number) => void>();
 
   constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
-    this.worker = startWorker({ file, flushIntervalMs: FLUSH_INTERVAL_MS });
+    const channel = new MessageChannel();
+    const bytesFirst = this.bytesFirst;
+    this.parser = startIngestWorker('outputParserWorker', { file, port: channel.port1, bytesFirst }, [channel.port1]);
+    this.worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst }, [channel.port2]);
+    this.writerExited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.parserExited = new Promise((resolve) => this.parser.once('exit', () => resolve()));
     // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
     this.worker.unref();
+    this.parser.unref();
+    this.parser.on('error', (error) => onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
+    this.parser.on('message', (message: ParserToEngine) => {
+      if (message.type === 'metrics') {
+        this.metricsListener(message.runId, message.samples);
+      } else if (message.type === 'runParsed') {
+        this.parsing.get(message.runId)?.();
+        this.parsing.delete(message.runId);
+      } else if (message.type === 'notice') {
+        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
+      } else if (message.type === 'status') {
+        this.parserStatus = message.status;
+        this.announceStatus();
+      } else if (message.type === 'error') {
+        onError(message.message);
+      }
+    });
     this.worker.on('message', (message: FromOutputWriter) => {
       if (message.type === 'metrics') {
         this.metricsListener(message.runId, message.samples);
       } else if (message.type === 'flushed') {
         this.waiting.get(message.id)?.();
         this.waiting.delete(message.id);
+      } else if (message.type === 'runParsed') {
+        this.parsing.get(message.runId)?.();
+        this.parsing.delete(message.runId);
+      } else if (message.type === 'notice') {
+        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
       } else if (message.type === 'error') {
         onError(message.message);
       } else if (message.type === 'status') {
-        this.status = message.status;
-        for (const listener of [...this.statusListeners]) listener(message.status);
+        this.writerStatus = message.status;
+        this.announceStatus();
       } else if (message.type === 'dropping') {
         for (const listener of [...this.droppingListeners]) listener(message.runId, message.limitBytes);
       } else if (message.type === 'closed' && message.lostChunks > 0) {
@@ -70,9 +81,23 @@ export class OutputWriter {
     this.worker.on('error', (error) => {
       this.failure = error.message;
       onError(`the output writer stopped: ${error.message}`);
-      for (const resolve of this.waiting.values()) resolve();
+      for (const resolve of [...this.waiting.values(), ...this.parsing.values()]) resolve();
       this.waiting.clear();
+      this.parsing.clear();
     });
+  }
+
+  private announceStatus(): void {
+    const next = this.writerStatus.state === 'paused' ? this.writerStatus : this.parserStatus;
+    const changed = next.state !== this.status.state || (next.state === 'paused' && this.status.state === 'paused' && next.fault !== this.status.fault);
+    this.status = next;
+    if (changed) for (const listener of [...this.statusListeners]) listener(next);
+  }
+
+  /** Hears what a person should know of a run's parsing (its pattern switched off for being slow, output left unparsed). */
+  onNotice(listener: (runId: number, message: string) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
   }
 
   onStatus(listener: (status: WriterStatus) => void): () => void {
@@ -125,9 +150,22 @@ export class OutputWriter {
     this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data, samples } satisfies ToOutputWriter, movable(data));
   }
 
-  /** `samples`: the last ones parsed by the caller, for a run started with startParsedRun. */
-  endRun(runId: number, tMs: number, samples?: MetricSample[]): void {
-    if (!this.closing && !this.failure) this.post({ type: 'endRun', runId, tMs, ...(samples ? { samples } : {}) });
+  /**
+   * The run's output is complete. Resolves once its parsing has caught up with all of it (a live run's parser may
+   * lag behind the store) and its last samples are committed, or kept for retry when the file refuses them.
+   * `samples`: the last ones parsed by the caller, for a run started with startParsedRun.
+   */
+  endRun(runId: number, tMs: number, samples?: MetricSample[]): Promise<void> {
+    if (this.closing || this.failure) return Promise.resolve();
+    this.worker.ref();
+    const parsed = new Promise<void>((resolve) =>
+      this.parsing.set(runId, () => {
+        if (this.waiting.size === 0 && this.parsing.size <= 1 && !this.closing) this.worker.unref();
+        resolve();
+      }),
+    );
+    this.post({ type: 'endRun', runId, tMs, ...(samples ? { samples } : {}) });
+    return parsed;
   }
 
   /** Hands the chunk over; a buffer that owns its whole memory is moved, not copied, and must not be used after. */
@@ -143,20 +181,30 @@ export class OutputWriter {
     this.worker.ref();
     return new Promise<void>((resolve) => {
       this.waiting.set(id, () => {
-        if (this.waiting.size <= 1 && !this.closing) this.worker.unref();
+        if (this.waiting.size <= 1 && this.parsing.size === 0 && !this.closing) this.worker.unref();
         resolve();
       });
       this.post({ type: 'flush', id });
     });
   }
 
+  /** The writer commits what waits and closes its connection, then the parser closes its own; both threads end. */
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      if (this.failure) return resolve();
-      this.worker.ref();
-      this.worker.once('exit', () => resolve());
-      this.post({ type: 'close' });
-    });
+    this.closing ??= (async () => {
+      // Both threads hold the process until they are done: their ends are what close() waits for.
+      this.parser.ref();
+      if (!this.failure) {
+        this.worker.ref();
+        this.post({ type: 'close' });
+        await this.writerExited;
+      }
+      // Anything still waiting on a run's parse has its answer: nothing more will come.
+      for (const resolve of this.parsing.values()) resolve();
+      this.parsing.clear();
+      // A writer that died never told the parser to close: it is ended here.
+      if (this.failure) await this.parser.terminate();
+      await this.parserExited;
+    })();
     return this.closing;
   }
 

@@ -1,43 +1,81 @@
-// Worker thread: stores pty output through its own SQLite connection and parses it for metrics, in a
-// batch at a steady pace, so the engine's thread spends its time reading the pty and not on the disk.
-import { TextDecoder } from 'node:util';
-import { parentPort, workerData } from 'node:worker_threads';
+// Worker thread: stores pty output through its own SQLite connection, committing by time and size whatever the
+// parser thread is doing (the bytes are the record). Live runs are parsed on the parser thread, which commits its
+// own samples; an import's samples, parsed by its sender, are committed here with its chunks.
+import { workerData, parentPort, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
+import { boundWal } from '../store/open.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
-import type { FromOutputWriter, OutputWriterConfig, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
-import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, nextRetryDelayMs } from '../store/writeFaults.js';
+import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
+import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
+import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
+import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 
-interface RunParsing {
-  decoder: TextDecoder;
-  collector: MetricsCollector;
+/**
+ * How far parsing may fall behind in memory: chunk copies the parser has not acknowledged (parsed, and their
+ * samples committed). Past it, chunks are no longer copied to the parser; it catches up later by reading them
+ * back from the file, so memory stays bounded however long the parser lags.
+ */
+const PARSE_BACKLOG_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * How long one commit waits for the write lock. Longer than the parser's sample transactions (about 10 ms),
+ * which share it; short enough that this thread goes on taking chunks (and applying the held-output limit)
+ * while another process holds the lock: a busy file is retried with backoff.
+ */
+const COMMIT_BUSY_TIMEOUT_MS = 500;
+/** At close, each try waits for the lock this long (a writer from another process rarely holds it longer). */
+const CLOSE_BUSY_TIMEOUT_MS = 5000;
+/** Tries at close: a full disk does not change between them. */
+const CLOSE_ATTEMPTS = 3;
+
+/** A live run, parsed on the parser thread. */
+interface LiveRun {
+  /** Bytes of chunks copied to the parser and not yet acknowledged. */
+  forwardedBytes: number;
+  /** Parsing fell behind: chunks after this seq were not copied and are read back from the file. */
+  deferredAfterSeq: number | null;
+  readingBack: boolean;
+  lastSeenSeq: number;
+  /** endRun arrived; the parser is told once everything deferred is read back. */
+  ending: { tMs: number } | null;
+  parserToldEnd: boolean;
+  /** Output the parser never saw (dropped while deferred, or still unstored at the end): said as the run's parsing ends. */
+  unparsedBytes: number;
 }
 
+const config = workerData as OutputWriterConfig & { parserPort: MessagePort; bytesFirst: SharedArrayBuffer };
+const bytesFirst = new BytesFirst(config.bytesFirst);
+const port = parentPort!;
+const parser = config.parserPort;
+const db = new Database(config.file);
+// The engine's connection has set WAL and the schema; this one only needs to wait its turn and keep keys.
+db.pragma(`busy_timeout = ${COMMIT_BUSY_TIMEOUT_MS}`);
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+boundWal(db);
+
+const insertChunk = db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)');
+const addBytes = db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?');
+const addDropped = db.prepare('UPDATE runs SET output_dropped_bytes = output_dropped_bytes + ? WHERE id = ?');
+const insertSample = db.prepare(INSERT_SAMPLE_SQL);
+
+const policy = new CommitPolicy();
+const liveRuns = new Map<number, LiveRun>();
 /**
  * Runs their sender parses (startParsedRun: imports), whose committed samples are not sent back, and
  * whether each has ended (it is forgotten once its last samples are committed).
  */
 const parsedBySender = new Map<number, { ended: boolean }>();
+let parserAlive = true;
+let forwardedBytesTotal = 0;
 
-const config = workerData as OutputWriterConfig;
-const port = parentPort!;
-const db = new Database(config.file);
-// The engine's connection has set WAL and the schema; this one only needs to wait its turn and keep keys.
-db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
-db.pragma('foreign_keys = ON');
-
-const insertChunk = db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)');
-const addBytes = db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?');
-const insertSample = db.prepare(INSERT_SAMPLE_SQL);
-
-const parsing = new Map<number, RunParsing>();
 let chunks: Chunk[] = [];
-let parsed = new Map<number, MetricSample[]>();
+/** An import's samples (parsed by its sender) waiting for a commit, in arrival order. */
+let samplesQueue: Array<{ runId: number; samples: MetricSample[] }> = [];
+let queuedSamples = 0;
 
 /**
  * Output waits in memory while the file refuses it (a full disk). Past this much it is still parsed (the
@@ -50,10 +88,13 @@ let heldBytes = 0;
 let dropped = new Map<number, number>();
 /** Runs already told, in this pause, that their output is being dropped. */
 const toldDropping = new Set<number>();
+/** Samples ever queued, and ever committed: a flush (or an import's end) waits until the second reaches what the first was when it asked. */
+let samplesQueuedTotal = 0;
+let samplesCommittedTotal = 0;
+/** Answers that wait for samples to be committed, each with the count it waits for (see whenQueuedSamplesCommitted). */
+let waitingForSamples: Array<{ through: number; answer: () => void }> = [];
 
-const addDropped = db.prepare('UPDATE runs SET output_dropped_bytes = output_dropped_bytes + ? WHERE id = ?');
-
-const commit = db.transaction((batch: Chunk[], samplesByRun: Map<number, MetricSample[]>, droppedByRun: Map<number, number>) => {
+const commitTransaction = db.transaction((batch: Chunk[], samples: Array<{ runId: number; samples: MetricSample[] }>, droppedByRun: Map<number, number>) => {
   const bytesByRun = new Map<number, number>();
   for (const chunk of batch) {
     insertChunk.run(chunk.runId, chunk.seq, chunk.tMs, Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength));
@@ -61,24 +102,20 @@ const commit = db.transaction((batch: Chunk[], samplesByRun: Map<number, MetricS
   }
   for (const [runId, bytes] of bytesByRun) addBytes.run(bytes, runId);
   for (const [runId, bytes] of droppedByRun) addDropped.run(bytes, runId);
-  for (const [runId, samples] of samplesByRun) {
-    for (const sample of samples) {
+  for (const entry of samples) {
+    for (const sample of entry.samples) {
       const { value, special } = toColumns(sample.value);
-      insertSample.run(runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
+      insertSample.run(entry.runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
     }
   }
 });
 
 const send = (message: FromOutputWriter) => port.postMessage(message);
-
-function collect(runId: number, samples: MetricSample[]): void {
-  if (samples.length === 0) return;
-  const list = parsed.get(runId);
-  if (list) list.push(...samples);
-  else parsed.set(runId, samples);
-}
+const toParser = (message: ToOutputParser, transfer: ArrayBuffer[] = []) => parser.postMessage(message, transfer);
 
 let failures = 0;
+/** When the current run of failed commits began (a busy file is told of only once it lasts). */
+let failingSince: number | null = null;
 /**
  * When a refused batch is tried again (monotonic, as the engine's waits are), on this thread's own clock: the engine's injected Clock is a set of
  * functions, which cannot cross into a worker (workerData is copied by structured clone). Only waits are timed
@@ -94,65 +131,293 @@ function setStatus(next: WriterStatus): void {
   if (changed) send({ type: 'status', status: next });
 }
 
-/** Commits what is queued; a failed batch is put back in front, in order, and retried later. Returns whether all is stored. */
-function flush(): boolean {
-  if (chunks.length === 0 && parsed.size === 0 && dropped.size === 0) return true;
-  const batch = chunks;
-  const samplesByRun = parsed;
-  const droppedByRun = dropped;
-  chunks = [];
-  parsed = new Map();
-  dropped = new Map();
-  try {
-    commit(batch, samplesByRun, droppedByRun);
-  } catch (error) {
-    // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
-    chunks = batch.concat(chunks);
-    for (const [runId, samples] of parsed) {
-      const kept = samplesByRun.get(runId);
-      if (kept) kept.push(...samples);
-      else samplesByRun.set(runId, samples);
-    }
-    parsed = samplesByRun;
-    for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
-    dropped = droppedByRun;
-    failures += 1;
-    retryAt = performance.now() + nextRetryDelayMs(failures);
-    const { fault, message } = describeWriteFault(error, config.file);
-    setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
-    return false;
+/** An import's samples wait for the next commit: one of output that is due, or their own timer (see armForWaiting). */
+function queueSamples(runId: number, samples: MetricSample[]): void {
+  if (samples.length === 0) return;
+  samplesQueue.push({ runId, samples });
+  queuedSamples += samples.length;
+  samplesQueuedTotal += samples.length;
+  armForWaiting();
+}
+
+/**
+ * Answers once every sample queued so far is committed: the commits go on at their pace, a commit's worth at a
+ * time with the lock left free between (so live runs' chunks are taken between them), and a fault answers at once,
+ * the samples kept for retry, as a flush always has.
+ */
+function whenQueuedSamplesCommitted(answer: () => void): void {
+  if (samplesCommittedTotal >= samplesQueuedTotal) answer();
+  else waitingForSamples.push({ through: samplesQueuedTotal, answer });
+}
+
+function answerWaitingForSamples(all: boolean): void {
+  const waiting = waitingForSamples;
+  waitingForSamples = [];
+  for (const entry of waiting) {
+    if (all || samplesCommittedTotal >= entry.through) entry.answer();
+    else waitingForSamples.push(entry);
   }
-  for (const chunk of batch) heldBytes -= chunk.data.byteLength;
-  toldDropping.clear();
-  failures = 0;
-  retryAt = 0;
-  if (status.state !== 'writing') setStatus({ state: 'writing' });
-  // Only what is committed is announced, so a view that asks for it finds it.
-  for (const [runId, samples] of samplesByRun) if (!parsedBySender.has(runId)) send({ type: 'metrics', runId, samples });
-  for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
+}
+
+/** The next commit's samples: at most COMMIT_MAX_SAMPLES, in order (the last entry split if need be). */
+function takeSamples(): Array<{ runId: number; samples: MetricSample[] }> {
+  if (queuedSamples <= COMMIT_MAX_SAMPLES) {
+    const all = samplesQueue;
+    samplesQueue = [];
+    queuedSamples = 0;
+    return all;
+  }
+  const taken: Array<{ runId: number; samples: MetricSample[] }> = [];
+  let room = COMMIT_MAX_SAMPLES;
+  while (room > 0 && samplesQueue.length > 0) {
+    const entry = samplesQueue[0]!;
+    if (entry.samples.length <= room) {
+      taken.push(samplesQueue.shift()!);
+      room -= entry.samples.length;
+    } else {
+      taken.push({ runId: entry.runId, samples: entry.samples.slice(0, room) });
+      entry.samples = entry.samples.slice(room);
+      room = 0;
+    }
+  }
+  queuedSamples -= COMMIT_MAX_SAMPLES - room;
+  return taken;
+}
+
+/** Commits what waits (output, dropped counts, samples up to the cap); a failed batch is put back in front, in order, and retried later. Returns whether it is stored. */
+function commit(): boolean {
+  const nothingWaits = chunks.length === 0 && samplesQueue.length === 0 && dropped.size === 0;
+  if (!nothingWaits) {
+    const batch = chunks;
+    const samples = takeSamples();
+    const droppedByRun = dropped;
+    chunks = [];
+    dropped = new Map();
+    try {
+      const startedAt = performance.now();
+      bytesFirst.commit(() => commitTransaction.immediate(batch, samples, droppedByRun));
+      lastCommitEndedAt = performance.now();
+      lastCommitMs = lastCommitEndedAt - startedAt;
+    } catch (error) {
+      // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
+      chunks = batch.concat(chunks);
+      samplesQueue = samples.concat(samplesQueue);
+      queuedSamples += samples.reduce((sum, entry) => sum + entry.samples.length, 0);
+      for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
+      dropped = droppedByRun;
+      failures += 1;
+      failingSince ??= performance.now();
+      retryAt = performance.now() + nextRetryDelayMs(failures);
+      const { fault, message } = describeWriteFault(error, config.file);
+      if (faultWorthTelling(fault, performance.now() - failingSince)) setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
+      answerWaitingForSamples(true);
+      armForWaiting();
+      return false;
+    }
+    for (const chunk of batch) heldBytes -= chunk.data.byteLength;
+    for (const entry of samples) samplesCommittedTotal += entry.samples.length;
+    toldDropping.clear();
+    failures = 0;
+    failingSince = null;
+    retryAt = 0;
+    if (status.state !== 'writing') setStatus({ state: 'writing' });
+    // Only what is committed is announced, so a view that asks for it finds it.
+    for (const entry of samples) if (!parsedBySender.has(entry.runId)) send({ type: 'metrics', runId: entry.runId, samples: entry.samples });
+    for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
+  }
+  policy.committed(performance.now(), false);
+  answerWaitingForSamples(false);
+  pumpReadBacks();
+  armForWaiting();
   return true;
 }
 
-const timer = setInterval(() => {
-  if (performance.now() >= retryAt) flush();
-}, config.flushIntervalMs);
+/** How long the last commit took, and when it ended: an import's samples left for the next ones wait as long (see bulkWriteGapMs). */
+let lastCommitMs = 0;
+let lastCommitEndedAt = 0;
 
-/** Tries at close: each waits out a busy file for the full busy_timeout; a full disk does not change between them. */
-const CLOSE_ATTEMPTS = 3;
+/**
+ * Whatever still waits gets its commit timer: output when the policy says, a batch to retry after its backoff,
+ * and an import's samples after the lock was left free a while (bulkWriteGapMs), a commit's worth at a time.
+ * Messages themselves only commit output that is due: a commit of samples per message kept a live run's chunks
+ * queued behind an import's for seconds.
+ */
+function armForWaiting(): void {
+  const now = performance.now();
+  const outputDue = policy.dueInMs(now);
+  const samplesDue = queuedSamples > 0 ? bulkWriteGapMs(lastCommitMs) - (now - lastCommitEndedAt) : null;
+  const next = outputDue === null ? samplesDue : samplesDue === null ? outputDue : Math.min(outputDue, samplesDue);
+  if (next === null) return;
+  armCommitTimer(Math.max(next, retryAt - now, 0));
+}
 
-/** Keeps a chunk for the next commit, or past the held-back limit counts it as dropped (and says so once per run). */
-function hold(chunk: Chunk): void {
+
+// --- When to commit: by time and size, checked as chunks arrive and by a timer armed for the oldest waiting item.
+
+let commitTimer: NodeJS.Timeout | null = null;
+
+function commitIfDue(): void {
+  const now = performance.now();
+  if (now >= retryAt && policy.isDue(now)) commit();
+  else armForWaiting();
+}
+
+function armCommitTimer(delayMs: number): void {
+  if (commitTimer !== null) return;
+  commitTimer = setTimeout(() => {
+    commitTimer = null;
+    // The timer commits whatever waits (output or samples); a message commits only output that is due.
+    if (performance.now() >= retryAt) commit();
+    else armForWaiting();
+  }, Math.ceil(delayMs));
+}
+
+// --- Parsing, on the parser thread: chunk copies while it keeps up, read-backs from the file when it does not.
+
+function backlogFull(): boolean {
+  return forwardedBytesTotal > PARSE_BACKLOG_LIMIT_BYTES;
+}
+
+/** The highest seq of the run up to which every chunk is committed or dropped (what a read-back can see). */
+function settledThrough(runId: number, run: LiveRun): number {
+  const firstHeld = chunks.find((chunk) => chunk.runId === runId);
+  return firstHeld ? firstHeld.seq - 1 : run.lastSeenSeq;
+}
+
+/** Sends deferred runs' read-backs once the parser has room, and resumes copying chunks once a run has caught up. */
+function pumpReadBacks(): void {
+  for (const [runId, run] of liveRuns) {
+    if (run.deferredAfterSeq === null || run.readingBack || !parserAlive) continue;
+    if (run.lastSeenSeq === run.deferredAfterSeq) {
+      // Caught up: what comes next is copied as it arrives.
+      run.deferredAfterSeq = null;
+      maybeEndParsing(runId, run);
+      continue;
+    }
+    if (backlogFull()) continue;
+    const through = settledThrough(runId, run);
+    if (through > run.deferredAfterSeq) {
+      toParser({ type: 'readBack', runId, afterSeq: run.deferredAfterSeq, throughSeq: through });
+      run.readingBack = true;
+      run.deferredAfterSeq = through;
+    } else if (run.ending && status.state === 'paused') {
+      // The run is over and what is left of it cannot be stored now: it is not waited for (a full disk may last).
+      run.unparsedBytes += chunks.filter((chunk) => chunk.runId === runId && chunk.seq > run.deferredAfterSeq!).reduce((sum, chunk) => sum + chunk.data.byteLength, 0);
+      run.deferredAfterSeq = null;
+      maybeEndParsing(runId, run);
+    }
+  }
+}
+
+function forwardToParser(chunk: Chunk, run: LiveRun, wasDropped: boolean): void {
+  run.lastSeenSeq = chunk.seq;
+  if (!parserAlive) return;
+  if (run.deferredAfterSeq === null && !backlogFull()) {
+    // A copy: the original is committed from here, and its memory is released once stored.
+    const copy = new Uint8Array(chunk.data);
+    toParser({ type: 'chunk', runId: chunk.runId, seq: chunk.seq, tMs: chunk.tMs, data: copy }, [copy.buffer]);
+    run.forwardedBytes += copy.byteLength;
+    forwardedBytesTotal += copy.byteLength;
+    return;
+  }
+  run.deferredAfterSeq ??= chunk.seq - 1;
+  // Not stored, so never to be read back: its metrics are lost, and said so.
+  if (wasDropped) run.unparsedBytes += chunk.data.byteLength;
+}
+
+/**
+ * The parser is told a run ended once nothing of it is deferred; it answers the engine (`runParsed`) once the
+ * last samples are committed. Without a parser, this thread answers at once.
+ */
+function maybeEndParsing(runId: number, run: LiveRun): void {
+  if (!run.ending || run.parserToldEnd) return;
+  if (parserAlive && (run.deferredAfterSeq !== null || run.readingBack)) return;
+  run.parserToldEnd = true;
+  if (run.unparsedBytes > 0) {
+    send({
+      type: 'notice',
+      runId,
+      message: `${run.unparsedBytes} bytes of this run's output were not parsed for metrics: parsing had fallen behind, and they were not stored in time to be read back (the disk was full). The output itself is as the store has it.`,
+    });
+  }
+  if (parserAlive) {
+    toParser({ type: 'endRun', runId, tMs: run.ending.tMs });
+  } else {
+    forget(runId);
+    send({ type: 'runParsed', runId });
+  }
+}
+
+function forget(runId: number): void {
+  const run = liveRuns.get(runId);
+  if (!run) return;
+  forwardedBytesTotal -= run.forwardedBytes;
+  liveRuns.delete(runId);
+}
+
+parser.on('message', (message: ParserToWriter) => {
+  try {
+    handleParser(message);
+  } catch (error) {
+    send({ type: 'error', message: `the output writer could not take the parser's ${message.type}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+});
+// The parser thread died (a fault the engine reports): bytes go on being stored; runs end without waiting for it.
+parser.on('close', () => {
+  if (!parserAlive) return;
+  parserAlive = false;
+  for (const [runId, run] of liveRuns) {
+    run.deferredAfterSeq = null;
+    run.readingBack = false;
+    if (run.ending && run.parserToldEnd) {
+      // Told, but never answered: answered here instead.
+      forget(runId);
+      send({ type: 'runParsed', runId });
+    } else {
+      maybeEndParsing(runId, run);
+    }
+  }
+});
+
+function handleParser(message: ParserToWriter): void {
+  switch (message.type) {
+    case 'acked': {
+      const run = liveRuns.get(message.runId);
+      if (run) run.forwardedBytes -= message.chunkBytes;
+      if (run) forwardedBytesTotal -= message.chunkBytes;
+      pumpReadBacks();
+      break;
+    }
+    case 'readBackDone': {
+      const run = liveRuns.get(message.runId);
+      if (run) run.readingBack = false;
+      pumpReadBacks();
+      break;
+    }
+    case 'ended':
+      forget(message.runId);
+      break;
+    case 'closed':
+      break;
+  }
+}
+
+/** Keeps a chunk for the next commit, or past the held-back limit counts it as dropped (and says so once per run). Returns whether it was dropped. */
+function hold(chunk: Chunk): boolean {
   const bytes = chunk.data.byteLength;
   if (heldBytes + bytes <= heldOutputLimitBytes) {
     chunks.push(chunk);
     heldBytes += bytes;
-    return;
+    policy.noteWaiting(performance.now(), bytes);
+    return false;
   }
   dropped.set(chunk.runId, (dropped.get(chunk.runId) ?? 0) + bytes);
+  policy.noteWaiting(performance.now(), 0);
   if (!toldDropping.has(chunk.runId)) {
     toldDropping.add(chunk.runId);
     send({ type: 'dropping', runId: chunk.runId, limitBytes: heldOutputLimitBytes });
   }
+  return true;
 }
 
 port.on('message', (message: ToOutputWriter) => {
@@ -167,36 +432,47 @@ port.on('message', (message: ToOutputWriter) => {
 function handle(message: ToOutputWriter): void {
   switch (message.type) {
     case 'startRun':
-      parsing.set(message.runId, {
-        decoder: new TextDecoder('utf-8'),
-        collector: new MetricsCollector({ metricRegex: message.metricRegex, ...LIVE_READING }),
+      liveRuns.set(message.runId, {
+        forwardedBytes: 0,
+        deferredAfterSeq: null,
+        readingBack: false,
+        lastSeenSeq: -1,
+        ending: null,
+        parserToldEnd: false,
+        unparsedBytes: 0,
       });
+      if (parserAlive) toParser({ type: 'startRun', runId: message.runId, metricRegex: message.metricRegex });
       break;
     case 'startParsedRun':
       parsedBySender.set(message.runId, { ended: false });
       break;
     case 'chunk': {
-      hold(message);
-      const run = parsing.get(message.runId);
-      if (run) collect(message.runId, run.collector.push(run.decoder.decode(message.data, { stream: true }), message.tMs));
-      else if (message.samples) collect(message.runId, message.samples);
+      const wasDropped = hold(message);
+      const run = liveRuns.get(message.runId);
+      if (run) forwardToParser(message, run, wasDropped);
+      else if (message.samples) queueSamples(message.runId, message.samples);
+      commitIfDue();
       break;
     }
     case 'endRun': {
-      const run = parsing.get(message.runId);
+      const run = liveRuns.get(message.runId);
       if (run) {
-        const rest = run.decoder.decode();
-        collect(message.runId, [...run.collector.push(rest, message.tMs), ...run.collector.end(message.tMs)]);
-        parsing.delete(message.runId);
+        run.ending = { tMs: message.tMs };
+        pumpReadBacks();
+        maybeEndParsing(message.runId, run);
+      } else {
+        if (message.samples) queueSamples(message.runId, message.samples);
+        const sent = parsedBySender.get(message.runId);
+        if (sent) sent.ended = true;
+        // Answered once its last samples are committed (or kept for retry).
+        commit();
+        whenQueuedSamplesCommitted(() => send({ type: 'runParsed', runId: message.runId }));
       }
-      if (message.samples) collect(message.runId, message.samples);
-      const sent = parsedBySender.get(message.runId);
-      if (sent) sent.ended = true;
       break;
     }
     case 'flush':
-      flush();
-      send({ type: 'flushed', id: message.id });
+      commit();
+      whenQueuedSamplesCommitted(() => send({ type: 'flushed', id: message.id }));
       break;
     case 'setHeldOutputLimit':
       heldOutputLimitBytes = Math.max(0, Math.floor(message.bytes));
@@ -205,14 +481,24 @@ function handle(message: ToOutputWriter): void {
       db.pragma(`max_page_count = ${Math.max(1, Math.floor(message.pages))}`);
       break;
     case 'close': {
-      clearInterval(timer);
-      for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !flush(); attempt += 1) {
+      if (commitTimer !== null) clearTimeout(commitTimer);
+      db.pragma(`busy_timeout = ${CLOSE_BUSY_TIMEOUT_MS}`);
+      for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !commitAll(); attempt += 1) {
         if (status.state === 'paused' && status.fault === 'full') break;
       }
       db.close();
+      // The parser closes the channel once it has closed its own connection; a dead parser's end is closed here.
+      if (parserAlive) toParser({ type: 'close' });
+      else parser.close();
       send({ type: 'closed', lostChunks: chunks.length });
       port.close();
       break;
     }
   }
+}
+
+/** At close: commits until nothing waits (samples past the cap take several transactions). */
+function commitAll(): boolean {
+  while (chunks.length > 0 || samplesQueue.length > 0 || dropped.size > 0) if (!commit()) return false;
+  return true;
 }

@@ -1,4 +1,4 @@
-// Parses a stored run's output again with today's parsers and its workload's current regex.
+// Parses a stored run's output again with today's parsers and its workload's current regex (on the ingest task thread: see ingestTasks.ts).
 import type { ReparseResult, Run, RunSummary } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
@@ -12,6 +12,12 @@ import type { Store } from '../store/store.js';
 import { IMPORTED_COMMAND } from './importLog.js';
 import { stepUnits } from './unitsPerStep.js';
 import { summaryChoices } from './stepChoices.js';
+import { bulkWriteGapMs, sleepThread, type BytesFirst } from './writeTurns.js';
+
+/** How long each write of a reparse waits for live runs' byte commits to go first. */
+const BYTES_FIRST_MAX_WAIT_MS = 1000;
+/** Rows a reparse writes or deletes per transaction: about as long as a parser's sample transaction (see outputParserWorker.ts). */
+const ROWS_PER_TRANSACTION = 1000;
 
 export class ReparseRefused extends Error {
   constructor(message: string) {
@@ -21,11 +27,12 @@ export class ReparseRefused extends Error {
 }
 
 /**
- * Reads the stored bytes in order (never the whole log at once), parses them as a live run's writer
- * thread would, and replaces the run's text-parsed samples, summary and chart series in one
- * transaction; the summary it had is kept in its history. Samples from the structured channel stay.
+ * Reads the stored bytes in order (never the whole log at once), parses them as a live run's parser
+ * thread would, and replaces the run's text-parsed samples, summary and chart series at once for every
+ * reader (one small transaction makes the new parse the run's); the summary it had is kept in its history.
+ * Samples from the structured channel stay.
  */
-export async function reparseRun(store: Store, id: number, now: Date): Promise<ReparseResult> {
+export async function reparseRun(store: Store, id: number, now: Date, bytesFirst?: BytesFirst): Promise<ReparseResult> {
   const run = store.runs.get(id);
   if (!run) throw new ReparseRefused(`no run ${id}`);
   if (run.status === 'running') throw new ReparseRefused(`run ${id} is still running; parse it again once it has ended`);
@@ -38,7 +45,7 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const decoder = new TextDecoder('utf-8');
   const parsed: MetricSample[] = [];
   let lastTMs = 0;
-  for (const chunk of store.runs.iterateOutput(id)) {
+  for (const chunk of store.runs.storedOutput(id)) {
     for (const sample of collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs)) parsed.push(sample);
     lastTMs = chunk.tMs;
   }
@@ -55,12 +62,36 @@ export async function reparseRun(store: Store, id: number, now: Date): Promise<R
   const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan }) };
   const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
-  store.db.transaction(() => {
-    store.metrics.replaceParsedText(id, parsed);
+  // The new parse goes in beside the old one, invisible, over short transactions that let live runs' byte
+  // commits go first; one small update then makes it the run's, and the old one is deleted the same way.
+  let lastTransactionMs: number | null = null;
+  const inTurns = <T>(write: () => T): T => {
+    if (lastTransactionMs !== null) sleepThread(bulkWriteGapMs(lastTransactionMs));
+    bytesFirst?.awaitTurn(BYTES_FIRST_MAX_WAIT_MS);
+    const startedAt = performance.now();
+    // IMMEDIATE: the write lock is taken (waiting its turn) before the first read, so a write that follows a read never fails as a stale snapshot.
+    const result = store.db.transaction(write).immediate();
+    lastTransactionMs = performance.now() - startedAt;
+    return result;
+  };
+  const clearOthers = () => {
+    for (let after = store.metrics.rowidBefore(id), deleted = 1; deleted > 0; ) {
+      ({ deleted, lastRowid: after } = inTurns(() => store.metrics.deleteOtherTextGenerations(id, after, ROWS_PER_TRANSACTION)));
+    }
+  };
+  // What a parse that stopped half-way (a crash) left behind.
+  clearOthers();
+  const generation = store.metrics.textGeneration(id) + 1;
+  for (let at = 0; at < parsed.length; at += ROWS_PER_TRANSACTION) {
+    inTurns(() => store.metrics.insertTextGeneration(id, generation, parsed.slice(at, at + ROWS_PER_TRANSACTION)));
+  }
+  inTurns(() => {
+    store.metrics.useTextGeneration(id, generation);
     store.runs.keepSummaryInHistory(id, 'parsed again', now);
     store.runs.setSummary(id, summary);
     store.runs.setSeries(id, series);
-  })();
+  });
+  clearOthers();
 
   const facts = (count: number, s: RunSummary) => ({ samples: count, steps: s.steps, throughput: s.throughput.median, unit: s.throughput.unit });
   return { run: store.runs.get(id)!, before: facts(previous.filter((s) => s.source === 'text').length, run.summary), after: facts(parsed.length, summary) };
@@ -72,7 +103,7 @@ export function numericLines(store: Store, id: number, limit: number): { lines: 
   const lines: string[] = [];
   let held = '';
   let scannedBytes = 0;
-  for (const chunk of store.runs.iterateOutput(id)) {
+  for (const chunk of store.runs.storedOutput(id)) {
     scannedBytes += chunk.data.length;
     const parts = (held + decoder.decode(chunk.data, { stream: true })).split(/\r\n|\r|\n/u);
     held = parts.pop() ?? '';

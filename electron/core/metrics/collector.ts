@@ -51,6 +51,18 @@ interface BarTick {
 
 export const LIVE_PROGRESS_INTERVAL_MS = 50;
 
+/**
+ * One line's budget for a workload's own pattern. V8's linear engine keeps a sound pattern far under a
+ * millisecond even on a 64 KiB line; a pattern whose counted repeats multiply its states takes hundreds of
+ * milliseconds there (measured: `(?<x>(a|aa|aaa|aaaa){1,12})+$`, 0.25 s on 64 KiB of a's).
+ */
+export const USER_REGEX_LINE_BUDGET_MS = 100;
+/**
+ * Lines over the budget before the pattern is switched off for the run: one slow line can be a busy machine
+ * pausing the thread mid-match; three are the pattern.
+ */
+export const USER_REGEX_STRIKES = 3;
+
 /** How a run's text is read in time: by when it arrived (a live run) or by the log's own clocks (an import). */
 export type ReadingOptions = Pick<CollectorOptions, 'progressIntervalMs' | 'timesFromStamps' | 'lastRedrawPerStep' | 'barClockIntervalMs'>;
 
@@ -65,7 +77,11 @@ export const IMPORTED_LOG_READING: ReadingOptions = { progressIntervalMs: 0, tim
 
 export class MetricsCollector {
   private readonly splitter: TerminalLineSplitter;
-  private readonly userRegex: CompiledUserRegex | null;
+  /** Switched off (null) once it has taken USER_REGEX_STRIKES lines over its budget. */
+  private userRegex: CompiledUserRegex | null;
+  private userRegexStrikes = 0;
+  /** What the person should hear of (a pattern switched off), taken by takeNotices(). */
+  private notices: string[] = [];
   private readonly parsers: LineParser[];
   private readonly progressIntervalMs: number;
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
@@ -97,6 +113,13 @@ export class MetricsCollector {
 
   push(text: string, tMs: number): MetricSample[] {
     return this.collect(this.splitter.push(text, tMs));
+  }
+
+  /** Notices since the last call: a workload pattern switched off for being slow. */
+  takeNotices(): string[] {
+    const taken = this.notices;
+    this.notices = [];
+    return taken;
   }
 
   end(tMs: number): MetricSample[] {
@@ -165,12 +188,7 @@ export class MetricsCollector {
         samples.push({ step: null, tMs: line.tMs, name: TOKENS_PER_STEP_SAMPLE, value: this.tokensPerStep.value ?? 0, source: 'text', kind: 'summary' });
       }
       if (this.userRegex) {
-        let own = userRegexSamples(this.userRegex, line.text, line.tMs);
-        // A pattern written for the script's own lines (`^step ...`) still meets them behind a runner's prefix.
-        if (own.length === 0) {
-          const text = stripLinePrefix(line.text);
-          if (text !== line.text) own = userRegexSamples(this.userRegex, text, line.tMs);
-        }
+        const own = this.userRegexLine(this.userRegex, line);
         if (own.length > 0) {
           this.releaseHeld(samples);
           samples.push(...own);
@@ -200,6 +218,27 @@ export class MetricsCollector {
       });
     }
     return samples;
+  }
+
+  /** The workload pattern's samples from a line, timed against its budget (see USER_REGEX_LINE_BUDGET_MS). */
+  private userRegexLine(compiled: CompiledUserRegex, line: Line): MetricSample[] {
+    const startedAt = performance.now();
+    let own = userRegexSamples(compiled, line.text, line.tMs);
+    // A pattern written for the script's own lines (`^step ...`) still meets them behind a runner's prefix.
+    if (own.length === 0) {
+      const text = stripLinePrefix(line.text);
+      if (text !== line.text) own = userRegexSamples(compiled, text, line.tMs);
+    }
+    const tookMs = performance.now() - startedAt;
+    if (tookMs > USER_REGEX_LINE_BUDGET_MS && ++this.userRegexStrikes >= USER_REGEX_STRIKES) {
+      this.userRegex = null;
+      this.notices.push(
+        `The workload's metric pattern took ${Math.round(tookMs)} ms on one line (${line.text.length} characters; the budget is ` +
+          `${USER_REGEX_LINE_BUDGET_MS} ms, passed on ${USER_REGEX_STRIKES} lines), so it is switched off for the rest of this run; ` +
+          'the built-in parsers go on and every byte is still stored. Make the pattern more specific (anchor it, avoid nested or counted repeats), then parse the run again.',
+      );
+    }
+    return own;
   }
 
   private recordTime(record: MetricRecord, lineTMs: number): number {

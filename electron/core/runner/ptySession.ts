@@ -1,5 +1,6 @@
 // One pseudo-terminal running one command: the sole owner of that child and its process group.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import * as pty from 'node-pty';
 import { signalName } from '../system/signals.js';
 import { ExitMarkerScanner, exitMarkerPrefix, type ProgramEnding } from './exitMarker.js';
@@ -98,6 +99,39 @@ export function launcherEnvironment(programEnv: Record<string, string>, runtime:
 }
 
 
+/** The terminal a run needs could not be opened: the reason, with this process's limits named. */
+export class TerminalUnavailableError extends Error {
+  override name = 'TerminalUnavailableError';
+}
+
+/** This process's soft limit from /proc/self/limits (`Max open files`, `Max processes`), or null where unreadable. */
+function softLimit(limits: string, label: string): string | null {
+  const line = limits.split('\n').find((text) => text.startsWith(label));
+  return line ? (line.slice(label.length).trim().split(/\s+/u)[0] ?? null) : null;
+}
+
+/** node-pty's bare `forkpty(3) failed.` as what ran out and what to do about it. */
+function describeTerminalFailure(error: unknown): string {
+  const detail = error instanceof Error ? error.message : String(error);
+  let limits = '';
+  let openFiles: number | null = null;
+  try {
+    limits = fs.readFileSync('/proc/self/limits', 'utf8');
+    // Less the descriptor this listing itself holds open.
+    openFiles = fs.readdirSync('/proc/self/fd').length - 1;
+  } catch {
+    // Not Linux's /proc: the limits go unnamed.
+  }
+  const fileLimit = softLimit(limits, 'Max open files');
+  const processLimit = softLimit(limits, 'Max processes');
+  const inUse = fileLimit === null ? '' : `: Tuning Bench has ${openFiles ?? 'an unknown number'} of its ${fileLimit} open files in use (ulimit -n)` +
+    (processLimit === null ? '' : ` and may run ${processLimit} processes (ulimit -u)`);
+  return (
+    `could not open a terminal for the run (${detail.replace(/\.$/u, '')})${inUse}. ` +
+    'Close runs or programs you no longer need, or raise the limit (e.g. `ulimit -n 65536` before starting Tuning Bench), then start it again.'
+  );
+}
+
 export class PtySession {
   readonly pid: number;
   private readonly terminal: pty.IPty;
@@ -110,15 +144,20 @@ export class PtySession {
   constructor(options: PtySessionOptions) {
     const nonce = crypto.randomBytes(8).toString('hex');
     this.scanner = new ExitMarkerScanner(exitMarkerPrefix(nonce));
-    this.terminal = pty.spawn(options.launcher.node, ['-e', LAUNCHER_SCRIPT, nonce, options.file, ...options.args], {
-      name: 'xterm-256color',
-      cols: options.cols,
-      rows: options.rows,
-      cwd: options.cwd,
-      env: launcherEnvironment(options.env, options.launcher),
-      // Bytes, not strings: invalid UTF-8 and binary output are kept exactly as written.
-      encoding: null,
-    });
+    try {
+      this.terminal = pty.spawn(options.launcher.node, ['-e', LAUNCHER_SCRIPT, nonce, options.file, ...options.args], {
+        name: 'xterm-256color',
+        cols: options.cols,
+        rows: options.rows,
+        cwd: options.cwd,
+        env: launcherEnvironment(options.env, options.launcher),
+        // Bytes, not strings: invalid UTF-8 and binary output are kept exactly as written.
+        encoding: null,
+      });
+    } catch (error) {
+      // forkpty fails when the process is out of descriptors or processes: said with the limit, not as an internal fault.
+      throw new TerminalUnavailableError(describeTerminalFailure(error), { cause: error });
+    }
     // node-pty makes the child a session leader, so its pid is also its process group id.
     this.pid = this.terminal.pid;
     // With `encoding: null` node-pty hands over Buffers, though its types still say string.

@@ -4,45 +4,53 @@ import type { Run, RunSummary } from '../../shared/api.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import { summaryChoices } from '../ingest/stepChoices.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { EMPTY_SUMMARY, type RunStore } from '../store/runStore.js';
+import type { RunProcessStore } from '../store/runProcessStore.js';
+import { EMPTY_SUMMARY, type OrphanCandidate, type RunStore } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
-import { isAlive, processGroupMembers, processStartTicks } from '../system/procStat.js';
-
-/**
- * The run's process group still has members. The pty's first process (whose pid is the group id)
- * dies with the engine's terminal, but a training that ignores SIGHUP lives on in the group; the
- * kernel never hands out a pid that is still some group's id, so those members are ours. While the
- * first process lives, its start time must match too (its pid could have been reused).
- */
-export function isOurGroupAlive(pgid: number, startTicks: number): boolean {
-  const leaderTicks = processStartTicks(pgid);
-  if (leaderTicks !== null && leaderTicks !== startTicks) return false;
-  return processGroupMembers(pgid).length > 0;
-}
+import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
+import { findRunProcesses, type TrackedProcess } from '../system/processTree.js';
 
 export interface OrphanedProcess {
   runId: number;
+  /** The pty's first process: it led the run's session and process group. */
   pid: number;
-  /** /proc start time, checked again before any signal so a reused pid is never hit. */
+  /** /proc start time of that first process, so a reused pid is never taken for it. */
   startTicks: number;
+  /** The run's marker (in every one of its processes' environment), null for runs from before markers. */
+  marker: string | null;
   command: string[];
 }
 
 export interface RecoveryReport {
   interrupted: Run[];
-  /** Process groups of interrupted runs that still have live members. */
+  /** Interrupted runs with processes still alive. */
   orphans: OrphanedProcess[];
+}
+
+/**
+ * The processes of a run that are alive now: those written down while it ran (each still the same process), its
+ * session and process group, and anything carrying its marker, with their descendants (see findRunProcesses).
+ */
+export function survivingProcesses(orphan: Pick<OrphanedProcess, 'runId' | 'pid' | 'startTicks' | 'marker'>, processes: RunProcessStore): TrackedProcess[] {
+  return findRunProcesses({ rootPid: orphan.pid, rootStartTicks: orphan.startTicks, marker: orphan.marker, known: processes.forRun(orphan.runId) });
 }
 
 /**
  * `summarize`: the summary of an interrupted run from the metrics it stored before the engine died
  * (partial: its status says so), so compare can show it; null leaves the summary as it was.
+ * `engine`: this engine. A run's engine counts as alive only as the same process (pid and start time).
  */
-export function recoverInterruptedRuns(runs: RunStore, now: Date, summarize: (run: Run) => RunSummary | null = () => null): RecoveryReport {
+export function recoverInterruptedRuns(
+  runs: RunStore,
+  processes: RunProcessStore,
+  engine: ProcessIdentity,
+  now: Date,
+  summarize: (run: Run) => RunSummary | null = () => null,
+): RecoveryReport {
   const report: RecoveryReport = { interrupted: [], orphans: [] };
   for (const candidate of runs.runningRuns()) {
     // Another face (the CLI beside the desktop app) may own this run and still be alive: leave it be.
-    if (candidate.enginePid !== null && candidate.enginePid !== process.pid && isAlive(candidate.enginePid)) continue;
+    if (ownedByAnotherLiveEngine(candidate, engine)) continue;
     // The run was last heard from at its last output, not now (recovery may come days later).
     const started = runs.get(candidate.id);
     const lastOutputMs = runs.lastOutputMs(candidate.id);
@@ -55,19 +63,28 @@ export function recoverInterruptedRuns(runs: RunStore, now: Date, summarize: (ru
     const summary = summarize(interrupted);
     if (summary !== null) runs.setSummary(interrupted.id, summary);
     report.interrupted.push(runs.get(interrupted.id) ?? interrupted);
-    if (candidate.pid !== null && candidate.pidStartTicks !== null && isOurGroupAlive(candidate.pid, candidate.pidStartTicks)) {
+    const orphan = asOrphan(candidate, interrupted.command);
+    if (orphan && survivingProcesses(orphan, processes).length > 0) {
       // Kept with the run, so every face that opens the database later lists it too, not only the one that found it.
-      runs.addFingerprint(candidate.id, { orphan: { pid: candidate.pid, startTicks: candidate.pidStartTicks } });
+      runs.addFingerprint(candidate.id, { orphan: { pid: orphan.pid, startTicks: orphan.startTicks } });
     }
   }
-  for (const run of runs.markedOrphans()) {
-    const mark = run.fingerprint?.orphan as { pid?: unknown; startTicks?: unknown } | undefined;
-    if (typeof mark?.pid !== 'number' || typeof mark.startTicks !== 'number') continue;
-    if (isOurGroupAlive(mark.pid, mark.startTicks)) {
-      report.orphans.push({ runId: run.id, pid: mark.pid, startTicks: mark.startTicks, command: run.command });
-    }
+  for (const candidate of runs.markedOrphanCandidates()) {
+    const orphan = asOrphan(candidate, runs.get(candidate.id)?.command ?? []);
+    if (orphan && survivingProcesses(orphan, processes).length > 0) report.orphans.push(orphan);
   }
   return report;
+}
+
+function ownedByAnotherLiveEngine(candidate: OrphanCandidate, engine: ProcessIdentity): boolean {
+  if (candidate.enginePid === null) return false;
+  const owner = { pid: candidate.enginePid, startTicks: candidate.engineStartTicks };
+  return !sameProcess(owner, engine) && isStillRunning(owner, new Date(candidate.startedAt));
+}
+
+function asOrphan(candidate: OrphanCandidate, command: string[]): OrphanedProcess | null {
+  if (candidate.pid === null || candidate.pidStartTicks === null) return null;
+  return { runId: candidate.id, pid: candidate.pid, startTicks: candidate.pidStartTicks, marker: candidate.processMarker, command };
 }
 
 /** An interrupted run's summary from the metrics it stored (tokens per step from its workload, as at a normal end); null without metrics. */

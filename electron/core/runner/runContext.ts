@@ -8,8 +8,11 @@ import type { MetricStore } from '../store/metricStore.js';
 import type { RunPlacement, RunStore, UnitsPerStep } from '../store/runStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import type { PythonFingerprints } from '../telemetry/pythonFingerprint.js';
+import type { ProcessIdentity } from '../system/processIdentity.js';
+import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { RunGpuLease, RunProfiler } from './collaborators.js';
 import type { RunFaults } from './runFaults.js';
+import type { HeldWrites } from './heldWrites.js';
 import type { BuiltinValues } from './template.js';
 
 export interface RunnerEnvironment {
@@ -34,6 +37,10 @@ export interface RunnerEnvironment {
   clock: Clock;
   /** Step profiles (`run --profile`); without it, a request to profile is refused. */
   profiler?: RunProfiler;
+  /** This engine (pid and start time), recorded with each run so a later process with its pid is never taken for it. */
+  engine: ProcessIdentity;
+  /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
+  endingRetryMs?: number | undefined;
 }
 
 export interface StartRequest {
@@ -72,17 +79,27 @@ export interface StartRequest {
 /** Made once by RunManager and handed to each RunSession. */
 export interface RunContext {
   readonly runs: RunStore;
+  /** Every process of each run, written down as found: what recovery looks for after a crash. */
+  readonly processes: RunProcessStore;
   readonly metricStore: MetricStore;
   readonly telemetry: TelemetryStore;
   readonly output: OutputWriter;
   readonly events: EventHub;
   readonly environment: RunnerEnvironment;
   readonly faults: RunFaults;
+  /** Closing writes a full disk or a long lock refused: kept and retried, never lost while the engine lives. */
+  readonly heldWrites: HeldWrites;
 }
 
 /** Restores a run's GPU changes and records whether that worked (a failure stays in the journal for the next start). */
-export async function releaseGpu(context: RunContext, runId: number, lease: RunGpuLease): Promise<void> {
+export async function releaseGpu(
+  context: RunContext,
+  runId: number,
+  lease: RunGpuLease,
+  /** How the record is written: at once, or (a run's closing writes) held while the file refuses it. */
+  store: (write: () => unknown) => unknown = (write) => write(),
+): Promise<void> {
   const outcome = await lease.release();
-  context.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) });
+  await store(() => context.runs.setGpuSettings(runId, { ...lease.record, restored: outcome.ok, ...(outcome.ok ? {} : { restoreErrors: outcome.errors }) }));
   for (const error of outcome.errors) context.events.emit('runs.onTelemetryStatus', { runId, level: 'error', message: `GPU settings not restored: ${error}` });
 }

@@ -1,7 +1,9 @@
 // A start request made into a stored run and everything needed to spawn it: the command checked, the record inserted, the child's environment, the program found.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
+import { RUN_MARKER_VARIABLE } from '../system/processTree.js';
 import { resolveCommand } from '../system/resolveCommand.js';
 import { channelFileFor, childEnvironment, loadFileFor } from './childEnvironment.js';
 import type { RunProfiler } from './collaborators.js';
@@ -24,6 +26,8 @@ export interface RunLaunch {
   loadFile: { path: string; owned: boolean };
   /** Set when the run is profiled. */
   profiler: RunProfiler | undefined;
+  /** The run's marker, in every one of its processes' environment (RUN_MARKER_VARIABLE): how escaped ones are found. */
+  processMarker: string;
 }
 
 /** A run stored whose program does not exist: it ends at once, with no session. */
@@ -51,6 +55,8 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
 
   const startedAt = environment.clock.now();
   const runEnv = { ...expanded.env };
+  // 96 random bits: no other run's processes, on this machine or from another database, carry the same.
+  const processMarker = crypto.randomBytes(12).toString('hex');
   const record = runs.insert({
     // A typed command of a sweep stands in for a workload (id 0) but is not one.
     workloadId: request.workload && request.workload.id > 0 ? request.workload.id : null,
@@ -60,7 +66,9 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     config: expanded.config,
     env: runEnv,
     startedAt,
-    enginePid: process.pid,
+    enginePid: environment.engine.pid,
+    engineStartTicks: environment.engine.startTicks,
+    processMarker,
     sweep: request.sweep ?? null,
     unitsPerStep: request.unitsPerStep ?? null,
     steps: request.steps ?? null,
@@ -76,8 +84,10 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     ...childEnvironment(environment, program, runEnv, record.id, channelFile),
     TUNING_BENCH_LOAD_FILE: loadFile.path,
     ...(profiler && request.profile ? profiler.environment(record.id, request.profile) : {}),
+    // Last: a marker inherited from an engine that itself runs inside a run is replaced by this run's.
+    [RUN_MARKER_VARIABLE]: processMarker,
   };
   const file = resolveCommand(program, cwd, env.PATH);
   if (file === null) return { record, program, cwd };
-  return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler };
+  return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler, processMarker };
 }

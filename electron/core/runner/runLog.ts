@@ -1,24 +1,35 @@
-// Writes a run's whole stored log to a stream, raw or as plain text, without holding it all in memory.
+// Writes a run's whole stored log to a stream, raw or as plain text: read a page at a time, with the stream's backpressure, in short slices of the engine's thread.
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import type { LogFormat } from '../../shared/api.js';
 import type { RunStore } from '../store/runStore.js';
-import { toPlainText } from '../../shared/ansi.js';
+import { stripAnsi, toPlainText } from '../../shared/ansi.js';
+import { MAX_LINE_CHARS } from '../metrics/text/lineSplitter.js';
+import { TimeSlice } from '../system/timeSlice.js';
 
-/** Plain text a line at a time: a line is only cleaned once it is complete, so no escape or `\r` is cut. */
+/** An escape sequence is never cut: a piece of a long line keeps this much of its end back if an ESC lies in it. */
+const ESCAPE_TAIL_CHARS = 256;
+const ESC = '\u001b';
+
+/**
+ * Plain text a line at a time: a line is only cleaned once it is complete, so no escape or `\r` is cut.
+ * A line longer than MAX_LINE_CHARS (the parsers' own limit) is written out in pieces as it comes, so memory
+ * and time stay linear in the log; of such a line, a `\r` redraw that comes after a piece was written cannot
+ * take that piece back.
+ */
 export class PlainTextStream {
   private readonly decoder = new StringDecoder('utf8');
+  /** The line under way, raw: never longer than about MAX_LINE_CHARS. */
   private carry = '';
 
   push(data: Buffer): string {
-    const text = this.carry + this.decoder.write(data);
+    const text = this.decoder.write(data);
+    // Only the new text is searched: a long line's carry is never scanned again.
     const end = text.lastIndexOf('\n');
-    if (end < 0) {
-      this.carry = text;
-      return '';
-    }
-    this.carry = text.slice(end + 1);
-    return toPlainText(text.slice(0, end + 1));
+    if (end < 0) return this.hold(text);
+    const lines = toPlainText(this.carry + text.slice(0, end + 1));
+    this.carry = '';
+    return lines + this.hold(text.slice(end + 1));
   }
 
   end(): string {
@@ -26,16 +37,86 @@ export class PlainTextStream {
     this.carry = '';
     return rest ? toPlainText(rest) : '';
   }
+
+  /** Keeps text of the line under way; past the limit, gives back what can be written already. */
+  private hold(text: string): string {
+    this.carry += text;
+    if (this.carry.length <= MAX_LINE_CHARS) return '';
+    this.carry = fromLastShownRedraw(this.carry);
+    if (this.carry.length <= MAX_LINE_CHARS) return '';
+    const lastEscape = this.carry.lastIndexOf(ESC);
+    const cut = lastEscape >= this.carry.length - ESCAPE_TAIL_CHARS ? lastEscape : this.carry.length;
+    const piece = stripAnsi(this.carry.slice(0, cut));
+    this.carry = this.carry.slice(cut);
+    return piece;
+  }
 }
 
+/**
+ * A line's text from the redraw a terminal would finally show, as far as it is known: the part from the
+ * start of the last `\r` segment that is not empty (what toPlainText keeps of a line, whatever follows).
+ */
+function fromLastShownRedraw(line: string): string {
+  let end = line.length;
+  for (;;) {
+    const cr = line.lastIndexOf('\r', end - 1);
+    if (cr < 0) return line;
+    if (cr < end - 1) return line.slice(cr + 1);
+    end = cr;
+  }
+}
+
+/**
+ * The output stored when the call is made, to `sink`, in order. Waits for the sink to drain (a slow client), and
+ * stops when it closes early (a cancelled download) or fails (the failure is thrown). The store is read a page
+ * at a time and nothing holds it between pages, so a download that waits for minutes costs the engine nothing.
+ */
 export async function writeRunLog(runs: RunStore, id: number, format: LogFormat, sink: Writable): Promise<void> {
   const plain = format === 'plain' ? new PlainTextStream() : null;
-  const write = async (data: Buffer | string) => {
-    if (data.length === 0) return;
-    if (!sink.write(data)) await new Promise<void>((resolve) => sink.once('drain', resolve));
+  const gone = sinkEnding(sink);
+  const slice = new TimeSlice();
+  try {
+    const write = async (data: Buffer | string): Promise<boolean> => {
+      if (gone.state.ended) return false;
+      if (data.length > 0 && !sink.write(data)) await Promise.race([new Promise<void>((resolve) => sink.once('drain', resolve)), gone.promise]);
+      if (gone.state.error) throw gone.state.error;
+      return !gone.state.ended;
+    };
+    for (const chunk of runs.storedOutput(id)) {
+      if (!(await write(plain ? plain.push(chunk.data) : chunk.data))) return;
+      await slice.pause();
+    }
+    if (plain) await write(plain.end());
+  } finally {
+    gone.dispose();
+  }
+}
+
+/** Follows a sink until it closes or fails, whichever comes first. */
+function sinkEnding(sink: Writable): { state: { ended: boolean; error: Error | null }; promise: Promise<void>; dispose: () => void } {
+  const state: { ended: boolean; error: Error | null } = { ended: sink.destroyed || sink.writableEnded, error: null };
+  let settle: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+  const onClose = () => {
+    state.ended = true;
+    settle();
   };
-  for (const chunk of runs.iterateOutput(id)) await write(plain ? plain.push(chunk.data) : chunk.data);
-  if (plain) await write(plain.end());
+  const onError = (error: Error) => {
+    state.ended = true;
+    state.error = error;
+    settle();
+  };
+  sink.once('close', onClose);
+  sink.once('error', onError);
+  if (state.ended) settle();
+  return {
+    state,
+    promise,
+    dispose: () => {
+      sink.off('close', onClose);
+      sink.off('error', onError);
+    },
+  };
 }
 
 /** A file name for a downloaded log: `tuning-bench-run-12.log` or `...-12.raw.log`. */

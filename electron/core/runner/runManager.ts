@@ -6,11 +6,13 @@ import type { EventHub } from '../events.js';
 import type { RunStore } from '../store/runStore.js';
 import type { MetricStore } from '../store/metricStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
+import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
 import { expandWorkload, TemplateError, type ExpandedCommand } from './template.js';
 import type { RunGpuLease } from './collaborators.js';
 import { releaseGpu, type RunContext, type RunnerEnvironment, type StartRequest } from './runContext.js';
 import { RunFaults } from './runFaults.js';
+import { HeldWrites } from './heldWrites.js';
 import { prepareLaunch, type UnfoundProgram } from './runLaunch.js';
 import { RunSession } from './runSession.js';
 
@@ -21,10 +23,23 @@ export class RunManager {
   private readonly sessions = new Map<number, RunSession>();
   private readonly context: RunContext;
 
-  constructor(runs: RunStore, metricStore: MetricStore, telemetry: TelemetryStore, output: OutputWriter, events: EventHub, environment: RunnerEnvironment) {
+  constructor(
+    stores: { runs: RunStore; processes: RunProcessStore; metrics: MetricStore; telemetry: TelemetryStore; output: OutputWriter },
+    events: EventHub,
+    environment: RunnerEnvironment,
+  ) {
     fs.mkdirSync(environment.channelDir, { recursive: true });
-    this.context = { runs, metricStore, telemetry, output, events, environment, faults: new RunFaults(events) };
+    const { runs, processes, metrics: metricStore, telemetry, output } = stores;
+    const faults = new RunFaults(events);
+    const heldWrites = new HeldWrites(
+      environment.clock,
+      (runId) => events.emit('runs.onDidChange', runs.get(runId)!),
+      (runId, error) => faults.report(runId, 'a write held while the database refused it failed', error),
+      (write) => runs.withoutWaiting(write),
+    );
+    this.context = { runs, processes, metricStore, telemetry, output, events, environment, faults, heldWrites };
     output.onMetrics((runId, samples) => this.sessions.get(runId)?.acceptParsedMetrics(samples));
+    output.onNotice((runId, message) => this.sessions.get(runId)?.noteParsing(message));
   }
 
   /** The exact argv, cwd and env a workload would run with these values. */
@@ -58,6 +73,16 @@ export class RunManager {
     return [...this.sessions.keys()];
   }
 
+  /** Ended runs whose ending a full disk or a long lock has kept out of the file so far (it waits in memory). */
+  unstoredEndings(): number[] {
+    return this.context.heldWrites.unstoredRuns();
+  }
+
+  /** Tries the held writes once now; returns the runs still unstored. */
+  retryHeldWrites(): number[] {
+    return this.context.heldWrites.tryNow();
+  }
+
   /** Resolves with the final record once the run has ended and everything it wrote is stored. */
   async waitForExit(id: number): Promise<Run> {
     const session = this.sessions.get(id);
@@ -84,6 +109,13 @@ export class RunManager {
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.close()));
     await this.context.faults.settled();
+    const unstored = this.context.heldWrites.close();
+    if (unstored.length > 0) {
+      console.error(
+        `tuning-bench: the end of run ${unstored.join(', ')} could not be written (the database is full or held by another process); ` +
+          'it is lost with this process, and the run will be marked interrupted',
+      );
+    }
   }
 
   /** A run whose program does not exist ends as it starts: recorded `not_found`, its GPU settings put back. */

@@ -1,6 +1,6 @@
 // One run from its start to its stored end: owns the run's pty, process tree, samplers, metrics, timers and GPU lease, and releases them whatever fails.
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import { ApiFailure, type Run } from '../../shared/api.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
@@ -19,10 +19,10 @@ import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
-import { ProcessTree } from '../system/processTree.js';
-import { retryWrite } from '../store/writeFaults.js';
+import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
+import { describeWriteFault, retryWrite } from '../store/writeFaults.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
-import { PtySession, type PtyExit } from './ptySession.js';
+import { PtySession, TerminalUnavailableError, type PtyExit } from './ptySession.js';
 import type { RunGpuLease } from './collaborators.js';
 import { releaseGpu, type RunContext, type StartRequest } from './runContext.js';
 import type { RunLaunch } from './runLaunch.js';
@@ -86,6 +86,8 @@ export class RunSession {
   private readonly profile: { sourceRunId: number | null } | null;
   /** Cleared as the run leaves the registry: a step limit reached after that stops nothing. */
   private live = true;
+  /** Notices of its parsing, kept with the run (the first few). */
+  private readonly parsingNotes: string[] = [];
 
   constructor(
     private readonly context: RunContext,
@@ -120,17 +122,29 @@ export class RunSession {
           .catch((error: unknown) => context.faults.report(this.id, 'the GPU fingerprint could not be recorded', error)),
       );
     }
-    this.pty = new PtySession({
-      file,
-      args,
-      cwd,
-      env,
-      cols: request.cols ?? DEFAULT_TERMINAL.cols,
-      rows: request.rows ?? DEFAULT_TERMINAL.rows,
-      launcher: { node: environment.builtins.node, env: environment.nodeEnv },
+    try {
+      this.pty = new PtySession({
+        file,
+        args,
+        cwd,
+        env,
+        cols: request.cols ?? DEFAULT_TERMINAL.cols,
+        rows: request.rows ?? DEFAULT_TERMINAL.rows,
+        launcher: { node: environment.builtins.node, env: environment.nodeEnv },
+      });
+    } catch (error) {
+      if (!(error instanceof TerminalUnavailableError)) throw error;
+      this.endUnstarted(error.message);
+      throw new ApiFailure('unavailable', error.message);
+    }
+    const rootStartTicks = processStartTicks(this.pty.pid);
+    runs.setPid(this.id, this.pty.pid, rootStartTicks);
+    // Each process written down as it is found (batched with the samples): after a crash, recovery knows them all.
+    this.tree = new ProcessTree(this.pty.pid, {
+      rootStartTicks,
+      marker: launch.processMarker,
+      onFound: context.faults.guarded(this.id, 'the run\'s processes could not be written down', (found: TrackedProcess[]) => context.processes.record(this.id, found)),
     });
-    runs.setPid(this.id, this.pty.pid, processStartTicks(this.pty.pid));
-    this.tree = new ProcessTree(this.pty.pid);
     this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
     this.metrics = new RunMetrics(
       {
@@ -177,9 +191,18 @@ export class RunSession {
     return started;
   }
 
-  /** Parsed from the terminal by the writer thread (already stored there). */
+  /** Parsed from the terminal by the parser thread (already stored by the writer thread). */
   acceptParsedMetrics(samples: readonly MetricSample[]): void {
     this.metrics.acceptParsed(samples);
+  }
+
+  /** Something about the run's parsing a person should know (its pattern switched off): said live and kept with the run. */
+  noteParsing(message: string): void {
+    const { runs, events } = this.context;
+    events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
+    if (this.parsingNotes.length >= MAX_TELEMETRY_NOTES) return;
+    this.parsingNotes.push(message);
+    runs.addFingerprint(this.id, { parsingNotes: this.parsingNotes });
   }
 
   write(data: string): void {
@@ -354,36 +377,28 @@ export class RunSession {
     this.host?.close();
     this.gpu?.close();
     if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
-    this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
+    // Parsing may lag behind the store (a flood, a slow pattern): the ending is recorded once the bytes are, the summary once the samples are.
+    const parsed = this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
     // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
     await Promise.all(this.lateResults);
     const endedAt = environment.clock.now();
-    // Waits for the writer thread: output and parsed metrics are all committed before the summary is made.
+    // Waits for the writer thread: every byte of output is committed before the ending is recorded.
     await this.context.output.flush();
-    const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
-    await retryWrite(
-      () =>
-        runs.recordEnding(this.id, {
-          status: verdict.status,
-          exitCode: exit.exitCode,
-          signal: exit.signal,
-          exitClass: verdict.exitClass,
-          exitReason: verdict.reason,
-          endedAt,
-        }),
-      onBusy,
-    );
+    const ending = { status: verdict.status, exitCode: exit.exitCode, signal: exit.signal, exitClass: verdict.exitClass, exitReason: verdict.reason, endedAt };
+    const storeClosing = (write: () => unknown) => this.storeClosingWrite(write);
+    await storeClosing(() => runs.recordEnding(this.id, ending));
     // Put back before anything slower: the next run, or whatever else uses the GPU, should not inherit them.
     if (this.gpuLease) {
       const lease = this.gpuLease;
       this.gpuLease = null;
-      await releaseGpu(this.context, this.id, lease);
+      await releaseGpu(this.context, this.id, lease, storeClosing);
     }
     const git = await this.git;
-    if (git) await retryWrite(() => runs.setGit(this.id, git.provenance, git.diff), onBusy);
+    if (git) await storeClosing(() => runs.setGit(this.id, git.provenance, git.diff));
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
     const python = await Promise.race([this.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
-    if (python) runs.addFingerprint(this.id, python);
+    if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
+    await parsed;
     await environment.flushStore();
     const hostSamples = this.context.telemetry.hostSamples(this.id);
     const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);
@@ -408,14 +423,56 @@ export class RunSession {
     const host = summarizeHost(hostSamples);
     const fairness = assessFairness({ host, gpu: gpuSamples, steadyFromMs: training.summary.steadyFromMs, clockLockMHz: lockSetByUs(this.request.gpuSettingsInForce) });
     const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host, fairness, hints: hint ? [hint] : [] };
-    await retryWrite(() => runs.setSummary(this.id, summary), onBusy);
+    await storeClosing(() => runs.setSummary(this.id, summary));
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
     const series = buildSeries(training.samples, gpuSamples);
-    await retryWrite(() => runs.setSeries(this.id, series), onBusy);
-    const ended = runs.get(this.id)!;
+    await storeClosing(() => runs.setSeries(this.id, series));
+    const stored = runs.get(this.id)!;
+    // Not in the file yet: whoever waits on the run gets its ending from memory (and asks unstoredEndings()).
+    const ended = this.context.heldWrites.holds(this.id) ? { ...stored, ...ending, endedAt: endedAt.toISOString(), summary } : stored;
     this.leave();
     events.emit('runs.onDidChange', ended);
     return ended;
+  }
+
+  /** Nothing was started (no terminal): the run is recorded as failed with why, and what it holds is let go. */
+  private endUnstarted(reason: string): void {
+    const { runs, output, faults, environment, events } = this.context;
+    void output.endRun(this.id, 0);
+    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    const ended = runs.recordEnding(this.id, { status: 'failed', exitCode: null, signal: null, exitClass: 'error', exitReason: reason, endedAt: environment.clock.now() });
+    if (this.gpuLease) {
+      faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
+      this.gpuLease = null;
+    }
+    events.emit('runs.onDidChange', ended);
+  }
+
+  /**
+   * One of the run's closing writes: retried while the file is full or busy, up to the retry budget; past it (or
+   * once an earlier one is held) kept in memory, in order, and written when the file takes it. The run still ends.
+   */
+  private async storeClosingWrite(write: () => unknown): Promise<void> {
+    const { heldWrites, events, environment } = this.context;
+    if (heldWrites.holds(this.id)) {
+      heldWrites.hold(this.id, write);
+      return;
+    }
+    const onBusy = (message: string) => events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
+    try {
+      await retryWrite(write, onBusy, environment.endingRetryMs === undefined ? {} : { budgetMs: environment.endingRetryMs });
+    } catch (error) {
+      const fault = describeWriteFault(error);
+      if (fault.fault === 'other') throw error;
+      heldWrites.hold(this.id, write);
+      events.emit('runs.onTelemetryStatus', {
+        runId: this.id,
+        level: 'error',
+        message:
+          `The end of this run could not be written (${fault.fault === 'full' ? 'the disk is full' : 'another process holds the database'}): ` +
+          'it is kept in memory and written as soon as the file takes it. Closing Tuning Bench before then loses it.',
+      });
+    }
   }
 
   private async drainTrailingOutput(): Promise<void> {

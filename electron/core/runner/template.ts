@@ -79,12 +79,13 @@ export function expandWorkload(
     throw new TemplateError(`workload "${workload.name}" has no variable ${unknown.join(', ')} (it has: ${known})`);
   }
   const config: Record<string, string> = {};
-  for (const variable of workload.variables) config[variable.name] = values[variable.name] ?? variable.default;
+  // Own properties only: a variable named `constructor` or `toString` must never read the object's method.
+  for (const variable of workload.variables) config[variable.name] = Object.hasOwn(values, variable.name) ? values[variable.name]! : variable.default;
   const lookup: Record<string, string> = { ...config, resources: builtins.resources, node: builtins.node };
 
   const fill = (template: string, where: string, quote: (value: string) => string = (v) => v): string =>
     template.replace(PLACEHOLDER, (_match, name: string) => {
-      const value = lookup[name];
+      const value = Object.hasOwn(lookup, name) ? lookup[name] : undefined;
       if (value === undefined) {
         throw new TemplateError(`${where} uses {${name}}, which is neither a variable of "${workload.name}" nor a built-in`);
       }

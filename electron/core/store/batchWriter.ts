@@ -1,6 +1,6 @@
 // Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace; a batch that fails is kept and retried.
 import type { Db } from './open.js';
-import { describeWriteFault, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
+import { describeWriteFault, faultWorthTelling, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** A crash loses at most this much of what was queued (DESIGN: at most a second). */
@@ -27,6 +27,8 @@ export class BatchWriter {
   private failures = 0;
   /** Monotonic: no commit from the timer before this. */
   private retryAt = 0;
+  /** Monotonic: when the current run of failed commits began (a busy file is told of only once it lasts). */
+  private failingSince: number | null = null;
   private status: WriterStatus = { state: 'writing' };
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
 
@@ -71,12 +73,14 @@ export class BatchWriter {
       // The transaction rolled back as a whole, so the same writes can run again later.
       this.queue = writes.concat(this.queue);
       this.failures += 1;
+      this.failingSince ??= this.clock.monotonicMs();
       this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
-      this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince)) this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
       return false;
     }
     this.failures = 0;
+    this.failingSince = null;
     this.retryAt = 0;
     if (this.status.state !== 'writing') this.setStatus({ state: 'writing' });
     return true;
@@ -97,18 +101,26 @@ export class BatchWriter {
     return this.queue.length;
   }
 
+  /** The timer's path: the same error boundary as every other, so nothing it meets (a busy connection, a closed file) escapes the timer. */
   private flushFromTimer(): void {
     if (this.queue.length === 0 || this.clock.monotonicMs() < this.retryAt) return;
-    const busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    let busyTimeout: number | null = null;
     try {
+      busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
       this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);
       this.flush();
     } catch (error) {
-      // Only the pragma itself can land here (the database closed under us); flush() never throws.
+      // Only the pragmas can land here (the connection closed, or busy with a statement); flush() never throws.
+      this.failures += 1;
+      this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
       this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
     } finally {
-      if (this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);
+      try {
+        if (busyTimeout !== null && this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);
+      } catch {
+        // Put back on the next tick that gets this far; the next flush sets it again anyway.
+      }
     }
   }
 

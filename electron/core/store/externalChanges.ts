@@ -7,7 +7,8 @@ import type { SweepStore } from './sweepStore.js';
 /** Sweeps to watch as well: those another engine runs (this one reports its own). */
 export interface WatchedSweeps {
   store: SweepStore;
-  ownerPid: number;
+  /** This engine (pid and /proc start time): its own sweeps are not news. */
+  owner: { pid: number; startTicks: number | null };
   onSweep: (id: number) => void;
 }
 
@@ -80,10 +81,10 @@ export class ExternalChangeWatcher {
   /** Any commit may be a sweep's progress: each unfinished sweep of another engine is reported, and once more when it ends. */
   private pollSweeps(): void {
     if (!this.sweeps) return;
-    const { store, ownerPid, onSweep } = this.sweeps;
+    const { store, owner, onSweep } = this.sweeps;
     const unfinished = new Set<number>();
     for (const sweep of store.unfinished()) {
-      if (sweep.ownerPid === ownerPid) continue;
+      if (sweep.ownerPid === owner.pid && sweep.ownerStartTicks === owner.startTicks) continue;
       unfinished.add(sweep.id);
       this.seenSweeps.add(sweep.id);
       onSweep(sweep.id);

@@ -6,7 +6,8 @@ import type { Db } from './open.js';
 
 export type JournalScope = GpuJournalEntry['scope'];
 export type JournalState = GpuJournalEntry['state'];
-export type StoredJournalEntry = Omit<GpuJournalEntry, 'description'>;
+/** An entry as stored: with its owner's start time, which the API does not carry. */
+export type StoredJournalEntry = Omit<GpuJournalEntry, 'description'> & { ownerStartTicks: number | null };
 
 interface JournalRow {
   id: number;
@@ -17,6 +18,7 @@ interface JournalRow {
   applied_json: string;
   scope: JournalScope;
   owner_pid: number | null;
+  owner_start_ticks: number | null;
   run_id: number | null;
   state: JournalState;
   restored_at: string | null;
@@ -31,6 +33,8 @@ export interface NewJournalEntry {
   applied: Record<string, unknown>;
   scope: JournalScope;
   ownerPid: number;
+  /** The owner's /proc start time, so a reused pid is never taken for it (null: unknown). */
+  ownerStartTicks?: number | null;
   runId: number | null;
 }
 
@@ -44,6 +48,7 @@ function toEntry(row: JournalRow): StoredJournalEntry {
     applied: JSON.parse(row.applied_json) as Record<string, unknown>,
     scope: row.scope,
     ownerPid: row.owner_pid,
+    ownerStartTicks: row.owner_start_ticks,
     runId: row.run_id,
     state: row.state,
     restoredAt: row.restored_at,
@@ -64,8 +69,8 @@ export class GpuJournalStore {
 
   constructor(db: Db) {
     this.insertEntry = db.prepare(
-      `INSERT INTO gpu_settings_journal (created_at, gpu, operation, prior_json, applied_json, scope, owner_pid, run_id, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+      `INSERT INTO gpu_settings_journal (created_at, gpu, operation, prior_json, applied_json, scope, owner_pid, owner_start_ticks, run_id, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
     );
     this.setState = db.prepare<[JournalState, string | null, number]>('UPDATE gpu_settings_journal SET state = ?, error = ? WHERE id = ?');
     this.setRestored = db.prepare<[string, number]>("UPDATE gpu_settings_journal SET state = 'restored', restored_at = ?, error = NULL WHERE id = ?");
@@ -92,6 +97,7 @@ export class GpuJournalStore {
       JSON.stringify(entry.applied),
       entry.scope,
       entry.ownerPid,
+      entry.ownerStartTicks ?? null,
       entry.runId,
     );
     return Number(result.lastInsertRowid);

@@ -36,6 +36,13 @@ export interface OrderedSample extends MetricSample {
   order: number;
 }
 
+/**
+ * A row a read sees: any sample not parsed from the terminal, and of those parsed, the run's current parse (its
+ * runs.text_generation, given as the statement's last parameter). A parse under way, or one replaced and not
+ * yet deleted, is invisible.
+ */
+const CURRENT_PARSE = "(source <> 'text' OR generation = ?)";
+
 const SPECIALS: ReadonlyArray<SampleRow['special']> = [null, 'nan', 'inf', '-inf'];
 const SOURCES: readonly MetricSource[] = ['text', 'channel', 'derived'];
 const KINDS: readonly MetricKind[] = ['train', 'eval', 'progress', 'summary'];
@@ -58,7 +65,11 @@ export class MetricStore {
   private readonly lastFiniteProgressWithoutStep;
   private readonly nonFiniteProgress;
   private readonly countByRun;
-  private readonly deleteText;
+  private readonly generationOf;
+  private readonly setGeneration;
+  private readonly insertWithGeneration;
+  private readonly staleTextRows;
+  private readonly deleteRow;
 
   constructor(
     private readonly db: Db,
@@ -71,29 +82,40 @@ export class MetricStore {
     this.rowidBounds = db.prepare<[number], { first: number | null; last: number | null }>(
       'SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM metric_samples WHERE run_id = ?',
     );
-    this.namesOfRun = db.prepare<[number], string>('SELECT DISTINCT name FROM metric_samples WHERE run_id = ?').pluck();
+    this.namesOfRun = db.prepare<[number, number], string>(`SELECT DISTINCT name FROM metric_samples WHERE run_id = ? AND ${CURRENT_PARSE}`).pluck();
     // Over the run's stretch, like the reads below: through the index, each row's kind was a lookup.
-    this.progressNames = db.prepare<[number, number, number], { name: string; source: MetricSource }>(
-      "SELECT DISTINCT name, source FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ? AND kind = 'progress'",
+    this.progressNames = db.prepare<[number, number, number, number], { name: string; source: MetricSource }>(
+      `SELECT DISTINCT name, source FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ? AND kind = 'progress' AND ${CURRENT_PARSE}`,
     );
     // "Last" as the summary orders samples: by step, a sample without one after all with one, then by
     // time, then as stored. Each walks the (run_id, name, step) index from its end.
     const progressRow = 'SELECT rowid, step, t_ms, name, value, special, source, kind FROM metric_samples';
-    const ofName = "run_id = ? AND name = ? AND source = ? AND kind = 'progress'";
-    this.lastProgressAtStep = db.prepare<[number, string, MetricSource], SampleRow & { rowid: number }>(
+    const ofName = `run_id = ? AND name = ? AND source = ? AND kind = 'progress' AND ${CURRENT_PARSE}`;
+    this.lastProgressAtStep = db.prepare<[number, string, MetricSource, number], SampleRow & { rowid: number }>(
       `${progressRow} WHERE ${ofName} AND step IS NOT NULL ORDER BY step DESC, t_ms DESC, rowid DESC LIMIT 1`,
     );
-    this.lastFiniteProgressAtStep = db.prepare<[number, string, MetricSource], SampleRow & { rowid: number }>(
+    this.lastFiniteProgressAtStep = db.prepare<[number, string, MetricSource, number], SampleRow & { rowid: number }>(
       `${progressRow} WHERE ${ofName} AND step IS NOT NULL AND value IS NOT NULL ORDER BY step DESC, t_ms DESC, rowid DESC LIMIT 1`,
     );
-    this.lastFiniteProgressWithoutStep = db.prepare<[number, string, MetricSource], SampleRow & { rowid: number }>(
+    this.lastFiniteProgressWithoutStep = db.prepare<[number, string, MetricSource, number], SampleRow & { rowid: number }>(
       `${progressRow} WHERE ${ofName} AND step IS NULL AND value IS NOT NULL ORDER BY t_ms DESC, rowid DESC LIMIT 1`,
     );
-    this.nonFiniteProgress = db.prepare<[number, string, MetricSource], SampleRow & { rowid: number }>(
+    this.nonFiniteProgress = db.prepare<[number, string, MetricSource, number], SampleRow & { rowid: number }>(
       `${progressRow} WHERE ${ofName} AND value IS NULL LIMIT 1`,
     );
-    this.deleteText = db.prepare<[number]>("DELETE FROM metric_samples WHERE run_id = ? AND source = 'text'");
-    this.countByRun = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM metric_samples WHERE run_id = ?');
+    this.countByRun = db.prepare<[number, number], { n: number }>(`SELECT COUNT(*) AS n FROM metric_samples WHERE run_id = ? AND ${CURRENT_PARSE}`);
+    this.generationOf = db.prepare<[number], number>('SELECT text_generation FROM runs WHERE id = ?').pluck();
+    this.setGeneration = db.prepare<[number, number]>('UPDATE runs SET text_generation = ? WHERE id = ?');
+    this.insertWithGeneration = db.prepare(
+      'INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    // In rowid order over the run's stretch (see rowidBounds), so a walk of many calls visits each row once.
+    this.staleTextRows = db
+      .prepare<[number, number, number, number], number>(
+        "SELECT rowid FROM metric_samples WHERE rowid > ? AND +run_id = ? AND source = 'text' AND generation <> ? ORDER BY rowid LIMIT ?",
+      )
+      .pluck();
+    this.deleteRow = db.prepare<[number]>('DELETE FROM metric_samples WHERE rowid = ?');
   }
 
   /** Queued; committed with the next batch. */
@@ -113,16 +135,41 @@ export class MetricStore {
     this.writer.flush();
   }
 
+  /** Which parse of the run's terminal output is the run's (0 until it is parsed again). */
+  textGeneration(runId: number): number {
+    return this.generationOf.get(runId) ?? 0;
+  }
+
   /**
-   * Replaces the samples parsed from a run's terminal output (the structured channel's stay); runs
-   * inside the caller's transaction, so a reader never sees the run with neither set.
+   * Writes samples of a new parse of the run's text (generation above textGeneration): invisible to every read
+   * until useTextGeneration makes them the run's, so they can go in over many short transactions.
    */
-  replaceParsedText(runId: number, samples: readonly MetricSample[]): void {
-    this.deleteText.run(runId);
+  insertTextGeneration(runId: number, generation: number, samples: readonly MetricSample[]): void {
     for (const sample of samples) {
       const { value, special } = toColumns(sample.value);
-      this.insert.run(runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
+      this.insertWithGeneration.run(runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind, generation);
     }
+  }
+
+  /** Makes a parse the run's text samples, in one small update (inside the caller's transaction, with its summary). */
+  useTextGeneration(runId: number, generation: number): void {
+    this.setGeneration.run(generation, runId);
+  }
+
+  /**
+   * Deletes up to `limit` text samples of the run that are not its current parse (the one replaced, or a parse
+   * that stopped half-way), in stored order from after `afterRowid`; returns how many, and where to go on from.
+   * Called in short transactions until it deletes none: each row is looked at once, however many calls.
+   */
+  deleteOtherTextGenerations(runId: number, afterRowid: number, limit: number): { deleted: number; lastRowid: number } {
+    const rowids = this.staleTextRows.all(afterRowid, runId, this.textGeneration(runId), limit);
+    for (const rowid of rowids) this.deleteRow.run(rowid);
+    return { deleted: rowids.length, lastRowid: rowids.at(-1) ?? afterRowid };
+  }
+
+  /** The rowid before the run's first stored sample: where a walk over its rows in stored order starts. */
+  rowidBefore(runId: number): number {
+    return (this.rowidBounds.get(runId)?.first ?? 1) - 1;
   }
 
   /**
@@ -156,15 +203,16 @@ export class MetricStore {
   ): void {
     const bounds = this.rowidBounds.get(runId);
     if (bounds?.first == null || bounds.last == null) return;
-    const names = this.namesOfRun.all(runId);
+    const generation = this.textGeneration(runId);
+    const names = this.namesOfRun.all(runId, generation);
     const nameIndex = names.length > 0 ? `CASE name ${names.map((_, i) => `WHEN ? THEN ${i}`).join(' ')} END` : '0';
     const statement = this.db
       .prepare<unknown[], [number, number | null, number, number, number | null, number, number, number]>(
         `SELECT rowid, step, t_ms, ${nameIndex}, value, ${indexOf('special', SPECIALS)}, ${indexOf('source', SOURCES)}, ${indexOf('kind', KINDS)}
-         FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ?${which === 'exceptProgress' ? " AND kind <> 'progress'" : ''} ORDER BY rowid`,
+         FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ? AND ${CURRENT_PARSE}${which === 'exceptProgress' ? " AND kind <> 'progress'" : ''} ORDER BY rowid`,
       )
       .raw();
-    for (const [order, step, tMs, name, value, special, source, kind] of statement.iterate(...names, bounds.first, bounds.last, runId)) {
+    for (const [order, step, tMs, name, value, special, source, kind] of statement.iterate(...names, bounds.first, bounds.last, runId, generation)) {
       onSample(order, step, tMs, names[name]!, fromColumns(value, SPECIALS[special]!), SOURCES[source]!, KINDS[kind]!);
     }
   }
@@ -181,16 +229,19 @@ export class MetricStore {
     };
     const bounds = this.rowidBounds.get(runId);
     if (bounds?.first == null || bounds.last == null) return [];
-    for (const { name, source } of this.progressNames.iterate(bounds.first, bounds.last, runId)) {
-      keep(this.lastProgressAtStep.get(runId, name, source));
-      keep(this.lastFiniteProgressWithoutStep.get(runId, name, source) ?? this.lastFiniteProgressAtStep.get(runId, name, source));
-      if (WATCHED_FOR_NAN.includes(name)) keep(this.nonFiniteProgress.get(runId, name, source));
+    const generation = this.textGeneration(runId);
+    // Collected first: the statements below cannot run while this one's iterator is open on the connection.
+    const progress = this.progressNames.all(bounds.first, bounds.last, runId, generation);
+    for (const { name, source } of progress) {
+      keep(this.lastProgressAtStep.get(runId, name, source, generation));
+      keep(this.lastFiniteProgressWithoutStep.get(runId, name, source, generation) ?? this.lastFiniteProgressAtStep.get(runId, name, source, generation));
+      if (WATCHED_FOR_NAN.includes(name)) keep(this.nonFiniteProgress.get(runId, name, source, generation));
     }
     return [...found.values()].sort((a, b) => a.order - b.order);
   }
 
   count(runId: number): number {
-    return this.countByRun.get(runId)?.n ?? 0;
+    return this.countByRun.get(runId, this.textGeneration(runId))?.n ?? 0;
   }
 }
 

@@ -1,5 +1,6 @@
 // Opens the SQLite file with the pragmas the engine relies on and brings its schema up to date.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations, SCHEMA_VERSION } from './migrations/index.js';
@@ -15,8 +16,15 @@ const PAGE_SIZE_BYTES = 65536;
 export const APPLICATION_ID = 0x5442656e;
 /** The tables every Tuning Bench schema has had since the first migration: how a file from before APPLICATION_ID is recognised. */
 const OUR_TABLES = ['runs', 'workloads', 'run_output'];
+/**
+ * The WAL is checkpointed back into the file once it holds this much, and cut back to it afterwards. SQLite counts
+ * its default (1,000 pages) in pages: with 64 KiB pages that let the WAL reach 64 MiB, 30 times a slow run's output
+ * (each 100 ms commit adds whole pages), so space freed on a full disk was soon eaten again. 4 MiB is 64 such
+ * pages: a checkpoint every few seconds of a flood, well under a second's work each.
+ */
+const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 /** A waiting writer gives up after this long; the CLI and the desktop app may share one file. */
-const BUSY_TIMEOUT_MS = 5000;
+export const BUSY_TIMEOUT_MS = 5000;
 
 export class DatabaseTooNewError extends Error {
   constructor(file: string, found: number) {
@@ -53,7 +61,7 @@ export class DatabaseCorruptError extends Error {
     super(
       `${file} is damaged or is not a Tuning Bench database (${detail}). ` +
         (unchanged ? 'Nothing in it was changed. ' : 'The damage was found after it was opened for writing. ') +
-        'Keep it aside and start a fresh one with `tuning-bench db set-aside` (the desktop app offers the same), ' +
+        '`tuning-bench db check` lists what is damaged. Keep it aside and start a fresh one with `tuning-bench db set-aside` (the desktop app offers the same), ' +
         'or point to another file with --db or TUNING_BENCH_DB.',
     );
     this.name = 'DatabaseCorruptError';
@@ -95,6 +103,18 @@ interface Inspection {
  * read-only folder) is looked at by the writable open instead.
  */
 function inspectExisting(file: string): Inspection {
+  // A read-only look at a WAL-mode file still makes its -wal and -shm: those it made are taken away again
+  // if the file is refused, so another program's folder is left as it was.
+  const sidecars = [`${file}-wal`, `${file}-shm`].filter((sidecar) => !fs.existsSync(sidecar));
+  try {
+    return inspectReadOnly(file);
+  } catch (error) {
+    for (const sidecar of sidecars) fs.rmSync(sidecar, { force: true });
+    throw error;
+  }
+}
+
+function inspectReadOnly(file: string): Inspection {
   let db: Db;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
@@ -124,28 +144,66 @@ function inspectExisting(file: string): Inspection {
     return { needsApplicationId: applicationId !== APPLICATION_ID };
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
     db.close();
   }
 }
 
-/** SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. */
+/**
+ * SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. A file this
+ * user cannot write (SQLite cannot make its -shm beside a WAL file then) is checked as a copy in the temp folder.
+ */
 export function checkDatabaseFile(file: string): string[] {
   // As every command does, a missing file is created (empty, with the current schema) and then checked.
   if (!fs.existsSync(file)) openDatabase(file).close();
+  const found = checkInPlace(file);
+  if (found.ok || !isReadOnlyRefusal(found.error)) return found.problems;
+  const copyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tuning-bench-check-'));
+  try {
+    const copy = path.join(copyDir, path.basename(file));
+    fs.copyFileSync(file, copy);
+    if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+    return checkInPlace(copy).problems;
+  } finally {
+    fs.rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
+function checkInPlace(file: string): { ok: true; problems: string[] } | { ok: false; problems: string[]; error: unknown } {
   let db: Db;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    return [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`];
+    return { ok: false, problems: [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`], error };
   }
   try {
-    return integrityCheck(db);
+    return { ok: true, problems: integrityCheck(db) };
   } catch (error) {
-    return [`the check itself failed: ${error instanceof Error ? error.message : String(error)}`];
+    return { ok: false, problems: [`the check itself failed: ${error instanceof Error ? error.message : String(error)}`], error };
   } finally {
     db.close();
+  }
+}
+
+/** SQLite refusing a file (or its folder) this user may not write: SQLITE_READONLY_* or, opening one, SQLITE_CANTOPEN. */
+function isReadOnlyRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN');
+}
+
+/** A file this user may read but not write, or in a folder where its -wal and -shm cannot be made. */
+export class DatabaseReadOnlyError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(
+      `${file} cannot be written by this user (${detail}): Tuning Bench writes to it and keeps its -wal and -shm files beside it. ` +
+        'Give the file and its folder write permission, or copy it somewhere writable and use --db; `tuning-bench db check` reads it as it is.',
+    );
+    this.name = 'DatabaseReadOnlyError';
   }
 }
 
@@ -158,6 +216,7 @@ export function openDatabase(file: string): Db {
     db = new Database(file);
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     // SQLite's own messages ("unable to open database file") do not say which file.
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
@@ -169,6 +228,7 @@ export function openDatabase(file: string): Db {
     // blobs (measured: 100 MB in ~250 ms instead of ~550 ms) and suit the sample tables too.
     db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     db.pragma('journal_mode = WAL');
+    boundWal(db);
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // NORMAL is durable across an application crash in WAL mode; only a power cut can lose the last commits.
@@ -179,8 +239,16 @@ export function openDatabase(file: string): Db {
   } catch (error) {
     db.close();
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message, false);
+    if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
     throw error;
   }
+}
+
+/** Holds this connection's WAL to WAL_LIMIT_BYTES: each connection checkpoints after its own commits, so every writer sets it. */
+export function boundWal(db: Db): void {
+  const pageBytes = db.pragma('page_size', { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(WAL_LIMIT_BYTES / pageBytes))}`);
+  db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
 }
 
 /** SQLite's own full check: "ok", or the problems it found. */

@@ -3,7 +3,7 @@ import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary } 
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runCheckout, runSummary } from '../../shared/api.js';
 import type { OutputSink } from './outputSink.js';
-import type { Db } from './open.js';
+import { BUSY_TIMEOUT_MS, type Db } from './open.js';
 
 interface RunRow {
   id: number;
@@ -23,6 +23,8 @@ interface RunRow {
   pid: number | null;
   pid_start_ticks: number | null;
   engine_pid: number | null;
+  engine_start_ticks: number | null;
+  process_marker: string | null;
   output_bytes: number;
   output_dropped_bytes: number;
   summary_json: string | null;
@@ -59,6 +61,10 @@ export interface NewRun {
   env: Record<string, string>;
   startedAt: Date;
   enginePid: number;
+  /** The engine's /proc start time, so a reused pid is never taken for it (null: unknown, no /proc). */
+  engineStartTicks?: number | null;
+  /** The token in every one of the run's processes' environment (see runner/processMarker). */
+  processMarker?: string | null;
   /** Where the run sits in a sweep, if it belongs to one. */
   sweep?: RunPlacement | null | undefined;
   /** Tokens or samples in one step as the user stated them. */
@@ -97,6 +103,16 @@ export interface RunEnding {
   endedAt: Date;
 }
 
+/** One stored chunk of a run's output, as the program wrote it. */
+export interface StoredChunk {
+  seq: number;
+  tMs: number;
+  data: Buffer;
+}
+
+/** Chunks read at once by a paged read: a live chunk is at most 256 KiB, so a page is at most 4 MiB. */
+const OUTPUT_PAGE_CHUNKS = 16;
+
 export interface OutputPage {
   chunks: OutputChunk[];
   skippedBytes: number;
@@ -104,12 +120,15 @@ export interface OutputPage {
   reachedEnd: boolean;
 }
 
-/** A run whose engine died while it ran, found at the next start. */
+/** A run still marked running: its engine may have died; found at the next start. */
 export interface OrphanCandidate {
   id: number;
+  startedAt: string;
   pid: number | null;
   pidStartTicks: number | null;
   enginePid: number | null;
+  engineStartTicks: number | null;
+  processMarker: string | null;
 }
 
 export const EMPTY_SUMMARY: RunSummary = {
@@ -150,9 +169,9 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json)
+           engine_start_ticks, process_marker, sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout)`,
+           @engineStartTicks, @processMarker, @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -169,6 +188,9 @@ export class RunStore {
       ),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
+      ),
+      chunkPage: db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
+        'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
       ),
       chunksFromEnd: db.prepare<[number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? ORDER BY seq DESC',
@@ -213,6 +235,8 @@ export class RunStore {
       config: JSON.stringify(run.config),
       env: JSON.stringify(run.env),
       enginePid: run.enginePid,
+      engineStartTicks: run.engineStartTicks ?? null,
+      processMarker: run.processMarker ?? null,
       sweepId: run.sweep?.sweepId ?? null,
       configIndex: run.sweep?.configIndex ?? null,
       repeatIndex: run.sweep?.repeatIndex ?? null,
@@ -228,7 +252,7 @@ export class RunStore {
     this.statements.setPid.run(pid, startTicks, id);
   }
 
-  /** Queues a chunk of output; the writer commits it with its next batch (at most FLUSH_INTERVAL_MS later). */
+  /** Queues a chunk of output; the writer thread commits it with its next batch (at most COMMIT_INTERVAL_MS later, see ingest/commitPolicy.ts). */
   appendOutput(id: number, seq: number, tMs: number, data: Buffer): void {
     this.output.append(id, seq, tMs, data);
   }
@@ -237,6 +261,19 @@ export class RunStore {
   async end(id: number, ending: RunEnding): Promise<Run> {
     await this.output.flush();
     return this.recordEnding(id, ending);
+  }
+
+  /**
+   * Runs `write` on this connection without waiting for another process's lock (it fails at once instead): a
+   * retry from a timer must not hold the engine's thread for the whole busy timeout.
+   */
+  withoutWaiting<T>(write: () => T): T {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return write();
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   /** Records an ending at once: for a run that never started, so has no output in flight. */
@@ -342,13 +379,35 @@ export class RunStore {
   }
 
   /** Stored output after `afterSeq`, as raw bytes (the record is exactly what the program wrote). */
-  outputAfter(id: number, afterSeq: number): Array<{ seq: number; tMs: number; data: Buffer }> {
+  outputAfter(id: number, afterSeq: number): StoredChunk[] {
     return this.statements.chunksAfter.all(id, afterSeq).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
   }
 
-  /** Streams every stored chunk in order without holding the whole log in memory. */
-  *iterateOutput(id: number): Generator<{ seq: number; tMs: number; data: Buffer }> {
-    for (const row of this.statements.chunksAfter.iterate(id, -1)) yield { seq: row.seq, tMs: row.t_ms, data: row.data };
+  /** The last stored chunk's number, -1 when there is none: where a read of "the output so far" stops. */
+  lastOutputSeq(id: number): number {
+    return this.statements.lastSeq.get(id)?.seq ?? -1;
+  }
+
+  /**
+   * Stored chunks after `afterSeq` up to `throughSeq`, at most `maxChunks` of them, read at once: each page
+   * is its own short read, so nothing holds the connection (or a snapshot of the file) between pages.
+   */
+  outputChunkPage(id: number, afterSeq: number, throughSeq: number, maxChunks = OUTPUT_PAGE_CHUNKS): StoredChunk[] {
+    return this.statements.chunkPage.all(id, afterSeq, throughSeq, maxChunks).map((row) => ({ seq: row.seq, tMs: row.t_ms, data: row.data }));
+  }
+
+  /**
+   * Every chunk stored when the call was made, in order, a page at a time (see outputChunkPage): memory stays
+   * bounded, and the caller may pause between chunks (await a slow client) without holding the database.
+   */
+  *storedOutput(id: number, throughSeq = this.lastOutputSeq(id)): Generator<StoredChunk> {
+    let afterSeq = -1;
+    for (;;) {
+      const page = this.outputChunkPage(id, afterSeq, throughSeq);
+      if (page.length === 0) return;
+      yield* page;
+      afterSeq = page.at(-1)!.seq;
+    }
   }
 
   /**
@@ -378,12 +437,12 @@ export class RunStore {
   }
 
   runningRuns(): OrphanCandidate[] {
-    return this.statements.running.all().map((row) => ({
-      id: row.id,
-      pid: row.pid,
-      pidStartTicks: row.pid_start_ticks,
-      enginePid: row.engine_pid,
-    }));
+    return this.statements.running.all().map(toCandidate);
+  }
+
+  /** Interrupted runs whose processes were still alive when found (marked by recovery), as candidates to look at again. */
+  markedOrphanCandidates(): OrphanCandidate[] {
+    return this.statements.markedOrphans.all().map(toCandidate);
   }
 
   /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
@@ -418,6 +477,18 @@ export class RunStore {
     })();
     return this.get(id)!;
   }
+}
+
+function toCandidate(row: RunRow): OrphanCandidate {
+  return {
+    id: row.id,
+    startedAt: row.started_at,
+    pid: row.pid,
+    pidStartTicks: row.pid_start_ticks,
+    enginePid: row.engine_pid,
+    engineStartTicks: row.engine_start_ticks,
+    processMarker: row.process_marker,
+  };
 }
 
 function toRun(row: RunRow): Run {

@@ -7,6 +7,7 @@ import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
 import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
+import { RunProcessStore } from './runProcessStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -18,6 +19,7 @@ export class Store<Output extends OutputSink = OutputSink> {
   readonly output: Output;
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
+  readonly processes: RunProcessStore;
   readonly metrics: MetricStore;
   readonly telemetry: TelemetryStore;
   readonly gpuJournal: GpuJournalStore;
@@ -35,6 +37,7 @@ export class Store<Output extends OutputSink = OutputSink> {
     this.output = openOutput(file);
     this.workloads = new WorkloadStore(this.db, clock);
     this.runs = new RunStore(this.db, this.output);
+    this.processes = new RunProcessStore(this.db, this.writer);
     this.metrics = new MetricStore(this.db, this.writer);
     this.telemetry = new TelemetryStore(this.db, this.writer);
     this.gpuJournal = new GpuJournalStore(this.db);

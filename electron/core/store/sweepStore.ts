@@ -24,6 +24,8 @@ export interface SweepRecord {
   status: SweepStatus;
   skipped: SkippedPosition[];
   ownerPid: number | null;
+  /** The owner's /proc start time (null in rows from before it was kept). */
+  ownerStartTicks: number | null;
   endedAt: string | null;
   result: Sweep['result'];
   error: string | null;
@@ -42,6 +44,7 @@ interface SweepRow {
   status: SweepStatus;
   skipped_json: string;
   owner_pid: number | null;
+  owner_start_ticks: number | null;
   ended_at: string | null;
   result_json: string | null;
   error: string | null;
@@ -61,6 +64,7 @@ function toRecord(row: SweepRow): SweepRecord {
     status: row.status,
     skipped: JSON.parse(row.skipped_json) as SkippedPosition[],
     ownerPid: row.owner_pid,
+    ownerStartTicks: row.owner_start_ticks,
     endedAt: row.ended_at,
     result: row.result_json ? (JSON.parse(row.result_json) as Sweep['result']) : null,
     error: row.error,
@@ -77,6 +81,7 @@ export interface NewSweep {
   request: Record<string, unknown>;
   configs: SweepConfig[];
   ownerPid: number;
+  ownerStartTicks: number | null;
 }
 
 export class SweepStore {
@@ -85,14 +90,14 @@ export class SweepStore {
   constructor(db: Db) {
     this.statements = {
       insert: db.prepare(
-        `INSERT INTO sweeps (created_at, name, kind, workload_id, workload_name, plan, request_json, configs_json, status, owner_pid)
-         VALUES (@createdAt, @name, @kind, @workloadId, @workloadName, @plan, @request, @configs, 'queued', @ownerPid)`,
+        `INSERT INTO sweeps (created_at, name, kind, workload_id, workload_name, plan, request_json, configs_json, status, owner_pid, owner_start_ticks)
+         VALUES (@createdAt, @name, @kind, @workloadId, @workloadName, @plan, @request, @configs, 'queued', @ownerPid, @ownerStartTicks)`,
       ),
       get: db.prepare<[number], SweepRow>('SELECT * FROM sweeps WHERE id = ?'),
       list: db.prepare<[number], SweepRow>('SELECT * FROM sweeps ORDER BY id DESC LIMIT ?'),
       unfinished: db.prepare<[], SweepRow>("SELECT * FROM sweeps WHERE status IN ('queued', 'running', 'paused')"),
       setStatus: db.prepare<[SweepStatus, string | null, number]>('UPDATE sweeps SET status = ?, ended_at = ? WHERE id = ?'),
-      setOwner: db.prepare<[number, number]>('UPDATE sweeps SET owner_pid = ? WHERE id = ?'),
+      setOwner: db.prepare<[number, number | null, number]>('UPDATE sweeps SET owner_pid = ?, owner_start_ticks = ? WHERE id = ?'),
       setSkipped: db.prepare<[string, number]>('UPDATE sweeps SET skipped_json = ? WHERE id = ?'),
       setConfigs: db.prepare<[string, number]>('UPDATE sweeps SET configs_json = ? WHERE id = ?'),
       setResult: db.prepare<[string, number]>('UPDATE sweeps SET result_json = ? WHERE id = ?'),
@@ -112,6 +117,7 @@ export class SweepStore {
       request: JSON.stringify(sweep.request),
       configs: JSON.stringify(sweep.configs),
       ownerPid: sweep.ownerPid,
+      ownerStartTicks: sweep.ownerStartTicks,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -134,8 +140,8 @@ export class SweepStore {
     this.statements.setStatus.run(status, endedAt?.toISOString() ?? null, id);
   }
 
-  setOwner(id: number, pid: number): void {
-    this.statements.setOwner.run(pid, id);
+  setOwner(id: number, owner: { pid: number; startTicks: number | null }): void {
+    this.statements.setOwner.run(owner.pid, owner.startTicks, id);
   }
 
   setSkipped(id: number, skipped: readonly SkippedPosition[]): void {

@@ -10,6 +10,18 @@ const RETRY_MAX_MS = 5_000;
 /** Output kept in memory while the disk is full, before later output is parsed but no longer kept. */
 export const DEFAULT_HELD_OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
 
+/**
+ * A busy file is said to pause writing only once it has refused writes this long: the engine's own threads
+ * (the output writer, the parser's samples, telemetry) take turns at the write lock for milliseconds, and a
+ * person is told of another process holding it, not of those turns.
+ */
+export const BUSY_REPORT_AFTER_MS = 1000;
+
+/** Whether a fault that has lasted `sinceMs` is worth telling: always, except a busy file for less than BUSY_REPORT_AFTER_MS. */
+export function faultWorthTelling(fault: WriteFault, sinceMs: number): boolean {
+  return fault !== 'busy' || sinceMs >= BUSY_REPORT_AFTER_MS;
+}
+
 export function nextRetryDelayMs(failures: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.max(0, failures - 1));
 }

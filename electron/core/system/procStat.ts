@@ -15,16 +15,6 @@ export function processStartTicks(pid: number): number | null {
   return Number.isFinite(ticks) ? ticks : null;
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export interface ProcEntry {
   pid: number;
   ppid: number;

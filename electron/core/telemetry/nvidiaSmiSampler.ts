@@ -20,6 +20,12 @@ export const DEFAULT_GPU_INTERVAL_MS = 250;
 /** No line for this many intervals (and at least WATCHDOG_MIN_MS) means the child hangs. */
 const WATCHDOG_INTERVALS = 8;
 const WATCHDOG_MIN_MS = 3000;
+/**
+ * A fresh child may be silent this long before its first line: with persistence mode off on a headless box the
+ * driver initialises first, which takes seconds (issue 26 saw every restart killed inside 3 s, so no telemetry
+ * at all); 20 s leaves room for several GPUs without hiding a hang for long.
+ */
+const FIRST_LINE_ALLOWANCE_MS = 20_000;
 /** Restarts back off from 1 s to 30 s. */
 const BACKOFF_START_MS = 1000;
 const BACKOFF_MAX_MS = 30_000;
@@ -78,6 +84,10 @@ export class NvidiaSmiSampler {
   private backoffMs = BACKOFF_START_MS;
   /** Monotonic: when the child last printed a line (or was started). */
   private lastLineAt = 0;
+  /** The current child has not printed a line yet: it gets FIRST_LINE_ALLOWANCE_MS, not the watchdog's limit. */
+  private awaitingFirstLine = false;
+  /** The slow start was said once; a restart does not say it again. */
+  private saidSlowStart = false;
   private closed = false;
   private reportedGarbage = false;
   private appsTimer: Timer | null = null;
@@ -142,6 +152,7 @@ export class NvidiaSmiSampler {
     const child = spawn(this.options.binary, args, { env: this.options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.lastLineAt = this.clock.monotonicMs();
+    this.awaitingFirstLine = true;
     child.on('error', (error) => this.options.onStatus('error', `nvidia-smi could not start: ${error.message}`));
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on('line', (line) => this.onLine(line, fields));
@@ -162,6 +173,7 @@ export class NvidiaSmiSampler {
     // Lines already in the pipe when the child was killed still arrive; after close() nothing may reach the run.
     if (this.closed) return;
     this.lastLineAt = this.clock.monotonicMs();
+    this.awaitingFirstLine = false;
     const result = parseQueryGpuLine(line, fields);
     if (!result.ok) {
       if (result.error.kind === 'empty') return;
@@ -181,7 +193,26 @@ export class NvidiaSmiSampler {
   private checkWatchdog(): void {
     if (!this.child || this.closed) return;
     const limit = Math.max(WATCHDOG_MIN_MS, WATCHDOG_INTERVALS * this.options.intervalMs);
-    if (this.clock.monotonicMs() - this.lastLineAt < limit) return;
+    const silentMs = this.clock.monotonicMs() - this.lastLineAt;
+    if (silentMs < limit) return;
+    if (this.awaitingFirstLine) {
+      const allowanceMs = Math.max(limit, FIRST_LINE_ALLOWANCE_MS);
+      if (silentMs < allowanceMs) {
+        if (!this.saidSlowStart) {
+          this.saidSlowStart = true;
+          this.options.onStatus(
+            'info',
+            `nvidia-smi has printed no sample yet ${Math.round(silentMs / 1000)} s after it started (the driver may be initialising: ` +
+              `persistence mode off makes that slow); waiting up to ${Math.round(allowanceMs / 1000)} s`,
+          );
+        }
+        return;
+      }
+      this.options.onStatus('warning', `nvidia-smi printed no sample in the ${Math.round(allowanceMs / 1000)} s after it started; restarting it`);
+      this.stopChild();
+      this.scheduleRestart();
+      return;
+    }
     this.options.onStatus('warning', `nvidia-smi sent nothing for ${Math.round(limit / 1000)} s; restarting it`);
     this.stopChild();
     this.scheduleRestart();

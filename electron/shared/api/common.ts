@@ -25,7 +25,16 @@ export const name = z
   .max(LIMITS.nameChars)
   .regex(/^[\w.\- +]+$/u, 'use letters, digits, spaces and . _ - + only');
 
-export const varName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _');
+/**
+ * Names every JavaScript object keeps for itself: a record cannot hold `__proto__` as a key (zod drops it, and an
+ * assignment sets the prototype), so such a variable would silently take no value.
+ */
+export const RESERVED_VARIABLE_NAMES: ReadonlySet<string> = new Set(['__proto__']);
+
+export const varName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _')
+  .refine((text) => !RESERVED_VARIABLE_NAMES.has(text), { message: '"__proto__" cannot be a variable name (JavaScript objects reserve it): use another name' });
 
 export const runId = z.number().int().positive();
 

@@ -244,7 +244,10 @@ export const outputChunk = z.object({
 
 export const orphan = z.object({
   runId,
+  /** The run's first process if it is still alive, else one that is. */
   pid: z.number().int().positive(),
+  /** Every process of the run still alive (those that left its group or session included). */
+  pids: z.array(z.number().int().positive()),
   command: z.array(z.string()),
 });
 

@@ -57,7 +57,8 @@ export function OrphanBanners() {
         <div className="orphan-banner" role="alert" data-testid="orphan-banner" key={orphan.runId}>
           <span className="orphan-text">
             <strong>
-              Run #{orphan.runId} left a training process running when Tuning Bench stopped (pid {orphan.pid}):
+              Run #{orphan.runId} left a training process running when Tuning Bench stopped (pid {orphan.pid}
+              {alsoRunning(orphan).length > 0 ? `; also ${alsoRunning(orphan).join(', ')}` : ''}):
             </strong>{' '}
             <code>{shellJoin(orphan.command)}</code>
           </span>
@@ -79,4 +80,9 @@ export function OrphanBanners() {
       )}
     </div>
   );
+}
+
+/** The run's other processes still alive (those that left its group too): all of them are stopped with it. */
+function alsoRunning(orphan: Orphan): number[] {
+  return orphan.pids.filter((pid) => pid !== orphan.pid);
 }

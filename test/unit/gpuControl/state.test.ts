@@ -94,6 +94,7 @@ describe('restoreOperation', () => {
     applied: {},
     scope: 'run',
     ownerPid: 1,
+    ownerStartTicks: null,
     runId: 1,
     state: 'applied',
     restoredAt: null,

@@ -62,3 +62,35 @@ describe('NvidiaSmiSampler on a manual clock', () => {
     await vi.waitFor(() => expect(samples).toHaveLength(6), { timeout: 10_000 });
   });
 });
+
+describe('an nvidia-smi slow to print its first line (persistence mode off: the driver initialises first)', () => {
+  it('is given a start-up allowance instead of being restarted before it can speak, and the wait is said', async () => {
+    const clock = new ManualClock();
+    const dir = makeTempDir('tb-smi-slow-start-');
+    const samples: TimedGpuSample[] = [];
+    const statuses: string[] = [];
+    const sampler = new NvidiaSmiSampler({
+      binary: FAKE_NVIDIA_SMI,
+      gpu: '0',
+      intervalMs: 50,
+      // Two real seconds before the first row: longer than the 3 s of silence allowed later, on the clock below.
+      env: { ...(process.env as Record<string, string>), FAKE_NVIDIA_SMI_STATE: path.join(dir, 'gpu-state.json'), FAKE_NVIDIA_SMI_FAULT: 'slow-start=2000' },
+      startedAtMs: clock.wallMs(),
+      onSample: (sample) => samples.push(sample),
+      onStatus: (_level, message) => statuses.push(message),
+      clock,
+    });
+    cleanups.push(() => {
+      sampler.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    // The sampler's clock runs three times faster than real time: the 2 s start-up is 6 s to it.
+    for (let tick = 0; tick < 150 && samples.length === 0; tick++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      clock.advance(300);
+    }
+    expect(statuses.filter((message) => /restart/u.test(message))).toEqual([]);
+    expect(samples.length).toBeGreaterThan(0);
+    expect(statuses.some((message) => /no sample yet .* after it started/u.test(message))).toBe(true);
+  }, 30_000);
+});

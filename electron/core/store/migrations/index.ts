@@ -11,6 +11,8 @@ import { runReplacements } from './0009-run-replacements.js';
 import { stepChoices } from './0010-step-choices.js';
 import { runCheckout } from './0011-run-checkout.js';
 import { mlflow } from './0012-mlflow.js';
+import { textGenerations } from './0013-text-generations.js';
+import { processIdentity } from './0014-process-identity.js';
 
 export interface Migration {
   version: number;
@@ -18,5 +20,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity];
 export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,303 @@
+// Worker thread: parses live runs' output into metric samples and commits them through its own connection, apart
+// from the thread that stores the bytes, so no parse (a flood of step lines, a slow pattern) holds a byte back.
+import { TextDecoder } from 'node:util';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { boundWal } from '../store/open.js';
+import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
+import type { MetricSample } from '../metrics/samples.js';
+import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
+import type { WriterStatus } from '../store/batchWriter.js';
+import { describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
+import { TIME_SLICE_MS } from '../system/timeSlice.js';
+import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
+import { COMMIT_INTERVAL_MS, CommitPolicy } from './commitPolicy.js';
+import { liveView } from './liveSamples.js';
+import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
+
+interface RunParsing {
+  decoder: TextDecoder;
+  collector: MetricsCollector;
+  /** Chunk bytes parsed whose samples wait for the next commit: acknowledged to the writer once it is made. */
+  unackedBytes: number;
+  /** endRun was parsed: `runParsed` goes to the engine after the commit that holds the last samples. */
+  ended: boolean;
+}
+
+/** Chunks read at once when catching up from the file: at most 16 x 256 KiB. */
+const READ_BACK_PAGE_CHUNKS = 16;
+/**
+ * Samples committed in one transaction: about 15 ms of row inserts here (70,000 a second measured), so a byte
+ * commit that wants the file's write lock waits at most that long for this thread to let go of it.
+ */
+const SAMPLES_PER_TRANSACTION = 1000;
+/** The longest this thread waits for a byte commit to be done before it takes its own turn (one stuck on another process's lock). */
+const BYTES_FIRST_MAX_WAIT_MS = 1000;
+/**
+ * Parsed samples held for commits at most: past this, parsing waits (its chunks wait, counted in the writer's
+ * backlog, which then stops sending copies and has them read back later). Bounds this thread's memory.
+ */
+const MAX_QUEUED_SAMPLES = 200_000;
+/** This connection waits this long for the write lock before a commit is retried later (the writer's commits take a few ms). */
+const BUSY_TIMEOUT_MS = 1000;
+
+const { file, port, bytesFirst: bytesFirstMemory } = workerData as OutputParserConfig & { port: MessagePort; bytesFirst: SharedArrayBuffer };
+const bytesFirst = new BytesFirst(bytesFirstMemory);
+const engine = parentPort!;
+const db = new Database(file, { fileMustExist: true });
+db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+boundWal(db);
+const insertSample = db.prepare(INSERT_SAMPLE_SQL);
+const readPage = db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
+  'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+);
+
+const runs = new Map<number, RunParsing>();
+/** Work in arrival order: chunk copies, read-backs, ends. A read-back is consumed a page at a time. */
+const work: ToOutputParser[] = [];
+let samplesQueue: Array<{ runId: number; samples: MetricSample[] }> = [];
+let queuedSamples = 0;
+const policy = new CommitPolicy(COMMIT_INTERVAL_MS, Number.POSITIVE_INFINITY);
+let failures = 0;
+let failingSince: number | null = null;
+let retryAt = 0;
+let status: WriterStatus = { state: 'writing' };
+let closing = false;
+/** How long the last sample transaction took: the lock is left free at least as long before the next. */
+let lastTransactionMs = 0;
+
+const toWriter = (message: ParserToWriter) => port.postMessage(message);
+const toEngine = (message: ParserToEngine) => engine.postMessage(message);
+
+const commitTransaction = db.transaction((batch: Array<{ runId: number; samples: MetricSample[] }>) => {
+  for (const entry of batch) {
+    for (const sample of entry.samples) {
+      const { value, special } = toColumns(sample.value);
+      insertSample.run(entry.runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
+    }
+  }
+});
+
+function setStatus(next: WriterStatus): void {
+  const changed = next.state !== status.state || (next.state === 'paused' && status.state === 'paused' && next.fault !== status.fault);
+  status = next;
+  if (changed) toEngine({ type: 'status', status: next });
+}
+
+function queue(runId: number, samples: MetricSample[]): void {
+  if (samples.length === 0) return;
+  samplesQueue.push({ runId, samples });
+  queuedSamples += samples.length;
+  policy.noteWaiting(performance.now(), 0);
+}
+
+function takeTransaction(): Array<{ runId: number; samples: MetricSample[] }> {
+  const taken: Array<{ runId: number; samples: MetricSample[] }> = [];
+  let room = SAMPLES_PER_TRANSACTION;
+  while (room > 0 && samplesQueue.length > 0) {
+    const entry = samplesQueue[0]!;
+    if (entry.samples.length <= room) {
+      taken.push(samplesQueue.shift()!);
+      room -= entry.samples.length;
+    } else {
+      taken.push({ runId: entry.runId, samples: entry.samples.slice(0, room) });
+      entry.samples = entry.samples.slice(room);
+      room = 0;
+    }
+  }
+  queuedSamples -= SAMPLES_PER_TRANSACTION - room;
+  return taken;
+}
+
+/**
+ * Commits every queued sample, a transaction of SAMPLES_PER_TRANSACTION at a time; then acknowledges the chunks
+ * they came from, tells the engine, and answers ended runs. On a fault (full, busy) what is left is kept and
+ * retried with backoff; ended runs are answered anyway, as a flush is.
+ */
+function commit(): void {
+  const committed = new Map<number, MetricSample[]>();
+  let ok = true;
+  for (let first = true; samplesQueue.length > 0; first = false) {
+    const batch = takeTransaction();
+    try {
+      if (!first) sleepThread(bulkWriteGapMs(lastTransactionMs));
+      bytesFirst.awaitTurn(BYTES_FIRST_MAX_WAIT_MS);
+      const startedAt = performance.now();
+      commitTransaction.immediate(batch);
+      lastTransactionMs = performance.now() - startedAt;
+    } catch (error) {
+      samplesQueue = batch.concat(samplesQueue);
+      queuedSamples += batch.reduce((sum, entry) => sum + entry.samples.length, 0);
+      failures += 1;
+      failingSince ??= performance.now();
+      retryAt = performance.now() + nextRetryDelayMs(failures);
+      const { fault, message } = describeWriteFault(error, file);
+      if (faultWorthTelling(fault, performance.now() - failingSince)) setStatus({ state: 'paused', fault, message, pendingWrites: samplesQueue.length });
+      ok = false;
+      break;
+    }
+    for (const entry of batch) {
+      const list = committed.get(entry.runId);
+      if (list) list.push(...entry.samples);
+      else committed.set(entry.runId, [...entry.samples]);
+    }
+  }
+  if (ok) {
+    failures = 0;
+    failingSince = null;
+    retryAt = 0;
+    policy.committed(performance.now(), false);
+    if (status.state !== 'writing') setStatus({ state: 'writing' });
+  }
+  for (const [runId, samples] of committed) toEngine({ type: 'metrics', runId, samples: liveView(samples) });
+  for (const [runId, run] of runs) {
+    if (ok && run.unackedBytes > 0) {
+      toWriter({ type: 'acked', runId, chunkBytes: run.unackedBytes });
+      run.unackedBytes = 0;
+    }
+    if (run.ended) {
+      runs.delete(runId);
+      toEngine({ type: 'runParsed', runId });
+      toWriter({ type: 'ended', runId });
+    }
+  }
+  schedule();
+}
+
+function parseText(runId: number, run: RunParsing, data: Uint8Array, tMs: number): void {
+  queue(runId, run.collector.push(run.decoder.decode(data, { stream: true }), tMs));
+  for (const message of run.collector.takeNotices()) toEngine({ type: 'notice', runId, message });
+}
+
+/** One step of the oldest work; returns false when it must wait (too many samples queued for the file). */
+function step(): boolean {
+  const next = work[0]!;
+  switch (next.type) {
+    case 'startRun':
+      work.shift();
+      runs.set(next.runId, {
+        decoder: new TextDecoder('utf-8'),
+        collector: new MetricsCollector({ metricRegex: next.metricRegex, ...LIVE_READING }),
+        unackedBytes: 0,
+        ended: false,
+      });
+      return true;
+    case 'chunk': {
+      if (queuedSamples >= MAX_QUEUED_SAMPLES) return false;
+      work.shift();
+      const run = runs.get(next.runId);
+      if (run) {
+        parseText(next.runId, run, next.data, next.tMs);
+        run.unackedBytes += next.data.byteLength;
+      } else {
+        toWriter({ type: 'acked', runId: next.runId, chunkBytes: next.data.byteLength });
+      }
+      policy.noteWaiting(performance.now(), 0);
+      return true;
+    }
+    case 'readBack': {
+      if (queuedSamples >= MAX_QUEUED_SAMPLES) return false;
+      const run = runs.get(next.runId);
+      const rows = run && next.afterSeq < next.throughSeq ? readPage.all(next.runId, next.afterSeq, next.throughSeq, READ_BACK_PAGE_CHUNKS) : [];
+      for (const row of rows) parseText(next.runId, run!, row.data, row.t_ms);
+      if (rows.length === 0) {
+        work.shift();
+        toWriter({ type: 'readBackDone', runId: next.runId, throughSeq: next.throughSeq });
+      } else {
+        next.afterSeq = rows.at(-1)!.seq;
+      }
+      return true;
+    }
+    case 'endRun': {
+      work.shift();
+      const run = runs.get(next.runId);
+      if (!run) {
+        toEngine({ type: 'runParsed', runId: next.runId });
+        toWriter({ type: 'ended', runId: next.runId });
+        return true;
+      }
+      queue(next.runId, [...run.collector.push(run.decoder.decode(), next.tMs), ...run.collector.end(next.tMs)]);
+      for (const notice of run.collector.takeNotices()) toEngine({ type: 'notice', runId: next.runId, message: notice });
+      run.ended = true;
+      // The run's end waits on this commit: made now, not at the next interval.
+      commit();
+      return true;
+    }
+    case 'close':
+      work.shift();
+      closeNow();
+      return false;
+  }
+}
+
+let pumping: NodeJS.Immediate | null = null;
+let commitTimer: NodeJS.Timeout | null = null;
+
+/** Works through what waits in slices of TIME_SLICE_MS, so messages (new chunks, the writer's read-backs) are taken between them. */
+function pump(): void {
+  pumping = null;
+  const sliceEnd = performance.now() + TIME_SLICE_MS;
+  while (work.length > 0 && !closing && performance.now() < sliceEnd) {
+    if (!guardedStep()) break;
+  }
+  const now = performance.now();
+  if (now >= retryAt && (policy.isDue(now) || queuedSamples >= MAX_QUEUED_SAMPLES)) commit();
+  schedule();
+}
+
+/**
+ * The parser's one error boundary: a fault in one piece of work is reported and that piece set aside with the
+ * answer it owes (so neither the writer's backlog nor a run's end waits for it); parsing goes on, the bytes were never at stake.
+ */
+function guardedStep(): boolean {
+  const current = work[0]!;
+  try {
+    return step();
+  } catch (error) {
+    if (work[0] === current) work.shift();
+    toEngine({ type: 'error', message: `the output parser could not handle ${current.type}: ${error instanceof Error ? error.message : String(error)}` });
+    if (current.type === 'chunk') toWriter({ type: 'acked', runId: current.runId, chunkBytes: current.data.byteLength });
+    if (current.type === 'readBack') toWriter({ type: 'readBackDone', runId: current.runId, throughSeq: current.throughSeq });
+    if (current.type === 'endRun') {
+      runs.delete(current.runId);
+      toEngine({ type: 'runParsed', runId: current.runId });
+      toWriter({ type: 'ended', runId: current.runId });
+    }
+    return true;
+  }
+}
+
+function schedule(): void {
+  if (closing) return;
+  const blocked = work.length > 0 && (work[0]!.type === 'chunk' || work[0]!.type === 'readBack') && queuedSamples >= MAX_QUEUED_SAMPLES;
+  if (work.length > 0 && !blocked && pumping === null) pumping = setImmediate(pump);
+  const dueIn = policy.dueInMs(performance.now());
+  if (dueIn !== null && commitTimer === null) {
+    commitTimer = setTimeout(
+      () => {
+        commitTimer = null;
+        if (performance.now() >= retryAt) commit();
+        else schedule();
+      },
+      Math.ceil(Math.max(dueIn, retryAt - performance.now(), 0)),
+    );
+  }
+}
+
+function closeNow(): void {
+  closing = true;
+  if (commitTimer !== null) clearTimeout(commitTimer);
+  if (pumping !== null) clearImmediate(pumping);
+  db.pragma('busy_timeout = 5000');
+  commit();
+  db.close();
+  toWriter({ type: 'closed' });
+  port.close();
+}
+
+port.on('message', (message: ToOutputParser) => {
+  work.push(message);
+  schedule();
+});

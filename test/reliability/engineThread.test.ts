@@ -1,0 +1,134 @@
+// The engine's thread never does long work while runs are live: a download, an import, a reparse and a burst of calls each give the event loop back every few milliseconds.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startServer, type RunningServer } from '../../electron/server/server.js';
+import type { Run } from '../../electron/shared/api.js';
+import { MAX_IMPORT_CHARS } from '../../electron/shared/api.js';
+import { EngineThreadWatch } from '../helpers/engineThreadWatch.js';
+import { capturedTrainingLogs } from '../helpers/fixtures.js';
+import { filledPieces, storeFinishedRun } from '../helpers/storedRuns.js';
+import { tempCore } from '../helpers/tempCore.js';
+
+/**
+ * CPU time the engine's thread may spend without giving the event loop back: slices are 12 ms
+ * (system/timeSlice.ts) and one call or one page is a few more. Before, each of these held it for seconds.
+ */
+const LONGEST_TURN_BOUND_MS = 200;
+
+const harness = tempCore();
+let server: RunningServer;
+let ws: WebSocket;
+let nextCallId = 1;
+const answers = new Map<number, (result: { ok: boolean; value?: unknown; error?: unknown }) => void>();
+
+beforeAll(async () => {
+  const rendererDir = path.join(harness.dir, 'renderer');
+  fs.mkdirSync(rendererDir, { recursive: true });
+  fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Tuning Bench</title>');
+  server = await startServer({ core: harness.core, rendererDir, log: () => undefined });
+  const host = `127.0.0.1:${server.port}`;
+  ws = await new Promise<WebSocket>((resolve, reject) => {
+    const socket = new WebSocket(`ws://${host}/api?token=${server.token}`, { headers: { Origin: `http://${host}` }, maxPayload: 0 });
+    socket.once('open', () => resolve(socket));
+    socket.once('error', reject);
+  });
+  ws.on('message', (raw) => {
+    const message = JSON.parse(raw.toString()) as { type: string; id: number; result: { ok: boolean } };
+    if (message.type !== 'result') return;
+    answers.get(message.id)?.(message.result);
+    answers.delete(message.id);
+  });
+}, 60_000);
+afterAll(async () => {
+  ws.close();
+  await server.close();
+  await harness.cleanup();
+});
+
+function call(method: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: unknown }> {
+  const id = nextCallId++;
+  return new Promise((resolve) => {
+    answers.set(id, resolve);
+    ws.send(JSON.stringify({ type: 'call', id, method, input }));
+  });
+}
+
+/** A live run beside the work: it must not matter to its record. */
+function startTicker(): Run {
+  return harness.core.startCommand({ adHoc: { command: [process.execPath, '-e', "setInterval(()=>console.log('tick '+Date.now()),10)"], cwd: harness.dir } });
+}
+
+async function withLiveRun(work: () => Promise<unknown>): Promise<number> {
+  const run = startTicker();
+  const watch = new EngineThreadWatch();
+  try {
+    await work();
+  } finally {
+    harness.core.runner.stop(run.id);
+    await harness.core.runner.waitForExit(run.id);
+  }
+  return watch.stop();
+}
+
+/** About 8 MB of real training logs (the most one UI import carries). */
+function eightMegabytesOfLogs(): string {
+  const logs = capturedTrainingLogs().map(([, text]) => text);
+  let text = '';
+  while (text.length < MAX_IMPORT_CHARS - 400_000) for (const log of logs) text += log;
+  return text.slice(0, MAX_IMPORT_CHARS - 1);
+}
+
+describe("the engine's thread while a run is live", () => {
+  let imported: number;
+
+  it('downloads a run holding one 50 MB line as plain text in short turns', async () => {
+    const stored = await storeFinishedRun(harness.core, filledPieces(200, 256 * 1024, 'a'));
+    const longest = await withLiveRun(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          http
+            .get(`http://127.0.0.1:${server.port}/runs/${stored.id}/log?format=plain&token=${server.token}`, (response) => {
+              let bytes = 0;
+              response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+              response.on('end', () => (bytes === 200 * 256 * 1024 ? resolve() : reject(new Error(`got ${bytes} bytes`))));
+            })
+            .on('error', reject);
+        }),
+    );
+    expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
+  }, 120_000);
+
+  it('imports 8 MB of log from the UI in short turns', async () => {
+    const text = eightMegabytesOfLogs();
+    const longest = await withLiveRun(async () => {
+      const answer = await call('runs.import', { name: 'eight megabytes', text });
+      expect(answer.ok).toBe(true);
+      imported = (answer.value as Run).id;
+    });
+    expect(harness.core.store.metrics.count(imported)).toBeGreaterThan(10_000);
+    expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
+  }, 180_000);
+
+  it('parses that import again in short turns, its samples replaced at once for every reader', async () => {
+    const before = harness.core.store.metrics.count(imported);
+    const longest = await withLiveRun(async () => {
+      const answer = await call('runs.reparse', { ids: [imported] });
+      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+    });
+    expect(harness.core.store.metrics.count(imported)).toBe(before);
+    expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
+  }, 180_000);
+
+  it('answers a burst of 1,500 runs.list calls in short turns', async () => {
+    // A database of a busy month: each list is a few ms of reading and checking rows.
+    for (let i = 0; i < 100; i++) await storeFinishedRun(harness.core, [Buffer.from(`run ${i}\n`)], `run ${i}`);
+    const longest = await withLiveRun(async () => {
+      const results = await Promise.all(Array.from({ length: 1500 }, () => call('runs.list', { limit: 500 })));
+      expect(results.every((result) => result.ok)).toBe(true);
+    });
+    expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
+  }, 180_000);
+});
