@@ -83,6 +83,7 @@ export function formatRunDetails(run: Run): string {
     lines.push(`  loss      final ${summary.finalLoss}, best ${summary.bestLoss ?? '-'}${fell}`);
   }
   if (summary.evalLoss !== null) lines.push(`  eval loss ${summary.evalLoss}`);
+  for (const note of summary.notes) lines.push(`  note      ${note}`);
   if (summary.nanDetected) lines.push('  NaN/Inf   seen in the loss');
   const gpuSettings = describeGpuSettings(run.gpuSettings);
   if (gpuSettings) lines.push(`  gpu       ${gpuSettings}`);

@@ -108,7 +108,7 @@ export interface OrphanCandidate {
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
   throughput: { median: null, iqr: null, unit: null, blocks: [] },
-  stepTimeMs: { median: null, medianWithOutliers: null },
+  stepTimeMs: { median: null, medianWithOutliers: null, betweenLines: null },
   finalLoss: null,
   bestLoss: null,
   evalLoss: null,
@@ -120,6 +120,7 @@ export const EMPTY_SUMMARY: RunSummary = {
   outliers: null,
   metricsSource: null,
   hints: [],
+  notes: [],
   gpu: null,
   host: null,
   tokensPerStep: null,

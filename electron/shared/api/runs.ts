@@ -29,8 +29,11 @@ export const runSummary = z.object({
     /** Medians of up to 20 consecutive stretches of the steady state: what comparisons bootstrap over. */
     blocks: z.array(z.number()).default([]),
   }),
-  /** `medianWithOutliers`: the steady steps with the left-out ones put back. */
-  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null) }),
+  /**
+   * `medianWithOutliers`: the steady steps with the left-out ones put back. `betweenLines`: where the script printed
+   * its step time, the wall clock per step between those lines (time outside the timed step shows as a difference).
+   */
+  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null), betweenLines: nullableNumber.default(null) }),
   finalLoss: nullableNumber,
   bestLoss: nullableNumber.default(null),
   evalLoss: nullableNumber.default(null),
@@ -84,6 +87,8 @@ export const runSummary = z.object({
   lossCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
   /** The last finite value of each metric the run printed: what a quality gate on another metric compares. */
   finalMetrics: z.record(z.string(), z.number()).default({}),
+  /** What a reader of the numbers must know, in words: a step counter that restarted, a printed step time the clock disputes. */
+  notes: z.array(z.string()).default([]),
 });
 
 export const run = z.object({
