@@ -14,7 +14,7 @@ import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { ImportEmpty, importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
 import { writeRunLog } from './runner/runLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
@@ -395,7 +395,9 @@ export function createCore(options: CoreOptions): EngineCore {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
-      const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() });
+      const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() }).catch((error: unknown) => {
+        throw error instanceof ImportEmpty ? new ApiFailure('invalid_input', error.message) : error;
+      });
       events.emit('runs.onDidChange', run);
       return run;
     },

@@ -1,11 +1,11 @@
 // `tuning-bench import` and `reparse`: logs into runs, and stored runs parsed again, through the engine's contract.
 import path from 'node:path';
 import type { Core } from '../../core/createCore.js';
-import { DEFAULT_MAX_IMPORT_BYTES, ImportTooLarge } from '../../core/ingest/importLog.js';
+import { DEFAULT_MAX_IMPORT_BYTES, ImportEmpty, ImportTooLarge } from '../../core/ingest/importLog.js';
 import type { ReparseResult } from '../../shared/api.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { formatRunDetails } from '../format.js';
-import { UsageError } from '../errors.js';
+import { describePathFault, UsageError } from '../errors.js';
 
 export interface ImportCommandOptions {
   name?: string;
@@ -27,8 +27,9 @@ export async function importCommand(core: Core, file: string, options: ImportCom
   } catch (error) {
     progress.end();
     if (error instanceof ImportTooLarge) throw new UsageError(`${file}: ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`cannot read ${file}: ${code}`);
+    if (error instanceof ImportEmpty) throw new UsageError(error.message);
+    const pathFault = describePathFault(error, 'the log');
+    if (pathFault !== null) throw new UsageError(`${pathFault}; nothing was imported`);
     throw error;
   }
 }

@@ -252,7 +252,7 @@ export class SweepQueue {
 
   private async revisionPlan(workload: Workload, values: readonly string[], links: readonly string[]) {
     try {
-      return await planRevisions(this.deps.runner.preview(workload, {}).cwd, values, links);
+      return await planRevisions(this.deps.runner.workingDirectory(workload), values, links);
     } catch (error) {
       if (error instanceof GitWorktreeError) throw new ApiFailure('invalid_input', error.message);
       throw error;
@@ -489,7 +489,7 @@ export class SweepQueue {
       const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
       if (!revisions) return null;
       const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
-      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values };
+      return { cwd: this.deps.runner.workingDirectory(workload), revisions: revisions.values };
     } catch {
       // Its workload was removed since (or its request cannot be read): the revisions have no directory to be read in.
       return null;

@@ -32,6 +32,14 @@ export class ImportTooLarge extends Error {
   }
 }
 
+/** A log with nothing in it (an empty file, /dev/null): refused, since a run made of nothing would read as one that succeeded. */
+export class ImportEmpty extends Error {
+  constructor(what: string) {
+    super(`${what} is empty (0 bytes): nothing was imported. Give the file the training wrote its output to`);
+    this.name = 'ImportEmpty';
+  }
+}
+
 export interface ImportRequest {
   name: string;
   now: Date;
@@ -55,7 +63,7 @@ export async function importLogFile(store: Store<OutputWriter>, file: string, re
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   if (file === '-') return importPieces(store, request, null, process.stdin);
   const stat = await fs.promises.stat(file);
-  if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR' });
+  if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR', path: file });
   const total = stat.isFile() ? stat.size : null;
   // Refused before anything is stored when the size is known.
   if (total !== null && total > limit) throw new ImportTooLarge(limit);
@@ -111,6 +119,7 @@ async function importPieces(store: Store<OutputWriter>, request: ImportRequest, 
         request.onProgress?.(read, total);
       }
     }
+    if (read === 0) throw new ImportEmpty(request.source ?? request.name);
   } catch (error) {
     // Nothing half-imported stays behind: the run and what was stored of it go.
     store.output.endRun(run.id, 0);

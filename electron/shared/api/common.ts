@@ -1,5 +1,6 @@
 // Building blocks every domain of the contract shares: limits, names, ids, empty and ok answers.
 import { z } from 'zod';
+import { VARIABLE_NAME_SOURCE } from '../variables.js';
 
 /** Bounds on what crosses a boundary; a face never hands the engine more than this. */
 export const LIMITS = {
@@ -25,7 +26,7 @@ export const name = z
   .max(LIMITS.nameChars)
   .regex(/^[\w.\- +]+$/u, 'use letters, digits, spaces and . _ - + only');
 
-export const varName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _');
+export const varName = z.string().regex(new RegExp(`^${VARIABLE_NAME_SOURCE}$`, 'u'), 'a variable name is letters, digits and _');
 
 export const runId = z.number().int().positive();
 

@@ -330,7 +330,7 @@ export const runMethods = {
   'runs.metrics': { input: z.object({ id: runId }), output: z.array(metricPoint) },
   /** A log made elsewhere becomes a run: parsed, summarised, its failure classified. */
   'runs.import': {
-    input: z.object({ name: name.optional(), text: z.string().min(1).max(MAX_IMPORT_CHARS) }),
+    input: z.object({ name: name.optional(), text: z.string().min(1, 'the log is empty (0 bytes): nothing to import').max(MAX_IMPORT_CHARS) }),
     output: run,
   },
   /**
