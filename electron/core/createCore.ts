@@ -14,7 +14,8 @@ import { CompareService } from './compare/compareService.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { ImportEmpty, importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { IMPORTED_COMMAND, ImportEmpty, importLogFile, importLogText, ImportTooLarge, type ImportRequest } from './ingest/importLog.js';
+import { ImportSessionError, ImportSessions } from './ingest/importSessions.js';
 import { writeRunLog } from './runner/runLog.js';
 import { numericLines, reparseRun, ReparseRefused } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
@@ -117,6 +118,8 @@ export function createCore(options: CoreOptions): EngineCore {
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const dbPath = options.dbPath ?? defaultDatabasePath(env);
+  // Where the person stood when they started the engine (npm's INIT_CWD under `npm run serve`): a typed command's default directory.
+  const startedIn = env.INIT_CWD || process.cwd();
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
 
@@ -252,6 +255,13 @@ export function createCore(options: CoreOptions): EngineCore {
   );
 
   const compare = new CompareService(store, clock);
+  const imports = new ImportSessions(store, clock);
+  /** An import's refusals the person can act on cross as such; the rest are the engine's. */
+  const importFailure = (error: unknown): unknown => {
+    if (error instanceof ImportEmpty || error instanceof ImportTooLarge) return new ApiFailure('invalid_input', error.message);
+    if (error instanceof ImportSessionError) return new ApiFailure(error.kind, error.message);
+    return error;
+  };
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -270,10 +280,13 @@ export function createCore(options: CoreOptions): EngineCore {
     if (!profile) throw new ApiFailure('not_found', `run ${runId} has no profile; make one with \`tuning-bench profile ${runId} --rerun\` or the Profile button`);
     return profile;
   };
-  /** The same command (and workload, when its template still gives that command) again, with the window profiled. */
-  const startProfiledRerun = async (id: number, profile: { warmupSteps: number; steps: number }): Promise<Run> => {
+  /** The same command (and workload, when its template still gives that command) again: as it was, or with a window profiled. */
+  const startRerun = async (id: number, profile: { warmupSteps: number; steps: number } | null): Promise<Run> => {
     const source = requireRun(id);
-    if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; profile it when it ends (two runs at once would skew both)`);
+    if (source.command[0] === IMPORTED_COMMAND) throw new ApiFailure('invalid_input', `run ${id} is an imported log: there is no command to run again`);
+    if (runner.isActive(id)) {
+      throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
+    }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
     const sameCommand = (() => {
       if (!workload) return false;
@@ -285,8 +298,10 @@ export function createCore(options: CoreOptions): EngineCore {
     })();
     const start = workload && sameCommand
       ? { workload, values: source.config }
-      : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env } };
-    const run = await startRun({ ...start, profile, profileOf: id });
+      : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env }, extraConfig: source.config };
+    const unitsPerStep = source.unitsPerStep ?? undefined;
+    if (profile === null) return startRun({ ...start, ...(unitsPerStep ? { unitsPerStep } : {}) });
+    const run = await startRun({ ...start, ...(unitsPerStep ? { unitsPerStep } : {}), profile, profileOf: id });
     // Said on the run itself, so the runs list and a comparison show what this extra run is.
     store.runs.annotate(run.id, { notes: `profiling re-run of run #${id}`, tags: ['profile'] });
     const annotated = requireRun(run.id);
@@ -295,7 +310,7 @@ export function createCore(options: CoreOptions): EngineCore {
   };
 
   const handlers: ApiHandlers = {
-    'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
+    'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}`, cwd: startedIn }),
     'workloads.list': () => store.workloads.list(),
     'workloads.create': (input) => {
       checkMetricPattern(input.metricRegex);
@@ -340,7 +355,7 @@ export function createCore(options: CoreOptions): EngineCore {
       const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
       return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile });
     },
-    'runs.profile': ({ id, warmupSteps, steps }) => startProfiledRerun(id, { warmupSteps, steps }),
+    'runs.profile': ({ id, warmupSteps, steps }) => startRerun(id, { warmupSteps, steps }),
     'profiles.get': ({ runId }) => {
       requireRun(runId);
       return store.profiles.forRun(runId);
@@ -396,11 +411,29 @@ export function createCore(options: CoreOptions): EngineCore {
     },
     'runs.import': async ({ name, text }) => {
       const run = await importLogText(store, text, { name: name ?? 'imported log', now: now() }).catch((error: unknown) => {
-        throw error instanceof ImportEmpty ? new ApiFailure('invalid_input', error.message) : error;
+        throw importFailure(error);
       });
       events.emit('runs.onDidChange', run);
       return run;
     },
+    'runs.importBegin': ({ name, totalBytes }) => {
+      try {
+        return imports.begin({ name: name ?? 'imported log', totalBytes });
+      } catch (error) {
+        throw importFailure(error);
+      }
+    },
+    'runs.importAppend': ({ importId, text }) => imports.append(importId, text).catch((error: unknown) => Promise.reject(importFailure(error))),
+    'runs.importFinish': async ({ importId }) => {
+      const run = await imports.finish(importId).catch((error: unknown) => Promise.reject(importFailure(error)));
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
+    'runs.importCancel': async ({ importId }) => {
+      await imports.cancel(importId);
+      return { ok: true as const };
+    },
+    'runs.rerun': ({ id }) => startRerun(id, null),
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);
       for (const id of ids) requireRun(id);
@@ -411,6 +444,7 @@ export function createCore(options: CoreOptions): EngineCore {
         try {
           const result = await reparseRun(store, id, now());
           events.emit('runs.onDidChange', result.run);
+          events.emit('runs.onMetricsReplaced', { runId: id });
           results.push(result);
         } catch (error) {
           if (error instanceof ReparseRefused) throw new ApiFailure(store.runs.get(id) ? 'conflict' : 'not_found', error.message);
@@ -511,6 +545,7 @@ export function createCore(options: CoreOptions): EngineCore {
       closed = true;
       orphans.close();
       externalChanges.close();
+      await imports.close();
       // Sweeps first, so none starts another run; each run puts its own GPU changes back as it ends,
       // a sweep's are put back as it stops, and anything still held here.
       const sweepsStopped = sweeps.close();

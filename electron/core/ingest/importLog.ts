@@ -1,6 +1,6 @@
 // `tuning-bench import` and the UI's import: a log made elsewhere becomes a run, streamed through the live ingest path.
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import { MAX_IMPORT_FILE_BYTES, type Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
@@ -23,7 +23,7 @@ const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 /** Kept to classify the ending: failure lines are at the end of a log (as for a live run). */
 const TAIL_BYTES = 64 * 1024;
 /** Default largest log imported (`--max-bytes` changes it): larger ones are almost always a mistake (a binary, /dev/zero). */
-export const DEFAULT_MAX_IMPORT_BYTES = 2 * 1024 ** 3;
+export const DEFAULT_MAX_IMPORT_BYTES = MAX_IMPORT_FILE_BYTES;
 
 export class ImportTooLarge extends Error {
   constructor(readonly limitBytes: number) {
@@ -53,7 +53,7 @@ export interface ImportRequest {
 /** Imports text the face already holds (the UI's import). */
 export function importLogText(store: Store<OutputWriter>, text: string | Buffer, request: ImportRequest): Promise<Run> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  return importPieces(store, request, bytes.length, (function* () {
+  return importLogPieces(store, request, bytes.length, (function* () {
     for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
   })());
 }
@@ -61,7 +61,7 @@ export function importLogText(store: Store<OutputWriter>, text: string | Buffer,
 /** Imports a file, a pipe or a device in pieces (`-` is standard input): memory stays bounded whatever its size. */
 export async function importLogFile(store: Store<OutputWriter>, file: string, request: ImportRequest): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
-  if (file === '-') return importPieces(store, request, null, process.stdin);
+  if (file === '-') return importLogPieces(store, request, null, process.stdin);
   const stat = await fs.promises.stat(file);
   if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR', path: file });
   const total = stat.isFile() ? stat.size : null;
@@ -69,13 +69,14 @@ export async function importLogFile(store: Store<OutputWriter>, file: string, re
   if (total !== null && total > limit) throw new ImportTooLarge(limit);
   const stream = fs.createReadStream(file, { highWaterMark: IMPORT_CHUNK_BYTES });
   try {
-    return await importPieces(store, request, total, stream);
+    return await importLogPieces(store, request, total, stream);
   } finally {
     stream.destroy();
   }
 }
 
-async function importPieces(store: Store<OutputWriter>, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
+/** A log given in pieces (a file's reads, standard input, a face's sends) into a new run; `total` is its size when known. */
+export async function importLogPieces(store: Store<OutputWriter>, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
-import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, terminalSize, varName } from './common.js';
+import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
@@ -333,6 +333,23 @@ export const runMethods = {
     input: z.object({ name: name.optional(), text: z.string().min(1, 'the log is empty (0 bytes): nothing to import').max(MAX_IMPORT_CHARS) }),
     output: run,
   },
+  /**
+   * A log file the UI imports, in pieces: begin (with its size, for the refusal of one too large before anything is
+   * sent), append each piece in order (each answered with the bytes received, for a progress bar), finish for the run.
+   * An import idle for two minutes is cancelled, and what was stored of it removed.
+   */
+  'runs.importBegin': {
+    input: z.object({ name: name.optional(), totalBytes: z.number().int().nonnegative().max(MAX_IMPORT_FILE_BYTES * 4).nullable().default(null) }),
+    output: z.object({ importId: z.string() }),
+  },
+  'runs.importAppend': {
+    input: z.object({ importId: z.string().min(1).max(100), text: z.string().min(1).max(IMPORT_PIECE_CHARS) }),
+    output: z.object({ receivedBytes: z.number().int().nonnegative() }),
+  },
+  'runs.importFinish': { input: z.object({ importId: z.string().min(1).max(100) }), output: run },
+  'runs.importCancel': { input: z.object({ importId: z.string().min(1).max(100) }), output: ok },
+  /** The same thing again: the run's workload with its values (or its command, directory and environment), its work per step. */
+  'runs.rerun': { input: z.object({ id: runId }), output: run },
   /**
    * Parses runs' stored output again with today's parsers and their workload's current regex: their
    * parsed metrics and summary are replaced in one transaction, the old summary kept in the history.
