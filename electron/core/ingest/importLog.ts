@@ -1,6 +1,6 @@
 // `tuning-bench import` and the UI's import: a log made elsewhere becomes a run, streamed through the live ingest path.
 import fs from 'node:fs';
-import { MAX_IMPORT_FILE_BYTES, type Run } from '../../shared/api.js';
+import { IMPORTED_COMMAND, MAX_IMPORT_FILE_BYTES, type Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
@@ -12,7 +12,7 @@ import type { Store } from '../store/store.js';
 import type { OutputWriter } from './outputWriter.js';
 
 /** An imported run's command starts with this, so it is told apart from one that ran here. */
-export const IMPORTED_COMMAND = '(imported)';
+export { IMPORTED_COMMAND };
 /** Stored in pieces of this size, like a live run's merged chunks. */
 const IMPORT_CHUNK_BYTES = 256 * 1024;
 /**

@@ -5,6 +5,9 @@ import { profileComparison, profileOptions, runProfile } from '../profile.js';
 import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 
+/** An imported log's run has this as its command's first word (then where the log came from): no command to run again. */
+export const IMPORTED_COMMAND = '(imported)';
+
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
 
 export const exitClass = z.enum([
