@@ -63,6 +63,6 @@ export async function reparseCommand(core: Core, ids: number[], options: { workl
 
 function formatReparse(result: ReparseResult): string {
   const describe = (facts: ReparseResult['before']) =>
-    `${facts.samples} samples, ${facts.steps ?? '-'} steps, ${facts.throughput === null ? 'no throughput' : `${+facts.throughput.toPrecision(4)} ${facts.unit ?? ''}`}`;
+    `${facts.samples} parsed values, ${facts.steps ?? '-'} steps, ${facts.throughput === null ? 'no throughput' : `${+facts.throughput.toPrecision(4)} ${facts.unit ?? ''}`}`;
   return `run ${result.run.id}: before ${describe(result.before)}; now ${describe(result.after)} (the old summary is kept in the run's history)`;
 }
