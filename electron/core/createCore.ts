@@ -288,16 +288,21 @@ export function createCore(options: CoreOptions): EngineCore {
       throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
     }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
+    // The run's values split into its workload's variables and the rest: a typed run later given a workload to hold
+    // a regex ("Save regex and parse again") keeps its typed values, which that workload has no variables for.
+    const names = new Set(workload?.variables.map((variable) => variable.name) ?? []);
+    const values = Object.fromEntries(Object.entries(source.config).filter(([name]) => names.has(name)));
+    const others = Object.fromEntries(Object.entries(source.config).filter(([name]) => !names.has(name)));
     const sameCommand = (() => {
       if (!workload) return false;
       try {
-        return JSON.stringify(runner.preview(workload, source.config).command) === JSON.stringify(source.command);
+        return JSON.stringify(runner.preview(workload, values).command) === JSON.stringify(source.command);
       } catch {
         return false;
       }
     })();
     const start = workload && sameCommand
-      ? { workload, values: source.config }
+      ? { workload, values, ...(Object.keys(others).length > 0 ? { extraConfig: others } : {}) }
       : { workload: null, values: {}, adHoc: { command: source.command, cwd: source.cwd, env: source.env }, extraConfig: source.config };
     const unitsPerStep = source.unitsPerStep ?? undefined;
     if (profile === null) return startRun({ ...start, ...(unitsPerStep ? { unitsPerStep } : {}) });

@@ -81,25 +81,28 @@ export function App() {
     };
   }, [api, connection]);
 
-  // A run opened by link may be older than the list's window; fetch it on its own.
+  // A run opened by link (or copied into New run) may be older than the list's window; fetch it on its own.
   const selectedId = view.kind === 'run' ? view.id : null;
+  const fromId = view.kind === 'new' ? (view.from ?? null) : null;
+  const wantedId = selectedId ?? fromId;
   const selectedRun = selectedId === null ? null : (runs.get(selectedId) ?? null);
-  const needsFetch = selectedId !== null && selectedRun === null && info !== null;
+  const fromRun = fromId === null ? null : (runs.get(fromId) ?? null);
+  const needsFetch = wantedId !== null && !runs.has(wantedId) && info !== null;
   useEffect(() => {
-    if (!needsFetch || selectedId === null) return;
+    if (!needsFetch || wantedId === null) return;
     let cancelled = false;
-    api['runs.get']({ id: selectedId }).then(
+    api['runs.get']({ id: wantedId }).then(
       (run) => {
         if (!cancelled) setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
       },
       (error: unknown) => {
-        if (!cancelled) setMissingRun({ id: selectedId, error: errorMessage(error) });
+        if (!cancelled) setMissingRun({ id: wantedId, error: errorMessage(error) });
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [api, needsFetch, selectedId]);
+  }, [api, needsFetch, wantedId]);
 
   const sortedRuns = useMemo(() => [...runs.values()].sort((a, b) => b.id - a.id), [runs]);
 
@@ -124,8 +127,27 @@ export function App() {
     main = <div className="placeholder">Loading…</div>;
   } else if (view.kind === 'home' && runs.size === 0) {
     main = <FirstRun workloads={workloads} onStarted={onNewRun} onImportLog={openImportLog} />;
+  } else if (fromId !== null && fromRun === null) {
+    main =
+      missingRun && missingRun.id === fromId ? (
+        <div className="placeholder" role="alert">
+          Run #{fromId} could not be copied: {missingRun.error}
+        </div>
+      ) : (
+        <div className="placeholder">Loading run #{fromId}…</div>
+      );
   } else if (view.kind === 'new' || view.kind === 'home') {
-    main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
+    main = (
+      <NewRun
+        key={fromId === null ? 'new' : `from-${fromId}`}
+        workloads={workloads}
+        runs={sortedRuns}
+        onStarted={onNewRun}
+        onWorkloadCreated={onWorkloadCreated}
+        defaultCwd={info?.cwd ?? ''}
+        from={fromRun}
+      />
+    );
   } else if (view.kind === 'gpu') {
     main = <GpuControl />;
   } else if (isSweepRoute(view)) {

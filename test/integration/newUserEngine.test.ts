@@ -59,6 +59,31 @@ describe('a run run again (item 12)', () => {
     expect(ended.status).toBe('succeeded');
   });
 
+  it('a typed run taught a regex runs again in the workload that holds the regex, and parses with it', async () => {
+    const script = 'for i in $(seq 1 {steps}); do echo "[it $i] l=2.$((90 - i)) tm=45"; done';
+    const first = await call('runs.start', { command: { template: [script], mode: 'shell', cwd: harness.dir }, values: { steps: '5' } });
+    const ended = await harness.core.waitForExit(first.id);
+    // What the UI's "Save regex and parse again" does: a workload of the run's command and the regex, then a reparse in it.
+    const taught = await call('workloads.create', {
+      name: `run ${first.id} regex`,
+      description: '',
+      cwd: ended.cwd,
+      command: ended.command,
+      mode: 'argv',
+      env: {},
+      variables: [],
+      tokensPerStep: '',
+      metricRegex: 'it (?<step>\\d+)\\] l=(?<loss>[\\d.]+) tm=(?<step_time_ms>[\\d.]+)',
+    });
+    await call('runs.reparse', { ids: [first.id], workloadId: taught.id });
+    const again = await harness.core.waitForExit((await call('runs.rerun', { id: first.id })).id);
+    expect(again.workloadId).toBe(taught.id);
+    expect(again.command).toEqual(ended.command);
+    expect(again.config).toEqual({ steps: '5' });
+    expect(again.summary.steps).toBe(5);
+    expect(again.summary.stepTimeMs.median).toBe(45);
+  });
+
   it('refuses an imported log: it has no command', async () => {
     const imported = await call('runs.import', { name: 'log', text: LOG });
     await expect(call('runs.rerun', { id: imported.id })).rejects.toThrow(/invalid_input: .*imported log/u);

@@ -22,8 +22,9 @@ import { RunCode } from './RunCode.js';
 import { sweepPlace } from './runLabel.js';
 import { useSweeps } from '../sweeps/sweepStore.js';
 import { sweepRouteHash } from '../sweeps/sweepRoute.js';
-import { viewHash } from '../route.js';
+import { useView, viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
+import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -75,6 +76,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <ExitClassBadge exitClass={run.exitClass} testId="run-exit-class" />
           <span className="spacer" />
           <ReparseButton run={run} reparse={reparse} />
+          <RunAgain run={run} />
           {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
           {stopping && (
             <span className="stopping-note" role="status" data-testid="stopping-note">
@@ -158,11 +160,55 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <RunGpuSettings run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>
-      <RunCharts runId={run.id} running={running} />
+      <RunCharts runId={run.id} running={running} tokensPerStep={run.summary.tokensPerStep ?? run.unitsPerStep?.tokens ?? null} />
       <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
         <Terminal key={run.id} runId={run.id} running={running} />
       </Suspense>
     </section>
+  );
+}
+
+/**
+ * Run again (the same workload and values, or the same command, directory and environment) or Edit and run again (New
+ * run filled in from this run, to change one thing). An imported log has no command to run.
+ */
+function RunAgain({ run }: { run: Run }) {
+  const { api } = useBridge();
+  const [, navigate] = useView();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (run.status === 'running' || run.command[0] === IMPORTED_COMMAND) return null;
+  const again = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await api['runs.rerun']({ id: run.id });
+      navigate({ kind: 'run', id: started.id });
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+  return (
+    <span className="run-again-row">
+      {error && (
+        <span className="inline-error" role="alert" data-testid="run-again-error" title={error}>
+          {error}
+        </span>
+      )}
+      <button type="button" className="button small" data-testid="run-again" disabled={busy} title="Start the same command again, as it was" onClick={() => void again()}>
+        {busy ? 'Starting…' : 'Run again'}
+      </button>
+      <button
+        type="button"
+        className="button small"
+        data-testid="edit-run-again"
+        title="Open New run filled in from this run, to change what you want to try"
+        onClick={() => navigate({ kind: 'new', from: run.id })}
+      >
+        Edit and run again
+      </button>
+    </span>
   );
 }
 
