@@ -22,6 +22,7 @@ import { useView } from './route.js';
 import { isSweepRoute } from './sweeps/sweepRoute.js';
 import { telemetryStatusLog } from './runs/telemetryStatus.js';
 import { useMenuCommands } from './useMenuCommands.js';
+import { useSidebarOpen } from './sidebarState.js';
 
 type AppInfo = MethodOutput<'app.info'>;
 
@@ -49,6 +50,7 @@ export function App() {
   const connection = useConnectionState();
   const [view, navigate] = useView();
   const [info, setInfo] = useState<AppInfo | null>(null);
+  const [sidebarOpen, toggleSidebar] = useSidebarOpen();
   const [runs, setRuns] = useState<ReadonlyMap<number, Run>>(() => new Map());
   const [workloads, setWorkloads] = useState<readonly Workload[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -123,7 +125,8 @@ export function App() {
   const loaded = info !== null;
   const showsNewRun = view.kind === 'new' || (view.kind === 'home' && loaded && runs.size > 0);
   let main;
-  if (view.kind === 'home' && !loaded) {
+  // New run too: its directory starts where the engine was started, which app.info says.
+  if ((view.kind === 'home' || view.kind === 'new') && !loaded) {
     main = <div className="placeholder">Loading…</div>;
   } else if (view.kind === 'home' && runs.size === 0) {
     main = <FirstRun workloads={workloads} onStarted={onNewRun} onImportLog={openImportLog} />;
@@ -171,6 +174,17 @@ export function App() {
   return (
     <div className="app">
       <header className="app-header">
+        <button
+          type="button"
+          className="button small sidebar-toggle"
+          data-testid="sidebar-toggle"
+          aria-expanded={sidebarOpen}
+          aria-controls="runs-sidebar"
+          title={sidebarOpen ? 'Hide the sweeps and runs list, to give this view the width' : 'Show the sweeps and runs list'}
+          onClick={toggleSidebar}
+        >
+          {sidebarOpen ? '◀ Runs' : '▶ Runs'}
+        </button>
         <h1 className="app-name">Tuning Bench</h1>
         {info && (
           <div className="app-facts" data-testid="app-info">
@@ -216,7 +230,7 @@ export function App() {
         </div>
       )}
       <div className="app-body">
-        <aside className="sidebar" aria-label="Runs">
+        <aside className="sidebar" id="runs-sidebar" aria-label="Runs" hidden={!sidebarOpen}>
           <SweepsSidebar selectedId={view.kind === 'sweep' ? view.id : null} />
           <div className="sidebar-header">
             <h2>Runs</h2>
