@@ -333,7 +333,7 @@ export function buildProgram(): Command {
 
   program
     .command('metrics')
-    .description("a run's metric samples: step, time, name, value")
+    .description("a run's parsed metric values: step, time, name, value")
     .argument('<run-id>', 'the run', parseRunId)
     .option('--json', 'machine-readable output')
     .action(async (id: number, _options: unknown, command: Command) => {
@@ -346,7 +346,7 @@ export function buildProgram(): Command {
         });
         print(global.json, points, () =>
           points.length === 0
-            ? `run ${id} has no metric samples`
+            ? `run ${id} has no parsed metric values`
             : ['STEP\tT_S\tNAME\tVALUE', ...points.map((p) => `${p.step ?? '-'}\t${p.t.toFixed(3)}\t${p.name}\t${p.value}`)].join('\n'),
         );
       });

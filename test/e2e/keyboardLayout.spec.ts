@@ -93,3 +93,18 @@ test('at 900 px the sidebar folds away and the comparison fits: Verdict and Gate
   await page.reload();
   await expect(sidebar).toBeHidden();
 });
+
+test('the header says which GPU entry reads and which changes: GPU status (a look) and GPU control (settings), linked', async ({ page, server }) => {
+  await page.goto(server.url);
+  const nav = page.getByRole('navigation', { name: 'Views' });
+  await expect(nav.getByRole('button', { name: 'GPU status' })).toBeVisible();
+  await expect(nav.getByRole('button', { name: 'GPU control' })).toBeVisible();
+  await expect(nav.getByRole('button', { name: 'GPU', exact: true })).toHaveCount(0);
+  await nav.getByRole('button', { name: 'GPU status' }).click();
+  const dialog = page.getByRole('dialog', { name: 'GPU status' });
+  await expect(dialog).toContainText('reads only');
+  await screenshot(page, 'header-gpu-status');
+  await dialog.getByTestId('gpu-info-to-control').click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('gpu-control')).toBeVisible();
+});

@@ -209,3 +209,17 @@ describe('an import says what it found and what is missing (item 3)', () => {
     expect(result.stdout).toMatch(/--regex/u);
   });
 });
+
+describe('"samples" means training samples only (item 15)', () => {
+  it('a run without parsed metrics says it has no parsed metric values, and what metrics lists is named so in its help', () => {
+    const logFile = path.join(dir, 'words.log');
+    fs.writeFileSync(logFile, 'starting\nall done\n');
+    const run = runOf(cli(['import', '--json', logFile]));
+    const metrics = cli(['metrics', String(run.id)]);
+    expect(metrics.status).toBe(0);
+    expect(metrics.stdout).toContain(`run ${run.id} has no parsed metric values`);
+    const help = cli(['metrics', '--help']).stdout;
+    expect(help).toContain('parsed metric values');
+    expect(`${metrics.stdout}${help}`).not.toMatch(/metric samples/u);
+  });
+});
