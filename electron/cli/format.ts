@@ -1,6 +1,7 @@
 // Human-readable text for the CLI: one run, a list of runs, byte counts and durations.
 import { shellQuote as quoteWord } from '../core/runner/template.js';
 import type { Run } from '../shared/api.js';
+import { describeMetricsFound, hasAllMetrics, hasMetrics, metricsFound } from '../shared/metricsFound.js';
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -93,14 +94,21 @@ export function formatRunDetails(run: Run): string {
     lines.push(`  loss      final ${summary.finalLoss}, best ${summary.bestLoss ?? '-'}${fell}`);
   }
   if (summary.evalLoss !== null) lines.push(`  eval loss ${summary.evalLoss}`);
+  for (const note of summary.notes) lines.push(`  note      ${note}`);
   if (summary.nanDetected) lines.push('  NaN/Inf   seen in the loss');
   const gpuSettings = describeGpuSettings(run.gpuSettings);
   if (gpuSettings) lines.push(`  gpu       ${gpuSettings}`);
-  if (summary.metricsSource) lines.push(`  metrics   from ${summary.metricsSource === 'channel' ? 'the structured channel' : 'the terminal output'}`);
-  else if (run.status !== 'running' && run.outputBytes > 0) {
+  const found = metricsFound(summary);
+  if (hasMetrics(found)) {
+    lines.push(`  metrics   from ${summary.metricsSource === 'channel' ? 'the structured channel' : 'the terminal output'}: ${describeMetricsFound(found)}`);
+  } else if (run.status !== 'running' && run.outputBytes > 0) {
+    lines.push(`  metrics   ${describeMetricsFound(found)} in its output`);
+  }
+  // Whatever was found, what is missing can be taught: the lines that hold numbers, a regex, the run parsed again.
+  if (!hasAllMetrics(found) && run.status !== 'running' && run.outputBytes > 0) {
     lines.push(
-      `  metrics   none found in its output: see which lines hold numbers with \`tuning-bench log ${run.id}\`, give a workload a regex`,
-      `            (\`tuning-bench workloads add|edit NAME --regex '...'\`), then \`tuning-bench reparse ${run.id} --workload NAME\``,
+      `            see which lines hold numbers with \`tuning-bench log ${run.id}\`, give a workload a regex`,
+      `            (\`tuning-bench workloads add|edit NAME --regex 'loss (?<loss>[\\d.]+)'\`), then \`tuning-bench reparse ${run.id} --workload NAME\``,
     );
   }
   if (run.git) {
@@ -127,20 +135,52 @@ function leftOutWhy(summary: Run['summary']): string {
   return `${reasons.join(', ')}${withThem === null ? '' : `; step median with them ${withThem.toPrecision(4)} ms`}`;
 }
 
-export function formatRunTable(runs: readonly Run[]): string {
+/** What a run was, for the runs table: its workload and the values it set, or the command as it ran. */
+function runWhat(run: Run): string {
+  if (run.workloadName === null) return shellQuote(run.command);
+  const config = Object.entries(run.config).map(([name, value]) => `${name}=${value}`);
+  return [run.workloadName, ...config].join(' ');
+}
+
+/**
+ * Text shortened to `width` characters by leaving out its middle, marked with `…`: a command's end holds
+ * the flags that tell runs apart (`--batch_size 16`), and cutting it there would show another config.
+ */
+export function elideMiddle(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width <= 1) return '…'.slice(0, width);
+  const head = Math.ceil((width - 1) / 3);
+  const tail = width - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
+}
+
+/** Narrowest room the last column is shortened to on a narrow terminal: enough for `python … --batch_size 16`. */
+const MIN_WHAT_CHARS = 24;
+
+/**
+ * The runs as a table, newest first. What each run was comes last and whole, so no value is ever cut;
+ * on a terminal of `width` columns (null when output goes to a file or pipe) a line that would wrap has
+ * its middle left out, marked with `…`, never its end.
+ */
+export function formatRunTable(runs: readonly Run[], width: number | null = null): string {
   if (runs.length === 0) return 'no runs yet: start one with `tuning-bench run --workload synthetic`';
-  const header = ['ID', 'STATUS', 'CLASS', 'WORKLOAD', 'STARTED', 'DURATION', 'OUTPUT'];
+  const header = ['ID', 'STATUS', 'CLASS', 'STARTED', 'DURATION', 'OUTPUT', 'WORKLOAD OR COMMAND'];
   const rows = runs.map((run) => [
     String(run.id),
     run.status,
     run.exitClass ?? '-',
-    run.workloadName ?? shellQuote(run.command).slice(0, 40),
     run.startedAt.replace('T', ' ').slice(0, 19),
     runDuration(run),
     formatBytes(run.outputBytes),
+    runWhat(run),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  const last = header.length - 1;
+  const widths = header.map((h, i) => (i === last ? 0 : Math.max(h.length, ...rows.map((row) => row[i]!.length))));
+  const before = widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
+  const room = width === null ? Number.POSITIVE_INFINITY : Math.max(MIN_WHAT_CHARS, width - before);
+  return [header, ...rows]
+    .map((row) => row.map((cell, i) => (i === last ? elideMiddle(cell, room) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
 }
 
 /** "persistence on, power limit 350 W, clocks locked at 2400 MHz (set for this run, restored after)". */

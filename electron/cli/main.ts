@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // tuning-bench: the engine on the command line, for headless boxes and scripts (contract in DESIGN.md).
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
@@ -16,11 +17,9 @@ import { compareCommand, type CompareCommandOptions } from './commands/compare.j
 import { importMlflowCommand, publishCommand, type PublishCommandOptions } from './commands/mlflow.js';
 import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
 import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSettingsFrom, type GpuCliOptions } from './commands/gpu.js';
-import { UsageError } from './errors.js';
+import { EXIT_BAD_ARGUMENTS, exitStatusOf, parseRunId, UsageError, wholeNumberOption } from './errors.js';
 import { contractClient, naming } from './contract.js';
 
-/** Exit status for bad arguments (the contract); 1 is for a failure of the tool itself. */
-export const EXIT_BAD_ARGUMENTS = 2;
 
 interface ProfileFlags {
   profile?: boolean;
@@ -31,10 +30,50 @@ interface ProfileFlags {
 interface GlobalOptions {
   db?: string;
   json?: boolean;
+  /** Whether the command records something (a run, an import, a workload): only such a command may make a new database. */
+  records?: boolean;
+}
+
+/** Commands that record something, so a database named for them may be new; every other command only reads one. */
+const RECORDING_COMMANDS: ReadonlySet<string> = new Set(['run', 'sweep', 'find-batch', 'import', 'serve', 'gpu', 'workloads add', 'workloads edit', 'workloads rm']);
+
+function recordsSomething(words: string): boolean {
+  return RECORDING_COMMANDS.has(words) || (RECORDING_COMMANDS.has(words.split(' ')[0] ?? '') && !words.startsWith('workloads'));
+}
+
+/** The command's words below the program (`workloads add`), to look up in RECORDING_COMMANDS. */
+function commandWords(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/**
+ * A database named by --db or TUNING_BENCH_DB that is not there is a typo far more often than a wish for
+ * an empty one: a command that only reads refuses it (rather than say "no runs yet"), and no command makes
+ * the folder of a named file. A recording command makes the file and says so. The default file (XDG) is
+ * made, folder and all, as the app does on its first start.
+ */
+function checkNamedDatabase(options: GlobalOptions): void {
+  const named = options.db ?? (process.env.TUNING_BENCH_DB || undefined);
+  if (named === undefined || named === ':memory:' || fs.existsSync(named)) return;
+  const source = options.db !== undefined ? '--db' : 'TUNING_BENCH_DB';
+  const folder = path.dirname(path.resolve(named));
+  if (options.records !== true) {
+    throw new UsageError(
+      `there is no database at ${named} (given by ${source}): check the path. ` +
+        `Without ${source} the database is ${defaultDatabasePath({ ...process.env, TUNING_BENCH_DB: '' })}; a command that records (run, import, sweep) makes a new one`,
+    );
+  }
+  if (!fs.existsSync(folder)) {
+    throw new UsageError(`the folder of the database ${named} (given by ${source}) does not exist: check the path, or make the folder first (mkdir -p ${folder})`);
+  }
+  process.stderr.write(`tuning-bench: a new database at ${named}\n`);
 }
 
 /** `gpu` picks the GPU to sample and control, as TUNING_BENCH_GPU would. */
 function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true): Core {
+  checkNamedDatabase(options);
   const env = gpu === undefined ? process.env : { ...process.env, TUNING_BENCH_GPU: gpu };
   const core = createCore({ face: 'headless', env, ...(options.db ? { dbPath: options.db } : {}) });
   // A run or sweep published on its own (TUNING_BENCH_MLFLOW_URI, or the setting) says where it went, or why not.
@@ -57,9 +96,19 @@ async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise
     await reportSurvivors(core);
     await restoreAbandonedGpuSettings(core);
     return await work(core);
+  } catch (error) {
+    throw namingTheDatabase(error, core);
   } finally {
     await core.close();
   }
+}
+
+/** Where a named run, sweep or workload was looked for, and how to list what is there: every command's "no run 999" reads the same. */
+function namingTheDatabase(error: unknown, core: Core): unknown {
+  if (!(error instanceof ApiFailure) || error.code !== 'not_found' || error.message.includes(core.dbPath)) return error;
+  const what = /^no (run|sweep|workload)\b/u.exec(error.message)?.[1];
+  const list = what === 'run' ? ' (`tuning-bench runs` lists them)' : what === 'workload' ? ' (`tuning-bench workloads` lists them)' : '';
+  return new UsageError(`${error.message} in ${core.dbPath}${list}`);
 }
 
 function parsePerStep(what: string): (value: string) => number {
@@ -91,11 +140,6 @@ async function reportSurvivors(core: Core): Promise<void> {
   }
 }
 
-export function parseRunId(value: string): number {
-  if (!/^\d+$/u.test(value) || Number(value) < 1) throw new InvalidArgumentError('a run id is a positive whole number');
-  return Number(value);
-}
-
 function requireRun(core: Core, id: number): Promise<Run> {
   return naming(contractClient(core)['runs.get']({ id }), `run ${id}`, core, 'list them with `tuning-bench runs`');
 }
@@ -112,7 +156,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+  const globals = (command: Command): GlobalOptions => ({ ...command.optsWithGlobals<GlobalOptions>(), records: recordsSomething(commandWords(command)) });
 
   const run = program
     .command('run')
@@ -123,17 +167,17 @@ export function buildProgram(): Command {
     .option('--set <var=value>', 'a workload variable (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--timeout <seconds>', 'stop the run after this many seconds', (value: string) => {
       const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError('give a positive number of seconds');
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError(`--timeout takes a positive number of seconds (e.g. --timeout 600); got "${value}"`);
       return seconds;
     })
-    .option('--max-steps <n>', 'stop the run once its metrics reach this step', (value: string) => parseRunId(value))
+    .option('--max-steps <n>', 'stop the run once its metrics reach this step', wholeNumberOption({ flag: '--max-steps', counts: 'steps', example: '500' }))
     .option('--tokens-per-step <n>', 'tokens in one step, so throughput is given in tokens/s', parsePerStep('--tokens-per-step'))
     .option('--samples-per-step <n>', 'samples in one step (the batch size), so throughput is given in samples/s', parsePerStep('--samples-per-step'))
     .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
     .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
     .option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
-    .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', (value: string) => parseRunId(value))
-    .option('--profile-steps <n>', 'steps in the profiled window (default 10)', (value: string) => parseRunId(value))
+    .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', wholeNumberOption({ flag: '--profile-warmup', counts: 'steps', example: '10' }))
+    .option('--profile-steps <n>', 'steps in the profiled window (default 10)', wholeNumberOption({ flag: '--profile-steps', counts: 'steps', example: '10' }))
     .option('--json', 'print the finished run as JSON')
     .argument('[command...]', 'the command after --, when no --workload is given');
   addGpuRunOptions(run).action(
@@ -157,10 +201,7 @@ export function buildProgram(): Command {
     },
   );
 
-  const positiveInt = (what: string) => (value: string) => {
-    if (!/^\d+$/u.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${what} is a positive whole number`);
-    return Number(value);
-  };
+  const positiveInt = (flag: string, counts: string, example: string, takes?: string) => wholeNumberOption({ flag, counts, example, ...(takes ? { takes } : {}) });
   const collect = (value: string, previous: string[]) => [...previous, value];
   const fraction = (what: string) => (value: string) => {
     const number = Number(value);
@@ -175,17 +216,17 @@ export function buildProgram(): Command {
     .option('--set <var=value>', 'a value every config shares (repeatable)', collect, [])
     .option('--vary <var=v1,v2>', "a variable and its values, the first the baseline's (repeatable); git=REV1,REV2[,WORKTREE] runs each in a temporary worktree", collect, [])
     .addOption(new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination').choices(['one-at-a-time', 'ladder', 'grid']).default('ladder'))
-    .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats'), 3)
-    .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps'))
-    .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout'))
+    .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats', 'runs per config', '3'), 3)
+    .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps', 'steps', '500'))
+    .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout', 'seconds', '600'))
     .option('--tokens-per-step <expr>', "tokens in one step, from the sweep's variables: '{batch}*{seq_len}' (throughput per token; the script's own statement wins)")
     .option('--samples-per-step <expr>', "samples in one step, from the sweep's variables: '{batch}' (throughput per sample)")
     .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
     .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
     .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
     .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
-    .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', (v: string) => Number(positiveInt('--max-wait')(v)), 120)
-    .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('a sweep id'))
+    .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', positiveInt('--max-wait', 'seconds', '120'), 120)
+    .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('--resume', 'sweeps', '4', 'the id of the interrupted sweep, as `tuning-bench sweep` printed it'))
     .option('--json', 'print the finished sweep as JSON')
     .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--shell', 'the typed COMMAND is one shell script (values are shell-quoted into it)')
@@ -203,8 +244,8 @@ export function buildProgram(): Command {
     .option('--workload <name>', 'a registered workload')
     .option('--set <var=value>', 'a value every probe shares (repeatable)', collect, [])
     .option('--var <name>', 'the batch variable', 'batch')
-    .option('--start <n>', 'the first batch tried', positiveInt('--start'), 1)
-    .option('--max-steps <n>', 'steps per probe', positiveInt('--max-steps'), 20)
+    .option('--start <n>', 'the first batch tried', positiveInt('--start', 'samples in a batch', '8'), 1)
+    .option('--max-steps <n>', 'steps per probe', positiveInt('--max-steps', 'steps', '20'), 20)
     .option('--json', 'print the finder as JSON')
     .action(async (options: { workload?: string; set: string[]; var: string; start: number; maxSteps: number }, command: Command) => {
       const global = globals(command);
@@ -267,8 +308,8 @@ export function buildProgram(): Command {
     .description("a run's step profile: top operators, phases per step, syncs, diagnosis, trace path")
     .argument('<run-id>', 'the run (its own profile, or the newest profiled re-run of its command)', parseRunId)
     .option('--rerun', 'run its command again with a window of steady steps profiled, then show that profile')
-    .option('--warmup <n>', 'with --rerun: steps before the window (default 10)', (value: string) => parseRunId(value))
-    .option('--steps <n>', 'with --rerun: steps in the window (default 10)', (value: string) => parseRunId(value))
+    .option('--warmup <n>', 'with --rerun: steps before the window (default 10)', wholeNumberOption({ flag: '--warmup', counts: 'steps', example: '10' }))
+    .option('--steps <n>', 'with --rerun: steps in the window (default 10)', wholeNumberOption({ flag: '--steps', counts: 'steps', example: '10' }))
     .option('--baseline <run-id>', "beside this run's profile: which phases and operators got faster or slower", (value: string) => parseRunId(value))
     .addOption(new Option('--format <format>', 'md: the bottleneck table; json: the whole profile').choices(['md', 'json']).default('md'))
     .option('--json', 'the same as --format json')
@@ -317,13 +358,13 @@ export function buildProgram(): Command {
   program
     .command('runs')
     .description('list runs, newest first')
-    .option('--limit <n>', 'at most this many', (value: string) => parseRunId(value), 100)
+    .option('--limit <n>', 'at most this many', wholeNumberOption({ flag: '--limit', counts: 'runs', example: '20' }), 100)
     .option('--json', 'machine-readable output')
     .action(async (options: { limit: number }, command: Command) => {
       const global = globals(command);
       await withCore(global, async (core) => {
         const runs = await contractClient(core)['runs.list']({ limit: options.limit });
-        print(global.json, runs, () => formatRunTable(runs));
+        print(global.json, runs, () => formatRunTable(runs, process.stdout.isTTY ? process.stdout.columns : null));
       });
     });
 
@@ -367,7 +408,7 @@ export function buildProgram(): Command {
 
   program
     .command('metrics')
-    .description("a run's metric samples: step, time, name, value")
+    .description("a run's parsed metric values: step, time, name, value")
     .argument('<run-id>', 'the run', parseRunId)
     .option('--json', 'machine-readable output')
     .action(async (id: number, _options: unknown, command: Command) => {
@@ -380,7 +421,7 @@ export function buildProgram(): Command {
         });
         print(global.json, points, () =>
           points.length === 0
-            ? `run ${id} has no metric samples`
+            ? `run ${id} has no parsed metric values`
             : ['STEP\tT_S\tNAME\tVALUE', ...points.map((p) => `${p.step ?? '-'}\t${p.t.toFixed(3)}\t${p.name}\t${p.value}`)].join('\n'),
         );
       });
@@ -474,7 +515,7 @@ export function buildProgram(): Command {
     .description('headless UI on 127.0.0.1; prints its URL with the token')
     .option('--port <n>', 'port (default: a free one)', (value: string) => {
       const port = Number(value);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('a port is 0-65535');
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`--port takes a port number, 0-65535 (0: a free one); got "${value}"`);
       return port;
     })
     .action(async (options: { port?: number }, command: Command) => {
@@ -525,11 +566,8 @@ export async function main(argv: string[]): Promise<number> {
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
       return EXIT_BAD_ARGUMENTS;
     }
-    if (error instanceof UsageError || (error instanceof ApiFailure && error.code === 'invalid_input')) {
-      return fail(EXIT_BAD_ARGUMENTS, 'bad_arguments', error.message);
-    }
-    const code = error instanceof ApiFailure ? error.code : error instanceof Error ? error.name : 'error';
-    return fail(1, code, error instanceof Error ? error.message : String(error));
+    const { status, code, message } = exitStatusOf(error);
+    return fail(status, code, message);
   }
 }
 

@@ -19,8 +19,9 @@ import { MlflowStore } from './store/mlflowStore.js';
 import { hasRunSettings, type GpuRunSettings } from '../shared/gpuSettings.js';
 import { toPoint } from './metrics/runMetrics.js';
 import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics/userRegex.js';
-import { ImportNotText, importLogFile, importLogText, type ImportRequest } from './ingest/importLog.js';
+import { IMPORTED_COMMAND, ImportEmpty, ImportNotText, importLogFile, importLogText, ImportTooLarge, type ImportRequest } from './ingest/importLog.js';
 import { IngestTasks } from './ingest/ingestTasks.js';
+import { ImportSessionError, ImportSessions } from './ingest/importSessions.js';
 import { writeRunLog } from './runner/runLog.js';
 import { ReparseRefused, resummarizeRun } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
@@ -151,6 +152,8 @@ export function createCore(options: CoreOptions): EngineCore {
   const dbPath = options.dbPath ?? defaultDatabasePath(env);
   /** This engine as the owner of runs, sweeps and GPU changes: pid and start time, so no later process with its pid passes for it. */
   const engine = ownIdentity();
+  // Where the person stood when they started the engine (npm's INIT_CWD under `npm run serve`): a typed command's default directory.
+  const startedIn = env.INIT_CWD || process.cwd();
   const resourcesDir = options.resourcesDir ?? defaultResourcesDir();
   const version = options.version ?? readPackageVersion(resourcesDir);
 
@@ -324,6 +327,14 @@ export function createCore(options: CoreOptions): EngineCore {
     const origin = store.runs.get(id)?.origin;
     if (origin) throw new ApiFailure('conflict', `run ${id} was pulled back from MLflow (recorded on ${origin.machine.label}) and is read-only here: ${what}; its MLflow run is ${origin.url}`);
   };
+  const imports = new ImportSessions({ store, tasks }, clock);
+  /** An import's refusals the person can act on cross as such; the rest are the engine's. */
+  const importFailure = (error: unknown): unknown => {
+    // What the person gave is not a log (empty, too large, not text): theirs to fix, not an internal fault.
+    if (error instanceof ImportEmpty || error instanceof ImportTooLarge || error instanceof ImportNotText) return new ApiFailure('invalid_input', error.message);
+    if (error instanceof ImportSessionError) return new ApiFailure(error.kind, error.message);
+    return error;
+  };
 
   const requireWorkload = (id: number) => {
     const workload = store.workloads.get(id);
@@ -361,35 +372,51 @@ export function createCore(options: CoreOptions): EngineCore {
     }
   };
   /**
-   * The same command (and workload, when its template still gives that command) again, in the same place (a
-   * before/after side's worktree made again), with a window profiled when `profile` is given.
+   * The same thing again: the same workload (when its template still gives the run's command) or command, its values
+   * and work per step, in the same place (a before/after side's worktree made again); a window profiled when
+   * `profile` is given.
    */
   const startRerun = async (id: number, profile: { warmupSteps: number; steps: number } | null): Promise<Run> => {
     const source = requireRun(id);
     refuseImported(id, `its command belongs to the machine it ran on, so ${profile ? 'profile' : 'run'} it there`);
+    if (source.command[0] === IMPORTED_COMMAND) throw new ApiFailure('invalid_input', `run ${id} is an imported log: there is no command to run again`);
     if (runner.isActive(id)) {
       throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
     }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
     // A side's config holds `git=REV`, which is not a command value: the command is compared without it.
     const { git: _revision, ...commandValues } = source.config;
+    // The run's values split into its workload's variables and the rest: a typed run later given a workload to hold
+    // a regex ("Save regex and parse again") keeps its typed values, which that workload has no variables for.
+    const names = new Set(workload?.variables.map((variable) => variable.name) ?? []);
+    const values = Object.fromEntries(Object.entries(commandValues).filter(([name]) => names.has(name)));
+    const others = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !names.has(name)));
     const sameCommand = (() => {
       if (!workload) return false;
       try {
-        return JSON.stringify(runner.preview(workload, commandValues).command) === JSON.stringify(source.command);
+        return JSON.stringify(runner.preview(workload, values).command) === JSON.stringify(source.command);
       } catch {
         return false;
       }
     })();
     const place = await rerunPlace(source);
     const start = workload && sameCommand
-      ? { workload, values: commandValues }
+      ? { workload, values }
       : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
-    // A side keeps its place and its `git=REV`.
-    const side = source.checkout ? { cwdOverride: place.cwd, extraConfig: { git: source.checkout.revision } } : {};
+    // Values the command is not made from stay in the run's config; a side keeps its place and its `git=REV`.
+    const extraConfig = { ...(workload && sameCommand ? others : commandValues), ...(source.checkout ? { git: source.checkout.revision } : {}) };
+    const side = source.checkout ? { cwdOverride: place.cwd } : {};
+    const unitsPerStep = source.unitsPerStep ?? undefined;
     let run: Run;
     try {
-      run = await startRun({ ...start, ...side, ...(profile ? { profile, profileOf: id } : {}), checkout: place.checkout });
+      run = await startRun({
+        ...start,
+        ...side,
+        ...(Object.keys(extraConfig).length > 0 ? { extraConfig } : {}),
+        ...(unitsPerStep ? { unitsPerStep } : {}),
+        ...(profile ? { profile, profileOf: id } : {}),
+        checkout: place.checkout,
+      });
     } catch (error) {
       await place.remove?.();
       throw error;
@@ -410,7 +437,7 @@ export function createCore(options: CoreOptions): EngineCore {
   };
 
   const handlers: ApiHandlers = {
-    'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}` }),
+    'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}`, cwd: startedIn }),
     'workloads.list': () => store.workloads.list(),
     'workloads.create': (input) => {
       checkMetricPattern(input.metricRegex);
@@ -457,7 +484,6 @@ export function createCore(options: CoreOptions): EngineCore {
       return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own });
     },
     'runs.profile': ({ id, warmupSteps, steps }) => startRerun(id, { warmupSteps, steps }),
-    'runs.rerun': ({ id }) => startRerun(id, null),
     'profiles.get': ({ runId }) => {
       requireRun(runId);
       return store.profiles.forRun(runId);
@@ -512,16 +538,30 @@ export function createCore(options: CoreOptions): EngineCore {
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.import': async ({ name, text }) => {
+      const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() }).catch((error: unknown) => {
+        throw importFailure(error);
+      });
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
+    'runs.importBegin': ({ name, totalBytes }) => {
       try {
-        const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() });
-        events.emit('runs.onDidChange', run);
-        return run;
+        return imports.begin({ name: name ?? 'imported log', totalBytes });
       } catch (error) {
-        // What the person gave is not a log: theirs to fix, not an internal fault.
-        if (error instanceof ImportNotText) throw new ApiFailure('invalid_input', error.message);
-        throw error;
+        throw importFailure(error);
       }
     },
+    'runs.importAppend': ({ importId, text }) => imports.append(importId, text).catch((error: unknown) => Promise.reject(importFailure(error))),
+    'runs.importFinish': async ({ importId }) => {
+      const run = await imports.finish(importId).catch((error: unknown) => Promise.reject(importFailure(error)));
+      events.emit('runs.onDidChange', run);
+      return run;
+    },
+    'runs.importCancel': async ({ importId }) => {
+      await imports.cancel(importId);
+      return { ok: true as const };
+    },
+    'runs.rerun': ({ id }) => startRerun(id, null),
     'runs.reparse': async ({ ids, workloadId }) => {
       const workload = workloadId === undefined ? null : requireWorkload(workloadId);
       for (const id of ids) requireRun(id);
@@ -536,6 +576,7 @@ export function createCore(options: CoreOptions): EngineCore {
           const result = await tasks.reparse(id, now());
           const updated = requireRun(id);
           events.emit('runs.onDidChange', updated);
+          events.emit('runs.onMetricsReplaced', { runId: id });
           results.push({ ...result, run: updated });
         } catch (error) {
           if (error instanceof ReparseRefused) throw new ApiFailure(store.runs.get(id) ? 'conflict' : 'not_found', error.message);
@@ -680,6 +721,7 @@ export function createCore(options: CoreOptions): EngineCore {
       closed = true;
       orphans.close();
       externalChanges.close();
+      await imports.close();
       // Sweeps first, so none starts another run; each run puts its own GPU changes back as it ends,
       // a sweep's are put back as it stops, and anything still held here.
       const sweepsStopped = sweeps.close();

@@ -1,11 +1,10 @@
 // A command typed by the user (New run, New sweep, the CLI) stands in for a workload: its {var} placeholders are its variables.
 import type { TypedCommand, Workload } from './api.js';
+import { templateVariables } from './variables.js';
 
-/** A typed command stands in for a workload: its `{var}` placeholders are its variables. */
+/** A typed command stands in for a workload: its `{var}` placeholders are its variables (see variables.ts for their kinds). */
 export function adHocWorkload(command: TypedCommand): Workload {
-  const names = new Set<string>();
-  for (const part of command.template) for (const match of part.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/gu)) names.add(match[1]!);
-  for (const builtin of ['resources', 'node']) names.delete(builtin);
+  const names = templateVariables(command.template, command.mode).map((spec) => spec.name);
   return {
     id: 0,
     name: 'ad-hoc command',
@@ -17,7 +16,7 @@ export function adHocWorkload(command: TypedCommand): Workload {
     metricRegex: '',
     steps: null,
     env: {},
-    variables: [...names].map((name) => ({ name, default: '', description: '' })),
+    variables: names.map((name) => ({ name, default: '', description: '' })),
     builtin: false,
     createdAt: '',
   };

@@ -22,6 +22,7 @@ import { useView } from './route.js';
 import { isSweepRoute } from './sweeps/sweepRoute.js';
 import { telemetryStatusLog } from './runs/telemetryStatus.js';
 import { useMenuCommands } from './useMenuCommands.js';
+import { useSidebarOpen } from './sidebarState.js';
 
 type AppInfo = MethodOutput<'app.info'>;
 
@@ -49,6 +50,7 @@ export function App() {
   const connection = useConnectionState();
   const [view, navigate] = useView();
   const [info, setInfo] = useState<AppInfo | null>(null);
+  const [sidebarOpen, toggleSidebar] = useSidebarOpen();
   const [runs, setRuns] = useState<ReadonlyMap<number, Run>>(() => new Map());
   const [workloads, setWorkloads] = useState<readonly Workload[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -81,25 +83,28 @@ export function App() {
     };
   }, [api, connection]);
 
-  // A run opened by link may be older than the list's window; fetch it on its own.
+  // A run opened by link (or copied into New run) may be older than the list's window; fetch it on its own.
   const selectedId = view.kind === 'run' ? view.id : null;
+  const fromId = view.kind === 'new' ? (view.from ?? null) : null;
+  const wantedId = selectedId ?? fromId;
   const selectedRun = selectedId === null ? null : (runs.get(selectedId) ?? null);
-  const needsFetch = selectedId !== null && selectedRun === null && info !== null;
+  const fromRun = fromId === null ? null : (runs.get(fromId) ?? null);
+  const needsFetch = wantedId !== null && !runs.has(wantedId) && info !== null;
   useEffect(() => {
-    if (!needsFetch || selectedId === null) return;
+    if (!needsFetch || wantedId === null) return;
     let cancelled = false;
-    api['runs.get']({ id: selectedId }).then(
+    api['runs.get']({ id: wantedId }).then(
       (run) => {
         if (!cancelled) setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
       },
       (error: unknown) => {
-        if (!cancelled) setMissingRun({ id: selectedId, error: errorMessage(error) });
+        if (!cancelled) setMissingRun({ id: wantedId, error: errorMessage(error) });
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [api, needsFetch, selectedId]);
+  }, [api, needsFetch, wantedId]);
 
   const sortedRuns = useMemo(() => [...runs.values()].sort((a, b) => b.id - a.id), [runs]);
 
@@ -120,12 +125,32 @@ export function App() {
   const loaded = info !== null;
   const showsNewRun = view.kind === 'new' || (view.kind === 'home' && loaded && runs.size > 0);
   let main;
-  if (view.kind === 'home' && !loaded) {
+  // New run too: its directory starts where the engine was started, which app.info says.
+  if ((view.kind === 'home' || view.kind === 'new') && !loaded) {
     main = <div className="placeholder">Loading…</div>;
   } else if (view.kind === 'home' && runs.size === 0) {
     main = <FirstRun workloads={workloads} onStarted={onNewRun} onImportLog={openImportLog} />;
+  } else if (fromId !== null && fromRun === null) {
+    main =
+      missingRun && missingRun.id === fromId ? (
+        <div className="placeholder" role="alert">
+          Run #{fromId} could not be copied: {missingRun.error}
+        </div>
+      ) : (
+        <div className="placeholder">Loading run #{fromId}…</div>
+      );
   } else if (view.kind === 'new' || view.kind === 'home') {
-    main = <NewRun workloads={workloads} runs={sortedRuns} onStarted={onNewRun} onWorkloadCreated={onWorkloadCreated} />;
+    main = (
+      <NewRun
+        key={fromId === null ? 'new' : `from-${fromId}`}
+        workloads={workloads}
+        runs={sortedRuns}
+        onStarted={onNewRun}
+        onWorkloadCreated={onWorkloadCreated}
+        defaultCwd={info?.cwd ?? ''}
+        from={fromRun}
+      />
+    );
   } else if (view.kind === 'gpu') {
     main = <GpuControl />;
   } else if (isSweepRoute(view)) {
@@ -149,6 +174,17 @@ export function App() {
   return (
     <div className="app">
       <header className="app-header">
+        <button
+          type="button"
+          className="button small sidebar-toggle"
+          data-testid="sidebar-toggle"
+          aria-expanded={sidebarOpen}
+          aria-controls="runs-sidebar"
+          title={sidebarOpen ? 'Hide the sweeps and runs list, to give this view the width' : 'Show the sweeps and runs list'}
+          onClick={toggleSidebar}
+        >
+          {sidebarOpen ? '◀ Runs' : '▶ Runs'}
+        </button>
         <h1 className="app-name">Tuning Bench</h1>
         {info && (
           <div className="app-facts" data-testid="app-info">
@@ -194,7 +230,7 @@ export function App() {
         </div>
       )}
       <div className="app-body">
-        <aside className="sidebar" aria-label="Runs">
+        <aside className="sidebar" id="runs-sidebar" aria-label="Runs" hidden={!sidebarOpen}>
           <SweepsSidebar selectedId={view.kind === 'sweep' ? view.id : null} />
           <div className="sidebar-header">
             <h2>Runs</h2>

@@ -3,10 +3,14 @@ import { useCallback, useSyncExternalStore } from 'react';
 import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './compare/compareRoute.js';
 import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './sweeps/sweepRoute.js';
 
-/** `home`: the address with no view named; the first-run view while there are no runs, else New run. */
-export type View = { kind: 'home' } | { kind: 'new' } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute | CompareRoute;
+/**
+ * `home`: the address with no view named; the first-run view while there are no runs, else New run. `new` with
+ * `from`: New run filled in from that run (Edit and run again).
+ */
+export type View = { kind: 'home' } | { kind: 'new'; from?: number } | { kind: 'gpu' } | { kind: 'run'; id: number } | SweepRoute | CompareRoute;
 
 const RUN_HASH = /^#\/runs\/(\d+)$/u;
+const NEW_FROM_HASH = /^#\/new\?from=(\d+)$/u;
 const GPU_HASH = '#/gpu';
 const HOME_HASH = '#/';
 
@@ -18,6 +22,8 @@ export function parseHash(hash: string): View {
   if (sweep) return sweep;
   const compare = parseCompareHash(hash);
   if (compare) return compare;
+  const from = NEW_FROM_HASH.exec(hash);
+  if (from && Number(from[1]) > 0) return { kind: 'new', from: Number(from[1]) };
   const match = RUN_HASH.exec(hash);
   const id = match ? Number(match[1]) : NaN;
   return Number.isSafeInteger(id) && id > 0 ? { kind: 'run', id } : { kind: 'new' };
@@ -28,7 +34,8 @@ export function viewHash(view: View): string {
   if (view.kind === 'gpu') return GPU_HASH;
   if (isSweepRoute(view)) return sweepRouteHash(view);
   if (isCompareRoute(view)) return compareRouteHash(view);
-  return view.kind === 'run' ? `#/runs/${view.id}` : '#/new';
+  if (view.kind === 'run') return `#/runs/${view.id}`;
+  return view.from === undefined ? '#/new' : `#/new?from=${view.from}`;
 }
 
 function subscribe(onChange: () => void): () => void {

@@ -12,14 +12,16 @@ test('a run with no metrics offers a regex and parses again with it', async ({ p
   await expect(page.locator('.run-title h2')).toContainText('own format');
 
   const notice = page.getByTestId('no-metrics');
-  await expect(notice).toContainText('No metrics were found');
+  await expect(notice).toContainText('No step time, throughput or loss was found');
   await expect(page.getByTestId('numeric-lines')).toContainText('epoch one: val_nll=2.50 lr=0.0010');
   await page.getByTestId('parsing-regex').fill('val_nll=(?<eval_loss>[\\d.]+)');
   await expect(page.getByTestId('regex-match-count')).toHaveText('2 matching lines');
   await screenshot(page, 'no-metrics');
   await page.getByTestId('reparse-with-regex').click();
-  await expect(page.getByTestId('reparse-result')).toContainText('Now: 2 samples');
-  await expect(notice).toHaveCount(0);
+  await expect(page.getByTestId('reparse-result')).toContainText('Now: 2 parsed values');
+  // A loss now, still no step time: the panel stays, folded, for the half that is missing.
+  await expect(page.getByTestId('no-metrics-summary')).toContainText('No step time or throughput found');
+  await expect(notice).not.toHaveAttribute('open');
   await expect(page.locator('.run-title h2')).toContainText('own format 1 regex');
 
   // The workload made for it can be edited and removed from New run; the run stays.

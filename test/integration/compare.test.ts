@@ -90,7 +90,8 @@ describe('the seed plan as a Markdown table', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/neither a run id/u);
     const missing = runCli(['--db', temp.dbPath, 'compare', '999']);
-    expect(missing.status).toBe(1);
+    // A run or sweep that is not there is what the person gave, wrong: 2, from compare as from show.
+    expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/no run 999/u);
   }, 60_000);
 

@@ -41,7 +41,8 @@ describe.skipIf(skipTorchTests('profileCli.test.ts'))('the profile commands', ()
     const other = runCli(['--db', db, 'run', '--json', '--', TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', '0', '--width', '64'], { cwd: dir });
     const fast = runSchema.parse(JSON.parse(other.stdout));
     const none = runCli(['--db', db, 'profile', String(fast.id)]);
-    expect(none.status).toBe(1);
+    // A profile that is not there is what the person asked for, wrong: 2, as for a run that is not there.
+    expect(none.status).toBe(2);
     expect(none.stderr).toContain(`run ${fast.id} has no profile`);
     const rerun = runCli(['--db', db, 'profile', String(fast.id), '--rerun', '--warmup', '4', '--steps', '6', '--baseline', String(slow.id), '--json']);
     expect(rerun.status, rerun.stderr).toBe(0);

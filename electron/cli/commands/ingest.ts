@@ -1,11 +1,11 @@
 // `tuning-bench import` and `reparse`: logs into runs, and stored runs parsed again, through the engine's contract.
 import path from 'node:path';
 import type { Core } from '../../core/createCore.js';
-import { DEFAULT_MAX_IMPORT_BYTES, ImportNotText, ImportTooLarge } from '../../core/ingest/importLog.js';
+import { DEFAULT_MAX_IMPORT_BYTES, ImportEmpty, ImportNotText, ImportTooLarge } from '../../core/ingest/importLog.js';
 import type { ReparseResult } from '../../shared/api.js';
 import { contractClient, workloadNamed } from '../contract.js';
 import { formatRunDetails } from '../format.js';
-import { UsageError } from '../errors.js';
+import { describePathFault, UsageError } from '../errors.js';
 
 export interface ImportCommandOptions {
   name?: string;
@@ -27,8 +27,9 @@ export async function importCommand(core: Core, file: string, options: ImportCom
   } catch (error) {
     progress.end();
     if (error instanceof ImportTooLarge || error instanceof ImportNotText) throw new UsageError(`${file}: ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`cannot read ${file}: ${code}`);
+    if (error instanceof ImportEmpty) throw new UsageError(error.message);
+    const pathFault = describePathFault(error, 'the log');
+    if (pathFault !== null) throw new UsageError(`${pathFault}; nothing was imported`);
     throw error;
   }
 }
@@ -62,6 +63,6 @@ export async function reparseCommand(core: Core, ids: number[], options: { workl
 
 function formatReparse(result: ReparseResult): string {
   const describe = (facts: ReparseResult['before']) =>
-    `${facts.samples} samples, ${facts.steps ?? '-'} steps, ${facts.throughput === null ? 'no throughput' : `${+facts.throughput.toPrecision(4)} ${facts.unit ?? ''}`}`;
+    `${facts.samples} parsed values, ${facts.steps ?? '-'} steps, ${facts.throughput === null ? 'no throughput' : `${+facts.throughput.toPrecision(4)} ${facts.unit ?? ''}`}`;
   return `run ${result.run.id}: before ${describe(result.before)}; now ${describe(result.after)} (the old summary is kept in the run's history)`;
 }

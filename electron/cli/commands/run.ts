@@ -1,7 +1,9 @@
 // `tuning-bench run`: one command or workload in a pty, its output streamed here and recorded.
 import type { Core } from '../../core/createCore.js';
 import { DEFAULT_TERMINAL } from '../../core/runner/runManager.js';
-import type { Run } from '../../shared/api.js';
+import type { Run, TypedCommand } from '../../shared/api.js';
+import { adHocWorkload } from '../../shared/typedCommand.js';
+import { parseAssignment, templateVariables, valueProblem } from '../../shared/variables.js';
 import { formatRunDetails } from '../format.js';
 import { UsageError } from '../errors.js';
 import { stepChoicesFrom } from './steps.js';
@@ -31,14 +33,44 @@ export interface RunCommandOptions {
   profile?: ProfileOptions | undefined;
 }
 
+/** `--set` values, read by the shared variable model (an empty value leaves a flag out). */
 export function parseAssignments(assignments: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
   for (const assignment of assignments) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/su.exec(assignment);
-    if (!match) throw new UsageError(`--set takes VAR=VALUE, got "${assignment}"`);
-    values[match[1]!] = match[2]!;
+    const parsed = parseAssignment(assignment);
+    if ('error' in parsed) throw new UsageError(`--set ${parsed.error}`);
+    values[parsed.name] = parsed.value;
   }
   return values;
+}
+
+/**
+ * A command typed after `--` with `{var}` placeholders is a template, as in a sweep and the UI: `--set` gives
+ * its values. Each `--set` must name a placeholder, and each placeholder of a value must get one.
+ */
+function typedRunCommand(commandArgs: readonly string[], cwd: string, values: Record<string, string>): TypedCommand | null {
+  const specs = templateVariables(commandArgs, 'argv');
+  const unused = Object.keys(values).filter((name) => !specs.some((spec) => spec.name === name));
+  if (unused.length > 0) {
+    const name = unused[0]!;
+    throw new UsageError(
+      `--set ${name}=...: the command has no {${name}} placeholder. Write {${name}} where the value goes, ` +
+        `e.g. \`tuning-bench run --set ${name}=16 -- python train.py --${name} {${name}}\`` +
+        (specs.length > 0 ? ` (its placeholders: ${specs.map((spec) => spec.name).join(', ')})` : ''),
+    );
+  }
+  for (const spec of specs) {
+    // Said, never assumed: a placeholder with no --set at all is a value forgotten, even where empty would leave a flag out.
+    if (values[spec.name] === undefined) {
+      throw new UsageError(
+        `the command has {${spec.name}}: give its value with --set ${spec.name}=VALUE` +
+          (spec.kind === 'flag' ? ` (--set ${spec.name}= leaves it out: a flag such as --amp, there or not)` : ''),
+      );
+    }
+    const problem = valueProblem(spec, values[spec.name], (name) => `--set ${name}=16`);
+    if (problem !== null) throw new UsageError(problem);
+  }
+  return specs.length === 0 ? null : { template: [...commandArgs], mode: 'argv', cwd };
 }
 
 export async function runCommand(core: Core, options: RunCommandOptions): Promise<void> {
@@ -91,13 +123,11 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
     if (options.commandArgs.length === 0) {
       throw new UsageError('nothing to run: give --workload NAME, or a command after --, e.g. `tuning-bench run -- python train.py`');
     }
-    if (options.set.length > 0) throw new UsageError('--set needs --workload: an ad-hoc command has no variables');
+    const typed = typedRunCommand(options.commandArgs, options.cwd, values);
     const adHoc = { command: options.commandArgs, cwd: options.cwd };
     run = await withConfirmation(options.confirm === true, (confirm) =>
       core.startRun({
-        workload: null,
-        values: {},
-        adHoc,
+        ...(typed === null ? { workload: null, values: {}, adHoc } : { workload: adHocWorkload(typed), values }),
         timeoutSeconds: options.timeout,
         maxSteps: options.maxSteps,
         unitsPerStep,

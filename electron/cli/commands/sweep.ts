@@ -4,6 +4,7 @@ import type { Core } from '../../core/createCore.js';
 import type { Comparison, MethodInput, Sweep } from '../../shared/api.js';
 import { qualityGate, sweepRequest, varName } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
+import { parseVary as parseVaryText } from '../../shared/variables.js';
 import { formatDuration } from '../format.js';
 import { runSettingsText, withConfirmation, type GpuCliOptions } from './gpu.js';
 import { contractClient, workloadNamed } from '../contract.js';
@@ -36,15 +37,13 @@ export interface SweepCommandOptions extends GpuCliOptions {
   excludeSteps?: string;
 }
 
-/** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] } */
+/** `batch=8,16,32` → { name: 'batch', values: ['8', '16', '32'] }; `amp=,--amp` sweeps a flag without, then with (the engine checks it is one). */
 export function parseVary(text: string): { name: string; values: string[] } {
-  const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/su.exec(text);
-  if (!match) throw new UsageError(`--vary takes VAR=V1,V2,... (the first value is the baseline's), got "${text}"`);
-  const named = varName.safeParse(match[1]);
-  if (!named.success) throw new UsageError(`--vary ${match[1]}: ${named.error.issues.map((issue) => issue.message).join('; ')}`);
-  const values = match[2]!.split(',');
-  if (values.some((v) => v === '')) throw new UsageError(`--vary ${match[1]}: an empty value in "${match[2]}"`);
-  return { name: match[1]!, values };
+  const parsed = parseVaryText(text);
+  if ('error' in parsed) throw new UsageError(`--vary ${parsed.error}`);
+  const named = varName.safeParse(parsed.name);
+  if (!named.success) throw new UsageError(`--vary ${parsed.name}: ${named.error.issues.map((issue) => issue.message).join('; ')}`);
+  return parsed;
 }
 
 async function requireWorkloadId(core: Core, name: string | undefined): Promise<number> {

@@ -307,7 +307,7 @@ export class SweepQueue {
 
   private async revisionPlan(workload: Workload, values: readonly string[], links: readonly string[]): Promise<CheckoutPlan> {
     try {
-      return await planCheckout(this.deps.runner.preview(workload, {}).cwd, values, links, this.deps.gitEnv);
+      return await planCheckout(this.deps.runner.workingDirectory(workload), values, links, this.deps.gitEnv);
     } catch (error) {
       if (error instanceof GitWorktreeError) throw new ApiFailure('invalid_input', error.message);
       throw error;
@@ -580,7 +580,7 @@ export class SweepQueue {
       const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
       if (!revisions) return null;
       const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
-      return { cwd: this.deps.runner.preview(workload, {}).cwd, revisions: revisions.values, sides: request.checkout?.sides ?? [], links: request.checkout?.links ?? [] };
+      return { cwd: this.deps.runner.workingDirectory(workload), revisions: revisions.values, sides: request.checkout?.sides ?? [], links: request.checkout?.links ?? [] };
     } catch {
       // Its workload was removed since (or its request cannot be read): the revisions have no directory to be read in.
       return null;

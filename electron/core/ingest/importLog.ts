@@ -1,6 +1,6 @@
 // `tuning-bench import` and the UI's import: a log made elsewhere becomes a run, streamed through the live ingest path.
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import { IMPORTED_COMMAND, MAX_IMPORT_FILE_BYTES, type Run } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
@@ -17,7 +17,7 @@ export interface ImportTarget {
 }
 
 /** An imported run's command starts with this, so it is told apart from one that ran here. */
-export const IMPORTED_COMMAND = '(imported)';
+export { IMPORTED_COMMAND };
 /** Stored in pieces of this size, like a live run's merged chunks. */
 const IMPORT_CHUNK_BYTES = 256 * 1024;
 /**
@@ -33,7 +33,7 @@ const PARSE_SLICE_CHARS = 32 * 1024;
 /** Kept to classify the ending: failure lines are at the end of a log (as for a live run). */
 const TAIL_BYTES = 64 * 1024;
 /** Default largest log imported (`--max-bytes` changes it): larger ones are almost always a mistake (a binary, /dev/zero). */
-export const DEFAULT_MAX_IMPORT_BYTES = 2 * 1024 ** 3;
+export const DEFAULT_MAX_IMPORT_BYTES = MAX_IMPORT_FILE_BYTES;
 
 export class ImportTooLarge extends Error {
   constructor(readonly limitBytes: number) {
@@ -56,6 +56,14 @@ function isSparse(stat: fs.Stats): boolean {
   return stat.size > 1024 * 1024 && stat.blocks * 512 < stat.size / 2;
 }
 
+/** A log with nothing in it (an empty file, /dev/null): refused, since a run made of nothing would read as one that succeeded. */
+export class ImportEmpty extends Error {
+  constructor(what: string) {
+    super(`${what} is empty (0 bytes): nothing was imported. Give the file the training wrote its output to`);
+    this.name = 'ImportEmpty';
+  }
+}
+
 export interface ImportRequest {
   name: string;
   now: Date;
@@ -69,7 +77,7 @@ export interface ImportRequest {
 /** Imports text the face already holds (the UI's import). */
 export function importLogText(target: ImportTarget, text: string | Buffer, request: ImportRequest): Promise<Run> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  return importPieces(target, request, bytes.length, (function* () {
+  return importLogPieces(target, request, bytes.length, (function* () {
     for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
   })());
 }
@@ -77,9 +85,9 @@ export function importLogText(target: ImportTarget, text: string | Buffer, reque
 /** Imports a file, a pipe or a device in pieces (`-` is standard input): memory stays bounded whatever its size. */
 export async function importLogFile(target: ImportTarget, file: string, request: ImportRequest): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
-  if (file === '-') return importPieces(target, request, null, process.stdin);
+  if (file === '-') return importLogPieces(target, request, null, process.stdin);
   const stat = await fs.promises.stat(file);
-  if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR' });
+  if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a directory; give a log file`), { code: 'EISDIR', path: file });
   const total = stat.isFile() ? stat.size : null;
   // Refused before anything is stored when the size is known.
   if (total !== null && total > limit) throw new ImportTooLarge(limit);
@@ -88,13 +96,14 @@ export async function importLogFile(target: ImportTarget, file: string, request:
   }
   const stream = fs.createReadStream(file, { highWaterMark: IMPORT_CHUNK_BYTES });
   try {
-    return await importPieces(target, request, total, stream);
+    return await importLogPieces(target, request, total, stream);
   } finally {
     stream.destroy();
   }
 }
 
-async function importPieces({ store, tasks }: ImportTarget, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
+/** A log given in pieces (a file's reads, standard input, a face's sends) into a new run; `total` is its size when known. */
+export async function importLogPieces({ store, tasks }: ImportTarget, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,
@@ -145,6 +154,7 @@ async function importPieces({ store, tasks }: ImportTarget, request: ImportReque
         request.onProgress?.(read, total);
       }
     }
+    if (read === 0) throw new ImportEmpty(request.source ?? request.name);
   } catch (error) {
     // Nothing half-imported stays behind: the run and what was stored of it go.
     store.output.endRun(run.id, 0);

@@ -1,10 +1,11 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
+import { GlobalSteps, type StepOrigin } from './globalSteps.js';
 import { allParsers, forEachRecord, stripLinePrefix } from './parsers/detect.js';
 import { readBar } from './parsers/tqdm.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
 import { TerminalLineSplitter, type Line } from './text/lineSplitter.js';
-import { TOKENS_PER_STEP_SAMPLE } from './summary.js';
+import { STEP_RESTART_SAMPLE, TOKENS_PER_STEP_SAMPLE } from './summary.js';
 import { TokensPerStepReader } from './tokensPerStep.js';
 import { compileUserRegex, userRegexSamples, type CompiledUserRegex } from './userRegex.js';
 
@@ -95,6 +96,8 @@ export class MetricsCollector {
   private readonly barClockIntervalS: number;
   /** With barClockIntervalMs: each bar's tick, by description and length. */
   private readonly barTicks = new Map<string, BarTick>();
+  /** Printed steps onto one count through the run (a counter that restarts each epoch is counted on). */
+  private readonly globalSteps = new GlobalSteps();
 
   constructor(options: CollectorOptions) {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
@@ -191,11 +194,19 @@ export class MetricsCollector {
         const own = this.userRegexLine(this.userRegex, line);
         if (own.length > 0) {
           this.releaseHeld(samples);
+          // One match: its samples share a step and a kind-by-name; each counter is placed once per kind.
+          const placed = new Map<string, number | null>();
+          for (const sample of own) {
+            const kind = sample.kind;
+            if (!placed.has(kind)) placed.set(kind, this.placeStep('regex', kind, sample.step, own.find((s) => s.name === 'epoch')?.value, line.tMs, samples));
+            sample.step = placed.get(kind) ?? null;
+          }
           samples.push(...own);
           continue;
         }
       }
       forEachRecord(line.text, this.parsers, (record) => {
+        record.step = this.placeStep('parser', record.kind, record.step, record.values.epoch, line.tMs, samples);
         if (record.kind === 'progress' && this.progressIntervalMs > 0) {
           // A bar's finished state is its last word on the run's steps: kept however soon it follows.
           if (line.tMs - this.lastProgressTMs < this.progressIntervalMs && !isFinishedBar(line.text)) return;
@@ -239,6 +250,16 @@ export class MetricsCollector {
       );
     }
     return own;
+  }
+
+  /** The global step of a printed one; a restart of the counter is kept as a sample, so the summary can say so. */
+  private placeStep(origin: StepOrigin, kind: MetricRecord['kind'], step: number | null, epoch: number | undefined, tMs: number, samples: MetricSample[]): number | null {
+    const placed = this.globalSteps.place(origin, kind, step, epoch);
+    if (placed.restart !== null) {
+      this.releaseHeld(samples);
+      samples.push({ step: placed.restart.global, tMs, name: STEP_RESTART_SAMPLE, value: placed.restart.printed, source: 'text', kind: 'summary' });
+    }
+    return placed.step;
   }
 
   private recordTime(record: MetricRecord, lineTMs: number): number {

@@ -16,8 +16,12 @@ export interface TrainingSummary {
   steadySteps: number | null;
   /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
   steadyFromMs: number | null;
-  /** `medianWithOutliers`: every timed step, warm-up and left-out ones put back, so a reader sees what leaving them out changed. */
-  stepTimeMs: { median: number | null; medianWithOutliers: number | null };
+  /**
+   * `medianWithOutliers`: every timed step, warm-up and left-out ones put back, so a reader sees what leaving them out changed.
+   * `betweenLines`: where the script printed its step time, the median wall-clock time per step between those lines (null
+   * when the lines have no usable times, as an import without stamps): a reader sees time spent outside the timed step.
+   */
+  stepTimeMs: { median: number | null; medianWithOutliers: number | null; betweenLines: number | null };
   finalLoss: number | null;
   bestLoss: number | null;
   evalLoss: number | null;
@@ -48,6 +52,8 @@ export interface TrainingSummary {
   evalCurve: Array<[number, number]>;
   /** The last finite value of each metric, for a quality gate on any metric the runs share. */
   finalMetrics: Record<string, number>;
+  /** What a reader of these numbers must know, in words: a step counter that restarted, a printed step time the clock disputes. */
+  notes: string[];
 }
 
 export const THROUGHPUT_BLOCKS = 20;
@@ -83,6 +89,24 @@ const finite = (value: number | undefined): value is number => value !== undefin
  * used when the run was given none (an ad-hoc command, an imported log).
  */
 export const TOKENS_PER_STEP_SAMPLE = 'tokens_per_step';
+
+/**
+ * The sample the collector leaves where a printed step counter restarted (with an epoch or a phase) and
+ * was counted on (see globalSteps.ts): its value is the printed step, its step the global one.
+ */
+export const STEP_RESTART_SAMPLE = 'step_counter_restart';
+
+/** Samples that are the engine's bookkeeping, not a metric of the training. */
+const BOOKKEEPING_SAMPLES: ReadonlySet<string> = new Set([TOKENS_PER_STEP_SAMPLE, STEP_RESTART_SAMPLE]);
+
+/**
+ * A printed step time and the wall clock between the lines that printed it differ by more than this share
+ * before the summary says so: line arrival jitters by a few milliseconds, and a script's own timer leaves out a
+ * little (its print, the loop's bookkeeping); a tenth is more than that, and worth a look.
+ */
+export const STEP_CLOCK_DISAGREEMENT = 0.1;
+/** Pairs of consecutive timed lines needed before the clock between them is compared: fewer is an anecdote. */
+const MIN_CLOCK_PAIRS = 5;
 
 /** The last tokens-per-step statement in the samples, or null. */
 function statedTokensPerStep(all: readonly MetricSample[]): number | null {
@@ -137,6 +161,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let stepTimeWithOutliers: number | null = null;
+  let betweenLines: number | null = null;
   let outlierSteps = 0;
   let outlierReasons: TrainingSummary['outliers'] = null;
   let steadySteps: number | null = null;
@@ -169,6 +194,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     }
     // "With them": warm-up and left-out steps both put back.
     if (stepTimesKnown) stepTimeWithOutliers = median(points.map((p) => p.stepTimeMs));
+    betweenLines = clockPerStep(points, timed.printed.filter((_, i) => keep[i]), new Set(steadyIndexes));
   }
 
   const losses = [...train, ...progress].filter((s) => s.name === 'loss').sort(byStepThenTime);
@@ -185,7 +211,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     throughput,
     steadySteps,
     steadyFromMs,
-    stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers },
+    stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers, betweenLines },
     finalLoss: lastFinite(lossSeries),
     bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
     evalLoss: lastFinite(evalLosses),
@@ -202,7 +228,51 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     lossCurve: lossCurve(lossSeries),
     evalCurve: lossCurve(evalLosses),
     finalMetrics: finalMetrics(samples),
+    notes: [...restartNotes(samples, steps), ...clockNotes(stepTime, betweenLines)],
   };
+}
+
+/**
+ * The median wall-clock time per step between consecutive steady lines that printed their own step time,
+ * or null when fewer than MIN_CLOCK_PAIRS such pairs have times that move (an import without stamps).
+ */
+function clockPerStep(points: readonly TimedPoint[], printed: readonly boolean[], steady: ReadonlySet<number>): number | null {
+  const perStep: number[] = [];
+  for (let i = 1; i < points.length; i++) {
+    const point = points[i]!;
+    const previous = points[i - 1]!;
+    if (!steady.has(i) || !steady.has(i - 1) || !printed[i] || !printed[i - 1]) continue;
+    if (point.step <= previous.step || point.tMs <= previous.tMs) continue;
+    perStep.push((point.tMs - previous.tMs) / (point.step - previous.step));
+  }
+  return perStep.length >= MIN_CLOCK_PAIRS ? median(perStep) : null;
+}
+
+/** A printed step time the clock between lines disputes by more than STEP_CLOCK_DISAGREEMENT, in words: never one picked silently. */
+function clockNotes(printedMs: number | null, clockMs: number | null): string[] {
+  if (printedMs === null || clockMs === null || printedMs <= 0) return [];
+  const gap = clockMs - printedMs;
+  if (Math.abs(gap) <= STEP_CLOCK_DISAGREEMENT * printedMs) return [];
+  const ms = (value: number) => `${+value.toPrecision(3)} ms`;
+  if (gap > 0) {
+    return [
+      `The script prints ${ms(printedMs)} per step, but its lines came ${ms(clockMs)} per step apart: ` +
+        `${ms(gap)} per step (${Math.round((100 * gap) / clockMs)} % of the wall clock) is spent outside the step it times ` +
+        '(data loading, logging, evaluation or a sync it leaves out). Throughput here is from the printed time.',
+    ];
+  }
+  return [
+    `The script prints ${ms(printedMs)} per step, longer than the ${ms(clockMs)} per step between its lines: ` +
+      'the printed time may not be one step (an average over a window, a cumulative clock, or another unit). Throughput here is from the printed time.',
+  ];
+}
+
+/** A step counter that restarted with an epoch or a phase, and how the steps were counted instead. */
+function restartNotes(samples: readonly MetricSample[], steps: number | null): string[] {
+  const restarts = samples.filter((s) => s.name === STEP_RESTART_SAMPLE).length;
+  if (restarts === 0) return [];
+  const times = restarts === 1 ? 'once' : `${restarts} times`;
+  return [`The printed step counter started again ${times} (with an epoch or a phase): steps are counted on through the run${steps === null ? '' : `, ${steps} in all`}, so no step replaces another.`];
 }
 
 /**
@@ -268,7 +338,7 @@ function warmupHints(points: readonly TimedPoint[], samples: readonly MetricSamp
 
 function finalMetrics(samples: readonly MetricSample[]): Record<string, number> {
   const last: Record<string, number> = {};
-  for (const sample of [...samples].sort(byStepThenTime)) if (Number.isFinite(sample.value)) last[sample.name] = sample.value;
+  for (const sample of [...samples].sort(byStepThenTime)) if (Number.isFinite(sample.value) && !BOOKKEEPING_SAMPLES.has(sample.name)) last[sample.name] = sample.value;
   return last;
 }
 
@@ -328,18 +398,22 @@ function timePoints(records: readonly StepRecord[], tokensPerStep: number | null
   const throughputs: number[] = [];
   const rateName = timed.unit === 'tokens/s' ? 'tokens_per_sec' : timed.unit === 'samples/s' ? 'samples_per_sec' : null;
   if (rateName === null) return { ...timed, stepTimesKnown: false };
+  const printed: boolean[] = [];
   for (const record of records) {
     const rate = record.values.get(rateName);
     if (!finite(rate) || rate <= 0) continue;
     points.push({ step: record.step, tMs: record.tMs, stepTimeMs: 1000 / rate });
     throughputs.push(rate);
+    printed.push(false);
   }
-  return { points, throughputs, unit: timed.unit, stepTimesKnown: false };
+  return { points, throughputs, unit: timed.unit, printed, stepTimesKnown: false };
 }
 
 function timedPoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
   const points: TimedPoint[] = [];
   const throughputs: number[] = [];
+  /** Whether each point's step time is the one the script printed (not worked out from a rate or the clock). */
+  const printed: boolean[] = [];
   const has = (name: string) => records.some((r) => finite(r.values.get(name)));
   const unit: ThroughputUnit =
     has('tokens_per_sec') || has('tokens') || tokensPerStep !== null
@@ -353,9 +427,9 @@ function timedPoints(records: readonly StepRecord[], tokensPerStep: number | nul
     const previous = records[i - 1];
     const v = (name: string) => record.values.get(name);
     let stepTimeMs: number | null = null;
-    const printed = v('step_time_ms');
+    const printedMs = v('step_time_ms');
     const tokensThisStep = finite(v('tokens')) ? v('tokens')! : tokensPerStep;
-    if (finite(printed) && printed > 0) stepTimeMs = printed;
+    if (finite(printedMs) && printedMs > 0) stepTimeMs = printedMs;
     else if (finite(v('tokens_per_sec')) && v('tokens_per_sec')! > 0 && tokensThisStep !== null) stepTimeMs = (tokensThisStep / v('tokens_per_sec')!) * 1000;
     else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) stepTimeMs = 1000 / v('steps_per_sec')!;
     else if (previous && record.step > previous.step && record.tMs > previous.tMs) {
@@ -377,8 +451,9 @@ function timedPoints(records: readonly StepRecord[], tokensPerStep: number | nul
     if (rate === null) continue;
     points.push({ step: record.step, tMs: record.tMs, stepTimeMs });
     throughputs.push(rate);
+    printed.push(finite(printedMs) && printedMs > 0);
   }
-  return { points, throughputs, unit };
+  return { points, throughputs, unit, printed };
 }
 
 function lastFinite(samples: readonly MetricSample[]): number | null {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type { Run } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { RUN_MARKER_VARIABLE } from '../system/processTree.js';
-import { resolveCommand } from '../system/resolveCommand.js';
+import { resolveCommand, unrunnablePath } from '../system/resolveCommand.js';
 import { channelFileFor, childEnvironment, loadFileFor } from './childEnvironment.js';
 import type { RunProfiler } from './collaborators.js';
 import type { RunContext, StartRequest } from './runContext.js';
@@ -50,6 +50,9 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   }
   const [program, ...args] = expanded.command;
   if (program === undefined || program === '') throw new ApiFailure('invalid_input', 'the command is empty');
+  // A script without its execute bit, or a folder: bad input with its fix, never a stored "not found".
+  const unrunnable = unrunnablePath(program, cwd);
+  if (unrunnable !== null) throw new ApiFailure('invalid_input', unrunnable);
   const profiler = request.profile ? environment.profiler : undefined;
   if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
 

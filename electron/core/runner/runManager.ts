@@ -8,7 +8,7 @@ import type { MetricStore } from '../store/metricStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
 import type { RunProcessStore } from '../store/runProcessStore.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
-import { expandWorkload, TemplateError, type ExpandedCommand } from './template.js';
+import { expandCwd, expandWorkload, TemplateError, type ExpandedCommand } from './template.js';
 import type { RunGpuLease } from './collaborators.js';
 import { releaseGpu, type RunContext, type RunnerEnvironment, type StartRequest } from './runContext.js';
 import { RunFaults } from './runFaults.js';
@@ -43,6 +43,11 @@ export class RunManager {
   }
 
   /** The exact argv, cwd and env a workload would run with these values. */
+  /** The directory the workload's command runs in, before its values are settled. */
+  workingDirectory(workload: Workload): string {
+    return expandCwd(workload, this.context.environment.builtins);
+  }
+
   preview(workload: Workload, values: Record<string, string>): ExpandedCommand {
     try {
       return expandWorkload(workload, values, this.context.environment.builtins);
@@ -126,7 +131,9 @@ export class RunManager {
       exitCode: null,
       signal: null,
       exitClass: 'not_found',
-      exitReason: `command not found: ${program} (looked in ${program.includes('/') ? cwd : 'PATH'}); check the spelling or give a full path`,
+      exitReason: program.includes('/')
+        ? `no such file: ${program} (in ${cwd}); check the path, or give it from ${cwd}`
+        : `command not found: ${program} (looked in PATH); check the spelling or give a full path`,
       endedAt: environment.clock.now(),
     });
     if (gpuLease) faults.track(record.id, releaseGpu(this.context, record.id, gpuLease));

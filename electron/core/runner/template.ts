@@ -1,5 +1,6 @@
 // Turns a workload's templates and a run's values into the exact argv, cwd and env that will run.
 import type { Workload } from '../../shared/api.js';
+import { templateVariables, valueProblem, VARIABLE_NAME_SOURCE } from '../../shared/variables.js';
 
 /** Placeholders the engine fills itself, whatever the workload declares. */
 export interface BuiltinValues {
@@ -24,7 +25,9 @@ export class TemplateError extends Error {
   }
 }
 
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/gu;
+const PLACEHOLDER = new RegExp(`\\{(${VARIABLE_NAME_SOURCE})\\}`, 'gu');
+const LEADING_PLACEHOLDER = new RegExp(`^\\{(${VARIABLE_NAME_SOURCE})\\}`, 'u');
+const WHOLE_PLACEHOLDER = new RegExp(`^\\{(${VARIABLE_NAME_SOURCE})\\}$`, 'u');
 
 /** Quotes one value for a POSIX shell: safe characters as they are, anything else in single quotes. */
 export function shellQuote(value: string): string {
@@ -38,16 +41,20 @@ export function shellQuote(value: string): string {
  * `"{v}"` a single-quoted value is still open to `$(...)`, and in `'{v}'` the value's own quotes close the
  * script's. So the script's quote is closed, the value single-quoted, and the quote reopened.
  */
-export function fillShellScript(script: string, valueOf: (name: string) => string): string {
+export function fillShellScript(script: string, valueOf: (name: string) => string, flags: ReadonlySet<string> = new Set()): string {
   let out = '';
   let quote: 'none' | 'single' | 'double' = 'none';
   for (let i = 0; i < script.length; ) {
     const char = script[i]!;
-    const placeholder = char === '{' ? /^\{([A-Za-z_][A-Za-z0-9_]*)\}/u.exec(script.slice(i)) : null;
+    const placeholder = char === '{' ? LEADING_PLACEHOLDER.exec(script.slice(i)) : null;
     if (placeholder) {
-      const quoted = shellQuote(valueOf(placeholder[1]!));
+      const value = valueOf(placeholder[1]!);
+      const end = i + placeholder[0].length;
+      // A flag variable (each of its places a whole unquoted word, see shared/variables.ts) left empty is no word at all, not ''.
+      const absent = value === '' && flags.has(placeholder[1]!);
+      const quoted = absent ? '' : shellQuote(value);
       out += quote === 'single' ? `'${quoted}'` : quote === 'double' ? `"${quoted}"` : quoted;
-      i += placeholder[0].length;
+      i = end;
       continue;
     }
     if (char === '\\' && quote !== 'single') {
@@ -82,6 +89,15 @@ export function expandWorkload(
   // Own properties only: a variable named `constructor` or `toString` must never read the object's method.
   for (const variable of workload.variables) config[variable.name] = Object.hasOwn(values, variable.name) ? values[variable.name]! : variable.default;
   const lookup: Record<string, string> = { ...config, resources: builtins.resources, node: builtins.node };
+  const mode = workload.mode ?? 'argv';
+  const specs = templateVariables(workload.command, mode);
+  // A value variable left empty would run as `--batch_size ''`: refused with the fix; a flag's empty value is its absence.
+  for (const spec of specs) {
+    if (!(spec.name in config)) continue;
+    const problem = valueProblem(spec, config[spec.name]);
+    if (problem !== null) throw new TemplateError(problem);
+  }
+  const flags = new Set(specs.filter((spec) => spec.kind === 'flag').map((spec) => spec.name));
 
   const fill = (template: string, where: string, quote: (value: string) => string = (v) => v): string =>
     template.replace(PLACEHOLDER, (_match, name: string) => {
@@ -93,18 +109,34 @@ export function expandWorkload(
     });
 
   let command: string[];
-  if (workload.mode === 'shell') {
+  if (mode === 'shell') {
     if (workload.command.length !== 1) throw new TemplateError(`a shell-mode command is one script string`);
     // Every value is quoted for the place it lands (bare, or inside the script's own quotes), so a value is
     // always literal text of the script, never code.
     const script = workload.command[0]!;
     fill(script, 'the script'); // names every unknown placeholder, as elsewhere
-    command = [SHELL, '-c', fillShellScript(script, (name) => lookup[name]!)];
+    command = [SHELL, '-c', fillShellScript(script, (name) => lookup[name]!, flags)];
   } else {
-    // Each template element stays exactly one argument: a value with spaces is never re-split.
-    command = workload.command.map((arg, i) => fill(arg, `argument ${i + 1}`));
+    // Each template element stays exactly one argument: a value with spaces is never re-split. A flag variable
+    // left empty takes its argument with it (`python train.py {amp}` with amp='' runs without the flag).
+    command = workload.command
+      .map((arg, i) => fill(arg, `argument ${i + 1}`))
+      .filter((_arg, i) => {
+        const whole = WHOLE_PLACEHOLDER.exec(workload.command[i]!);
+        return !(whole && flags.has(whole[1]!) && lookup[whole[1]!] === '');
+      });
   }
   const env: Record<string, string> = {};
   for (const [key, template] of Object.entries(workload.env)) env[key] = fill(template, `env ${key}`);
   return { command, cwd: fill(workload.cwd, 'cwd'), env, config };
+}
+
+/**
+ * The directory a workload's command runs in, without checking its values (a sweep's `git=` plan needs the
+ * repository before any config's values are settled).
+ */
+export function expandCwd(workload: Pick<Workload, 'name' | 'cwd' | 'variables'>, builtins: BuiltinValues): string {
+  const lookup: Record<string, string> = { resources: builtins.resources, node: builtins.node };
+  for (const variable of workload.variables) lookup[variable.name] = variable.default;
+  return workload.cwd.replace(PLACEHOLDER, (match, name: string) => lookup[name] ?? match);
 }

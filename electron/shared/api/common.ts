@@ -1,5 +1,6 @@
 // Building blocks every domain of the contract shares: limits, names, ids, empty and ok answers.
 import { z } from 'zod';
+import { VARIABLE_NAME_SOURCE } from '../variables.js';
 
 /** Bounds on what crosses a boundary; a face never hands the engine more than this. */
 export const LIMITS = {
@@ -33,7 +34,7 @@ export const RESERVED_VARIABLE_NAMES: ReadonlySet<string> = new Set(['__proto__'
 
 export const varName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/u, 'a variable name is letters, digits and _')
+  .regex(new RegExp(`^${VARIABLE_NAME_SOURCE}$`, 'u'), 'a variable name is letters, digits and _')
   .refine((text) => !RESERVED_VARIABLE_NAMES.has(text), { message: '"__proto__" cannot be a variable name (JavaScript objects reserve it): use another name' });
 
 export const runId = z.number().int().positive();
@@ -62,5 +63,13 @@ export const ok = z.object({ ok: z.literal(true) });
 
 export const nullable = z.number().nullable();
 
-/** Largest log the UI may import in one call; the CLI has no such limit. */
+/** Largest log the UI may import in one call (pasted text); a file goes in pieces (IMPORT_PIECE_CHARS each) instead. */
 export const MAX_IMPORT_CHARS = 8 * 1024 * 1024;
+/**
+ * A file the UI imports is sent in pieces of at most this many characters, each answered before the next: a progress
+ * bar moves with each, memory holds one, and a piece (UTF-8, up to 4 bytes a character) stays far below the
+ * WebSocket's message limit.
+ */
+export const IMPORT_PIECE_CHARS = 1024 * 1024;
+/** Largest log an import takes unless told otherwise (the CLI's --max-bytes): larger is almost always a mistake (a binary, /dev/zero). */
+export const MAX_IMPORT_FILE_BYTES = 2 * 1024 ** 3;

@@ -18,6 +18,8 @@ export const appMethods = {
       face: z.enum(['electron', 'headless']),
       dbPath: z.string(),
       platform: z.string(),
+      /** Where the engine was started (the directory the person stood in): a typed command runs there unless told. */
+      cwd: z.string().default(''),
     }),
   },
 } as const;
@@ -50,6 +52,8 @@ export const events = {
   'sweeps.onDidChange': sweep,
   /** New metric samples of a running run (for live charts), batched. */
   'runs.onMetrics': z.object({ runId, points: z.array(metricPoint) }),
+  /** A run's parsed metrics were replaced (it was parsed again): whatever shows them fetches them anew. */
+  'runs.onMetricsReplaced': z.object({ runId }),
   /** The registered workloads changed (one was added, edited or removed). */
   'workloads.onDidChange': z.object({ workloads: z.array(workload) }),
   /** A run, sweep or comparison was published to MLflow (or its pending or failed publication changed). */

@@ -2,8 +2,11 @@
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
-import { LIMITS, MAX_IMPORT_CHARS, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
+import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
+
+/** An imported log's run has this as its command's first word (then where the log came from): no command to run again. */
+export const IMPORTED_COMMAND = '(imported)';
 
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
 
@@ -41,8 +44,11 @@ export const runSummary = z.object({
   steadySteps: z.number().int().nonnegative().nullable().default(null),
   /** Milliseconds from the run's start to its first steady step. */
   steadyFromMs: nullableNumber.default(null),
-  /** `medianWithOutliers`: the steady steps with the left-out ones put back. */
-  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null) }),
+  /**
+   * `medianWithOutliers`: the steady steps with the left-out ones put back. `betweenLines`: where the script printed
+   * its step time, the wall clock per step between those lines (time outside the timed step shows as a difference).
+   */
+  stepTimeMs: z.object({ median: nullableNumber, medianWithOutliers: nullableNumber.default(null), betweenLines: nullableNumber.default(null) }),
   finalLoss: nullableNumber,
   bestLoss: nullableNumber.default(null),
   evalLoss: nullableNumber.default(null),
@@ -115,6 +121,8 @@ export const runSummary = z.object({
   evalCurve: z.array(z.tuple([z.number(), z.number()])).default([]),
   /** The last finite value of each metric the run printed: what a quality gate on another metric compares. */
   finalMetrics: z.record(z.string(), z.number()).default({}),
+  /** What a reader of the numbers must know, in words: a step counter that restarted, a printed step time the clock disputes. */
+  notes: z.array(z.string()).default([]),
 });
 
 /**
@@ -379,7 +387,11 @@ export const runMethods = {
   },
   /** Runs a run's command again with a window of steady steps profiled; the new run. */
   'runs.profile': { input: profileOptions.extend({ id: runId }), output: run },
-  /** Runs a finished run's command again, in the same place: a before/after side in its worktree made again (same code, same links). */
+  /**
+   * The same thing again, in the same place: the run's workload with its values (or its command, directory and
+   * environment), its work per step; a before/after side in its worktree made again (same code, same links). Refused
+   * for an imported log and for a run pulled back from MLflow.
+   */
   'runs.rerun': { input: z.object({ id: runId }), output: run },
   /** A run's step profile (or that of the newest profiled re-run of its command); null when it has none. */
   'profiles.get': { input: z.object({ runId }), output: runProfile.nullable() },
@@ -426,9 +438,24 @@ export const runMethods = {
   'runs.metrics': { input: z.object({ id: runId }), output: z.array(metricPoint) },
   /** A log made elsewhere becomes a run: parsed, summarised, its failure classified. */
   'runs.import': {
-    input: z.object({ name: name.optional(), text: z.string().min(1).max(MAX_IMPORT_CHARS) }),
+    input: z.object({ name: name.optional(), text: z.string().min(1, 'the log is empty (0 bytes): nothing to import').max(MAX_IMPORT_CHARS) }),
     output: run,
   },
+  /**
+   * A log file the UI imports, in pieces: begin (with its size, for the refusal of one too large before anything is
+   * sent), append each piece in order (each answered with the bytes received, for a progress bar), finish for the run.
+   * An import idle for two minutes is cancelled, and what was stored of it removed.
+   */
+  'runs.importBegin': {
+    input: z.object({ name: name.optional(), totalBytes: z.number().int().nonnegative().max(MAX_IMPORT_FILE_BYTES * 4).nullable().default(null) }),
+    output: z.object({ importId: z.string() }),
+  },
+  'runs.importAppend': {
+    input: z.object({ importId: z.string().min(1).max(100), text: z.string().min(1).max(IMPORT_PIECE_CHARS) }),
+    output: z.object({ receivedBytes: z.number().int().nonnegative() }),
+  },
+  'runs.importFinish': { input: z.object({ importId: z.string().min(1).max(100) }), output: run },
+  'runs.importCancel': { input: z.object({ importId: z.string().min(1).max(100) }), output: ok },
   /**
    * Parses runs' stored output again with today's parsers and their workload's current regex: their
    * parsed metrics and summary are replaced in one transaction, the old summary kept in the history.

@@ -8,7 +8,8 @@ export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
 
 export const sweepVariable = z.object({
   name: varName,
-  values: z.array(z.string().min(1).max(LIMITS.argChars)).min(1).max(64),
+  /** A value may be empty where the variable is a flag (a whole argument alone): its absence. See shared/variables.ts. */
+  values: z.array(z.string().max(LIMITS.argChars)).min(1).max(64),
 });
 
 export const sweepRequest = z.object({

@@ -24,6 +24,7 @@ import { chartedRunIds, CompareCharts, useRunSeries } from './CompareCharts.js';
 import { comparisonRequest, knownChartedRuns } from './compareRequests.js';
 import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
+import { useCompareColumns, type CompareColumns } from './compareColumns.js';
 import { SweepRevisionDiffs } from './RevisionDiff.js';
 import { useSweep } from '../sweeps/sweepStore.js';
 import { SweepFailures } from '../sweeps/SweepFailures.js';
@@ -145,206 +146,245 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
   const unit = comparisonUnit(rows);
   const baseline = rows.find((row) => row.isBaseline);
   const baselineName = baseline?.name ?? 'the baseline';
-  // Every run ended ok: a column of "ok" says nothing (and costs the table its last column's room).
-  const anyBadExit = rows.some((row) => row.exitClasses.some((exit) => exit !== 'ok'));
   // Two sweeps each have a "baseline": the sweep tells them apart.
   const manySweeps = new Set(rows.map((row) => row.sweepId)).size > 1;
+  const chosen = useCompareColumns(rows);
+  const show = chosen.shows;
   return (
-    <div className="table-scroll compare-table-scroll">
-      <table className="data-table compare-table" data-testid="compare-table">
-        <thead>
-          <tr>
-            <th>Config</th>
-            {columns.map((column) => (
-              <th key={column} className="variable" title={`the variable ${column}`}>
-                {columnTitle(column)}
-              </th>
-            ))}
-            <th className="num" title="Geometric mean of the runs' steady medians (per token or per sample where a step's work is known); its 95 % t-interval under it">
-              {throughputTitle(unit)}
-            </th>
-            <th className="num" title="Ratio of geometric means against the baseline, with its 95 % t-interval over runs">
-              Speedup
-            </th>
-            <th>Verdict</th>
-            <th className="num" title="Runs in the row with a steady throughput: what the verdict rests on">
-              n
-            </th>
-            <th className="num">Step ms</th>
-            <th className="num">VRAM</th>
-            <th className="num">Util %</th>
-            <th className="num">Power W</th>
-            <th className="num" title="Joules per 1,000 tokens: mean power over throughput">
-              J / 1k tok
-            </th>
-            <th className="num">Loss</th>
-            <th className="num">Eval loss</th>
-            <th className="num" title={`What the quality gate compared: ${comparison.gateText}`}>
-              Compared
-            </th>
-            <th className="num" title="The compared value minus the baseline's, signed">
-              Δ
-            </th>
-            <th>Gate</th>
-            {anyBadExit && <th title="How its runs ended, as the engine classified them">Exit</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row, index) => (
-            <tr
-              key={row.key}
-              data-testid={`compare-row-${index}`}
-              data-key={row.key}
-              className={[row.best ? 'best' : '', row.isBaseline ? 'baseline' : '', row.gate === 'fail' ? 'gate-fail' : ''].join(' ').trim() || undefined}
-            >
-              <td className="config-col">
-                <span className="row-name" data-testid="row-name">
-                  {row.name}
-                </span>
-
-                {row.isBaseline && <span className="badge row-flag baseline-flag">baseline</span>}
-                {row.partial && (
-                  <span className="badge row-flag partial-flag" data-testid="row-partial" title="Stopped, timed out or interrupted: numbers from the steps it had">
-                    partial
-                  </span>
-                )}
-                {row.best && (
-                  <span className="badge row-flag best-flag" data-testid="row-best" title={row.isBaseline ? 'No row is faster than the baseline and passes the gate: the baseline stays best' : 'The fastest row that is faster than the baseline and passes the gate, every run ok'}>
-                    ★ best
-                  </span>
-                )}
-                {row.differences.length > 0 && (
-                  <span
-                    className="badge row-flag diff-flag"
-                    data-testid="row-differences"
-                    tabIndex={0}
-                    title={`Ran under other conditions than the baseline:\n${row.differences.join('\n')}`}
-                    aria-label={`Differs from the baseline: ${row.differences.join('; ')}`}
-                  >
-                    ⚠ {row.differences.length === 1 ? '1 difference' : `${row.differences.length} differences`}
-                  </span>
-                )}
-                {row.machine !== null && (
-                  <span className="badge row-flag diff-flag" data-testid="row-machine" title="Measured on another machine than the baseline: no speedup verdict across machines unless asked">
-                    on {row.machine}
-                  </span>
-                )}
-                {row.fasterButWorse && (
-                  <span className="badge row-flag faster-but-worse" data-testid="row-faster-but-worse" title={`Faster, but ${row.gateReason}`}>
-                    faster but worse
-                  </span>
-                )}
-                <span className="run-links row-runs">
-                  {row.runIds.map((id) => (
-                    <a key={id} href={viewHash({ kind: 'run', id })} title={`run #${id}`}>
-                      #{id}
-                    </a>
-                  ))}
-                  {manySweeps && row.sweepId !== null && (
-                    <a className="row-sweep" href={viewHash({ kind: 'sweep', id: row.sweepId })} title="The sweep this config belongs to">
-                      sweep {row.sweepId}
-                    </a>
-                  )}
-                </span>
-              </td>
+    <>
+      <ColumnChooser columns={chosen} />
+      <div className="table-scroll compare-table-scroll">
+        <table className="data-table compare-table" data-testid="compare-table">
+          <thead>
+            <tr>
+              <th>Config</th>
               {columns.map((column) => (
-                <td key={column} className="variable mono">
-                  {row.config[column] ?? ''}
-                </td>
+                <th key={column} className="variable" title={`the variable ${column}`}>
+                  {columnTitle(column)}
+                </th>
               ))}
-              <td
-                className="num"
-                data-testid="row-throughput"
-                data-value={row.throughput.median ?? ''}
-                data-unit={row.throughput.unit ?? ''}
-                data-work={workPerStepText(row)}
-                title={workPerStepText(row) ? `One step holds ${workPerStepText(row)}: the throughput is per unit of that work` : undefined}
-              >
-                <span className="figure">
-                  {figure(row.throughput.median)}
-                  {row.throughput.unit !== unit && row.throughput.unit !== null && row.throughput.median !== null ? ` ${row.throughput.unit}` : ''}
-                </span>
-                {row.throughput.ci95 && (
-                  <span className="ci" title="95 % t-interval of the geometric mean over runs">
-                    {intervalText(row.throughput.ci95)}
-                  </span>
-                )}
-              </td>
-              <td className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(/ /gu, '-')}`} data-testid="row-speedup" data-value={row.speedup.ratio ?? ''}>
-                <span className="figure">{speedupText(row)}</span>
-                {row.speedup.ci95 && (
-                  <span className="ci" title="95 % t-interval of the speedup over runs">
-                    {intervalText(row.speedup.ci95, 3)}
-                  </span>
-                )}
-              </td>
-              <td>
-                <VerdictBadge row={row} minEffect={comparison.minEffect} />
-                {row.fairness.length > 0 && (
-                  <span
-                    className="unfair-flag"
-                    data-testid="row-unfair"
-                    data-kinds={row.fairness.map((flag) => flag.kind).join(' ')}
-                    tabIndex={0}
-                    title={`Not a fair machine: run it again on a quiet one.\n${row.fairness.map((flag) => `${flag.kind} (run${flag.runIds.length === 1 ? '' : 's'} ${flag.runIds.map((id) => `#${id}`).join(', ')}): ${flag.message}`).join('\n')}`}
-                    aria-label={`Not a fair machine: ${row.fairness.map((flag) => flag.kind).join(', ')}`}
-                  >
-                    ⚠
-                  </span>
-                )}
-                {row.speedup.reason && EXPLAINED.has(row.speedup.verdict) && (
-                  <span className="row-reason" data-testid="row-reason">
-                    {row.speedup.reason}
-                  </span>
-                )}
-                {row.notes.map((note) => (
-                  <span key={note} className="row-reason" data-testid="row-note">
-                    {note}
-                  </span>
-                ))}
-              </td>
-              <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
-                <span data-testid="row-n">{row.n}</span>
-
-              </td>
-              <td className="num">{figure(row.stepTimeMs)}</td>
-              <td className="num" data-testid="row-vram">
-                {row.vramPeakMiB === null ? NONE : `${whole(row.vramPeakMiB)} MiB`}
-              </td>
-              <td className="num">{fixed(row.utilMean, 0)}</td>
-              <td className="num">{fixed(row.powerMeanW, 0)}</td>
-              <td className="num">{figure(row.energyPer1kTokensJ)}</td>
-              <td className="num" data-testid="row-loss">
-                {figure(row.finalLoss)}
-              </td>
-              <td className="num">{figure(row.evalLoss)}</td>
-              <td className="num" data-testid="row-compared" title={lossDeltaTitle(row, baselineName)}>
-                {row.compared === null ? NONE : figure(row.compared.value)}
-                {row.compared && <span className="ci">{row.compared.metric.replace(/_/gu, ' ')}</span>}
-              </td>
-              <td className="num" data-testid="row-loss-delta" title={lossDeltaTitle(row, baselineName)}>
-                {row.isBaseline ? NONE : deltaText(row.lossDelta)}
-              </td>
-              <td className="gate-col">
-                <span className={`badge gate gate-${row.gate === 'n/a' ? 'na' : row.gate}`} data-testid="row-gate" title={row.gateReason}>
-                  {row.gate}
-                </span>
-
-              </td>
-{anyBadExit && (
-              <td className="exit-col">
-                {row.exitClasses.map((exit) => (
-                  <span key={exit} className={`exit-word ${exit === 'ok' ? 'ok' : 'bad'}`}>
-                    {exit}
-                  </span>
-                ))}
-              </td>
+              <th className="num" title="Geometric mean of the runs' steady medians (per token or per sample where a step's work is known); its 95 % t-interval under it">
+                {throughputTitle(unit)}
+              </th>
+              <th className="num" title="Ratio of geometric means against the baseline, with its 95 % t-interval over runs">
+                Speedup
+              </th>
+              <th>Verdict</th>
+              <th className="num" title="Runs in the row with a steady throughput: what the verdict rests on">
+                n
+              </th>
+              {show('Step ms') && <th className="num">Step ms</th>}
+              {show('VRAM') && <th className="num">VRAM</th>}
+              {show('Util %') && <th className="num">Util %</th>}
+              {show('Power W') && <th className="num">Power W</th>}
+              {show('J / 1k tok') && (
+                <th className="num" title="Joules per 1,000 tokens: mean power over throughput">
+                  J / 1k tok
+                </th>
               )}
+              {show('Loss') && <th className="num">Loss</th>}
+              {show('Eval loss') && <th className="num">Eval loss</th>}
+              {show('Compared') && (
+                <th className="num" title={`What the quality gate compared: ${comparison.gateText}`}>
+                  Compared
+                </th>
+              )}
+              {show('Δ') && (
+                <th className="num" title="The compared value minus the baseline's, signed">
+                  Δ
+                </th>
+              )}
+              <th>Gate</th>
+              {show('Exit') && <th title="How its runs ended, as the engine classified them">Exit</th>}
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => (
+              <tr
+                key={row.key}
+                data-testid={`compare-row-${index}`}
+                data-key={row.key}
+                className={[row.best ? 'best' : '', row.isBaseline ? 'baseline' : '', row.gate === 'fail' ? 'gate-fail' : ''].join(' ').trim() || undefined}
+              >
+                <td className="config-col">
+                  <span className="row-name" data-testid="row-name">
+                    {row.name}
+                  </span>
+
+                  {row.isBaseline && <span className="badge row-flag baseline-flag">baseline</span>}
+                  {row.partial && (
+                    <span className="badge row-flag partial-flag" data-testid="row-partial" title="Stopped, timed out or interrupted: numbers from the steps it had">
+                      partial
+                    </span>
+                  )}
+                  {row.best && (
+                    <span className="badge row-flag best-flag" data-testid="row-best" title={row.isBaseline ? 'No row is faster than the baseline and passes the gate: the baseline stays best' : 'The fastest row that is faster than the baseline and passes the gate, every run ok'}>
+                      ★ best
+                    </span>
+                  )}
+                  {row.differences.length > 0 && (
+                    <span
+                      className="badge row-flag diff-flag"
+                      data-testid="row-differences"
+                      tabIndex={0}
+                      title={`Ran under other conditions than the baseline:\n${row.differences.join('\n')}`}
+                      aria-label={`Differs from the baseline: ${row.differences.join('; ')}`}
+                    >
+                      ⚠ {row.differences.length === 1 ? '1 difference' : `${row.differences.length} differences`}
+                    </span>
+                  )}
+                  {row.machine !== null && (
+                    <span className="badge row-flag diff-flag" data-testid="row-machine" title="Measured on another machine than the baseline: no speedup verdict across machines unless asked">
+                      on {row.machine}
+                    </span>
+                  )}
+                  {row.fasterButWorse && (
+                    <span className="badge row-flag faster-but-worse" data-testid="row-faster-but-worse" title={`Faster, but ${row.gateReason}`}>
+                      faster but worse
+                    </span>
+                  )}
+                  <span className="run-links row-runs">
+                    {row.runIds.map((id) => (
+                      <a key={id} href={viewHash({ kind: 'run', id })} title={`run #${id}`}>
+                        #{id}
+                      </a>
+                    ))}
+                    {manySweeps && row.sweepId !== null && (
+                      <a className="row-sweep" href={viewHash({ kind: 'sweep', id: row.sweepId })} title="The sweep this config belongs to">
+                        sweep {row.sweepId}
+                      </a>
+                    )}
+                  </span>
+                </td>
+                {columns.map((column) => (
+                  <td key={column} className="variable mono">
+                    {row.config[column] ?? ''}
+                  </td>
+                ))}
+                <td
+                  className="num"
+                  data-testid="row-throughput"
+                  data-value={row.throughput.median ?? ''}
+                  data-unit={row.throughput.unit ?? ''}
+                  data-work={workPerStepText(row)}
+                  title={workPerStepText(row) ? `One step holds ${workPerStepText(row)}: the throughput is per unit of that work` : undefined}
+                >
+                  <span className="figure">
+                    {figure(row.throughput.median)}
+                    {row.throughput.unit !== unit && row.throughput.unit !== null && row.throughput.median !== null ? ` ${row.throughput.unit}` : ''}
+                  </span>
+                  {row.throughput.ci95 && (
+                    <span className="ci" title="95 % t-interval of the geometric mean over runs">
+                      {intervalText(row.throughput.ci95)}
+                    </span>
+                  )}
+                </td>
+                <td className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(/ /gu, '-')}`} data-testid="row-speedup" data-value={row.speedup.ratio ?? ''}>
+                  <span className="figure">{speedupText(row)}</span>
+                  {row.speedup.ci95 && (
+                    <span className="ci" title="95 % t-interval of the speedup over runs">
+                      {intervalText(row.speedup.ci95, 3)}
+                    </span>
+                  )}
+                </td>
+                <td>
+                  <VerdictBadge row={row} minEffect={comparison.minEffect} />
+                  {row.fairness.length > 0 && (
+                    <span
+                      className="unfair-flag"
+                      data-testid="row-unfair"
+                      data-kinds={row.fairness.map((flag) => flag.kind).join(' ')}
+                      tabIndex={0}
+                      title={`Not a fair machine: run it again on a quiet one.\n${row.fairness.map((flag) => `${flag.kind} (run${flag.runIds.length === 1 ? '' : 's'} ${flag.runIds.map((id) => `#${id}`).join(', ')}): ${flag.message}`).join('\n')}`}
+                      aria-label={`Not a fair machine: ${row.fairness.map((flag) => flag.kind).join(', ')}`}
+                    >
+                      ⚠
+                    </span>
+                  )}
+                  {row.speedup.reason && EXPLAINED.has(row.speedup.verdict) && (
+                    <span className="row-reason" data-testid="row-reason">
+                      {row.speedup.reason}
+                    </span>
+                  )}
+                  {row.notes.map((note) => (
+                    <span key={note} className="row-reason" data-testid="row-note">
+                      {note}
+                    </span>
+                  ))}
+                </td>
+                <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
+                  <span data-testid="row-n">{row.n}</span>
+                </td>
+                {show('Step ms') && <td className="num">{figure(row.stepTimeMs)}</td>}
+                {show('VRAM') && (
+                  <td className="num" data-testid="row-vram">
+                    {row.vramPeakMiB === null ? NONE : `${whole(row.vramPeakMiB)} MiB`}
+                  </td>
+                )}
+                {show('Util %') && <td className="num">{fixed(row.utilMean, 0)}</td>}
+                {show('Power W') && <td className="num">{fixed(row.powerMeanW, 0)}</td>}
+                {show('J / 1k tok') && <td className="num">{figure(row.energyPer1kTokensJ)}</td>}
+                {show('Loss') && (
+                  <td className="num" data-testid="row-loss">
+                    {figure(row.finalLoss)}
+                  </td>
+                )}
+                {show('Eval loss') && <td className="num">{figure(row.evalLoss)}</td>}
+                {show('Compared') && (
+                  <td className="num" data-testid="row-compared" title={lossDeltaTitle(row, baselineName)}>
+                    {row.compared === null ? NONE : figure(row.compared.value)}
+                    {row.compared && <span className="ci">{row.compared.metric.replace(/_/gu, ' ')}</span>}
+                  </td>
+                )}
+                {show('Δ') && (
+                  <td className="num" data-testid="row-loss-delta" title={lossDeltaTitle(row, baselineName)}>
+                    {row.isBaseline ? NONE : deltaText(row.lossDelta)}
+                  </td>
+                )}
+                <td className="gate-col">
+                  <span className={`badge gate gate-${row.gate === 'n/a' ? 'na' : row.gate}`} data-testid="row-gate" title={row.gateReason}>
+                    {row.gate}
+                  </span>
+                </td>
+                {show('Exit') && (
+                  <td className="exit-col">
+                    {row.exitClasses.map((exit) => (
+                      <span key={exit} className={`exit-word ${exit === 'ok' ? 'ok' : 'bad'}`}>
+                        {exit}
+                      </span>
+                    ))}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** Columns a person may hide to fit the window; those with no value in any row are named as left out. */
+function ColumnChooser({ columns }: { columns: CompareColumns }) {
+  const hiddenCount = columns.withData.filter((column) => column.hidden).length;
+  return (
+    <details className="compare-columns" data-testid="compare-columns">
+      <summary>Columns{hiddenCount > 0 ? ` (${hiddenCount} hidden)` : ''}</summary>
+      <div className="compare-columns-list">
+        {columns.withData.map((column) => (
+          <label key={column.label}>
+            <input
+              type="checkbox"
+              data-testid={`compare-column-${column.label}`}
+              checked={!column.hidden}
+              onChange={(event) => columns.setHidden(column.label, !event.target.checked)}
+            />{' '}
+            {column.label}
+          </label>
+        ))}
+        {columns.empty.length > 0 && <span className="hint">No values, so left out: {columns.empty.join(', ')}</span>}
+      </div>
+    </details>
   );
 }
 

@@ -4,6 +4,7 @@ import type { MethodOutput } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { describeValue } from '../runs/fingerprintText.js';
+import { viewHash } from '../route.js';
 import './gpu.css';
 
 type GpuInfoAnswer = MethodOutput<'gpu.info'>;
@@ -185,12 +186,12 @@ export function GpuInfo() {
 
   return (
     <>
-      <button type="button" className="button small" data-testid="gpu-info-button" onClick={open} title="What nvidia-smi says about this machine's GPUs">
-        GPU
+      <button type="button" className="button small" data-testid="gpu-info-button" onClick={open} title="What nvidia-smi says about this machine's GPUs (a look; changes nothing)">
+        GPU status
       </button>
       <dialog ref={dialogRef} className="dialog gpu-dialog" aria-labelledby="gpu-info-title">
         <div className="dialog-title-row">
-          <h2 id="gpu-info-title">GPU</h2>
+          <h2 id="gpu-info-title">GPU status</h2>
           <span className="spacer" />
           <button type="button" className="button small" data-testid="gpu-info-refresh" disabled={loading} onClick={() => void load()}>
             {loading ? 'Reading…' : 'Refresh'}
@@ -199,6 +200,17 @@ export function GpuInfo() {
             Close
           </button>
         </div>
+        <p className="hint gpu-info-role">
+          What nvidia-smi says now; this reads only. Persistence, clock locks and the power limit are changed in{' '}
+          <a
+            href={viewHash({ kind: 'gpu' })}
+            data-testid="gpu-info-to-control"
+            onClick={() => dialogRef.current?.close()}
+          >
+            GPU control
+          </a>
+          .
+        </p>
         <div className="gpu-info" data-testid="gpu-info">
           {error && (
             <p className="inline-error" role="alert">

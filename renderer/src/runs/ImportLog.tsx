@@ -1,15 +1,13 @@
 // The sidebar's Import log button and its dialog: a log file (or pasted text) made elsewhere becomes a run.
 import { useImperativeHandle, useRef, useState, type ChangeEvent, type FormEvent, type Ref } from 'react';
-import { MAX_IMPORT_CHARS, type Run } from '../../../electron/shared/api.js';
+import { MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, type Run } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatBytes } from '../shared/format.js';
-import { readLogFile, runNameFromFileName } from './importFile.js';
+import { ProgressBar } from '../shared/ProgressBar.js';
+import { importFileInPieces, logFileProblem, runNameFromFileName, type ImportProgress } from './importFile.js';
 
-interface ChosenFile {
-  name: string;
-  size: number;
-  text: string;
-}
+/** The file itself: sent in pieces when imported, never read whole into the page. */
+type ChosenFile = File;
 
 /** For the dialog's other openers: the first-run view and the desktop menu's Import Log. */
 export interface ImportLogHandle {
@@ -23,8 +21,10 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
   const [file, setFile] = useState<ChosenFile | null>(null);
   const [text, setText] = useState('');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState<'reading' | 'importing' | null>(null);
+  const [busy, setBusy] = useState<'importing' | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<ImportProgress | null>(null);
+  const abortRef = useRef<AbortController | null>(null);
 
   const open = () => {
     // Asked again while open (the menu's shortcut twice), it keeps what was typed.
@@ -44,46 +44,51 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
     if (fileInputRef.current) fileInputRef.current.value = '';
   };
 
-  const chooseFile = async (event: ChangeEvent<HTMLInputElement>) => {
+  const chooseFile = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = event.target.files?.[0];
     setError(null);
     if (!chosen) {
       setFile(null);
       return;
     }
-    setBusy('reading');
-    const read = await readLogFile(chosen);
-    setBusy(null);
-    if (!read.ok) {
-      setError(read.error);
+    const problem = logFileProblem(chosen);
+    if (problem !== null) {
+      setError(problem);
       clearFile();
       return;
     }
-    setFile({ name: chosen.name, size: chosen.size, text: read.text });
+    setFile(chosen);
     setName((typed) => (typed.trim() === '' ? runNameFromFileName(chosen.name) : typed));
   };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const logText = file?.text ?? text;
-    if (logText.trim() === '') {
+    const runName = name.trim() === '' ? undefined : name.trim();
+    if (!file && text.trim() === '') {
       setError('Choose a log file or paste a log.');
       return;
     }
-    if (logText.length > MAX_IMPORT_CHARS) {
-      setError(`The pasted log is over ${formatBytes(MAX_IMPORT_CHARS)}; save it to a file and run: tuning-bench import FILE`);
+    if (!file && text.length > MAX_IMPORT_CHARS) {
+      setError(`The pasted log is over ${formatBytes(MAX_IMPORT_CHARS)}; save it to a file and choose the file instead.`);
       return;
     }
     setBusy('importing');
     setError(null);
+    setProgress(file ? { sentBytes: 0, totalBytes: file.size } : null);
+    const abort = new AbortController();
+    abortRef.current = abort;
     try {
-      const run = await api['runs.import']({ text: logText, name: name.trim() === '' ? undefined : name.trim() });
+      const run = file
+        ? await importFileInPieces(api, file, runName, setProgress, abort.signal)
+        : await api['runs.import']({ text, name: runName });
       dialogRef.current?.close();
       onImported(run);
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {
+      abortRef.current = null;
       setBusy(null);
+      setProgress(null);
     }
   };
 
@@ -117,13 +122,14 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
             {file ? (
               <span className="hint file-chosen" data-testid="import-file-info">
                 {file.name}, {formatBytes(file.size)}{' '}
-                <button type="button" className="link-button" onClick={clearFile}>
+                <button type="button" className="link-button" onClick={clearFile} disabled={busy !== null}>
                   clear
                 </button>
               </span>
             ) : (
               <span className="hint">
-                Up to {formatBytes(MAX_IMPORT_CHARS)}. For bigger logs run <code>tuning-bench import FILE</code>.
+                Up to {formatBytes(MAX_IMPORT_FILE_BYTES)}, sent in pieces with its progress shown. From a shell:{' '}
+                <code>tuning-bench import FILE</code>.
               </span>
             )}
           </label>
@@ -154,11 +160,28 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
               {error}
             </p>
           )}
+          {busy === 'importing' && (
+            <ProgressBar
+              label={file ? `Importing ${file.name}` : 'Importing the pasted log'}
+              testId="import-progress"
+              {...(progress ? { value: progress.sentBytes, max: progress.totalBytes, unit: 'bytes' as const } : {})}
+              detail={progress && progress.sentBytes >= progress.totalBytes ? 'Parsed; making the summary…' : null}
+            />
+          )}
           <div className="actions">
             <button type="submit" className="button primary" data-testid="import-submit" disabled={busy !== null}>
-              {busy === 'importing' ? 'Importing…' : busy === 'reading' ? 'Reading…' : 'Import'}
+              {busy === 'importing' ? 'Importing…' : 'Import'}
             </button>
-            <button type="button" className="button" onClick={() => dialogRef.current?.close()}>
+            <button
+              type="button"
+              className="button"
+              data-testid="import-cancel"
+              onClick={() => {
+                // Under way: stopped, and the engine removes what it had stored; else the dialog just closes.
+                if (abortRef.current) abortRef.current.abort();
+                else dialogRef.current?.close();
+              }}
+            >
               Cancel
             </button>
           </div>

@@ -6,6 +6,7 @@ import { ChartCard } from '../shared/ChartCard.js';
 import type { ChartLink } from '../shared/chartLink.js';
 import type { ChartTheme, LineColour } from '../shared/chartSetup.js';
 import {
+  smoothLine,
   STEP_AXIS,
   withAlpha,
   type ChartAxis,
@@ -56,12 +57,21 @@ interface MetricChartProps {
   link?: ChartLink;
   /** Shown on the chart card for a person: what the bands mean. */
   bandLegend?: string;
+  /** What x is when a person chose (step, tokens, time); the axis's own when absent. */
+  xAxis?: XAxis;
+  /** A log y switch on the card: whether it is on, and what to do when it is switched. */
+  logY?: { on: boolean; onChange: (on: boolean) => void };
+  /** Smoothing weight, 0 (none) to 0.99: the smoothed line drawn over the raw one, which stays faint behind it. */
+  smoothing?: number;
+  /** A chart a person added can be removed. */
+  onRemove?: () => void;
 }
 
 interface MetricContent extends LineChartContent {
   lines: readonly ChartLine[];
   bands: readonly ChartBand[] | undefined;
   bandColour: LineColour | undefined;
+  smoothing: number;
 }
 
 /** LTTB keeps a line's shape with about this many points, whatever the run's length (chart.js's own suggestion is ~width). */
@@ -121,18 +131,32 @@ function setup(axis: ChartAxis) {
   });
 }
 
+/** Opacity of a smoothed line's raw points, behind it: there to see the noise, faint enough to read the trend. */
+const RAW_UNDER_SMOOTHED_ALPHA = 0.25;
+
 function datasets(content: MetricContent, theme: ChartTheme): LineDataset[] {
-  return content.lines.map((line) => ({
-    label: line.label,
+  return content.lines.flatMap((line) => {
     // A copy: chart.js patches the methods of arrays it is given, and the set's arrays keep growing under it.
-    data: line.data.slice(),
-    borderColor: theme[line.colour],
-    backgroundColor: theme[line.colour],
-    borderWidth: line.dashed ? 1.25 : line.markers ? 1.5 : 1.75,
-    pointRadius: line.markers ? 3 : 0,
-    pointHoverRadius: 4,
-    borderDash: line.markers ? [4, 3] : line.dashed ? [6, 4] : [],
-  }));
+    // On a log axis only values above zero have a place.
+    const data = content.logY ? line.data.filter((point) => point.y > 0) : line.data.slice();
+    const line_: LineDataset = {
+      label: line.label,
+      data,
+      borderColor: theme[line.colour],
+      backgroundColor: theme[line.colour],
+      borderWidth: line.dashed ? 1.25 : line.markers ? 1.5 : 1.75,
+      pointRadius: line.markers ? 3 : 0,
+      pointHoverRadius: 4,
+      borderDash: line.markers ? [4, 3] : line.dashed ? [6, 4] : [],
+    };
+    // Sparse markers (evaluations) and bounds are not smoothed: there is no noise to take out of them.
+    if (content.smoothing <= 0 || line.markers || line.dashed) return [line_];
+    const faint = withAlpha(theme[line.colour], RAW_UNDER_SMOOTHED_ALPHA);
+    return [
+      { ...line_, label: `${line.label} (raw)`, borderColor: faint, backgroundColor: faint, borderWidth: 1 },
+      { ...line_, label: `${line.label} (smoothed)`, data: smoothLine(data, content.smoothing) },
+    ];
+  });
 }
 
 export function MetricChart({
@@ -149,10 +173,15 @@ export function MetricChart({
   bandColour,
   link,
   bandLegend,
+  xAxis,
+  logY,
+  smoothing = 0,
+  onRemove,
 }: MetricChartProps) {
+  const logOn = logY?.on ?? false;
   const content = useMemo<MetricContent>(
-    () => ({ lines, yTitle, beginAtZero, xRange, bands, bandColour }),
-    [lines, yTitle, beginAtZero, xRange, bands, bandColour],
+    () => ({ lines, yTitle, beginAtZero, xRange, bands, bandColour, smoothing, logY: logOn, ...(xAxis ? { x: xAxis } : {}) }),
+    [lines, yTitle, beginAtZero, xRange, bands, bandColour, smoothing, logOn, xAxis],
   );
   // The chart is made once, with the axis and link of its first render (a chart group keeps one link for its life).
   const { canvasRef, controls } = useLineChart({ content, datasets, setup: setup(axis), link });
@@ -190,6 +219,8 @@ export function MetricChart({
       points={points}
       emptyText={emptyText}
       toolbar={axis === 'step' && lines.length > 1 && legendItems}
+      {...(logY ? { logY } : {})}
+      {...(onRemove ? { onRemove } : {})}
       // Small time charts keep their legend on a row of its own, always there, so the plots of a row line up.
       aboveCanvas={axis === 'seconds' && <div className="chart-legend-row">{legendItems}</div>}
     />

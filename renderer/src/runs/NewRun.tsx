@@ -13,6 +13,9 @@ import { NewWorkload } from './NewWorkload.js';
 import { useGpuStartGuard } from '../gpu/OtherProcessesConfirm.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
 import { WorkloadOptions } from './WorkloadOptions.js';
+import { fieldsFromRun, readRememberedRunFields, rememberRunFields, type RunSource } from './newRunFields.js';
+import { templateVariables } from '../../../electron/shared/variables.js';
+import { viewHash } from '../route.js';
 import './NewRun.css';
 
 /** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
@@ -40,14 +43,32 @@ interface NewRunProps {
   runs: readonly Run[];
   onStarted: (run: Run) => void;
   onWorkloadCreated: (workload: Workload) => void;
+  /** Where a typed command runs unless told (the engine's starting directory): the directory field's first value. */
+  defaultCwd?: string;
+  /** Edit and run again: the form starts as a copy of this run (give the component a key per run). */
+  from?: Run | null;
 }
 
-export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRunProps) {
+export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultCwd = '', from = null }: NewRunProps) {
   const { api } = useBridge();
   const rootRef = useRef<HTMLElement>(null);
-  const [chosenId, setChosenId] = useState<number | null>(null);
+  // A copy of a run to change, or what was run last (the form remembers it), or the defaults.
+  const [initial] = useState(() => {
+    const copied = from ? fieldsFromRun(from, workloads) : null;
+    const remembered = readRememberedRunFields();
+    return {
+      copied,
+      source: copied?.source ?? remembered.source ?? 'workload',
+      workloadId: copied ? copied.workloadId : (remembered.workloadId ?? null),
+      typedScript: copied ? copied.typedScript : (remembered.typedScript ?? ''),
+      typedCwd: copied ? copied.typedCwd : remembered.typedCwd || defaultCwd,
+    };
+  });
+  const [chosenId, setChosenId] = useState<number | null>(initial.workloadId);
   /** Edits per workload, so switching workloads and back keeps what was typed. */
-  const [edits, setEdits] = useState<Record<number, Record<string, string>>>({});
+  const [edits, setEdits] = useState<Record<number, Record<string, string>>>(() =>
+    initial.copied?.workloadId != null ? { [initial.copied.workloadId]: initial.copied.values } : {},
+  );
   const [preview, setPreview] = useState<Preview | null>(null);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
@@ -55,15 +76,15 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   const [timeLimit, setTimeLimit] = useState('');
   const [stepLimit, setStepLimit] = useState('');
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
-  const [perStep, setPerStep] = useState('');
-  const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>('tokens');
+  const [perStep, setPerStep] = useState(initial.copied?.perStep ?? '');
+  const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>(initial.copied?.perStepUnit ?? 'tokens');
   const [editing, setEditing] = useState<Workload | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [workloadError, setWorkloadError] = useState<string | null>(null);
   /** Run a registered workload, or a command typed here (its {var} placeholders become its variables). */
-  const [source, setSource] = useState<'workload' | 'typed'>('workload');
-  const [typedScript, setTypedScript] = useState('');
-  const [typedCwd, setTypedCwd] = useState('');
+  const [source, setSource] = useState<RunSource>(initial.source);
+  const [typedScript, setTypedScript] = useState(initial.typedScript);
+  const [typedCwd, setTypedCwd] = useState(initial.typedCwd);
   const { gpu, refreshGpu, confirmDialog, guard } = useGpuStartGuard();
 
   const typedCommand = useMemo(
@@ -155,6 +176,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
       const others = gpuState !== null && settings !== null && changesSpeed(settings) ? gpuState.processes : [];
       const started = await guard(others, settings ? describeRunSettings(settings) : 'start the run', start);
       if (started.done) {
+        rememberRunFields({ source, workloadId: source === 'workload' ? workload.id : chosenId, typedScript, typedCwd });
         onStarted(started.value);
         // Starting with settings may have restored a dead engine's (the banner's) and now holds the GPU.
         if (gpuSettings.input) void refreshGpu();
@@ -188,6 +210,18 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
   /** A GPU change refused for want of root: the command to run in a terminal instead. */
   const startCommand = startError ? commandInMessage(startError) : null;
   const previewForWorkload = preview !== null && workload !== null && preview.key.startsWith(`${workload.id}:`);
+  const specs = useMemo(() => (workload ? templateVariables(workload.command, workload.mode) : []), [workload]);
+  /** Why Run cannot start yet, said beside it: never a greyed button and no reason. */
+  const blocked =
+    source === 'typed' && typedScript.trim() === ''
+      ? 'Type the command to run.'
+      : source === 'typed' && typedCwd.trim() === ''
+        ? 'Give the directory the command runs in.'
+        : !workload
+          ? 'Choose a workload.'
+          : samePreview && !preview.ok
+            ? preview.error
+            : null;
 
   return (
     <section className="new-run" ref={rootRef} aria-label="New run">
@@ -210,6 +244,33 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
         <NewWorkload key={editing.id} runs={runs} editing={editing} onCreated={created} onCancel={() => setEditing(null)} />
       )}
 
+      {initial.copied && from && (
+        <p className="notice copied-run" data-testid="copied-from" role="status">
+          A copy of <a href={viewHash({ kind: 'run', id: from.id })}>run #{from.id}</a>: change what you want to try, then Run. Run #{from.id} stays as it
+          was.
+          {source === 'workload' && workload && workload.variables.length === 0 && (
+            <>
+              {' '}
+              It ran the workload <strong>{workload.name}</strong>, which has no variables: <em>Edit workload</em> changes its command (and keeps
+              its metric regex), or{' '}
+              <button
+                type="button"
+                className="link-button"
+                data-testid="copy-as-typed"
+                onClick={() => {
+                  const typed = fieldsFromRun({ ...from, workloadId: null }, []);
+                  setTypedScript(typed.typedScript);
+                  setTypedCwd(typed.typedCwd);
+                  setSource('typed');
+                }}
+              >
+                run its command as a typed command
+              </button>{' '}
+              (parsed by the built-in parsers only).
+            </>
+          )}
+        </p>
+      )}
       {!creating && !editing && (
         <form className="card form" onSubmit={(event) => void start(event)}>
           <div className="source-switch" role="radiogroup" aria-label="What to run">
@@ -242,6 +303,14 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
               <label className="field">
                 <span className="label">Working directory</span>
                 <input className="mono" data-testid="typed-cwd" placeholder="/home/me/project" value={typedCwd} onChange={(event) => setTypedCwd(event.target.value)} />
+                {defaultCwd !== '' && typedCwd.trim() !== defaultCwd && (
+                  <span className="hint">
+                    <button type="button" className="link-button" data-testid="typed-cwd-default" onClick={() => setTypedCwd(defaultCwd)}>
+                      Use {defaultCwd}
+                    </button>{' '}
+                    (where Tuning Bench was started)
+                  </span>
+                )}
               </label>
             </>
           )}
@@ -301,20 +370,28 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
           {workload && workload.variables.length > 0 && (
             <fieldset className="variables">
               <legend>Variables</legend>
-              {workload.variables.map((variable) => (
-                <label className="field variable" key={variable.name}>
-                  <span className="label mono">{variable.name}</span>
-                  <input
-                    className="mono"
-                    data-testid={`var-${variable.name}`}
-                    value={values[variable.name] ?? ''}
-                    placeholder={variable.default}
-                    spellCheck={false}
-                    onChange={(event) => setValue(variable.name, event.target.value)}
-                  />
-                  {variable.description && <span className="hint">{variable.description}</span>}
-                </label>
-              ))}
+              {workload.variables.map((variable) => {
+                const flag = specs.find((spec) => spec.name === variable.name)?.kind === 'flag';
+                return (
+                  <label className="field variable" key={variable.name}>
+                    <span className="label mono">{variable.name}</span>
+                    <input
+                      className="mono"
+                      data-testid={`var-${variable.name}`}
+                      value={values[variable.name] ?? ''}
+                      placeholder={variable.default || (flag ? 'absent' : 'a value is needed')}
+                      spellCheck={false}
+                      onChange={(event) => setValue(variable.name, event.target.value)}
+                    />
+                    {variable.description && <span className="hint">{variable.description}</span>}
+                    {flag && (
+                      <span className="hint" data-testid={`var-${variable.name}-flag`}>
+                        A flag: alone as an argument, so empty leaves it out (give e.g. <code>--amp</code> to put it in).
+                      </span>
+                    )}
+                  </label>
+                );
+              })}
             </fieldset>
           )}
           {workload && workload.variables.length === 0 && (
@@ -384,7 +461,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
 
           <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
             <span className="label">Will run</span>
-            {!previewForWorkload && <p className="hint">Working out the command…</p>}
+            {!workload && source === 'typed' && <p className="hint">The command appears here as it will run once it and its directory are typed.</p>}
+            {workload && !previewForWorkload && <p className="hint">Working out the command…</p>}
             {previewForWorkload && preview.ok && (
               <>
                 <pre className="command-line" data-testid="command-preview">
@@ -422,9 +500,14 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated }: NewRun
           )}
           {startCommand && <CommandToCopy command={startCommand} />}
           <div className="actions">
-            <button type="submit" className="button primary" data-testid="start-run" disabled={!workload || starting}>
+            <button type="submit" className="button primary" data-testid="start-run" disabled={blocked !== null || starting}>
               {starting ? 'Starting…' : '▶ Run'}
             </button>
+            {blocked !== null && (
+              <span className="run-blocked" data-testid="run-blocked" role="status">
+                {blocked}
+              </span>
+            )}
           </div>
         </form>
       )}

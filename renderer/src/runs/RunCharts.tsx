@@ -1,7 +1,10 @@
 // The run view's charts panel: throughput and loss against step (Metrics tab), GPU and host telemetry against time
 // (Telemetry tab), live while the run runs, folded away on request.
 import { useMemo, useState } from 'react';
-import { describeNonFiniteLoss, type MetricsView } from './metricSeries.js';
+import { describeNonFiniteLoss, hasTimes, onXAxis, type MetricSeriesEntry, type MetricsView, type MetricXAxis } from './metricSeries.js';
+import { ChartViewControls } from '../shared/ChartViewControls.js';
+import { METRIC_X_AXES } from '../shared/lineChart.js';
+import { MAX_EXTRA_CHARTS, readMetricChartPrefs, writeMetricChartPrefs, type MetricChartPrefs } from './metricChartPrefs.js';
 import { useTelemetryStatus } from './telemetryStatus.js';
 import { useRunMetrics } from './useRunMetrics.js';
 import { useRunTelemetry } from './useRunTelemetry.js';
@@ -67,28 +70,70 @@ const THROUGHPUT_TITLES: Record<string, string> = {
   step_time_ms: 'Throughput (from step time)',
 };
 
-function throughputLines(view: MetricsView | null): ChartLine[] {
-  if (!view?.throughput) return [];
-  return [{ label: view.throughput.unit, data: view.throughput.data, colour: 'throughput' }];
+/** Where the x a person chose is drawn from: the step, the tokens by then, or the time since the start. */
+interface XChoice {
+  axis: MetricXAxis;
+  tokensPerStep: number | null;
 }
 
-function lossLines(view: MetricsView | null): ChartLine[] {
+function throughputLines(view: MetricsView | null, x: XChoice): ChartLine[] {
+  if (!view?.throughput) return [];
+  return [{ label: view.throughput.unit, data: onXAxis(view.throughput.data, x.axis, x.tokensPerStep), colour: 'throughput' }];
+}
+
+function lossLines(view: MetricsView | null, x: XChoice): ChartLine[] {
   const lines: ChartLine[] = [];
-  if (view?.loss) lines.push({ label: 'loss', data: view.loss, colour: 'loss' });
-  if (view?.evalLoss) lines.push({ label: 'eval loss', data: view.evalLoss, colour: 'evalLoss', markers: true });
+  if (view?.loss) lines.push({ label: 'loss', data: onXAxis(view.loss, x.axis, x.tokensPerStep), colour: 'loss' });
+  if (view?.evalLoss) lines.push({ label: 'eval loss', data: onXAxis(view.evalLoss, x.axis, x.tokensPerStep), colour: 'evalLoss', markers: true });
   return lines;
 }
 
-export function RunCharts({ runId, running }: { runId: number; running: boolean }) {
+/** A metric as a person reads its name in the picker: `grad_norm`, `eval_accuracy (eval)`, `loss (progress bar)`. */
+function metricLabel(entry: Pick<MetricSeriesEntry, 'name' | 'kind'>): string {
+  if (entry.kind === 'train') return entry.name;
+  return `${entry.name} (${entry.kind === 'progress' ? 'progress bar' : entry.kind})`;
+}
+
+interface RunChartsProps {
+  runId: number;
+  running: boolean;
+  /** Tokens in one step, where known: the tokens x axis is step × this. */
+  tokensPerStep?: number | null;
+}
+
+export function RunCharts({ runId, running, tokensPerStep = null }: RunChartsProps) {
   const metrics = useRunMetrics(runId, running);
   const telemetry = useRunTelemetry(runId, running);
   const statuses = useTelemetryStatus(runId);
   const [collapsed, setCollapsed] = useState(readCollapsed);
   const [tab, setTab] = useState<ChartsTab>(readTab);
+  const [prefs, setPrefs] = useState<MetricChartPrefs>(readMetricChartPrefs);
   const view = metrics.status === 'ready' ? metrics.view : null;
+  const updatePrefs = (next: MetricChartPrefs) => {
+    setPrefs(next);
+    writeMetricChartPrefs(next);
+  };
+  const timed = view !== null && hasTimes(view);
+  const unavailable = {
+    ...(tokensPerStep === null ? { tokens: 'tokens per step unknown' } : {}),
+    ...(view !== null && !timed ? { seconds: 'the log has no times' } : {}),
+  };
+  // An axis chosen on another run that this one cannot draw falls back to steps.
+  const axis: MetricXAxis = unavailable[prefs.x as keyof typeof unavailable] !== undefined ? 'step' : prefs.x;
+  const x = useMemo<XChoice>(() => ({ axis, tokensPerStep }), [axis, tokensPerStep]);
   // New arrays only when the metrics moved on, so a chart redraws at the feed's pace, not at every render.
-  const throughput = useMemo(() => throughputLines(view), [view]);
-  const loss = useMemo(() => lossLines(view), [view]);
+  const throughput = useMemo(() => throughputLines(view, x), [view, x]);
+  const loss = useMemo(() => lossLines(view, x), [view, x]);
+  const extraEntries = useMemo(
+    () => prefs.extra.map((key) => view?.metrics.find((entry) => entry.key === key) ?? null).filter((entry): entry is MetricSeriesEntry => entry !== null),
+    [prefs.extra, view],
+  );
+  const extraLines = useMemo(
+    () => extraEntries.map((entry) => [{ label: metricLabel(entry), data: onXAxis(entry.data, x.axis, x.tokensPerStep), colour: 'evalLoss' as const }] as ChartLine[]),
+    [extraEntries, x],
+  );
+  const logY = (key: string) => ({ on: prefs.logY[key] === true, onChange: (on: boolean) => updatePrefs({ ...prefs, logY: { ...prefs.logY, [key]: on } }) });
+  const addable = view?.metrics.filter((entry) => !prefs.extra.includes(entry.key)) ?? [];
 
   const toggle = () => {
     setCollapsed(!collapsed);
@@ -109,7 +154,8 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
   const noGpuReason = statuses[0]?.message ?? 'no GPU samples were recorded for this run';
   const onTelemetry = tab === 'telemetry' && !collapsed;
 
-  const nothing = view !== null && throughput.length === 0 && loss.length === 0 && view.nonFiniteLoss === null;
+  // Any metric at all keeps the charts: one that is neither throughput nor loss can be plotted from the picker.
+  const nothing = view !== null && throughput.length === 0 && loss.length === 0 && view.nonFiniteLoss === null && view.metrics.length === 0;
   // A running run keeps the charts' room from the start, empty or not: the panel must not grow under the terminal
   // when the first metrics come, which would resize the pty (and redraw a progress bar) in the middle of the run.
   const showCharts = !collapsed && (running ? metrics.status !== 'failed' : view !== null && !nothing);
@@ -169,9 +215,7 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
         )}
         <span className="spacer" />
         <TelemetryStatus entries={statuses} />
-        {tab === 'metrics' && showCharts && !nothing && (
-          <span className="hint">Wheel or drag to zoom the steps · Shift+drag to pan</span>
-        )}
+        {tab === 'metrics' && showCharts && !nothing && <span className="hint">Wheel or drag to zoom · Shift+drag to pan</span>}
         {onTelemetry && <span className="hint">x: seconds since start · wheel or drag to zoom all · Shift+drag to pan</span>}
       </div>
       {onTelemetry && hostOnly && (
@@ -182,26 +226,73 @@ export function RunCharts({ runId, running }: { runId: number; running: boolean 
       {tab === 'profile' && !collapsed && <RunProfile key={runId} runId={runId} running={running} />}
       {onTelemetry && <TelemetryCharts runId={runId} running={running} view={telemetryView} hostOnly={hostOnly} />}
       {tab === 'metrics' && showCharts && (
-        <div className="charts">
-          <MetricChart
-            testId="chart-throughput"
-            title={THROUGHPUT_TITLES[view?.throughput?.name ?? ''] ?? 'Throughput'}
-            yTitle={unit}
-            lines={throughput}
-            beginAtZero
-            fileName={`run-${runId}-throughput.png`}
-            emptyText={running ? 'Waiting for throughput in the output…' : 'No throughput in this run’s metrics'}
-          />
-          <MetricChart
-            testId="chart-loss"
-            title="Loss"
-            yTitle="loss"
-            lines={loss}
-            beginAtZero={false}
-            fileName={`run-${runId}-loss.png`}
-            emptyText={running ? 'Waiting for a loss in the output…' : 'No loss in this run’s metrics'}
-          />
-        </div>
+        <>
+          <ChartViewControls view={{ x: axis, smoothing: prefs.smoothing }} onChange={(next) => updatePrefs({ ...prefs, ...next })} unavailable={unavailable}>
+            <label className="chart-control">
+              <span className="label">plot</span>
+              <select
+                data-testid="add-metric-chart"
+                value=""
+                disabled={addable.length === 0 || prefs.extra.length >= MAX_EXTRA_CHARTS}
+                title={prefs.extra.length >= MAX_EXTRA_CHARTS ? `At most ${MAX_EXTRA_CHARTS} added charts: remove one first` : 'Any metric parsed from this run'}
+                onChange={(event) => {
+                  if (event.target.value !== '') updatePrefs({ ...prefs, extra: [...prefs.extra, event.target.value] });
+                }}
+              >
+                <option value="">{addable.length === 0 ? 'no other metric parsed' : `another metric… (${addable.length})`}</option>
+                {addable.map((entry) => (
+                  <option key={entry.key} value={entry.key}>
+                    {metricLabel(entry)} · {entry.data.length.toLocaleString()} points
+                  </option>
+                ))}
+              </select>
+            </label>
+          </ChartViewControls>
+          <div className="charts">
+            <MetricChart
+              key={`throughput-${axis}`}
+              testId="chart-throughput"
+              title={THROUGHPUT_TITLES[view?.throughput?.name ?? ''] ?? 'Throughput'}
+              yTitle={unit}
+              lines={throughput}
+              beginAtZero
+              fileName={`run-${runId}-throughput.png`}
+              emptyText={running ? 'Waiting for throughput in the output…' : 'No throughput in this run’s metrics'}
+              xAxis={METRIC_X_AXES[axis]}
+              logY={logY('throughput')}
+              smoothing={prefs.smoothing}
+            />
+            <MetricChart
+              key={`loss-${axis}`}
+              testId="chart-loss"
+              title="Loss"
+              yTitle="loss"
+              lines={loss}
+              beginAtZero={false}
+              fileName={`run-${runId}-loss.png`}
+              emptyText={running ? 'Waiting for a loss in the output…' : 'No loss in this run’s metrics'}
+              xAxis={METRIC_X_AXES[axis]}
+              logY={logY('loss')}
+              smoothing={prefs.smoothing}
+            />
+            {extraEntries.map((entry, i) => (
+              <MetricChart
+                key={`${entry.key}-${axis}`}
+                testId={`chart-metric-${entry.name}`}
+                title={metricLabel(entry)}
+                yTitle={entry.name}
+                lines={extraLines[i]!}
+                beginAtZero={false}
+                fileName={`run-${runId}-${entry.name}.png`}
+                emptyText="No points yet"
+                xAxis={METRIC_X_AXES[axis]}
+                logY={logY(entry.key)}
+                smoothing={prefs.smoothing}
+                onRemove={() => updatePrefs({ ...prefs, extra: prefs.extra.filter((key) => key !== entry.key) })}
+              />
+            ))}
+          </div>
+        </>
       )}
     </section>
   );

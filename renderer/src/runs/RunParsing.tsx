@@ -1,9 +1,11 @@
 // Parsing a run's stored output again, and what to do when it gave no metrics: its lines with numbers, a regex to try, a workload to save it in.
 import { useEffect, useState } from 'react';
-import type { ReparseResult, Run, Workload, WorkloadInput } from '../../../electron/shared/api.js';
+import { IMPORTED_COMMAND, type ReparseResult, type Run, type Workload, type WorkloadInput } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatNumber } from '../shared/format.js';
 import { RegexTester } from './RegexTester.js';
+import { describeMetricsFound, hasAllMetrics, hasMetrics, metricsFound } from '../../../electron/shared/metricsFound.js';
+import { ProgressBar } from '../shared/ProgressBar.js';
 import './RunView.css';
 
 /** Lines with numbers shown to write a regex against: enough to see the format, few enough to read. */
@@ -11,12 +13,12 @@ const NUMERIC_LINES_SHOWN = 12;
 
 function describe(facts: ReparseResult['before']): string {
   const speed = facts.throughput === null ? 'no throughput' : `${formatNumber(facts.throughput, 4)} ${facts.unit ?? ''}`;
-  return `${facts.samples.toLocaleString()} samples, ${facts.steps ?? '–'} steps, ${speed}`;
+  return `${facts.samples.toLocaleString()} parsed values, ${facts.steps ?? '–'} steps, ${speed}`;
 }
 
 /** The workload a regex is saved in for this run: its own (if the user made it), else a new one named after the run. */
 function workloadForRun(run: Run, pattern: string): WorkloadInput {
-  const imported = run.command[0] === '(imported)';
+  const imported = run.command[0] === IMPORTED_COMMAND;
   return {
     name: `${(run.workloadName ?? 'run').replace(/[^\w.\- +]/gu, '-').slice(0, 100)} ${run.id} regex`,
     description: `made to parse run ${run.id}`,
@@ -100,7 +102,10 @@ export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }
   const { api } = useBridge();
   const [numeric, setNumeric] = useState<string[] | null>(null);
   const [pattern, setPattern] = useState('');
-  const noMetrics = run.status !== 'running' && run.outputBytes > 0 && run.summary.metricsSource === null;
+  const found = metricsFound(run.summary);
+  // Offered whenever a step time or a loss is missing: any other value parsed (an `epoch` counter) is no metric to compare.
+  const noMetrics = run.status !== 'running' && run.outputBytes > 0 && !hasAllMetrics(found);
+  const nothing = !hasMetrics(found);
 
   useEffect(() => {
     if (!noMetrics) return;
@@ -119,12 +124,18 @@ export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }
   }, [api, noMetrics, run.id]);
 
   if (!noMetrics) return null;
-  return (
-    <div className="notice no-metrics" data-testid="no-metrics" role="status">
+  const teach = (
+    <>
       <p>
-        <strong>No metrics were found in this run’s output.</strong> The built-in parsers know Hugging Face, Lightning, Keras,
-        nanoGPT, llm.c, Megatron, torchtitan, timm, fairseq, tqdm and plain <code>step N: loss X</code> lines. Write a regex
-        with named groups for this format, try it below, and parse the run again.
+        {nothing ? (
+          <strong>No step time, throughput or loss was found in this run’s output.</strong>
+        ) : (
+          <strong>Found {describeMetricsFound(found)} in this run’s output.</strong>
+        )}{' '}
+        The built-in parsers know Hugging Face, Lightning, Keras, nanoGPT, llm.c, Megatron, torchtitan, timm, fairseq, tqdm and
+        plain <code>step N: loss X, 45 ms</code> lines. Write a regex with named groups for this format (<code>step</code>,{' '}
+        <code>loss</code>, <code>step_time_ms</code>, <code>tokens_per_sec</code>, or any name), try it below, and parse the run
+        again.
       </p>
       {numeric && numeric.length > 0 && (
         <>
@@ -161,7 +172,21 @@ export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }
         >
           {reparse.busy ? 'Parsing…' : 'Save regex and parse again'}
         </button>
+        {reparse.busy && <ProgressBar label="Parsing the stored output again" testId="reparse-progress" />}
       </div>
+    </>
+  );
+  // Nothing found: the way out is the first thing on the page. Half found: there, folded, for the half that is missing.
+  return nothing ? (
+    <div className="notice no-metrics" data-testid="no-metrics" role="status">
+      {teach}
     </div>
+  ) : (
+    <details className="notice no-metrics partial" data-testid="no-metrics">
+      <summary data-testid="no-metrics-summary">
+        {found.loss ? 'No step time or throughput' : 'No loss'} found in this run’s output: teach its format with a regex…
+      </summary>
+      {teach}
+    </details>
   );
 }

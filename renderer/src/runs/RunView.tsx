@@ -26,6 +26,7 @@ import { useView, viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { RunSteps } from './RunSteps.js';
 import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
+import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
@@ -62,23 +63,6 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
     }
   };
   const stopping = running && stopRequested;
-  const [, navigate] = useView();
-  const [rerunning, setRerunning] = useState(false);
-  const [rerunError, setRerunError] = useState<string | null>(null);
-  /** The same command again, in the same place (a before/after side in its worktree made again); opens the new run. */
-  const runAgain = async () => {
-    setRerunning(true);
-    setRerunError(null);
-    try {
-      const again = await api['runs.rerun']({ id: run.id });
-      navigate({ kind: 'run', id: again.id });
-    } catch (error) {
-      setRerunError(errorMessage(error));
-    } finally {
-      setRerunning(false);
-    }
-  };
-
   const configEntries = Object.entries(run.config);
   const envText = formatEnvAssignments(run.env);
 
@@ -94,23 +78,12 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           <span className="spacer" />
           {run.origin === null && <PublishToMlflow subject={{ runIds: [run.id] }} publications={{ runId: run.id }} what="this run" />}
           <ReparseButton run={run} reparse={reparse} />
+          <RunAgain run={run} />
           {/* In the title row, not below it: the header keeps its height, so the terminal and the pty keep their size. */}
           {stopping && (
             <span className="stopping-note" role="status" data-testid="stopping-note">
               Stopping… SIGINT sent; SIGTERM after {STOP_ESCALATION_S} s, SIGKILL after {2 * STOP_ESCALATION_S} s
             </span>
-          )}
-          {!running && run.status !== 'interrupted' && (
-            <button
-              type="button"
-              className="button small"
-              data-testid="run-again"
-              disabled={rerunning}
-              title={run.checkout ? 'Runs the command again in a worktree of the same code, with the same data linked' : 'Runs the same command again in the same directory'}
-              onClick={() => void runAgain()}
-            >
-              {rerunning ? 'Starting…' : 'Run again'}
-            </button>
           )}
           {running && (
             <button
@@ -127,11 +100,6 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {stopError && (
           <p className="inline-error" role="alert">
             Could not stop: {stopError}
-          </p>
-        )}
-        {rerunError && (
-          <p className="inline-error" role="alert" data-testid="run-again-error">
-            Could not run it again: {rerunError}
           </p>
         )}
         {run.origin && (
@@ -204,11 +172,58 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <RunGpuSettings run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>
-      <RunCharts runId={run.id} running={running} />
+      <RunCharts runId={run.id} running={running} tokensPerStep={run.summary.tokensPerStep ?? run.unitsPerStep?.tokens ?? null} />
       <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
         <Terminal key={run.id} runId={run.id} running={running} />
       </Suspense>
     </section>
+  );
+}
+
+/**
+ * Run again (the same workload and values, or the same command, directory and environment; a before/after side in a
+ * worktree of the same code) or Edit and run again (New run filled in from this run, to change one thing). An imported
+ * log has no command to run, and a run pulled back from MLflow ran on another machine.
+ */
+function RunAgain({ run }: { run: Run }) {
+  const { api } = useBridge();
+  const [, navigate] = useView();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (run.status === 'running' || run.command[0] === IMPORTED_COMMAND || run.origin !== null) return null;
+  const again = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await api['runs.rerun']({ id: run.id });
+      navigate({ kind: 'run', id: started.id });
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+  return (
+    <span className="run-again-row">
+      {error && (
+        <span className="inline-error" role="alert" data-testid="run-again-error" title={error}>
+          {error}
+        </span>
+      )}
+      <button type="button" className="button small" data-testid="run-again" disabled={busy}
+        title={run.checkout ? 'Runs the command again in a worktree of the same code, with the same data linked' : 'Start the same command again, as it was'}
+        onClick={() => void again()}>
+        {busy ? 'Starting…' : 'Run again'}
+      </button>
+      <button
+        type="button"
+        className="button small"
+        data-testid="edit-run-again"
+        title="Open New run filled in from this run, to change what you want to try"
+        onClick={() => navigate({ kind: 'new', from: run.id })}
+      >
+        Edit and run again
+      </button>
+    </span>
   );
 }
 

@@ -158,6 +158,13 @@ export function SummaryCard({ summary, durationMs = null }: { summary: RunSummar
           )}
         </dl>
       )}
+      {summary.notes.length > 0 && (
+        <ul className="summary-hints" data-testid="summary-training-notes" aria-label="About these numbers">
+          {summary.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      )}
       {summary.hints.length > 0 && (
         <ul className="summary-hints" data-testid="summary-hints" aria-label="Hints">
           {summary.hints.map((hint) => (

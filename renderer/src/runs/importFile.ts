@@ -1,26 +1,53 @@
-// Reading a log file chosen for import: refused above the UI's limit, named after the file.
-import { LIMITS, MAX_IMPORT_CHARS } from '../../../electron/shared/api.js';
+// A log file chosen for import, sent to the engine in pieces (never held whole): refused above the import limit, named after the file.
+import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_FILE_BYTES, type ApiClient, type Run } from '../../../electron/shared/api.js';
 import { formatBytes, shellQuote } from '../shared/format.js';
 
-export type LogFileRead = { ok: true; text: string } | { ok: false; error: string };
+/** `--max-bytes` in whole GiB, the unit a person types. */
+const GIB = 1024 ** 3;
+
+/** Why a file cannot be imported from here, or null: checked on its size before a byte is read. */
+export function logFileProblem(file: Pick<File, 'name' | 'size'>): string | null {
+  if (file.size <= MAX_IMPORT_FILE_BYTES) return null;
+  return (
+    `${file.name} (${formatBytes(file.size)}) is larger than the ${formatBytes(MAX_IMPORT_FILE_BYTES)} an import takes. ` +
+    `If it really is a training log, import it from a shell: tuning-bench import ${shellQuote(file.name)} --max-bytes ${Math.ceil(file.size / GIB)}G`
+  );
+}
+
+export interface ImportProgress {
+  sentBytes: number;
+  totalBytes: number;
+}
 
 /**
- * The file's text, or why not. Checked on its size before reading: a browser tab holding a multi-GiB log as one string
- * is what the limit is there to prevent (a UTF-8 file's byte count is never below its character count).
+ * Sends a file in pieces of IMPORT_PIECE_CHARS bytes, each decoded as UTF-8 without splitting a character, each
+ * answered before the next: memory holds one piece, and `onProgress` moves with every answer. `signal` cancels it,
+ * and the engine removes what it had stored.
  */
-export async function readLogFile(file: Pick<File, 'name' | 'size' | 'text'>): Promise<LogFileRead> {
-  if (file.size > MAX_IMPORT_CHARS) {
-    return {
-      ok: false,
-      error:
-        `${file.name} (${formatBytes(file.size)}) is larger than the ${formatBytes(MAX_IMPORT_CHARS)} the app imports. ` +
-        `Import it from a shell instead: tuning-bench import ${shellQuote(file.name)}`,
-    };
-  }
+export async function importFileInPieces(
+  api: Pick<ApiClient, 'runs.importBegin' | 'runs.importAppend' | 'runs.importFinish' | 'runs.importCancel'>,
+  file: Pick<File, 'size' | 'slice'>,
+  name: string | undefined,
+  onProgress: (progress: ImportProgress) => void,
+  signal: AbortSignal,
+): Promise<Run> {
+  const { importId } = await api['runs.importBegin']({ ...(name ? { name } : {}), totalBytes: file.size });
+  const decoder = new TextDecoder('utf-8');
   try {
-    return { ok: true, text: await file.text() };
+    for (let offset = 0; offset < file.size; offset += IMPORT_PIECE_CHARS) {
+      if (signal.aborted) throw new Error('the import was cancelled; nothing was kept');
+      const bytes = await file.slice(offset, offset + IMPORT_PIECE_CHARS).arrayBuffer();
+      const text = decoder.decode(bytes, { stream: offset + IMPORT_PIECE_CHARS < file.size });
+      if (text !== '') await api['runs.importAppend']({ importId, text });
+      onProgress({ sentBytes: Math.min(file.size, offset + bytes.byteLength), totalBytes: file.size });
+    }
+    const tail = decoder.decode();
+    if (tail !== '') await api['runs.importAppend']({ importId, text: tail });
+    return await api['runs.importFinish']({ importId });
   } catch (error) {
-    return { ok: false, error: `Could not read ${file.name}: ${error instanceof Error ? error.message : String(error)}` };
+    // Whatever went wrong here, the engine's half-made run goes (a failed finish has removed it already).
+    await api['runs.importCancel']({ importId }).catch(() => undefined);
+    throw error;
   }
 }
 

@@ -6,13 +6,18 @@ export interface XY {
   y: number;
 }
 
+/** A metric's point: x is the step, `t` the seconds since the run started when it was printed (for a time axis). */
+export interface StepPoint extends XY {
+  t: number;
+}
+
 export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
 
 export interface ThroughputSeries {
   /** The metric plotted, or `step_time_ms` when the rate is worked out from printed step times. */
   name: string;
   unit: ThroughputUnit;
-  data: readonly XY[];
+  data: readonly StepPoint[];
 }
 
 export interface NonFiniteLoss {
@@ -22,15 +27,32 @@ export interface NonFiniteLoss {
   step: number | null;
 }
 
+/** One parsed metric with its points, for the chart a person may add of any of them. */
+export interface MetricSeriesEntry {
+  /** `kind:name`: the same name from evaluations and from training lines are two series. */
+  key: string;
+  name: string;
+  kind: string;
+  data: readonly StepPoint[];
+}
+
 /** What the charts draw at one moment; the arrays are the set's own and keep growing, so a chart copies them. */
 export interface MetricsView {
   throughput: ThroughputSeries | null;
-  loss: readonly XY[] | null;
-  evalLoss: readonly XY[] | null;
+  loss: readonly StepPoint[] | null;
+  evalLoss: readonly StepPoint[] | null;
   /** The first NaN or infinite loss, which is never plotted but must not go unseen. */
   nonFiniteLoss: NonFiniteLoss | null;
   source: 'channel' | 'text' | null;
+  /** Every parsed metric that has points, by name: what a person may plot besides throughput and loss. */
+  metrics: readonly MetricSeriesEntry[];
 }
+
+/**
+ * Names that are no measurement to plot: the engine's bookkeeping (see core/metrics/summary.ts) and a loop's
+ * constant lengths.
+ */
+const NOT_PLOTTED: ReadonlySet<string> = new Set(['tokens_per_step', 'step_counter_restart', 'total_steps', 'total_epochs', 'batches', 'samples_total']);
 
 /** In the engine's order of preference (core/metrics/summary.ts): tokens, then samples, then steps. */
 const RATES: readonly { name: string; unit: ThroughputUnit }[] = [
@@ -45,7 +67,7 @@ type Group = 'channel' | 'text';
 
 interface GroupState {
   /** Keyed `kind:name`; each sorted by step, one point per step. */
-  series: Map<string, XY[]>;
+  series: Map<string, StepPoint[]>;
   nonFiniteLoss: NonFiniteLoss | null;
 }
 
@@ -57,10 +79,11 @@ function emptyGroup(): GroupState {
  * Puts (step, value) in its place. A later point for a step replaces the earlier one, as the engine's summary does
  * (a progress bar redraws the same step); logs almost always count up, so the common case is a push.
  */
-export function placeByStep(series: XY[], x: number, y: number): void {
+export function placeByStep<P extends XY>(series: P[], x: number, y: number, extra?: Omit<P, 'x' | 'y'>): void {
+  const point = { x, y, ...extra } as P;
   const last = series[series.length - 1];
   if (last === undefined || x > last.x) {
-    series.push({ x, y });
+    series.push(point);
     return;
   }
   let lo = 0;
@@ -70,8 +93,8 @@ export function placeByStep(series: XY[], x: number, y: number): void {
     if (series[mid]!.x < x) lo = mid + 1;
     else hi = mid;
   }
-  if (series[lo]?.x === x) series[lo] = { x, y };
-  else series.splice(lo, 0, { x, y });
+  if (series[lo]?.x === x) series[lo] = point;
+  else series.splice(lo, 0, point);
 }
 
 export class MetricSeriesSet {
@@ -100,7 +123,7 @@ export class MetricSeriesSet {
         series = [];
         group.series.set(key, series);
       }
-      placeByStep(series, point.step, point.value);
+      placeByStep(series, point.step, point.value, { t: point.tMs / 1000 });
     }
   }
 
@@ -116,7 +139,7 @@ export class MetricSeriesSet {
         : this.groups.text.series.size > 0 || this.groups.text.nonFiniteLoss
           ? 'text'
           : null;
-    if (source === null) return { throughput: null, loss: null, evalLoss: null, nonFiniteLoss: null, source };
+    if (source === null) return { throughput: null, loss: null, evalLoss: null, nonFiniteLoss: null, source, metrics: [] };
     const group = this.groups[source];
     const get = (kind: string, name: string) => {
       const series = group.series.get(`${kind}:${name}`);
@@ -128,11 +151,38 @@ export class MetricSeriesSet {
       evalLoss: get('eval', 'eval_loss') ?? get('train', 'eval_loss') ?? get('progress', 'eval_loss'),
       nonFiniteLoss: group.nonFiniteLoss,
       source,
+      metrics: [...group.series.entries()]
+        .filter(([key, data]) => data.length > 0 && !NOT_PLOTTED.has(key.slice(key.indexOf(':') + 1)))
+        .map(([key, data]) => ({ key, kind: key.slice(0, key.indexOf(':')), name: key.slice(key.indexOf(':') + 1), data }))
+        .sort((a, b) => a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind)),
     };
   }
 }
 
-function pickThroughput(get: (kind: string, name: string) => XY[] | null): ThroughputSeries | null {
+export type MetricXAxis = 'step' | 'tokens' | 'seconds';
+
+/**
+ * A series against the x a person chose: the step; the tokens trained on by then (step × tokens per step); or seconds
+ * since the start (sorted by time, one point per second value, as the charts need their x in order).
+ */
+export function onXAxis(data: readonly StepPoint[], axis: MetricXAxis, tokensPerStep: number | null): XY[] {
+  if (axis === 'tokens' && tokensPerStep !== null) return data.map((point) => ({ x: point.x * tokensPerStep, y: point.y }));
+  if (axis !== 'seconds') return data.slice();
+  const byTime: XY[] = [];
+  for (const point of [...data].sort((a, b) => a.t - b.t)) placeByStep(byTime, point.t, point.y);
+  return byTime;
+}
+
+/** Whether a run's points were printed at different times: an import without stamps has them all at 0, and no time axis. */
+export function hasTimes(view: MetricsView): boolean {
+  for (const entry of view.metrics) {
+    const first = entry.data[0];
+    if (first !== undefined && entry.data.some((point) => point.t !== first.t)) return true;
+  }
+  return false;
+}
+
+function pickThroughput(get: (kind: string, name: string) => StepPoint[] | null): ThroughputSeries | null {
   for (const kind of TIMING_KINDS) {
     for (const rate of RATES) {
       const data = get(kind, rate.name);
@@ -141,7 +191,7 @@ function pickThroughput(get: (kind: string, name: string) => XY[] | null): Throu
     // nanoGPT and others print only the time of a step: its inverse is steps per second.
     const stepTimes = get(kind, 'step_time_ms');
     if (stepTimes) {
-      const data = stepTimes.filter((p) => p.y > 0).map((p) => ({ x: p.x, y: 1000 / p.y }));
+      const data = stepTimes.filter((p) => p.y > 0).map((p) => ({ x: p.x, y: 1000 / p.y, t: p.t }));
       if (data.length > 0) return { name: 'step_time_ms', unit: 'steps/s', data };
     }
   }

@@ -15,6 +15,8 @@ export interface RunMetricsFeedOptions {
 }
 
 export class RunMetricsFeed extends LiveFeed<MetricSeriesSet, readonly MetricPoint[], { view: MetricsView; points: number }> {
+  private readonly offReplaced: () => void;
+
   constructor(options: RunMetricsFeedOptions) {
     super(
       {
@@ -32,5 +34,14 @@ export class RunMetricsFeed extends LiveFeed<MetricSeriesSet, readonly MetricPoi
       },
       options.onChange,
     );
+    // Parsed again (a regex saved, today's parsers): what is drawn is gone, so it is fetched anew.
+    this.offReplaced = options.on('runs.onMetricsReplaced', (event) => {
+      if (event.runId === options.runId) this.reload();
+    });
+  }
+
+  override dispose(): void {
+    this.offReplaced();
+    super.dispose();
   }
 }

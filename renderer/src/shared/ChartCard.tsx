@@ -26,6 +26,10 @@ interface ChartCardProps {
   toolbar?: ReactNode;
   /** Between the toolbar and the plot. */
   aboveCanvas?: ReactNode;
+  /** A log-scale switch for y, where a person may want one (a loss over orders of magnitude). */
+  logY?: { on: boolean; onChange: (on: boolean) => void };
+  /** A chart a person added can be taken away again. */
+  onRemove?: () => void;
 }
 
 export function ChartCard({
@@ -42,6 +46,8 @@ export function ChartCard({
   emptyText,
   toolbar,
   aboveCanvas,
+  logY,
+  onRemove,
 }: ChartCardProps) {
   return (
     <figure className={className ? `chart-card ${className}` : 'chart-card'} data-testid={testId} {...counts}>
@@ -49,11 +55,16 @@ export function ChartCard({
         <span className="chart-title">{title}</span>
         {toolbar}
         <span className="spacer" />
+        {logY && (
+          <label className="chart-log-toggle" title="A logarithmic y axis: equal ratios look equal (only values above zero are drawn)">
+            <input type="checkbox" data-testid="log-y" checked={logY.on} onChange={(event) => logY.onChange(event.target.checked)} /> log
+          </label>
+        )}
         <button
           type="button"
           className="button small"
           data-testid="reset-zoom"
-          title={axis === 'seconds' ? 'Show the whole run again' : 'Show every step again'}
+          title={axis === 'step' ? 'Show every step again' : 'Show the whole run again'}
           disabled={!controls.zoomed}
           onClick={controls.resetZoom}
         >
@@ -69,6 +80,11 @@ export function ChartCard({
         >
           {compact ? 'PNG' : 'Save PNG'}
         </button>
+        {onRemove && (
+          <button type="button" className="button small" data-testid="remove-chart" title={`Stop showing ${title}`} aria-label={`Remove the ${title} chart`} onClick={onRemove}>
+            ×
+          </button>
+        )}
       </figcaption>
       {aboveCanvas}
       <div className="chart-canvas" title="Wheel: zoom · drag: zoom to a range · Shift+drag: pan">

@@ -3,6 +3,7 @@ import {
   Chart,
   Decimation,
   LinearScale,
+  LogarithmicScale,
   LineController,
   LineElement,
   PointElement,
@@ -13,7 +14,7 @@ import zoomPlugin from 'chartjs-plugin-zoom';
 
 // Registered once per page: chart.js keeps a global registry, and tree-shaking drops everything not named here. No
 // Legend: each chart's legend is HTML in its toolbar, so both charts' plot areas line up whatever their line count.
-Chart.register(LineController, LineElement, PointElement, LinearScale, Tooltip, Decimation, zoomPlugin);
+Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Decimation, zoomPlugin);
 
 export { Chart };
 

@@ -6,6 +6,7 @@ import './terminal.css';
 import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { LIMITS } from '../../../electron/shared/api.js';
+import { focusAfter } from '../shared/focusAfter.js';
 import { useBridge } from '../bridge/context.js';
 import { darkScheme } from '../shared/colourScheme.js';
 import { errorMessage } from '../shared/format.js';
@@ -132,6 +133,13 @@ export function Terminal({ runId, running }: TerminalProps) {
     scheme.addEventListener('change', onSchemeChange);
 
     term.attachCustomKeyEventHandler((event) => {
+      // The keyboard is held only while the terminal is typed into: Esc leaves it (the program does not get that Esc),
+      // and a finished run's terminal is a log, where Tab and Shift+Tab move on through the page as anywhere else.
+      if (event.key === 'Escape' && !event.ctrlKey && !event.altKey && !event.metaKey && !event.shiftKey) {
+        if (event.type === 'keydown' && !focusAfter(container)) term.blur();
+        return false;
+      }
+      if (event.key === 'Tab' && !runningRef.current) return false;
       const action = shortcut(event);
       if (action === null) return true;
       if (event.type === 'keydown') {
@@ -288,7 +296,12 @@ export function Terminal({ runId, running }: TerminalProps) {
           Could not load the stored output: {loadError}
         </div>
       )}
-      <div className="terminal-host" data-testid="terminal" ref={containerRef} />
+      <div
+        className="terminal-host"
+        data-testid="terminal"
+        ref={containerRef}
+        title={running ? 'Keys go to the run, Tab too; Esc leaves the terminal' : undefined}
+      />
     </div>
   );
 }

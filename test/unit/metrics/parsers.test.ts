@@ -226,8 +226,13 @@ describe('generic key/value lines', () => {
     ['Epoch: 3, Train Loss: 0.512, Val Acc: 0.91', { step: null, kind: 'train', values: { epoch: 3, loss: 0.512, eval_accuracy: 0.91 } }],
     ['val Loss: 0.3100 Acc: 0.8900', { step: null, kind: 'eval', values: { eval_loss: 0.31, eval_accuracy: 0.89 } }],
     ['{"step": 10, "loss": 1.25, "tokens_per_sec": 5000}', { step: 10, kind: 'train', values: { loss: 1.25, tokens_per_sec: 5000 } }],
-    ['[Epoch 1/200] [Batch 10/938] [D loss: 0.6931] [G loss: 0.7012]', { step: null, kind: 'train', values: { d_loss: 0.6931, g_loss: 0.7012 } }],
-    ['step 100 | loss 2.31 | lr 3.0e-04 | 120.5 ms', { step: 100, kind: 'train', values: { loss: 2.31, lr: 3e-4 } }],
+    // The batch within the epoch places the line (the collector counts it on through epochs).
+    [
+      '[Epoch 1/200] [Batch 10/938] [D loss: 0.6931] [G loss: 0.7012]',
+      { step: 10, kind: 'train', values: { epoch: 1, total_epochs: 200, batch: 10, batches: 938, d_loss: 0.6931, g_loss: 0.7012 } },
+    ],
+    // A bare duration on a step line is the step's time (issue 28).
+    ['step 100 | loss 2.31 | lr 3.0e-04 | 120.5 ms', { step: 100, kind: 'train', values: { loss: 2.31, lr: 3e-4, step_time_ms: 120.5 } }],
     ['iter: 5/100, time: 24.8 ms, mfu: 35.2%', { step: 5, kind: 'train', values: { total_steps: 100, step_time_ms: 24.8, mfu_percent: 35.2 } }],
     ['epoch=2 batch=10 seen=640', { step: null, kind: 'train', values: { epoch: 2, batch: 10, seen: 640 } }],
   ])('%s', (line, expected) => {

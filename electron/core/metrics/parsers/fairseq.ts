@@ -93,6 +93,8 @@ export function createFairseqParser(): LineParser {
       const fields = (summary[2] ?? '').split('|').filter((field) => !field.includes(' on '));
       const values: Record<string, number> = {};
       addValues(values, pipePairs(fields));
+      // `[epoch 1 | batch 20/100] l=2.31` is a script's own line, not a fairseq summary: a summary states some value.
+      if (Object.keys(values).length === 0) return null;
       const step = takeUpdates(values) ?? epochEnd(epoch);
       const isValid = line.includes('valid on') || /\|\s*valid\s*\|/.test(line);
       if (isValid) {

@@ -2,7 +2,7 @@
 import type { LineParser, MetricRecordKind } from './types.js';
 import { STEP_KEYS, STEP_NUMBER_KEYS, canonicalName, isMeasuredName } from './names.js';
 import { looksLikePlainStepLine, readPlainStepLine } from './plain.js';
-import { addValues, hasValues, readQuantity, toEvalValues, toStep, withUnit, type Quantity } from './values.js';
+import { KNOWN_SPACED_UNITS, addValues, hasValues, readQuantity, toEvalValues, toStep, withUnit, type Quantity } from './values.js';
 
 /*
  * WHICH LINES ARE METRICS. Training scripts print their configuration before they train, in the
@@ -25,8 +25,8 @@ const PYTHON_SETTING = /=\s*(?:True|False|None|'[^']*')(?=[\s,)\]}]|$)/;
 /** `key = value`: a config file or its printout. */
 const SPACED_ASSIGNMENT = /\w\s+=\s+[^=\s]/;
 
-/** Units accepted after a value and one space (`24.8 ms`, `12 GiB`). */
-const SPACED_UNITS: ReadonlySet<string> = new Set(['ms', 's', '%', 'GiB', 'MiB', 'GB', 'MB', 'it/s', 's/it', 'tok/s', 'samples/s', 'img/s']);
+/** Units accepted after a value and one space (`24.8 ms`, `12 GiB`, `991 tok/sec`): every unit a value is read with. */
+const SPACED_UNITS: ReadonlySet<string> = new Set(KNOWN_SPACED_UNITS);
 /** A number with grouped thousands at a position: `5,856`, `10,690,944.5`. */
 const GROUPED_NUMBER = /[+-]?\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?/y;
 /** Keys hold at most this many words (`number of skipped iterations` is four). */

@@ -1,6 +1,6 @@
 // Plain step lines of scripts of no known framework: `step 10: loss 3.1, 991 tok/s`, `Step 1 | Loss: 2.3`, `iter 5/100 lm loss 3.2 (12.0 ms/step)`.
 import { STEP_NUMBER_KEYS, canonicalName, isMeasuredName } from './names.js';
-import { addValues, readQuantity, toStep, withUnit } from './values.js';
+import { KNOWN_SPACED_UNITS, addValues, bareQuantity, readQuantity, toStep, withUnit } from './values.js';
 
 /*
  * A hand-written training loop prints its step and a few numbers in whatever shape came to mind:
@@ -17,15 +17,16 @@ const MAX_KEY_WORDS = 3;
 /** A line longer than this is a dump of something, not a step line (the generic parser's bound too). */
 const MAX_PLAIN_LINE_CHARS = 4096;
 
-/** Units that may follow a number after a space. */
-const SPACED_UNITS: ReadonlySet<string> = new Set([
-  'ms', 's', 'sec', 'us', '%', 'GiB', 'MiB', 'GB', 'MB',
-  'ms/step', 'ms/it', 'ms/iter', 'ms/batch', 's/step', 's/iter', 's/it', 'sec/it',
-  'it/s', 'it/sec', 'steps/s', 'tok/s', 'tok/sec', 'tokens/s', 'tokens/sec', 'samples/s', 'samples/sec', 'img/s', 'img/sec',
-]);
+/** Units that may follow a number after a space: every unit a value is read with. */
+const SPACED_UNITS: ReadonlySet<string> = new Set(KNOWN_SPACED_UNITS);
 
 /** Words that state the step when a number follows them (`step 10`, `Iter 5/100`, `it 3`). */
 const STEP_WORDS: ReadonlySet<string> = new Set(['step', 'iter', 'iteration', 'it', 'global_step', 'global step', 'train_step', 'update', 'updates']);
+/**
+ * Words that state the position within an epoch (`batch 20/100`, `Batch 30`): the line's step where it
+ * states no other, counted through the run once the collector sees the counter restart with the epoch.
+ */
+const BATCH_WORDS: ReadonlySet<string> = new Set(['batch', 'minibatch']);
 
 /** Values printed for a diverged loss: kept, a NaN loss is a fact worth recording. */
 const NON_FINITE: ReadonlySet<string> = new Set(['nan', '-nan', 'inf', '-inf', '+inf', 'infinity', '-infinity']);
@@ -53,9 +54,21 @@ function startsNumber(token: string): boolean {
 /** Whether the line's text starts with a step word and a number: the cheap test before `readPlainStepLine`. */
 export function looksLikePlainStepLine(line: string): boolean {
   let at = 0;
-  while (at < line.length && (line.charCodeAt(at) === 0x20 || line.charCodeAt(at) === 0x09)) at++;
+  // Spaces, and the bracket a script puts its position in (`[epoch 1 | batch 20/100] ...`).
+  while (at < line.length && (line.charCodeAt(at) === 0x20 || line.charCodeAt(at) === 0x09 || line.charCodeAt(at) === 0x5b || line.charCodeAt(at) === 0x28)) at++;
   const first = line.charCodeAt(at) | 0x20; // lower-cased
-  if (first !== 0x73 /* s */ && first !== 0x69 /* i */ && first !== 0x65 /* e */ && first !== 0x67 /* g */ && first !== 0x75 /* u */ && first !== 0x74 /* t */) return false;
+  if (
+    first !== 0x73 /* s */ &&
+    first !== 0x69 /* i */ &&
+    first !== 0x65 /* e */ &&
+    first !== 0x67 /* g */ &&
+    first !== 0x75 /* u */ &&
+    first !== 0x74 /* t */ &&
+    first !== 0x62 /* b */ &&
+    first !== 0x6d /* m */
+  ) {
+    return false;
+  }
   let wordEnd = at;
   while (wordEnd < line.length && (isLetter(line.charCodeAt(wordEnd)) || line.charCodeAt(wordEnd) === 0x5f)) wordEnd++;
   // Compared in place: this runs on every line that reaches the generic parser.
@@ -63,8 +76,8 @@ export function looksLikePlainStepLine(line: string): boolean {
   return false;
 }
 
-/** Words a plain step line starts with: the step words, and `epoch` / `train` / `training` before them. */
-const LEADING_WORDS: readonly string[] = [...STEP_WORDS, 'epoch', 'training', 'train'].filter((word) => !word.includes(' '));
+/** Words a plain step line starts with: the step words, the batch words, and `epoch` / `train` / `training` before them. */
+const LEADING_WORDS: readonly string[] = [...STEP_WORDS, ...BATCH_WORDS, 'epoch', 'training', 'train'].filter((word) => !word.includes(' '));
 
 /** Whether `line` at `at` holds `word` (lower case ASCII), whatever the case of its letters. */
 function equalsIgnoringCase(line: string, at: number, word: string): boolean {
@@ -73,6 +86,15 @@ function equalsIgnoringCase(line: string, at: number, word: string): boolean {
     if ((code >= 0x41 && code <= 0x5a ? code | 0x20 : code) !== word.charCodeAt(i)) return false;
   }
   return true;
+}
+
+/** Whether a token holds a letter or a digit: one that does not (`-`, `/`, `—`) only separates fields. */
+function hasWordCharacter(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (isLetter(code) || isDigit(code) || code === 0x25 /* % */ || code > 0x7f) return true;
+  }
+  return false;
 }
 
 /** A comma between digit groups (`12,345`): part of the number, not a separator. */
@@ -107,6 +129,8 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
   if (line.length > MAX_PLAIN_LINE_CHARS) return null;
   const pairs: Array<[string, number]> = [];
   let step: number | null = null;
+  /** The position within the epoch (`batch 20/100`): the step when the line states no other. */
+  let batch: number | null = null;
   const keyWords: string[] = [];
   /** The last key word ended in `:` or `=`: a further word starts another key. */
   let closedKey = false;
@@ -143,6 +167,12 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
     }
 
     if (token.endsWith(':') && token.length > 1) token = token.slice(0, -1);
+    if (!hasWordCharacter(token)) {
+      // A dash, slash or dot between fields (`loss: 2.2 - 45ms`) separates; it is no key.
+      keyWords.length = 0;
+      closedKey = false;
+      continue;
+    }
     if (!startsNumber(token) && !NON_FINITE.has(token.toLowerCase())) {
       // A word after `key:` with no value starts a new key: `metrics: loss 1.5` is the loss.
       if (closedKey) keyWords.length = 0;
@@ -168,7 +198,9 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
     }
     closedKey = false;
     const key = keyWords.join(' ');
-    const isStepKey = keyWords.length > 0 && STEP_WORDS.has((keyWords.at(-1) ?? '').toLowerCase());
+    const lastWord = (keyWords.at(-1) ?? '').toLowerCase();
+    const isStepKey = keyWords.length > 0 && STEP_WORDS.has(lastWord);
+    const isBatchKey = keyWords.length === 1 && BATCH_WORDS.has(lastWord);
     keyWords.length = 0;
     const name = canonicalName(key);
 
@@ -178,19 +210,26 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
         pairs.push(['total_steps', Number(fraction[2])]);
       } else if (name === 'epoch') {
         pairs.push(['epoch', Number(fraction[1])], ['total_epochs', Number(fraction[2])]);
+      } else if (isBatchKey) {
+        batch ??= Number(fraction[1]);
+        pairs.push(['batches', Number(fraction[2])]);
       }
       continue;
     }
     const quantity = readQuantity(text);
     if (quantity === null) continue;
     if (key.length === 0 || (SPACED_UNITS.has(key) && quantity.unit === '')) {
-      // No key: only a rate or a time per step names itself.
-      const named = withUnit('', key.length === 0 ? quantity : { value: quantity.value, unit: key });
-      if (named !== null && named[0] !== '' && !named[0].startsWith('_')) pairs.push(named);
+      // No key: a rate or a time per step names itself, and a bare duration is the step's time.
+      const named = bareQuantity(key.length === 0 ? quantity : { value: quantity.value, unit: key });
+      if (named !== null) pairs.push(named);
       continue;
     }
     if (step === null && (isStepKey || STEP_NUMBER_KEYS.has(name)) && quantity.unit === '') {
       step = toStep(quantity.value);
+      continue;
+    }
+    if (isBatchKey && quantity.unit === '' && Number.isInteger(quantity.value) && quantity.value >= 0) {
+      batch ??= quantity.value;
       continue;
     }
     const named = withUnit(key, quantity);
@@ -198,8 +237,17 @@ export function readPlainStepLine(line: string): PlainStepLine | null {
   }
   const values: Record<string, number> = {};
   addValues(values, pairs);
+  if (batch !== null) {
+    values.batch = batch;
+    step ??= batch;
+  }
   // An epoch alone places the line too (`epoch 3 train_loss 0.45 val_loss 0.51`).
   if (step === null && values.epoch === undefined) return null;
+  // A time on a line placed by its epoch alone (`epoch 3 took 35.2s`) is the epoch's, not a step's.
+  if (step === null && values.step_time_ms !== undefined) {
+    values.epoch_time_s ??= values.step_time_ms / 1000;
+    delete values.step_time_ms;
+  }
   if (!Object.keys(values).some(isMeasuredName)) return null;
   return { step, values };
 }

@@ -23,26 +23,91 @@ export function readQuantity(text: string): Quantity | null {
   return { value, unit: match[2] ?? '' };
 }
 
+/** Units of time, as milliseconds per unit: what a printed duration is multiplied by. */
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  msec: 1,
+  msecs: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  seconds: 1000,
+  us: 0.001,
+  'µs': 0.001,
+};
+
+/** A time per step, as milliseconds per unit (`ms/step`, `0.25 s/step`, `sec/iter`); `s/it` is tqdm's, read as a rate below. */
+const STEP_TIME_UNITS_MS: Readonly<Record<string, number>> = {
+  'ms/step': 1,
+  'ms/it': 1,
+  'ms/iter': 1,
+  'ms/batch': 1,
+  's/step': 1000,
+  's/iter': 1000,
+  's/batch': 1000,
+  'sec/step': 1000,
+  'sec/iter': 1000,
+  'sec/batch': 1000,
+};
+
+/** Rates that name themselves whatever the key: `12it/s` is steps per second, `991 tok/sec` tokens per second. */
+const RATE_UNITS: Readonly<Record<string, string>> = {
+  'it/s': 'steps_per_sec',
+  'it/sec': 'steps_per_sec',
+  'steps/s': 'steps_per_sec',
+  'steps/sec': 'steps_per_sec',
+  'iters/s': 'steps_per_sec',
+  'iters/sec': 'steps_per_sec',
+  'tok/s': 'tokens_per_sec',
+  'tok/sec': 'tokens_per_sec',
+  'toks/s': 'tokens_per_sec',
+  'tokens/s': 'tokens_per_sec',
+  'tokens/sec': 'tokens_per_sec',
+  'samples/s': 'samples_per_sec',
+  'samples/sec': 'samples_per_sec',
+  'img/s': 'samples_per_sec',
+  'img/sec': 'samples_per_sec',
+  'images/s': 'samples_per_sec',
+  'images/sec': 'samples_per_sec',
+  'seq/s': 'samples_per_sec',
+  'seq/sec': 'samples_per_sec',
+  'examples/s': 'samples_per_sec',
+  'examples/sec': 'samples_per_sec',
+};
+
+/** Every unit `withUnit` reads after a number and one space (the parsers' spaced-unit lists draw on it). */
+export const KNOWN_SPACED_UNITS: readonly string[] = [
+  ...Object.keys(DURATION_UNITS_MS),
+  ...Object.keys(STEP_TIME_UNITS_MS),
+  ...Object.keys(RATE_UNITS),
+  's/it',
+  'sec/it',
+  '%',
+  'GiB',
+  'MiB',
+  'GB',
+  'MB',
+];
+
 /**
  * A key and a quantity as a [name, value] pair whose name carries the unit: seconds become
  * `_ms`, `%` becomes `_percent`, MiB becomes `_gib`. Rates with their own unit name themselves
- * (`12it/s` is steps_per_sec whatever the key). Null for units that mean nothing here.
+ * (`12it/s` is steps_per_sec whatever the key), and so does a time per step (`0.25 s/step`).
+ * Null for units that mean nothing here.
  */
 export function withUnit(key: string, quantity: Quantity): [string, number] | null {
-  const { value } = quantity;
-  switch (quantity.unit) {
+  const { value, unit } = quantity;
+  const duration = DURATION_UNITS_MS[unit];
+  if (duration !== undefined) return [`${key}_ms`, value * duration];
+  const perStep = STEP_TIME_UNITS_MS[unit];
+  if (perStep !== undefined) return ['step_time_ms', value * perStep];
+  const rate = RATE_UNITS[unit];
+  if (rate !== undefined) return [rate, value];
+  switch (unit) {
     case '':
       return [key, value];
     case '%':
       return [/percent$|%$/.test(key) ? key : `${key}_percent`, value];
-    case 'ms':
-      return [`${key}_ms`, value];
-    case 's':
-    case 'sec':
-      return [`${key}_ms`, value * 1000];
-    case 'us':
-    case 'µs':
-      return [`${key}_ms`, value / 1000];
     case 'GiB':
     case 'GB':
       // PyTorch scripts print GiB as "GB" more often than not; the difference is 7%, below what a comparison of runs turns on.
@@ -50,23 +115,24 @@ export function withUnit(key: string, quantity: Quantity): [string, number] | nu
     case 'MiB':
     case 'MB':
       return [`${key}_gib`, value / 1024];
-    case 'it/s':
-    case 'steps/s':
-      return ['steps_per_sec', value];
     case 's/it':
+    case 'sec/it':
       return ['steps_per_sec', value === 0 ? Number.POSITIVE_INFINITY : 1 / value];
-    case 'tok/s':
-    case 'tokens/s':
-      return ['tokens_per_sec', value];
-    case 'samples/s':
-    case 'img/s':
-      return ['samples_per_sec', value];
-    case 'ms/step':
-    case 'ms/it':
-      return ['step_time_ms', value];
     default:
       return null;
   }
+}
+
+/**
+ * A quantity printed with no key on a step line: a rate or a time per step names itself, and a bare
+ * duration (`step 1: loss 3.1, 45 ms`) is the step's time, the one duration a step line states
+ * without saying what it is. Null for anything else (a bare count means nothing alone).
+ */
+export function bareQuantity(quantity: Quantity): [string, number] | null {
+  const duration = DURATION_UNITS_MS[quantity.unit];
+  if (duration !== undefined) return ['step_time_ms', quantity.value * duration];
+  const named = withUnit('', quantity);
+  return named !== null && named[0] !== '' && !named[0].startsWith('_') ? named : null;
 }
 
 /**
