@@ -78,6 +78,8 @@ test('the data git ignores is offered ticked and linked: both sides run, a verdi
   await page.getByTestId('ba-after').selectOption('main');
   await expect(page.getByTestId('ba-after-label')).toContainText(`${fast.slice(0, 7)} keep the batches in memory`);
   await page.getByTestId('ba-repeats').fill('2');
+  // A shared machine is never a quiet host: no waiting for one here.
+  await page.getByTestId('ba-wait').uncheck();
   await screenshot(page, 'before-after-data-form');
 
   await page.getByTestId('ba-start').click();
@@ -129,6 +131,7 @@ test('with the data unticked, each side says why it failed and what to do', asyn
   await openForm(page, server.url, repo);
   await page.getByTestId('ba-link-data/').uncheck();
   await page.getByTestId('ba-repeats').fill('1');
+  await page.getByTestId('ba-wait').uncheck();
   await page.getByTestId('ba-start').click();
   await expect(page.getByTestId('ba-running')).toContainText('It ended failed', { timeout: SWEEP_TIMEOUT_MS });
   const failures = page.getByTestId('sweep-failures');

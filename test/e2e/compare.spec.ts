@@ -95,8 +95,10 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await expect(page.getByTestId('compare-row-2').getByTestId('row-vram')).toHaveText(/^[\d,]+ MiB$/u);
   await expect(table.locator('tr.best')).toHaveCount(1);
   await expect(page.getByTestId('compare-notes')).toContainText('Losses compared pair by pair');
-  // Two sweeps each have a config named baseline: their rows say which sweep they are.
-  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /against baseline \(sweep \d+\)'s/u);
+  // Rows are named by what they change against the one baseline; names two sweeps share say which sweep they are.
+  await expect(page.getByTestId('compare-row-2').getByTestId('row-loss-delta')).toHaveAttribute('title', /against baseline's/u);
+  const names = await table.getByTestId('row-name').allTextContents();
+  expect(new Set(names).size, names.join(' | ')).toBe(names.length);
   await expect(page.getByTestId('compare-row-2').getByTestId('row-compared')).toContainText('loss');
 
   // The charts: one line a run (ten runs), drawn from the stored series.

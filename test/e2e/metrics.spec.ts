@@ -156,6 +156,7 @@ test('a pasted nanoGPT log is imported as a run with its summary and charts', as
   await screenshot(page, 'import-nanogpt');
 
   // Warm-up and left-out steps set by hand: the summary is made again from the stored log, and says who set them.
+  await page.getByTestId('run-steps-details').locator('summary').click();
   await page.getByTestId('run-steps-warmup').fill('15');
   await page.getByTestId('run-steps-exclude').fill('3o');
   await expect(page.getByTestId('run-steps-note')).toContainText('neither a step nor a range');

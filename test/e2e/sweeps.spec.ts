@@ -261,7 +261,8 @@ test.describe('a typed batch sweep, judged per sample', () => {
     await page.getByTestId('sweep-start').click();
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
     // The matrix shows no 0.33x "slower" either: no speedup, with the reason a hover away.
-    await expect(page.getByTestId('verdict-1')).toHaveText('no speedup');
+    // ⚠ follows when the shared machine was busy during a run: the verdict word is what this checks.
+    await expect(page.getByTestId('verdict-1')).toHaveText(/^no speedup( ⚠)?$/u);
     await expect(page.getByTestId('speedup-1')).toHaveAttribute('data-value', '');
     await expect(page.getByTestId('speedup-1')).toHaveAttribute('title', /batch differs/u);
     await page.getByTestId('compare-sweep').click();

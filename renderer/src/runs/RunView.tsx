@@ -166,7 +166,13 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {!running && hasSummary(run.summary) && (
           <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
         )}
-        {!running && run.summary.warmup !== null && <RunSteps key={`steps ${run.id}`} run={run} />}
+        {!running && run.summary.warmup !== null && (
+          // Folded until wanted (or once set), so the terminal keeps its room on the run's page.
+          <details className="run-steps-details" data-testid="run-steps-details" open={run.steps !== null}>
+            <summary>Set warm-up and left-out steps by hand</summary>
+            <RunSteps key={`steps ${run.id}`} run={run} />
+          </details>
+        )}
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
         <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />
