@@ -145,6 +145,11 @@ const head = fc.oneof(
 const prefix = fc.array(head, { minLength: 1, maxLength: 4 }).map((heads) => heads.join(''));
 
 describe('a prefix never changes what a line gives', () => {
+  it('when four stacked prefixes make thirteen heads (a case the random prefixes found)', () => {
+    const stacked = '[INFO|trainer.py:2048] 1990-01-01T00:00:00 >> Jan  1 00:00:00 - root - INFO - [INFO|trainer.py:2048] 1990-01-01T00:00:00 >> [INFO|trainer.py:2048] Jan  1 00:00:00 >> ';
+    expect(withoutWallTime(recordsOfLine(`${stacked}step 10: loss 3.1`))).toEqual(withoutWallTime(recordsOfLine('step 10: loss 3.1')));
+  });
+
   it('for every real log line and every format case, with random prefixes', () => {
     fc.assert(
       fc.property(fc.constantFrom(...LINES), prefix, (line, before) => {

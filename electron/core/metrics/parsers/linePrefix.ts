@@ -26,8 +26,12 @@
  * level, a month or glog's severity), and each head is read by comparing characters, no regex.
  */
 
-/** Heads read at most: `[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - ` is seven. */
-const MAX_HEADS = 10;
+/**
+ * Heads read at most: `[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - ` is seven, and launchers stack
+ * (kubectl's pod, Ray's worker, syslog, then the script's logger and transformers' own): four prefixes of up to four
+ * heads each. A bound all the same, so a line of many bracketed words costs a fixed amount of reading.
+ */
+const MAX_HEADS = 16;
 /** A bracketed head is short; a longer bracket is the line's own text (a list, a bar's stats). */
 const MAX_BRACKET_CHARS = 64;
 /** Logger names (`__main__`, `transformers.trainer`, `module:func:42`) are at most this long. */
