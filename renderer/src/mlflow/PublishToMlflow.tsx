@@ -92,11 +92,15 @@ export function PublishToMlflow({ subject, publications: query, disabled = false
     }
   };
   const saveAuto = async (autoPublish: boolean) => {
+    // The box shows the click at once; the server's answer then confirms it, or a failure puts it back.
+    const before = settings;
+    if (before) setSettings({ ...before, autoPublish });
     setBusy('save');
     setError(null);
     try {
       setSettings(await api['mlflow.configure']({ trackingUri: uri.trim() || null, experiment: experiment.trim() || settings?.experiment || 'tuning-bench', autoPublish }));
     } catch (failure) {
+      setSettings(before);
       setError(errorMessage(failure));
     } finally {
       setBusy(null);
