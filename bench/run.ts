@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cliBenchmark } from './cli.js';
 import { compareBenchmark } from './compare.js';
+import { denseBenchmark } from './dense.js';
 import { ingestBenchmark } from './ingest.js';
 import { parserBenchmark } from './parsers.js';
 import { telemetryBenchmark } from './telemetry.js';
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchRow[]>> = {
   telemetry: telemetryBenchmark,
   compare: compareBenchmark,
   cli: cliBenchmark,
+  dense: denseBenchmark,
 };
 
 const only = process.argv.slice(2);

@@ -1,0 +1,92 @@
+// Dense-log import: `tuning-bench import` of the log a long training writes (one metric line per step), as a user runs
+// it, with the rate and the peak resident memory at two lengths, so growth with a run's length shows as a ratio.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { median, type BenchRow } from './stats.js';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const CLI = path.join(REPO, 'bin/tuning-bench.js');
+const MIB = 1024 * 1024;
+/** Issue 27's figures were taken at 1 M and 3.2 M lines; these two lengths show whether memory grows with the run. */
+const LINE_COUNTS = (process.env.BENCH_DENSE_LINES ?? '1000000,3000000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_DENSE_ROUNDS ?? 1);
+/** Lines written per write call: large enough that the generator costs nothing beside the import. */
+const LINES_PER_WRITE = 10_000;
+
+/** The issue's log: `step i: loss x, 10.0 ms/step, grad_norm 0.5`, the loss falling with small deterministic noise. */
+export function writeDenseLog(file: string, lines: number): void {
+  const out = fs.openSync(file, 'w');
+  try {
+    for (let first = 1; first <= lines; first += LINES_PER_WRITE) {
+      const chunk: string[] = [];
+      for (let step = first; step < Math.min(first + LINES_PER_WRITE, lines + 1); step++) {
+        const loss = 4 * Math.exp(-step / 200_000) + 1 + ((step * 7919) % 1000) / 100_000;
+        chunk.push(`step ${step}: loss ${loss.toFixed(4)}, 10.0 ms/step, grad_norm 0.5\n`);
+      }
+      fs.writeSync(out, chunk.join(''));
+    }
+  } finally {
+    fs.closeSync(out);
+  }
+}
+
+/** Wall seconds and peak resident memory (KiB) of a command, from GNU time. */
+function timed(command: string[]): { seconds: number; maxRssKiB: number } {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', ...command], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status !== 0) throw new Error(`${command.join(' ')} failed: ${result.stderr.slice(-2000)}`);
+  const [seconds, rss] = result.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds: seconds!, maxRssKiB: rss! };
+}
+
+function storedSampleCount(db: string): number {
+  const file = new Database(db, { readonly: true });
+  try {
+    return file.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM metric_samples').get()!.n;
+  } finally {
+    file.close();
+  }
+}
+
+export async function denseBenchmark(): Promise<BenchRow[]> {
+  execFileSync('node', ['scripts/buildIfChanged.mjs', 'node'], { cwd: REPO, stdio: 'ignore' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-bench-dense-'));
+  const rows: BenchRow[] = [];
+  const peaksByLength: number[] = [];
+  try {
+    for (const lines of LINE_COUNTS) {
+      const log = path.join(dir, `dense-${lines}.log`);
+      writeDenseLog(log, lines);
+      const bytes = fs.statSync(log).size;
+      const rates: number[] = [];
+      const peaks: number[] = [];
+      let samples = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const db = path.join(dir, `dense-${lines}-${round}.db`);
+        const { seconds, maxRssKiB } = timed(['node', CLI, '--db', db, 'import', log, '--json']);
+        rates.push(bytes / MIB / seconds);
+        peaks.push(maxRssKiB / 1024);
+        samples = storedSampleCount(db);
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+      }
+      fs.rmSync(log);
+      const rate = median(rates);
+      const peak = Math.max(...peaks);
+      peaksByLength.push(peak);
+      const label = `${(lines / 1e6).toLocaleString('en')} M lines, ${(bytes / MIB).toFixed(0)} MiB`;
+      rows.push(
+        { benchmark: 'dense', metric: `import of a dense log (${label}; ${samples.toLocaleString('en')} samples; median of ${ROUNDS})`, value: rate, unit: 'MiB/s', target: '>= 50', pass: rate >= 50 },
+        { benchmark: 'dense', metric: `import peak RSS (${label}; highest of ${ROUNDS})`, value: peak, unit: 'MiB', target: '< 300', pass: peak < 300 },
+      );
+    }
+    if (peaksByLength.length > 1) {
+      const growth = peaksByLength.at(-1)! / peaksByLength[0]!;
+      rows.push({ benchmark: 'dense', metric: `peak RSS, longest over shortest log (${LINE_COUNTS.join(' / ')} lines)`, value: growth, unit: 'x', target: '<= 1.1', pass: growth <= 1.1 });
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
