@@ -1,6 +1,7 @@
 // Each run's chart series, decimated once (min and max per bucket, so spikes survive) and stored, so a
 // comparison of ten one-hour runs reads ten small rows instead of a million samples.
 import type { MetricSample } from '../metrics/samples.js';
+import { groupByStep } from '../metrics/stepColumns.js';
 import type { StoredSeries } from '../store/runStore.js';
 import type { TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
 
@@ -22,35 +23,47 @@ const TELEMETRY_SERIES: Array<[string, (s: TimedGpuSample) => number | null]> = 
  */
 export function decimate(points: ReadonlyArray<[number, number]>, maxPoints = MAX_SERIES_POINTS): Array<[number, number]> {
   if (points.length <= maxPoints) return [...points];
+  return decimatedIndexes(points.length, (i) => points[i]![1], maxPoints).map((i) => points[i]!);
+}
+
+/** decimate() of points held as two columns: only the points kept are made. */
+export function decimateColumns(x: Float64Array, y: Float64Array, maxPoints = MAX_SERIES_POINTS): Array<[number, number]> {
+  return decimatedIndexes(x.length, (i) => y[i]!, maxPoints).map((i) => [x[i]!, y[i]!]);
+}
+
+/** Which of `length` points decimate() keeps, in order, reading each point's value through `valueAt`. */
+function decimatedIndexes(length: number, valueAt: (i: number) => number, maxPoints: number): number[] {
+  if (length <= maxPoints) return Array.from({ length }, (_, i) => i);
   const buckets = Math.floor((maxPoints - 2) / 2);
-  const inner = points.length - 2;
-  const out: Array<[number, number]> = [points[0]!];
+  const inner = length - 2;
+  const out: number[] = [0];
   for (let b = 0; b < buckets; b++) {
     const from = 1 + Math.floor((b * inner) / buckets);
     const to = 1 + Math.floor(((b + 1) * inner) / buckets);
     let low = from;
     let high = from;
     for (let i = from; i < to; i++) {
-      if (points[i]![1] < points[low]![1]) low = i;
-      if (points[i]![1] > points[high]![1]) high = i;
+      if (valueAt(i) < valueAt(low)) low = i;
+      if (valueAt(i) > valueAt(high)) high = i;
     }
-    if (low === high) out.push(points[low]!);
-    else out.push(points[Math.min(low, high)]!, points[Math.max(low, high)]!);
+    if (low === high) out.push(low);
+    else out.push(Math.min(low, high), Math.max(low, high));
   }
-  out.push(points.at(-1)!);
+  out.push(length - 1);
   return out;
 }
 
 export function buildSeries(metrics: readonly MetricSample[], gpu: readonly TimedGpuSample[]): StoredSeries {
   // The structured channel wins over text where it has the metric (as in the summary).
   const fromChannel = metrics.some((s) => s.source === 'channel');
-  const usable = metrics.filter((s) => s.step !== null && Number.isFinite(s.value) && (s.kind === 'train' || s.kind === 'eval') && (!fromChannel || s.source === 'channel'));
+  const usable = (s: MetricSample) => Number.isFinite(s.value) && (s.kind === 'train' || s.kind === 'eval') && (!fromChannel || s.source === 'channel');
   const series: StoredSeries = { metrics: {}, telemetry: {} };
   for (const name of METRIC_SERIES) {
-    const byStep = new Map<number, number>();
-    for (const sample of usable) if (sample.name === name) byStep.set(sample.step!, sample.value);
-    if (byStep.size === 0) continue;
-    series.metrics[name] = decimate([...byStep.entries()].sort((a, b) => a[0] - b[0]));
+    // Each step's last value, in step order, as columns (see stepColumns.ts): no pair per sample.
+    const byStep = groupByStep(metrics, [name], (s) => s.name === name && usable(s));
+    const values = byStep.values.get(name);
+    if (values === undefined) continue;
+    series.metrics[name] = decimateColumns(byStep.step, values);
   }
   for (const [name, pick] of TELEMETRY_SERIES) {
     const points: Array<[number, number]> = [];

@@ -1,6 +1,7 @@
 // A run's training summary from its metric samples: steady throughput, step time, loss facts.
 import { interquartileRange, median } from 'simple-statistics';
 import type { MetricSample } from './samples.js';
+import { groupByStep, type StepColumns } from './stepColumns.js';
 import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
 
 export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
@@ -76,11 +77,8 @@ export interface SummaryOptions {
   excludeSteps?: readonly number[];
 }
 
-interface StepRecord {
-  step: number;
-  tMs: number;
-  values: Map<string, number>;
-}
+/** The values a step's timing is read from (timedPoints): the only ones kept per step. */
+const STEP_VALUE_NAMES = ['step_time_ms', 'tokens', 'tokens_per_sec', 'steps_per_sec', 'samples_per_sec', 'samples'];
 
 const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
@@ -146,7 +144,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   const progress = samples.filter((s) => s.kind === 'progress');
   const hasTiming = hasStepTiming;
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
-  const records = byStep(timingSource);
+  const records = groupByStep(timingSource, STEP_VALUE_NAMES);
   const profiled = profiledStepNumbers(records, options.profiledSpan ?? null);
   // Timed with every record (a step's time may come from its neighbour's stamp), then the profiled ones left out.
   const timed = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
@@ -280,13 +278,13 @@ function restartNotes(samples: readonly MetricSample[], steps: number | null): s
  * from the previous record's time to its own; it overlaps when it ends after the span starts and began
  * before the span ended.
  */
-function profiledStepNumbers(records: readonly StepRecord[], span: { fromTMs: number; toTMs: number } | null): Set<number> {
+function profiledStepNumbers(records: StepColumns, span: { fromTMs: number; toTMs: number } | null): Set<number> {
   const steps = new Set<number>();
   if (!span) return steps;
-  records.forEach((record, i) => {
-    const began = i > 0 ? records[i - 1]!.tMs : 0;
-    if (record.tMs > span.fromTMs && began < span.toTMs) steps.add(record.step);
-  });
+  for (let i = 0; i < records.step.length; i++) {
+    const began = i > 0 ? records.tMs[i - 1]! : 0;
+    if (records.tMs[i]! > span.fromTMs && began < span.toTMs) steps.add(records.step[i]!);
+  }
   return steps;
 }
 
@@ -368,22 +366,6 @@ function byStepThenTime(a: MetricSample, b: MetricSample): number {
   return (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER) || a.tMs - b.tMs;
 }
 
-function byStep(samples: readonly MetricSample[]): StepRecord[] {
-  const records = new Map<number, StepRecord>();
-  for (const sample of samples) {
-    if (sample.step === null) continue;
-    let record = records.get(sample.step);
-    if (!record) {
-      record = { step: sample.step, tMs: sample.tMs, values: new Map() };
-      records.set(sample.step, record);
-    }
-    // A later redraw of the same step (a progress bar) replaces the earlier value.
-    record.values.set(sample.name, sample.value);
-    record.tMs = Math.max(record.tMs, sample.tMs);
-  }
-  return [...records.values()].sort((a, b) => a.step - b.step);
-}
-
 /**
  * Step time and throughput at each step record, from what the log gives, in this order: printed
  * step time; printed throughput with the tokens per step; time between records over the steps between.
@@ -391,7 +373,7 @@ function byStep(samples: readonly MetricSample[]): StepRecord[] {
  * an imported file) still has a throughput: its points then carry the rate's inverse as a relative
  * step time, enough to find the steady state, and `stepTimesKnown` is false.
  */
-function timePoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
+function timePoints(records: StepColumns, tokensPerStep: number | null, samplesPerStep: number | null) {
   const timed = timedPoints(records, tokensPerStep, samplesPerStep);
   if (timed.points.length > 0) return { ...timed, stepTimesKnown: true };
   const points: TimedPoint[] = [];
@@ -399,22 +381,23 @@ function timePoints(records: readonly StepRecord[], tokensPerStep: number | null
   const rateName = timed.unit === 'tokens/s' ? 'tokens_per_sec' : timed.unit === 'samples/s' ? 'samples_per_sec' : null;
   if (rateName === null) return { ...timed, stepTimesKnown: false };
   const printed: boolean[] = [];
-  for (const record of records) {
-    const rate = record.values.get(rateName);
+  const rates = records.values.get(rateName);
+  for (let i = 0; rates !== undefined && i < records.step.length; i++) {
+    const rate = rates[i];
     if (!finite(rate) || rate <= 0) continue;
-    points.push({ step: record.step, tMs: record.tMs, stepTimeMs: 1000 / rate });
+    points.push({ step: records.step[i]!, tMs: records.tMs[i]!, stepTimeMs: 1000 / rate });
     throughputs.push(rate);
     printed.push(false);
   }
   return { points, throughputs, unit: timed.unit, printed, stepTimesKnown: false };
 }
 
-function timedPoints(records: readonly StepRecord[], tokensPerStep: number | null, samplesPerStep: number | null) {
+function timedPoints(records: StepColumns, tokensPerStep: number | null, samplesPerStep: number | null) {
   const points: TimedPoint[] = [];
   const throughputs: number[] = [];
   /** Whether each point's step time is the one the script printed (not worked out from a rate or the clock). */
   const printed: boolean[] = [];
-  const has = (name: string) => records.some((r) => finite(r.values.get(name)));
+  const has = (name: string) => records.values.get(name)?.some(Number.isFinite) ?? false;
   const unit: ThroughputUnit =
     has('tokens_per_sec') || has('tokens') || tokensPerStep !== null
       ? 'tokens/s'
@@ -422,18 +405,17 @@ function timedPoints(records: readonly StepRecord[], tokensPerStep: number | nul
         ? 'samples/s'
         : 'steps/s';
 
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i]!;
-    const previous = records[i - 1];
-    const v = (name: string) => record.values.get(name);
+  const { step: steps, tMs: times } = records;
+  for (let i = 0; i < steps.length; i++) {
+    const v = (name: string) => records.values.get(name)?.[i];
     let stepTimeMs: number | null = null;
     const printedMs = v('step_time_ms');
     const tokensThisStep = finite(v('tokens')) ? v('tokens')! : tokensPerStep;
     if (finite(printedMs) && printedMs > 0) stepTimeMs = printedMs;
     else if (finite(v('tokens_per_sec')) && v('tokens_per_sec')! > 0 && tokensThisStep !== null) stepTimeMs = (tokensThisStep / v('tokens_per_sec')!) * 1000;
     else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) stepTimeMs = 1000 / v('steps_per_sec')!;
-    else if (previous && record.step > previous.step && record.tMs > previous.tMs) {
-      stepTimeMs = (record.tMs - previous.tMs) / (record.step - previous.step);
+    else if (i > 0 && steps[i]! > steps[i - 1]! && times[i]! > times[i - 1]!) {
+      stepTimeMs = (times[i]! - times[i - 1]!) / (steps[i]! - steps[i - 1]!);
     }
     if (stepTimeMs === null) continue;
 
@@ -449,7 +431,7 @@ function timedPoints(records: readonly StepRecord[], tokensPerStep: number | nul
       rate = 1000 / stepTimeMs;
     }
     if (rate === null) continue;
-    points.push({ step: record.step, tMs: record.tMs, stepTimeMs });
+    points.push({ step: steps[i]!, tMs: times[i]!, stepTimeMs });
     throughputs.push(rate);
     printed.push(finite(printedMs) && printedMs > 0);
   }
