@@ -1,6 +1,6 @@
 // Compare and export over the store: resolves runs and sweeps, reads each run's stored series, and
 // renders a comparison in any export format.
-import { samplesForSummary } from '../metrics/summaryInput.js';
+import { columnsForSummary } from '../metrics/summaryInput.js';
 import type { CompareRequest, Comparison, ExportFormat, Run, RunSeries } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { EXPORTERS } from '../export/exporters.js';
@@ -84,7 +84,7 @@ export class CompareService {
       if (!run) throw new ApiFailure('not_found', `no run ${id}`);
       let stored = this.store.runs.series(id);
       if (!stored && run.status !== 'running') {
-        stored = buildSeries(samplesForSummary(this.store.metrics, id), storedGpuSamples(this.store.telemetry, id));
+        stored = buildSeries(columnsForSummary(this.store.metrics, id), storedGpuSamples(this.store.telemetry, id));
         this.store.runs.setSeries(id, stored);
       }
       const config = Object.entries(run.config).map(([k, v]) => `${k}=${v}`).join(' ');

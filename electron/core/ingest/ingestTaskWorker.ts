@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { samplesForSummary } from '../metrics/summaryInput.js';
+import { columnsForSummary } from '../metrics/summaryInput.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { OutputSink } from '../store/outputSink.js';
 import { Store } from '../store/store.js';
@@ -38,7 +38,7 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
     case 'reparse':
       return reparseRun(store, message.runId, new Date(message.nowIso), bytesFirst);
     case 'finishImport': {
-      const samples = samplesForSummary(store.metrics, message.runId);
+      const samples = columnsForSummary(store.metrics, message.runId);
       const summary = { ...EMPTY_SUMMARY, ...summarizeMetrics(samples) };
       const series = buildSeries(samples, []);
       bytesFirst.awaitTurn(1000);

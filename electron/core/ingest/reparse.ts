@@ -5,7 +5,7 @@ import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { samplesForSummary } from '../metrics/summaryInput.js';
+import { columnsForSummary } from '../metrics/summaryInput.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
@@ -136,7 +136,7 @@ export async function resummarizeRun(store: Store, id: number, choices: { warmup
   await store.flush();
   const steps = choices.warmupSteps === null && choices.excludeSteps.length === 0 ? null : { ...choices, setBy: 'run' as const };
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
-  const samples = samplesForSummary(store.metrics, id);
+  const samples = columnsForSummary(store.metrics, id);
   const span = store.profiles.ownSpan(id);
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };

@@ -1,6 +1,7 @@
 // Each run's chart series, decimated once (min and max per bucket, so spikes survive) and stored, so a
 // comparison of ten one-hour runs reads ten small rows instead of a million samples.
-import type { MetricSample } from '../metrics/samples.js';
+import { KIND_CODE, SampleColumns, SOURCE_CODE } from '../metrics/sampleColumns.js';
+import type { SummaryInput } from '../metrics/summary.js';
 import { groupByStep } from '../metrics/stepColumns.js';
 import type { StoredSeries } from '../store/runStore.js';
 import type { TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
@@ -53,14 +54,18 @@ function decimatedIndexes(length: number, valueAt: (i: number) => number, maxPoi
   return out;
 }
 
-export function buildSeries(metrics: readonly MetricSample[], gpu: readonly TimedGpuSample[]): StoredSeries {
+export function buildSeries(input: SummaryInput, gpu: readonly TimedGpuSample[]): StoredSeries {
+  const metrics = input instanceof SampleColumns ? input : SampleColumns.from(input);
   // The structured channel wins over text where it has the metric (as in the summary).
-  const fromChannel = metrics.some((s) => s.source === 'channel');
-  const usable = (s: MetricSample) => Number.isFinite(s.value) && (s.kind === 'train' || s.kind === 'eval') && (!fromChannel || s.source === 'channel');
+  const fromChannel = metrics.source.subarray(0, metrics.length).includes(SOURCE_CODE.channel);
+  const usable = (i: number) =>
+    Number.isFinite(metrics.value[i]!) && (metrics.kind[i] === KIND_CODE.train || metrics.kind[i] === KIND_CODE.eval) && (!fromChannel || metrics.source[i] === SOURCE_CODE.channel);
   const series: StoredSeries = { metrics: {}, telemetry: {} };
   for (const name of METRIC_SERIES) {
+    const code = metrics.nameCode(name);
+    if (code < 0) continue;
     // Each step's last value, in step order, as columns (see stepColumns.ts): no pair per sample.
-    const byStep = groupByStep(metrics, [name], (s) => s.name === name && usable(s));
+    const byStep = groupByStep(metrics, metrics.where((i) => metrics.name[i] === code && usable(i)), [name]);
     const values = byStep.values.get(name);
     if (values === undefined) continue;
     series.metrics[name] = decimateColumns(byStep.step, values);

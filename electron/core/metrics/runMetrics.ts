@@ -6,7 +6,8 @@ import type { MetricStore } from '../store/metricStore.js';
 import { ChannelTailer } from './channel.js';
 import type { MetricSample } from './samples.js';
 import { summarizeMetrics, type SummaryOptions, type TrainingSummary } from './summary.js';
-import { samplesForSummary } from './summaryInput.js';
+import type { SampleColumns } from './sampleColumns.js';
+import { columnsForSummary } from './summaryInput.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** How often the channel file is read: the same pace as the store's batches. */
@@ -74,12 +75,12 @@ export class RunMetrics {
    * The run's training summary, and the samples it was made from (the chart series are made from the
    * same: read once). `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing.
    */
-  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): { summary: TrainingSummary; samples: MetricSample[] } {
+  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): { summary: TrainingSummary; samples: SampleColumns } {
     const span = profiledSpan && {
       fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
       toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
     };
-    const samples = samplesForSummary(this.store, this.options.runId);
+    const samples = columnsForSummary(this.store, this.options.runId);
     const summary = summarizeMetrics(samples, {
       tokensPerStep: this.options.tokensPerStep,
       samplesPerStep: this.options.samplesPerStep,

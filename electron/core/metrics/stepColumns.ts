@@ -1,6 +1,6 @@
 // Samples grouped by step as typed columns (one entry per step, in step order): a summary or chart of millions of
 // steps holds a few numbers a step, where an object and a Map per step held about 320 bytes a step.
-import type { MetricSample } from './samples.js';
+import type { SampleColumns } from './sampleColumns.js';
 
 export interface StepColumns {
   /** Each step once, ascending. */
@@ -14,40 +14,36 @@ export interface StepColumns {
   readonly values: ReadonlyMap<string, Float64Array>;
 }
 
-/** The samples `include` picks (all by default) that have a step, grouped by step: see StepColumns. */
-export function groupByStep(samples: readonly MetricSample[], names: readonly string[], include?: (sample: MetricSample) => boolean): StepColumns {
-  const picked: number[] = [];
-  for (let i = 0; i < samples.length; i++) {
-    const sample = samples[i]!;
-    if (sample.step !== null && (include === undefined || include(sample))) picked.push(i);
-  }
-  const order = Uint32Array.from(picked);
-  picked.length = 0;
-  const stepOf = (k: number) => samples[order[k]!]!.step!;
+/** The samples `picked` (indexes into `samples`, ascending) grouped by step: see StepColumns. Samples without a step are passed over. */
+export function groupByStep(samples: SampleColumns, picked: Uint32Array, names: readonly string[]): StepColumns {
+  const order = picked.filter((i) => !Number.isNaN(samples.step[i]!));
+  const stepOf = samples.step;
   // By step, then in the samples' order (spelled out, so the last of a step is the last given whatever the sort).
-  order.sort((a, b) => samples[a]!.step! - samples[b]!.step! || a - b);
+  order.sort((a, b) => stepOf[a]! - stepOf[b]! || a - b);
   let groups = 0;
-  for (let k = 0; k < order.length; k++) if (k === 0 || stepOf(k) !== stepOf(k - 1)) groups++;
+  for (let k = 0; k < order.length; k++) if (k === 0 || stepOf[order[k]!] !== stepOf[order[k - 1]!]) groups++;
   const step = new Float64Array(groups);
   const tMs = new Float64Array(groups);
-  const wanted = new Set(names);
+  const wanted = new Map<number, string>();
+  for (const name of names) if (samples.nameCode(name) >= 0) wanted.set(samples.nameCode(name), name);
   const values = new Map<string, Float64Array>();
   let group = -1;
   for (let k = 0; k < order.length; k++) {
-    const sample = samples[order[k]!]!;
-    if (k === 0 || sample.step !== stepOf(k - 1)) {
+    const i = order[k]!;
+    if (k === 0 || stepOf[i] !== stepOf[order[k - 1]!]) {
       group++;
-      step[group] = sample.step!;
-      tMs[group] = sample.tMs;
+      step[group] = stepOf[i]!;
+      tMs[group] = samples.tMs[i]!;
     }
-    tMs[group] = Math.max(tMs[group]!, sample.tMs);
-    if (!wanted.has(sample.name)) continue;
-    let column = values.get(sample.name);
+    tMs[group] = Math.max(tMs[group]!, samples.tMs[i]!);
+    const name = wanted.get(samples.name[i]!);
+    if (name === undefined) continue;
+    let column = values.get(name);
     if (column === undefined) {
       column = new Float64Array(groups).fill(Number.NaN);
-      values.set(sample.name, column);
+      values.set(name, column);
     }
-    column[group] = sample.value;
+    column[group] = samples.value[i]!;
   }
   return { step, tMs, values };
 }

@@ -1,6 +1,7 @@
 // A run's training summary from its metric samples: steady throughput, step time, loss facts.
 import { interquartileRange, median } from 'simple-statistics';
 import type { MetricSample } from './samples.js';
+import { KIND_CODE, SampleColumns, SOURCE_CODE } from './sampleColumns.js';
 import { groupByStep, type StepColumns } from './stepColumns.js';
 import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
 
@@ -107,18 +108,33 @@ export const STEP_CLOCK_DISAGREEMENT = 0.1;
 const MIN_CLOCK_PAIRS = 5;
 
 /** The last tokens-per-step statement in the samples, or null. */
-function statedTokensPerStep(all: readonly MetricSample[]): number | null {
-  for (let i = all.length - 1; i >= 0; i--) {
-    const sample = all[i]!;
-    if (sample.name === TOKENS_PER_STEP_SAMPLE && Number.isFinite(sample.value) && sample.value > 0) return sample.value;
+function statedTokensPerStep(all: SampleColumns): number | null {
+  const code = all.nameCode(TOKENS_PER_STEP_SAMPLE);
+  for (let i = all.length - 1; i >= 0 && code >= 0; i--) {
+    const value = all.value[i]!;
+    if (all.name[i] === code && Number.isFinite(value) && value > 0) return value;
   }
   return null;
 }
 
 const TIMING_NAMES = ['step_time_ms', 'tokens_per_sec', 'samples_per_sec', 'steps_per_sec'];
 
-function hasStepTiming(samples: readonly MetricSample[]): boolean {
-  return samples.some((s) => s.step !== null && TIMING_NAMES.includes(s.name));
+function hasStepTiming(all: SampleColumns, list: Uint32Array): boolean {
+  const timing = new Set(TIMING_NAMES.map((name) => all.nameCode(name)));
+  return list.some((i) => !Number.isNaN(all.step[i]!) && timing.has(all.name[i]!));
+}
+
+/** What a summary reads: the store's columns (see summaryInput.ts), or samples as the rest of the engine holds them. */
+export type SummaryInput = readonly MetricSample[] | SampleColumns;
+
+function asColumns(input: SummaryInput): SampleColumns {
+  return input instanceof SampleColumns ? input : SampleColumns.from(input);
+}
+
+/** The samples of `list` that have this name. */
+function named(all: SampleColumns, list: Uint32Array, name: string): Uint32Array {
+  const code = all.nameCode(name);
+  return code < 0 ? new Uint32Array(0) : all.where((i) => all.name[i] === code, list);
 }
 
 /**
@@ -126,25 +142,28 @@ function hasStepTiming(samples: readonly MetricSample[]): boolean {
  * last (see MetricStore.progressDigest): it reads them all only when the training lines it uses
  * (summarizeMetrics's choice of source) give no step timing or no loss, and bars stand in.
  */
-export function readsEveryProgressSample(samples: readonly MetricSample[]): boolean {
-  const source = samples.some((s) => s.source === 'channel') ? 'channel' : 'text';
-  const train = samples.filter((s) => s.kind === 'train' && s.source === source);
-  return !hasStepTiming(train) || !train.some((s) => s.name === 'loss');
+export function readsEveryProgressSample(input: SummaryInput): boolean {
+  const all = asColumns(input);
+  const source = all.source.subarray(0, all.length).includes(SOURCE_CODE.channel) ? SOURCE_CODE.channel : SOURCE_CODE.text;
+  const train = all.where((i) => all.kind[i] === KIND_CODE.train && all.source[i] === source);
+  return !hasStepTiming(all, train) || named(all, train, 'loss').length === 0;
 }
 
-export function summarizeMetrics(all: readonly MetricSample[], options: SummaryOptions = {}): TrainingSummary {
+export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = {}): TrainingSummary {
+  // Lists of indexes into the columns stand for the lists of samples: four bytes a sample each, no objects.
+  const all = asColumns(input);
   // The script's own statement ("tokens per iteration will be: 491,520") wins over a value the run was given.
   const tokensPerStep = statedTokensPerStep(all) ?? options.tokensPerStep ?? null;
-  const fromChannel = all.filter((s) => s.source === 'channel');
-  const samples = fromChannel.length > 0 ? fromChannel : all.filter((s) => s.source === 'text');
+  const fromChannel = all.where((i) => all.source[i] === SOURCE_CODE.channel);
+  const samples = fromChannel.length > 0 ? fromChannel : all.where((i) => all.source[i] === SOURCE_CODE.text);
   const metricsSource = samples.length === 0 ? null : fromChannel.length > 0 ? 'channel' : 'text';
 
   // Train lines carry the numbers; a progress bar's redraws only count when nothing else gives timing.
-  const train = samples.filter((s) => s.kind === 'train');
-  const progress = samples.filter((s) => s.kind === 'progress');
-  const hasTiming = hasStepTiming;
+  const train = all.where((i) => all.kind[i] === KIND_CODE.train, samples);
+  const progress = all.where((i) => all.kind[i] === KIND_CODE.progress, samples);
+  const hasTiming = (list: Uint32Array) => hasStepTiming(all, list);
   const timingSource = hasTiming(train) ? train : hasTiming(progress) ? progress : train.length > 0 ? train : progress;
-  const records = groupByStep(timingSource, STEP_VALUE_NAMES);
+  const records = groupByStep(all, timingSource, STEP_VALUE_NAMES);
   const profiled = profiledStepNumbers(records, options.profiledSpan ?? null);
   // Timed with every record (a step's time may come from its neighbour's stamp), then the profiled ones left out.
   const timed = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
@@ -166,7 +185,7 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
   let steadyFromMs: number | null = null;
   let stretches: SlowStretch[] = [];
   if (points.length > 0) {
-    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, timingSource) };
+    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, all, timingSource) };
     const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
     const outliers = new Set(split.outliers);
     const afterWarmup = points.map((_, i) => i).filter((i) => i >= split.start);
@@ -195,14 +214,22 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     betweenLines = clockPerStep(points, timed.printed.filter((_, i) => keep[i]), new Set(steadyIndexes));
   }
 
-  const losses = [...train, ...progress].filter((s) => s.name === 'loss').sort(byStepThenTime);
-  const trainLosses = losses.filter((s) => s.kind === 'train');
+  const trainAndProgress = new Uint32Array(train.length + progress.length);
+  trainAndProgress.set(train);
+  trainAndProgress.set(progress, train.length);
+  const losses = byStepThenTime(all, named(all, trainAndProgress, 'loss'));
+  const trainLosses = all.where((i) => all.kind[i] === KIND_CODE.train, losses);
   const lossSeries = trainLosses.length > 0 ? trainLosses : losses;
-  const finiteLosses = lossSeries.map((s) => s.value).filter(Number.isFinite);
-  const evalLosses = samples.filter((s) => s.name === 'eval_loss').sort(byStepThenTime);
-  const steps = samples.reduce<number | null>((max, s) => (s.step !== null && (max === null || s.step > max) ? s.step : max), null);
-  const nanDetected =
-    samples.length === 0 ? null : samples.some((s) => ['loss', 'eval_loss', 'grad_norm'].includes(s.name) && !Number.isFinite(s.value));
+  const finiteLosses: number[] = [];
+  for (const i of lossSeries) if (Number.isFinite(all.value[i]!)) finiteLosses.push(all.value[i]!);
+  const evalLosses = byStepThenTime(all, named(all, samples, 'eval_loss'));
+  let steps: number | null = null;
+  for (const i of samples) {
+    const step = all.stepAt(i);
+    if (step !== null && (steps === null || step > steps)) steps = step;
+  }
+  const watched = new Set(['loss', 'eval_loss', 'grad_norm'].map((name) => all.nameCode(name)));
+  const nanDetected = samples.length === 0 ? null : samples.some((i) => watched.has(all.name[i]!) && !Number.isFinite(all.value[i]!));
 
   return {
     steps,
@@ -210,9 +237,9 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     steadySteps,
     steadyFromMs,
     stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers, betweenLines },
-    finalLoss: lastFinite(lossSeries),
+    finalLoss: lastFinite(all, lossSeries),
     bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
-    evalLoss: lastFinite(evalLosses),
+    evalLoss: lastFinite(all, evalLosses),
     nanDetected,
     lossFell: lossTrend(finiteLosses),
     warmup,
@@ -223,10 +250,10 @@ export function summarizeMetrics(all: readonly MetricSample[], options: SummaryO
     metricsSource,
     tokensPerStep,
     samplesPerStep: options.samplesPerStep ?? null,
-    lossCurve: lossCurve(lossSeries),
-    evalCurve: lossCurve(evalLosses),
-    finalMetrics: finalMetrics(samples),
-    notes: [...restartNotes(samples, steps), ...clockNotes(stepTime, betweenLines)],
+    lossCurve: lossCurve(all, lossSeries),
+    evalCurve: lossCurve(all, evalLosses),
+    finalMetrics: finalMetrics(all, samples),
+    notes: [...restartNotes(all, samples, steps), ...clockNotes(stepTime, betweenLines)],
   };
 }
 
@@ -266,8 +293,8 @@ function clockNotes(printedMs: number | null, clockMs: number | null): string[] 
 }
 
 /** A step counter that restarted with an epoch or a phase, and how the steps were counted instead. */
-function restartNotes(samples: readonly MetricSample[], steps: number | null): string[] {
-  const restarts = samples.filter((s) => s.name === STEP_RESTART_SAMPLE).length;
+function restartNotes(all: SampleColumns, samples: Uint32Array, steps: number | null): string[] {
+  const restarts = named(all, samples, STEP_RESTART_SAMPLE).length;
   if (restarts === 0) return [];
   const times = restarts === 1 ? 'once' : `${restarts} times`;
   return [`The printed step counter started again ${times} (with an epoch or a phase): steps are counted on through the run${steps === null ? '' : `, ${steps} in all`}, so no step replaces another.`];
@@ -294,13 +321,13 @@ function profiledStepNumbers(records: StepColumns, span: { fromTMs: number; toTM
  * Both, because a log read back later may have no useful times, and some frameworks print the eval
  * under the step before the one whose time it costs (the later point is marked too then).
  */
-function markedIndexes(points: readonly TimedPoint[], samples: readonly MetricSample[]): Set<number> {
-  const markers = samples.filter((s) => s.kind === 'eval');
+function markedIndexes(points: readonly TimedPoint[], all: SampleColumns): Set<number> {
+  const markers = all.where((i) => all.kind[i] === KIND_CODE.eval);
   const marked = new Set<number>();
   if (markers.length === 0) return marked;
-  const times = markers.map((s) => s.tMs).sort((a, b) => a - b);
-  const steps = markers.filter((s) => s.step !== null).map((s) => s.step!).sort((a, b) => a - b);
-  const anyIn = (sorted: readonly number[], low: number, high: number) => {
+  const times = Float64Array.from(markers, (i) => all.tMs[i]!).sort();
+  const steps = Float64Array.from(all.where((i) => !Number.isNaN(all.step[i]!), markers), (i) => all.step[i]!).sort();
+  const anyIn = (sorted: Float64Array, low: number, high: number) => {
     // First value above `low` (binary search: a long run has thousands of evals and points).
     let lo = 0;
     let hi = sorted.length;
@@ -324,8 +351,9 @@ function markedIndexes(points: readonly TimedPoint[], samples: readonly MetricSa
 export const WARMUP_HINT_SAMPLE = 'warmup_hint';
 
 /** Indexes of points whose step the script marks as warm-up. */
-function warmupHints(points: readonly TimedPoint[], samples: readonly MetricSample[]): Set<number> {
-  const hinted = new Set(samples.filter((s) => s.name === WARMUP_HINT_SAMPLE && s.step !== null && s.value > 0).map((s) => s.step!));
+function warmupHints(points: readonly TimedPoint[], all: SampleColumns, samples: Uint32Array): Set<number> {
+  const hinted = new Set<number>();
+  for (const i of named(all, samples, WARMUP_HINT_SAMPLE)) if (!Number.isNaN(all.step[i]!) && all.value[i]! > 0) hinted.add(all.step[i]!);
   const indexes = new Set<number>();
   if (hinted.size === 0) return indexes;
   points.forEach((point, i) => {
@@ -334,9 +362,12 @@ function warmupHints(points: readonly TimedPoint[], samples: readonly MetricSamp
   return indexes;
 }
 
-function finalMetrics(samples: readonly MetricSample[]): Record<string, number> {
+function finalMetrics(all: SampleColumns, samples: Uint32Array): Record<string, number> {
   const last: Record<string, number> = {};
-  for (const sample of [...samples].sort(byStepThenTime)) if (Number.isFinite(sample.value) && !BOOKKEEPING_SAMPLES.has(sample.name)) last[sample.name] = sample.value;
+  for (const i of byStepThenTime(all, samples)) {
+    const name = all.names[all.name[i]!]!;
+    if (Number.isFinite(all.value[i]!) && !BOOKKEEPING_SAMPLES.has(name)) last[name] = all.value[i]!;
+  }
   return last;
 }
 
@@ -351,19 +382,26 @@ function blockMedians(values: readonly number[]): number[] {
 }
 
 /** The finite losses with a step, in windows of equal count, each as [last step, mean loss]. */
-function lossCurve(losses: readonly MetricSample[]): Array<[number, number]> {
-  const points = losses.filter((s) => s.step !== null && Number.isFinite(s.value));
+function lossCurve(all: SampleColumns, losses: Uint32Array): Array<[number, number]> {
+  const points = all.where((i) => !Number.isNaN(all.step[i]!) && Number.isFinite(all.value[i]!), losses);
   const windows = Math.min(LOSS_CURVE_POINTS, points.length);
   const curve: Array<[number, number]> = [];
   for (let w = 0; w < windows; w++) {
-    const window = points.slice(Math.floor((w * points.length) / windows), Math.floor(((w + 1) * points.length) / windows));
-    curve.push([window.at(-1)!.step!, round(window.reduce((sum, s) => sum + s.value, 0) / window.length, 6)]);
+    const window = points.subarray(Math.floor((w * points.length) / windows), Math.floor(((w + 1) * points.length) / windows));
+    curve.push([all.step[window.at(-1)!]!, round(window.reduce((sum, i) => sum + all.value[i]!, 0) / window.length, 6)]);
   }
   return curve;
 }
 
-function byStepThenTime(a: MetricSample, b: MetricSample): number {
-  return (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER) || a.tMs - b.tMs;
+/**
+ * The samples of `list` by step (those without one last), then by time, keeping the list's order where both tie
+ * (a stable sort of the list).
+ */
+function byStepThenTime(all: SampleColumns, list: Uint32Array): Uint32Array {
+  const stepKey = (i: number) => (Number.isNaN(all.step[i]!) ? Number.MAX_SAFE_INTEGER : all.step[i]!);
+  const positions = Uint32Array.from({ length: list.length }, (_, p) => p);
+  positions.sort((a, b) => stepKey(list[a]!) - stepKey(list[b]!) || all.tMs[list[a]!]! - all.tMs[list[b]!]! || a - b);
+  return positions.map((p) => list[p]!);
 }
 
 /**
@@ -438,8 +476,8 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
   return { points, throughputs, unit, printed };
 }
 
-function lastFinite(samples: readonly MetricSample[]): number | null {
-  for (let i = samples.length - 1; i >= 0; i--) if (Number.isFinite(samples[i]!.value)) return samples[i]!.value;
+function lastFinite(all: SampleColumns, list: Uint32Array): number | null {
+  for (let k = list.length - 1; k >= 0; k--) if (Number.isFinite(all.value[list[k]!]!)) return all.value[list[k]!]!;
   return null;
 }
 

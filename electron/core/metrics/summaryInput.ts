@@ -1,6 +1,7 @@
-// The samples a finished run's summary and chart series are made from, read without every bar redraw where they are not needed.
+// The samples a finished run's summary and chart series are made from, read into columns and without every bar redraw where they are not needed.
 import type { MetricStore, OrderedSample } from '../store/metricStore.js';
 import type { MetricSample } from './samples.js';
+import { SampleColumns } from './sampleColumns.js';
 import { readsEveryProgressSample } from './summary.js';
 
 /**
@@ -8,20 +9,29 @@ import { readsEveryProgressSample } from './summary.js';
  * samples, and of its progress bars' only the few values the summary takes from them — unless the
  * training lines lack timing or loss, when every bar sample is read as before. Bar redraws are most
  * rows of a long or imported run: reading them all back held an import's memory at 1.5 GB.
+ * Read straight into columns, never as one object a sample: a dense log (a metric line a step) writes
+ * three samples a step, and objects held about 300 bytes a step to the end of the run.
  * The result is the same summary and series as from every sample (test/integration/summaryInput.test.ts).
  */
-export function samplesForSummary(metrics: MetricStore, runId: number): MetricSample[] {
-  const merged = mergeInOrder(metrics.forRunExceptProgress(runId), metrics.progressDigest(runId));
-  return readsEveryProgressSample(merged) ? metrics.forRun(runId) : merged;
+export function columnsForSummary(metrics: MetricStore, runId: number): SampleColumns {
+  const digest = metrics.progressDigest(runId);
+  const merged = new SampleColumns();
+  // The digest's few samples go in among the others by their place in the run's order.
+  let next = 0;
+  const pushDigest = (sample: OrderedSample) => merged.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
+  metrics.readNumeric(runId, 'exceptProgress', (order, step, tMs, name, value, source, kind) => {
+    while (next < digest.length && digest[next]!.order < order) pushDigest(digest[next++]!);
+    merged.push(step, tMs, name, value, source, kind);
+  });
+  while (next < digest.length) pushDigest(digest[next++]!);
+  if (!readsEveryProgressSample(merged)) return merged;
+  const all = new SampleColumns();
+  metrics.readNumeric(runId, 'all', (_order, step, tMs, name, value, source, kind) => all.push(step, tMs, name, value, source, kind));
+  return all;
 }
 
-function mergeInOrder(a: readonly OrderedSample[], b: readonly OrderedSample[]): OrderedSample[] {
-  const merged: OrderedSample[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && a[i]!.order < b[j]!.order)) merged.push(a[i++]!);
-    else merged.push(b[j++]!);
-  }
-  return merged;
+/** columnsForSummary as samples, for a reader that wants them one by one. */
+export function samplesForSummary(metrics: MetricStore, runId: number): MetricSample[] {
+  const columns = columnsForSummary(metrics, runId);
+  return Array.from({ length: columns.length }, (_, i) => columns.sample(i));
 }

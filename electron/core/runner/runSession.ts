@@ -12,6 +12,7 @@ import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSam
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
+import { KIND_CODE } from '../metrics/sampleColumns.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
@@ -417,7 +418,7 @@ export class RunSession {
       profiled.finish({
         stepTimeMedianMs: training.summary.stepTimeMs.median,
         sourceStepTimeMedianMs: source?.summary.stepTimeMs.median ?? null,
-        stepMarks: training.samples.filter((s) => s.kind === 'train' && s.step !== null).map((s) => ({ step: s.step!, tMs: s.tMs })),
+        stepMarks: Array.from(training.samples.where((i) => training.samples.kind[i] === KIND_CODE.train && !Number.isNaN(training.samples.step[i]!)), (i) => ({ step: training.samples.step[i]!, tMs: training.samples.tMs[i]! })),
       });
     }
     const host = summarizeHost(hostSamples);

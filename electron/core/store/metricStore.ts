@@ -194,9 +194,10 @@ export class MetricStore {
   /**
    * A run's samples in stored order, read as numbers only: SQLite makes a new string for every text
    * cell, and a run has a few dozen names and fewer sources and kinds, so those come back as indexes
-   * into lists made once per read. Over the run's stretch of rowids (see rowidBounds).
+   * into lists made once per read. Over the run's stretch of rowids (see rowidBounds). Each sample is
+   * handed over as it is read and not kept: the caller holds it as it likes (columns, see summaryInput.ts).
    */
-  private readNumeric(
+  readNumeric(
     runId: number,
     which: 'all' | 'exceptProgress',
     onSample: (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => void,

@@ -2,13 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import { decimate, decimateColumns } from '../../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
+import { SampleColumns } from '../../../electron/core/metrics/sampleColumns.js';
 import { groupByStep } from '../../../electron/core/metrics/stepColumns.js';
 
 const sample = (step: number | null, tMs: number, name: string, value: number): MetricSample => ({ step, tMs, name, value, source: 'text', kind: 'train' });
 
+/** Every sample picked. */
+function grouped(samples: readonly MetricSample[], names: readonly string[]) {
+  const columns = SampleColumns.from(samples);
+  return groupByStep(columns, columns.where(() => true), names);
+}
+
 describe('groupByStep', () => {
   it('gives each step once in step order, its latest time, and the last value of each name asked for', () => {
-    const columns = groupByStep(
+    const columns = grouped(
       [sample(3, 30, 'loss', 1), sample(1, 12, 'loss', 2), sample(1, 10, 'step_time_ms', 5), sample(null, 99, 'loss', 9), sample(3, 25, 'loss', 0.5), sample(2, 20, 'lr', 1)],
       ['loss', 'step_time_ms'],
     );
@@ -22,12 +29,13 @@ describe('groupByStep', () => {
   });
 
   it('keeps a non-finite last value (a redraw that printed nan replaces a finite one)', () => {
-    const columns = groupByStep([sample(1, 0, 'loss', 1), sample(1, 0, 'loss', Number.NaN)], ['loss']);
+    const columns = grouped([sample(1, 0, 'loss', 1), sample(1, 0, 'loss', Number.NaN)], ['loss']);
     expect(Number.isNaN(columns.values.get('loss')![0]!)).toBe(true);
   });
 
   it('reads only the samples picked', () => {
-    const columns = groupByStep([sample(1, 0, 'loss', 1), sample(2, 0, 'lr', 3)], ['lr'], (s) => s.name === 'lr');
+    const all = SampleColumns.from([sample(1, 0, 'loss', 1), sample(2, 0, 'lr', 3)]);
+    const columns = groupByStep(all, all.where((i) => all.names[all.name[i]!] === 'lr'), ['lr']);
     expect([...columns.step]).toEqual([2]);
   });
 });
