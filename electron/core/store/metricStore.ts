@@ -183,14 +183,6 @@ export class MetricStore {
     return samples;
   }
 
-  /** The run's samples other than progress bars' (most of a long run's rows are bar redraws), in stored order. */
-  forRunExceptProgress(runId: number): OrderedSample[] {
-    const samples: OrderedSample[] = [];
-    // Written out, not spread: a spread makes each a larger, slower dictionary-mode object.
-    this.readNumeric(runId, 'exceptProgress', (order, step, tMs, name, value, source, kind) => samples.push({ step, tMs, name, value, source, kind, order }));
-    return samples;
-  }
-
   /**
    * A run's samples in stored order, read as numbers only: SQLite makes a new string for every text
    * cell, and a run has a few dozen names and fewer sources and kinds, so those come back as indexes
