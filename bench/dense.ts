@@ -13,6 +13,11 @@ const MIB = 1024 * 1024;
 /** Issue 27's figures were taken at 1 M and 3.2 M lines; these two lengths show whether memory grows with the run. */
 const LINE_COUNTS = (process.env.BENCH_DENSE_LINES ?? '1000000,3000000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_DENSE_ROUNDS ?? 1);
+/**
+ * Another checkout (built with `npm run build`), e.g. the previous version: its CLI imports the same logs in the same
+ * rounds, alternated with this one's, so a before/after comparison sees the same machine and load.
+ */
+const BASELINE = process.env.BENCH_DENSE_BASELINE;
 /** Lines written per write call: large enough that the generator costs nothing beside the import. */
 const LINES_PER_WRITE = 10_000;
 
@@ -50,40 +55,49 @@ function storedSampleCount(db: string): number {
   }
 }
 
+interface Measured {
+  rate: number;
+  peak: number;
+  samples: number;
+}
+
 export async function denseBenchmark(): Promise<BenchRow[]> {
   execFileSync('node', ['scripts/buildIfChanged.mjs', 'node'], { cwd: REPO, stdio: 'ignore' });
+  const clis: Array<[string, string]> = [['this checkout', CLI]];
+  if (BASELINE !== undefined) clis.unshift([`baseline ${path.basename(path.resolve(BASELINE))}`, path.join(path.resolve(BASELINE), 'bin/tuning-bench.js')]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-bench-dense-'));
   const rows: BenchRow[] = [];
-  const peaksByLength: number[] = [];
+  const peaksByLength = new Map<string, number[]>(clis.map(([label]) => [label, []]));
   try {
     for (const lines of LINE_COUNTS) {
       const log = path.join(dir, `dense-${lines}.log`);
       writeDenseLog(log, lines);
       const bytes = fs.statSync(log).size;
-      const rates: number[] = [];
-      const peaks: number[] = [];
-      let samples = 0;
+      const measured = new Map<string, Array<{ rate: number; peak: number; samples: number }>>(clis.map(([label]) => [label, []]));
       for (let round = 0; round < ROUNDS; round++) {
-        const db = path.join(dir, `dense-${lines}-${round}.db`);
-        const { seconds, maxRssKiB } = timed(['node', CLI, '--db', db, 'import', log, '--json']);
-        rates.push(bytes / MIB / seconds);
-        peaks.push(maxRssKiB / 1024);
-        samples = storedSampleCount(db);
-        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+        for (const [label, cli] of clis) {
+          const db = path.join(dir, `dense-${lines}-${round}.db`);
+          const { seconds, maxRssKiB } = timed(['node', cli, '--db', db, 'import', log, '--json']);
+          measured.get(label)!.push({ rate: bytes / MIB / seconds, peak: maxRssKiB / 1024, samples: storedSampleCount(db) });
+          for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+        }
       }
       fs.rmSync(log);
-      const rate = median(rates);
-      const peak = Math.max(...peaks);
-      peaksByLength.push(peak);
       const label = `${(lines / 1e6).toLocaleString('en')} M lines, ${(bytes / MIB).toFixed(0)} MiB`;
-      rows.push(
-        { benchmark: 'dense', metric: `import of a dense log (${label}; ${samples.toLocaleString('en')} samples; median of ${ROUNDS})`, value: rate, unit: 'MiB/s', target: '>= 50', pass: rate >= 50 },
-        { benchmark: 'dense', metric: `import peak RSS (${label}; highest of ${ROUNDS})`, value: peak, unit: 'MiB', target: '< 300', pass: peak < 300 },
-      );
+      for (const [cliLabel] of clis) {
+        const rounds = measured.get(cliLabel)!;
+        const result: Measured = { rate: median(rounds.map((r) => r.rate)), peak: Math.max(...rounds.map((r) => r.peak)), samples: rounds[0]!.samples };
+        peaksByLength.get(cliLabel)!.push(result.peak);
+        rows.push(
+          { benchmark: 'dense', metric: `${cliLabel}: import of a dense log (${label}; ${result.samples.toLocaleString('en')} samples; median of ${ROUNDS})`, value: result.rate, unit: 'MiB/s', target: '>= 50', pass: result.rate >= 50 },
+          { benchmark: 'dense', metric: `${cliLabel}: import peak RSS (${label}; highest of ${ROUNDS})`, value: result.peak, unit: 'MiB', target: '< 300', pass: result.peak < 300 },
+        );
+      }
     }
-    if (peaksByLength.length > 1) {
-      const growth = peaksByLength.at(-1)! / peaksByLength[0]!;
-      rows.push({ benchmark: 'dense', metric: `peak RSS, longest over shortest log (${LINE_COUNTS.join(' / ')} lines)`, value: growth, unit: 'x', target: '<= 1.1', pass: growth <= 1.1 });
+    for (const [cliLabel, peaks] of peaksByLength) {
+      if (peaks.length < 2) continue;
+      const growth = peaks.at(-1)! / peaks[0]!;
+      rows.push({ benchmark: 'dense', metric: `${cliLabel}: peak RSS, longest over shortest log (${LINE_COUNTS.join(' / ')} lines)`, value: growth, unit: 'x', target: '<= 1.1', pass: growth <= 1.1 });
     }
     return rows;
   } finally {
