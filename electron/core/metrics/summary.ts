@@ -399,8 +399,13 @@ function lossCurve(all: SampleColumns, losses: Uint32Array): Array<[number, numb
  */
 function byStepThenTime(all: SampleColumns, list: Uint32Array): Uint32Array {
   const stepKey = (i: number) => (Number.isNaN(all.step[i]!) ? Number.MAX_SAFE_INTEGER : all.step[i]!);
+  const compare = (i: number, j: number) => stepKey(i) - stepKey(j) || all.tMs[i]! - all.tMs[j]!;
+  // Already in order (a log's usual case): a stable sort would change nothing.
+  let inOrder = true;
+  for (let k = 1; k < list.length && inOrder; k++) inOrder = compare(list[k - 1]!, list[k]!) <= 0;
+  if (inOrder) return list;
   const positions = Uint32Array.from({ length: list.length }, (_, p) => p);
-  positions.sort((a, b) => stepKey(list[a]!) - stepKey(list[b]!) || all.tMs[list[a]!]! - all.tMs[list[b]!]! || a - b);
+  positions.sort((a, b) => compare(list[a]!, list[b]!) || a - b);
   return positions.map((p) => list[p]!);
 }
 
