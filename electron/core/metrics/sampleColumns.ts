@@ -13,19 +13,32 @@ const INITIAL_CAPACITY = 1024;
 export class SampleColumns {
   length = 0;
   /** NaN where the sample has no step. */
-  step = new Float64Array(INITIAL_CAPACITY);
-  tMs = new Float64Array(INITIAL_CAPACITY);
-  value = new Float64Array(INITIAL_CAPACITY);
+  step: Float64Array;
+  tMs: Float64Array;
+  value: Float64Array;
   /** Index into `names`. */
-  name = new Uint32Array(INITIAL_CAPACITY);
+  name: Uint32Array;
   /** Codes of SOURCES and KINDS. */
-  source = new Uint8Array(INITIAL_CAPACITY);
-  kind = new Uint8Array(INITIAL_CAPACITY);
+  source: Uint8Array;
+  kind: Uint8Array;
   readonly names: string[] = [];
   private readonly codes = new Map<string, number>();
 
+  /**
+   * `capacity`: the samples expected, where the reader knows (MetricStore.countNumeric). Sized once, the columns
+   * never double: a doubling holds the old and the new columns at once, and leaves up to half of them unused.
+   */
+  constructor(capacity = INITIAL_CAPACITY) {
+    this.step = new Float64Array(capacity);
+    this.tMs = new Float64Array(capacity);
+    this.value = new Float64Array(capacity);
+    this.name = new Uint32Array(capacity);
+    this.source = new Uint8Array(capacity);
+    this.kind = new Uint8Array(capacity);
+  }
+
   static from(samples: readonly MetricSample[]): SampleColumns {
-    const columns = new SampleColumns();
+    const columns = new SampleColumns(samples.length);
     for (const sample of samples) columns.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
     return columns;
   }
@@ -61,19 +74,19 @@ export class SampleColumns {
     return { step: this.stepAt(i), tMs: this.tMs[i]!, name: this.names[this.name[i]!]!, value: this.value[i]!, source: SOURCES[this.source[i]!]!, kind: KINDS[this.kind[i]!]! };
   }
 
-  /** The indexes of the samples `keep` picks (of `within`, or of all), in order. */
+  /** The indexes of the samples `keep` picks (of `within`, or of all), in order. Counted first, so the list is made at its size. */
   where(keep: (i: number) => boolean, within?: Uint32Array): Uint32Array {
-    const picked: number[] = [];
-    if (within === undefined) {
-      for (let i = 0; i < this.length; i++) if (keep(i)) picked.push(i);
-    } else {
-      for (const i of within) if (keep(i)) picked.push(i);
-    }
-    return Uint32Array.from(picked);
+    const count = within === undefined ? this.length : within.length;
+    const at = within === undefined ? (k: number) => k : (k: number) => within[k]!;
+    let picked = 0;
+    for (let k = 0; k < count; k++) if (keep(at(k))) picked++;
+    const indexes = new Uint32Array(picked);
+    for (let k = 0, n = 0; k < count; k++) if (keep(at(k))) indexes[n++] = at(k);
+    return indexes;
   }
 
   private grow(): void {
-    const capacity = this.step.length * 2;
+    const capacity = Math.max(INITIAL_CAPACITY, this.step.length * 2);
     const grown = <T extends Float64Array | Uint32Array | Uint8Array>(column: T, make: (n: number) => T): T => {
       const bigger = make(capacity);
       bigger.set(column);

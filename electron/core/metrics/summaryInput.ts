@@ -15,7 +15,7 @@ import { readsEveryProgressSample } from './summary.js';
  */
 export function columnsForSummary(metrics: MetricStore, runId: number): SampleColumns {
   const digest = metrics.progressDigest(runId);
-  const merged = new SampleColumns();
+  const merged = new SampleColumns(metrics.countNumeric(runId, 'exceptProgress') + digest.length);
   // The digest's few samples go in among the others by their place in the run's order.
   let next = 0;
   const pushDigest = (sample: OrderedSample) => merged.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
@@ -25,7 +25,7 @@ export function columnsForSummary(metrics: MetricStore, runId: number): SampleCo
   });
   while (next < digest.length) pushDigest(digest[next++]!);
   if (!readsEveryProgressSample(merged)) return merged;
-  const all = new SampleColumns();
+  const all = new SampleColumns(metrics.countNumeric(runId, 'all'));
   metrics.readNumeric(runId, 'all', (_order, step, tMs, name, value, source, kind) => all.push(step, tMs, name, value, source, kind));
   return all;
 }

@@ -65,6 +65,7 @@ export class MetricStore {
   private readonly lastFiniteProgressWithoutStep;
   private readonly nonFiniteProgress;
   private readonly countByRun;
+  private readonly countInStretch;
   private readonly generationOf;
   private readonly setGeneration;
   private readonly insertWithGeneration;
@@ -104,6 +105,12 @@ export class MetricStore {
       `${progressRow} WHERE ${ofName} AND value IS NULL LIMIT 1`,
     );
     this.countByRun = db.prepare<[number, number], { n: number }>(`SELECT COUNT(*) AS n FROM metric_samples WHERE run_id = ? AND ${CURRENT_PARSE}`);
+    // The rows readNumeric reads, counted over the same stretch with the same conditions.
+    const inStretch = `SELECT COUNT(*) FROM metric_samples WHERE rowid BETWEEN ? AND ? AND +run_id = ? AND ${CURRENT_PARSE}`;
+    this.countInStretch = {
+      all: db.prepare<[number, number, number, number], number>(inStretch).pluck(),
+      exceptProgress: db.prepare<[number, number, number, number], number>(`${inStretch} AND kind <> 'progress'`).pluck(),
+    };
     this.generationOf = db.prepare<[number], number>('SELECT text_generation FROM runs WHERE id = ?').pluck();
     this.setGeneration = db.prepare<[number, number]>('UPDATE runs SET text_generation = ? WHERE id = ?');
     this.insertWithGeneration = db.prepare(
@@ -189,6 +196,13 @@ export class MetricStore {
    * into lists made once per read. Over the run's stretch of rowids (see rowidBounds). Each sample is
    * handed over as it is read and not kept: the caller holds it as it likes (columns, see summaryInput.ts).
    */
+  /** How many samples readNumeric hands over: a reader sizes what it keeps them in once. */
+  countNumeric(runId: number, which: 'all' | 'exceptProgress'): number {
+    const bounds = this.rowidBounds.get(runId);
+    if (bounds?.first == null || bounds.last == null) return 0;
+    return this.countInStretch[which].get(bounds.first, bounds.last, runId, this.textGeneration(runId)) ?? 0;
+  }
+
   readNumeric(
     runId: number,
     which: 'all' | 'exceptProgress',
