@@ -37,7 +37,7 @@ import { ownIdentity } from './system/processIdentity.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
-import { Store } from './store/store.js';
+import { Store, type ReadOnlyState } from './store/store.js';
 import { OutputWriter } from './ingest/outputWriter.js';
 import { StepProfiler } from './profile/stepProfiler.js';
 import { compareProfiles } from './profile/compareProfiles.js';
@@ -64,6 +64,11 @@ export interface CoreOptions {
   clock?: Clock;
   /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
   endingRetryMs?: number;
+  /**
+   * A file that can be read but not written (a full disk, no write permission) opens for reading only, instead
+   * of being refused: the CLI's commands that only read use it. Nothing is recovered or recorded then.
+   */
+  readOnlyFallback?: boolean;
 }
 
 /**
@@ -74,6 +79,8 @@ export interface CoreOptions {
 export interface Core {
   readonly handlers: ApiHandlers;
   readonly dbPath: string;
+  /** Set when the file could only be opened for reading (see CoreOptions.readOnlyFallback): why, and what may be missing. */
+  readonly readOnly: ReadOnlyState | null;
   subscribe(listener: (...args: EventArgs) => void, options?: SubscribeOptions): Subscription;
   /**
    * Starts a run with its GPU settings: applied (journaled) first, recorded with the run, put back when
@@ -167,7 +174,8 @@ export function createCore(options: CoreOptions): EngineCore {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
   // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
-  const store = new Store(dbPath, (file) => new OutputWriter(file), clock);
+  const store = new Store(dbPath, (file, readOnly) => new OutputWriter(file, undefined, readOnly), clock, { readOnlyFallback: options.readOnlyFallback === true });
+  const writable = store.readOnly === null;
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -188,7 +196,8 @@ export function createCore(options: CoreOptions): EngineCore {
       throw explainCorruption(error, dbPath);
     }
   };
-  const recovery: RecoveryReport = startStep(() => {
+  // A file open for reading only is shown as it is: recovering its runs would need writing them.
+  const recovery: RecoveryReport = !writable ? { interrupted: [], orphans: [] } : startStep(() => {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
     return recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
   });
@@ -297,7 +306,7 @@ export function createCore(options: CoreOptions): EngineCore {
     gitEnv: childEnv,
   });
   openedSoFar.push(() => sweeps.close());
-  const interruptedSweeps = startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
+  const interruptedSweeps = !writable ? [] : startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
   const externalChanges = startStep(() => new ExternalChangeWatcher(
     store.db,
@@ -691,6 +700,7 @@ export function createCore(options: CoreOptions): EngineCore {
     publisher,
     interruptedSweeps,
     dbPath,
+    readOnly: store.readOnly,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
     startRun,
