@@ -203,7 +203,7 @@ export function createCore(options: CoreOptions): EngineCore {
   });
   const orphans = new OrphanRegistry(recovery.orphans, store.processes);
   openedSoFar.push(() => orphans.close());
-  const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
+  const tasks = new IngestTasks(dbPath, store.output.bytesFirst, store.readOnly?.reason ?? null);
   openedSoFar.push(() => tasks.close());
 
   const childEnv = stringEnv(env);

@@ -48,6 +48,10 @@ describe('a database whose files cannot grow', () => {
     expect(check.status, check.stderr).toBe(0);
     expect(check.stdout).toMatch(/: ok$/mu);
 
+    const reparse = cliWithNoRoomToGrow(['--db', file, 'reparse', '1']);
+    expect(reparse.status).toBe(1);
+    expect(reparse.stderr).toMatch(/open for reading only .*reparse writes to it, so it was not started/u);
+
     const record = cliWithNoRoomToGrow(['--db', file, 'run', '--', 'echo', 'never']);
     expect(record.status).toBe(1);
     expect(record.stderr).toMatch(/cannot record in .*runs\.db.*Nothing was started.*ulimit -f.*only read.*still work/u);

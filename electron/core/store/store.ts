@@ -2,7 +2,7 @@
 import { BatchWriter, type WriterStatus } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
-import { openDatabase, openDatabaseReadOnly, unwritableReason, type Db } from './open.js';
+import { BUSY_TIMEOUT_MS, openDatabase, openDatabaseReadOnly, unwritableReason, type Db } from './open.js';
 import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
 import { ProfileStore } from './profileStore.js';
@@ -11,6 +11,9 @@ import { RunProcessStore } from './runProcessStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
 import { systemClock, type Clock } from '../clock.js';
+
+/** Between tries of a flush that meets another process's lock: the batch timer's own pace is 100 ms. */
+const LOCK_RETRY_MS = 50;
 
 export interface ReadOnlyState {
   /** Why the file cannot be written, e.g. "the disk holding it is full (0 KiB free)". */
@@ -113,7 +116,12 @@ export class Store<Output extends OutputSink = OutputSink> {
 
   /** Everything queued so far (output in the worker, samples here) committed, or kept for retry if the file refuses it. */
   async flush(): Promise<void> {
-    this.writer.flush();
+    // Another process's lock is waited out as before (up to the busy timeout), but between short tries, never
+    // inside SQLite on the engine's thread: that held a live run's output unread for as long as the lock.
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    while (!this.writer.flushWithoutWaiting() && this.writer.waitingForLock && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
     await this.output.flush();
   }
 
