@@ -1,7 +1,7 @@
 // A start request made into a stored run and everything needed to spawn it: the command checked, the record inserted, the child's environment, the program found.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import type { Run, RunTypedCommand } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { RUN_MARKER_VARIABLE } from '../system/processTree.js';
 import { resolveCommand, unrunnablePath } from '../system/resolveCommand.js';
@@ -76,6 +76,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     unitsPerStep: request.unitsPerStep ?? null,
     steps: request.steps ?? null,
     checkout: request.checkout ?? null,
+    typedCommand: typedCommandOf(request, base),
   });
   if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
   request.gpuLease?.attachRun(record.id);
@@ -93,4 +94,14 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   const file = resolveCommand(program, cwd, env.PATH);
   if (file === null) return { record, program, cwd };
   return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler, processMarker };
+}
+
+/**
+ * A typed command stands in for a workload of id 0 (shared/typedCommand.ts): kept as typed, with the values that filled
+ * its {variables} (the command's own, before a sweep's `git=`), so it can be edited and run again as typed.
+ */
+function typedCommandOf(request: StartRequest, base: ExpandedCommand): RunTypedCommand | null {
+  const { workload } = request;
+  if (!workload || workload.id !== 0) return null;
+  return { template: workload.command, mode: workload.mode, cwd: workload.cwd, values: base.config };
 }
