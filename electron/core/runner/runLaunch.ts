@@ -8,6 +8,7 @@ import { resolveCommand, unrunnablePath } from '../system/resolveCommand.js';
 import { channelFileFor, childEnvironment, loadFileFor } from './childEnvironment.js';
 import type { RunProfiler } from './collaborators.js';
 import type { RunContext, StartRequest } from './runContext.js';
+import { TYPED_COMMAND_WORKLOAD_ID } from '../../shared/typedCommand.js';
 import type { ExpandedCommand } from './template.js';
 
 /** A run stored and ready to spawn. */
@@ -102,6 +103,6 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
  */
 function typedCommandOf(request: StartRequest, base: ExpandedCommand): RunTypedCommand | null {
   const { workload } = request;
-  if (!workload || workload.id !== 0) return null;
+  if (!workload || workload.id !== TYPED_COMMAND_WORKLOAD_ID) return null;
   return { template: workload.command, mode: workload.mode, cwd: workload.cwd, values: base.config };
 }
