@@ -332,6 +332,14 @@ describe('tuning-bench sweep', () => {
     expect(sweep.configs[1].summary.throughput.median).toBeGreaterThan(sweep.configs[0].summary.throughput.median);
     expect(result.stderr).toMatch(/sweep 1 \[#+\] 2\/2/u);
 
+    // A run that fails is counted on the progress line as soon as it has ended.
+    const oom = runCli(
+      ['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--set', 'steps=30', '--vary', 'batch=16,8', '--plan', 'one-at-a-time', '--repeats', '1', '--no-wait-idle'],
+      { env: { TUNING_BENCH_NVIDIA_SMI: '/nonexistent', SYNTHETIC_MAX_BATCH: '12' }, cwd: dir },
+    );
+    expect(oom.status, oom.stderr).toBe(0);
+    expect(oom.stderr).toMatch(/sweep 2 \[#+-+\] 1\/2, 1 failed.*running config 2 of 2 \(batch=8\)/u);
+
     const bad = runCli(['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--vary', 'batch'], { cwd: dir });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--vary takes VAR=V1,V2/u);
