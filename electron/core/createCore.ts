@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
+import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, Workload } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -399,21 +399,28 @@ export function createCore(options: CoreOptions): EngineCore {
     // a regex ("Save regex and parse again") keeps its typed values, which that workload has no variables for.
     const names = new Set(workload?.variables.map((variable) => variable.name) ?? []);
     const values = Object.fromEntries(Object.entries(commandValues).filter(([name]) => names.has(name)));
-    const others = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !names.has(name)));
-    const sameCommand = (() => {
-      if (!workload) return false;
+    const makesSameCommand = (from: Workload, filledWith: Record<string, string>): boolean => {
       try {
-        return JSON.stringify(runner.preview(workload, values).command) === JSON.stringify(source.command);
+        return JSON.stringify(runner.preview(from, filledWith).command) === JSON.stringify(source.command);
       } catch {
         return false;
       }
-    })();
+    };
+    // A typed run is run again as typed (its {variables} filled with the same values), so it keeps them too; one
+    // stored before they were kept (or whose template no longer gives its command) runs its command as it ran.
+    const typed = source.typedCommand;
+    const typedWorkload = typed ? adHocWorkload(typed) : null;
     const place = await rerunPlace(source);
-    const start = workload && sameCommand
-      ? { workload, values }
-      : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
+    const start =
+      workload && makesSameCommand(workload, values)
+        ? { workload, values }
+        : typed && typedWorkload && makesSameCommand(typedWorkload, typed.values)
+          ? { workload: typedWorkload, values: typed.values }
+          : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
     // Values the command is not made from stay in the run's config; a side keeps its place and its `git=REV`.
-    const extraConfig = { ...(workload && sameCommand ? others : commandValues), ...(source.checkout ? { git: source.checkout.revision } : {}) };
+    const madeFrom = new Set(Object.keys(start.values));
+    const unused = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !madeFrom.has(name)));
+    const extraConfig = { ...unused, ...(source.checkout ? { git: source.checkout.revision } : {}) };
     const side = source.checkout ? { cwdOverride: place.cwd } : {};
     const unitsPerStep = source.unitsPerStep ?? undefined;
     let run: Run;
