@@ -7,6 +7,7 @@ import { compareSpeeds, CONFIDENCE } from './verdict.js';
 import { studentTQuantile } from './studentT.js';
 import { commandText, rowDistinctions, rowKey } from './rowKey.js';
 import { applyMachineRule, machineNote, mayBeBest } from './machines.js';
+import { describeEnvironment } from './environment.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -560,6 +561,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     gateText: describeGate(options.gate),
     minEffect,
     machine: machineOf(baselineGroup.runs[0]),
+    environment: describeEnvironment(runs),
     commands: [...(options.commands ?? [])],
     generatedAt: options.now.toISOString(),
     notes,
