@@ -62,6 +62,8 @@ export const comparisonRow = z.object({
         leftOutSteps: z.number().int(),
         /** The fairness flags of the run (`host-busy`, `gpu-busy`, `throttled`, `clock-below-lock`). */
         unfair: z.array(z.string()),
+        /** The earlier run of the row it is an identical copy of (stretch medians and loss curve to the last digit: one seed ran twice). */
+        identicalTo: z.number().int().nullable().default(null),
       }),
     )
     .default([]),
