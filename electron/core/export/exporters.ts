@@ -43,6 +43,8 @@ interface Column<T> {
   title: string;
   cell: (item: T) => string;
   numeric?: boolean;
+  /** HTML only: kept on one line though not a figure (short values such as `3e-4`, which a browser would break at the hyphen). */
+  whole?: boolean;
   /** HTML only: a second, smaller line under the cell (an interval under its figure) and under the title (its name). */
   detail?: (item: T) => string;
   subtitle?: string;
@@ -55,6 +57,9 @@ interface Column<T> {
 function columnsWithData<T>(columns: ReadonlyArray<Column<T>>, items: readonly T[]): Array<Column<T>> {
   return columns.filter((column, i) => i === 0 || items.some((item) => column.cell(item) !== '' || (column.detail?.(item) ?? '') !== ''));
 }
+
+/** A variable's values this short (about 110 px in the report's 13 px text) are never broken: `3e-4`, `max-autotune`. */
+const WHOLE_VALUE_CHARS = 16;
 
 /** A figure with its unit, or blank. */
 const withUnit = (value: number | null, unit: string, digits?: number) => (value === null || !Number.isFinite(value) ? '' : `${figure(value, digits)} ${unit}`);
@@ -97,7 +102,11 @@ function headerLines(comparison: Comparison): string[] {
 function rowColumns(comparison: Comparison, unit: string | null) {
   return {
     config: { title: 'Config', cell: rowLabel } satisfies Column<ComparisonRow>,
-    variables: comparison.columns.map((c): Column<ComparisonRow> => ({ title: columnTitle(c), cell: (row) => row.config[c] ?? '' })),
+    variables: comparison.columns.map((c): Column<ComparisonRow> => ({
+      title: columnTitle(c),
+      cell: (row) => row.config[c] ?? '',
+      whole: comparison.rows.every((row) => (row.config[c] ?? '').length <= WHOLE_VALUE_CHARS),
+    })),
     throughput: { title: throughputTitle(unit), cell: (row) => throughputCell(row, unit), numeric: true } satisfies Column<ComparisonRow>,
     beside: [
       { title: 'Step time', cell: (row) => msText(row.stepTimeMs), numeric: true },
@@ -360,20 +369,30 @@ function runColumns(unit: string | null): Array<Column<RunItem>> {
   ];
 }
 
-/** A cell's text and, under it, its detail in a smaller line. */
-function twoLines(main: string, detail: string | undefined): string {
-  return detail === undefined || detail === '' ? escapeHtml(main) : `${escapeHtml(main)}<br><span class="sub">${escapeHtml(detail)}</span>`;
+/** A cell's text and, under it, its detail in a smaller line; figures stay whole, words may break (below). */
+function twoLines(main: string, detail: string | undefined, numeric: boolean): string {
+  const html = numeric ? escapeHtml : breakable;
+  return detail === undefined || detail === '' ? html(main) : `${html(main)}<br><span class="sub">${html(detail)}</span>`;
 }
 
-/** A table whose empty columns are left out; numeric cells right-aligned and kept on one line. */
+/**
+ * Text that may break after `_`, `=` and `/` (a `<wbr>` there), escaped: `gradient_accumulation_steps=4` or a path
+ * would otherwise be as wide as the whole word, and a table of such names wider than the window.
+ */
+function breakable(text: string): string {
+  return escapeHtml(text).replace(/([_=/])(?=\S)/gu, '$1<wbr>');
+}
+
+/** A table whose empty columns are left out ('' when only the first column would be left); numeric cells right-aligned and kept on one line. */
 function htmlTable<T>(columns: ReadonlyArray<Column<T>>, items: readonly T[], rowClass: (item: T) => string, testId: string): string {
   const shown = columnsWithData(columns, items);
-  const cellClass = (column: Column<T>) => (column.numeric ? ' class="num"' : '');
-  const head = shown.map((c) => `<th${cellClass(c)}>${twoLines(c.title, c.subtitle)}</th>`).join('');
+  if (shown.length < 2) return '';
+  const cellClass = (column: Column<T>) => (column.numeric ? ' class="num"' : column.whole ? ' class="whole"' : '');
+  const head = shown.map((c) => `<th${cellClass(c)}>${twoLines(c.title, c.subtitle, false)}</th>`).join('');
   const body = items
     .map((item) => {
       const cls = rowClass(item);
-      return `<tr${cls === '' ? '' : ` class="${cls}"`}>${shown.map((c) => `<td${cellClass(c)}>${twoLines(c.cell(item), c.detail?.(item))}</td>`).join('')}</tr>`;
+      return `<tr${cls === '' ? '' : ` class="${cls}"`}>${shown.map((c) => `<td${cellClass(c)}>${twoLines(c.cell(item), c.detail?.(item), c.numeric === true)}</td>`).join('')}</tr>`;
     })
     .join('\n');
   return `<div class="table"><table data-testid="${testId}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
@@ -390,6 +409,7 @@ export function toHtml(input: ExportInput): string {
   const { comparison, series, title, runs } = input;
   const unit = sharedUnit(comparison);
   const shared = rowColumns(comparison, unit);
+  const rowClass = (row: ComparisonRow) => [row.best ? 'best' : '', row.gate === 'fail' ? 'fail' : ''].filter(Boolean).join(' ');
   // Intervals under their figures and units under their titles, so the table fits a 1,440 px window with a GPU's columns.
   const rowTable = htmlTable<ComparisonRow>(
     [
@@ -404,6 +424,16 @@ export function toHtml(input: ExportInput): string {
       { title: 'Δ', cell: (row) => (row.isBaseline ? '' : signed(row.lossDelta)), numeric: true },
       { title: 'Gate', cell: (row) => `${row.gate}${row.fasterButWorse ? ' (faster but worse)' : ''}` },
       { title: 'Work / step', cell: workText },
+    ],
+    comparison.rows,
+    rowClass,
+    'comparison-table',
+  );
+  // What the rows cost and how fair the machine was, in a table of their own: beside six varied variables, the GPU's
+  // columns in the speed table would make it wider than a 1,440 px window. Left out when no row has any of them.
+  const resourceTable = htmlTable<ComparisonRow>(
+    [
+      shared.config,
       { title: 'VRAM', subtitle: 'MiB', cell: (row) => figure(row.vramPeakMiB), numeric: true },
       { title: 'GPU util', subtitle: '%', cell: (row) => figure(row.utilMean, 3), numeric: true },
       { title: 'Power', subtitle: 'W', cell: (row) => figure(row.powerMeanW), numeric: true },
@@ -411,8 +441,8 @@ export function toHtml(input: ExportInput): string {
       { title: 'Fairness', cell: fairnessText },
     ],
     comparison.rows,
-    (row) => [row.best ? 'best' : '', row.gate === 'fail' ? 'fail' : ''].filter(Boolean).join(' '),
-    'comparison-table',
+    rowClass,
+    'resources-table',
   );
   // Sentences about a row (why it has no verdict, identical repeats, differing conditions) under the table, where they
   // read as sentences, rather than in columns that would make every row tall and the table wider than the window.
@@ -478,7 +508,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1f24;background:
 p,li{overflow-wrap:anywhere}.row-notes{padding-left:1.2rem;margin:.4rem 0}
 .table{max-width:100%;overflow-x:auto;margin:1rem 0}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d0d7de;padding:.25rem .4rem;text-align:left;vertical-align:top}
-th{font-weight:600}td.num,th.num{text-align:right}td.num{white-space:nowrap}.sub{font-size:11px;font-weight:400;color:#57606a}
+th{font-weight:600}td.num,th.num{text-align:right}td.num,td.whole{white-space:nowrap}.sub{font-size:11px;font-weight:400;color:#57606a}
 tr.best{background:#e6f4ea}tr.fail td{color:#a40e26}
 figure{display:inline-block;vertical-align:top;margin:0 1.5rem 1.5rem 0;max-width:100%}figure.wide{display:block}
 figure svg{max-width:100%;height:auto}figcaption{font-weight:600;margin-bottom:.3rem}.notes{color:#57606a}
@@ -489,9 +519,10 @@ figure svg{max-width:100%;height:auto}figcaption{font-weight:600;margin-bottom:.
 ${headerLines(comparison).map((l) => `<p class="notes">${escapeHtml(l)}</p>`).join('\n')}
 ${rowTable}
 ${rowNotes === '' ? '' : `<ul class="row-notes" data-testid="row-notes">\n${rowNotes}\n</ul>`}
+${throughputCharts}
 <p class="notes">${escapeHtml(methodNote(comparison))}</p>
 ${comparison.notes.map((n) => `<p class="notes">${escapeHtml(n)}</p>`).join('\n')}
-${throughputCharts}
+${resourceTable === '' ? '' : `<h2>Resources and fairness</h2>\n${resourceTable}`}
 <h2>Runs</h2>
 ${runTable}
 <section>${charts}</section>

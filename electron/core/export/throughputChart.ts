@@ -10,8 +10,10 @@ const MARGIN = { right: 40, top: 8, bottom: 36 };
 /** 11 px text is up to about 7 px a character in the system sans fonts (measured: `+compile=on ★`, 13 characters, 86 px); the label column fits the longest label, within bounds. */
 const CHAR_PX = 7;
 const LABEL_PX = { min: 80, max: 300 };
-/** A label longer than this is cut with an ellipsis; its whole text is in the row's tooltip. */
-const LABEL_CHARS = 46;
+/** A label longer than the widest column holds is cut with an ellipsis; its whole text is in the row's tooltip. */
+const LABEL_CHARS = Math.floor((LABEL_PX.max - 16) / CHAR_PX);
+/** "N identical" in 10 px text: about 60 px; put on the stack's left where the right has no room. */
+const COUNT_LABEL_PX = 64;
 const DOT_RADIUS = 5;
 /** Dots nearer than this (a diameter and a hair) go into the next lane up or down, so each stays visible. */
 const LANE_PX = 2 * DOT_RADIUS + 1.5;
@@ -117,7 +119,9 @@ export function throughputChartSvg(rows: readonly ComparisonRow[], unit: string)
     for (const dot of dots) byValue.set(dot.value, [...(byValue.get(dot.value) ?? []), dot]);
     for (const same of byValue.values()) {
       if (same.length < 2) continue;
-      parts.push(`<text x="${(same[0]!.x + DOT_RADIUS + 6).toFixed(1)}" y="${(middle + 4).toFixed(1)}" font-size="10" fill="currentColor" data-identical="${same.length}">${same.length} identical</text>`);
+      const x = same[0]!.x;
+      const [at, anchor] = x + DOT_RADIUS + 6 + COUNT_LABEL_PX > WIDTH ? [x - DOT_RADIUS - 6, 'end'] : [x + DOT_RADIUS + 6, 'start'];
+      parts.push(`<text x="${at.toFixed(1)}" y="${(middle + 4).toFixed(1)}" text-anchor="${anchor}" font-size="10" fill="currentColor" data-identical="${same.length}">${same.length} identical</text>`);
     }
     parts.push('</g>');
     y += height;

@@ -102,11 +102,11 @@ function markdownTable(markdown: string): { header: string[]; rows: string[][] }
   return { header: cells(lines[0]!), rows: lines.slice(1).map(cells) };
 }
 
-/** Every `<th>` of the HTML's first table, in order. */
-function htmlHeader(html: string, table = 0): string[] {
-  const tables = [...html.matchAll(/<table[^>]*>([\s\S]*?)<\/table>/gu)].map((m) => m[1]!);
+/** Every `<th>` title of the HTML table with this test id (every table's, without one), in order. */
+function htmlHeader(html: string, testId?: string): string[] {
+  const tables = [...html.matchAll(/<table data-testid="([^"]+)"[^>]*>([\s\S]*?)<\/table>/gu)].filter((m) => testId === undefined || m[1] === testId);
   // A title's first line: under it may be its unit or `95 % CI`.
-  return [...tables[table]!.matchAll(/<th[^>]*>([\s\S]*?)<\/th>/gu)].map((m) => m[1]!.split('<br>')[0]!.replace(/<[^>]+>/gu, ''));
+  return tables.flatMap((m) => [...m[2]!.matchAll(/<th[^>]*>([\s\S]*?)<\/th>/gu)].map((th) => th[1]!.split('<br>')[0]!.replace(/<[^>]+>/gu, '')));
 }
 
 // Two configs on a box with no GPU, each run twice with one seed: identical repeats.
@@ -196,11 +196,37 @@ describe('the HTML report, read as an advisor would', () => {
     const html = EXPORTERS.html.render(exportInput(hostOnlyRuns()));
     expect(html).toMatch(/Machine: Host lab-box · GPU none/u);
     expect(html).toMatch(/Software: [^<]*Python 3\.11\.9/u);
+    expect(htmlHeader(html, 'comparison-table')).toEqual(expect.arrayContaining(['Tokens/s', 'Step time', 'Final loss']));
     const header = htmlHeader(html);
-    expect(header).toEqual(expect.arrayContaining(['Tokens/s', 'Step time', 'Final loss']));
     for (const empty of ['VRAM', 'GPU util', 'Power', 'Energy', 'Fairness', 'Eval loss']) expect(header).not.toContain(empty);
     // A row's notes are sentences under the table, not a column that makes every row tall.
     expect(html).toMatch(/<li><strong>batch=8<\/strong>: repeats identical \(same seed\?\)/u);
+  });
+
+  it("puts a GPU's columns in a table of their own beside the speed table, so six varied variables still fit the window", () => {
+    const runs = [
+      fakeRun({ id: 1, config: { batch: '8' }, throughput: 100_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
+      fakeRun({ id: 2, config: { batch: '16' }, throughput: 120_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
+    ];
+    const html = EXPORTERS.html.render(exportInput(runs));
+    expect(htmlHeader(html, 'comparison-table')).not.toContain('VRAM');
+    expect(htmlHeader(html, 'resources-table')).toEqual(['Config', 'VRAM', 'GPU util', 'Power', 'Energy']);
+    // Without a GPU, and with every run fair, there is nothing for such a table.
+    const hostOnly = EXPORTERS.html.render(exportInput(hostOnlyRuns()));
+    expect(htmlHeader(hostOnly, 'resources-table')).toEqual([]);
+    expect(htmlHeader(hostOnly, 'comparison-table')).toContain('Work / step');
+  });
+
+  it('lets long names break after `_`, `=` and `/` rather than widen the table, and keeps short values whole', () => {
+    const runs = [
+      fakeRun({ id: 1, config: { batch: '8', gradient_accumulation_steps: '1' }, throughput: 100_000, finalLoss: 2, fingerprint: HOST_ONLY }),
+      fakeRun({ id: 2, config: { batch: '16', gradient_accumulation_steps: '4' }, throughput: 120_000, finalLoss: 2, fingerprint: HOST_ONLY }),
+    ];
+    const html = EXPORTERS.html.render(exportInput(runs));
+    expect(html).toContain('gradient_<wbr>accumulation_<wbr>steps=<wbr>4');
+    expect(html).toContain('<td class="whole">16</td>');
+    // A figure's thousands separator is no place to break.
+    expect(html).not.toMatch(/\d,<wbr>/u);
   });
 
   it('draws a throughput chart from the data: one mark per run, identical repeats stacked apart and counted', () => {
@@ -233,8 +259,8 @@ describe('the HTML report, read as an advisor would', () => {
 
   it('lists each run in a table of its own, so the wide per-run detail leaves the comparison narrow', () => {
     const html = EXPORTERS.html.render(exportInput(hostOnlyRuns()));
-    expect(htmlHeader(html, 0)).not.toContain('Runs (steady steps, warm-up, left out)');
-    const perRun = htmlHeader(html, 1);
+    expect(htmlHeader(html, 'comparison-table')).not.toContain('Runs (steady steps, warm-up, left out)');
+    const perRun = htmlHeader(html, 'runs-table');
     expect(perRun).toEqual(expect.arrayContaining(['Run', 'Config', 'Tokens/s', 'Step time', 'Final loss', 'Steady steps', 'Warm-up']));
   });
 });
