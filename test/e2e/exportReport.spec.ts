@@ -5,7 +5,12 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { promisify } from 'node:util';
+import type { Page } from '@playwright/test';
+import { compareRuns } from '../../electron/core/compare/compare.js';
+import { EXPORTERS } from '../../electron/core/export/exporters.js';
+import { qualityGate, run as runSchema, type Run } from '../../electron/shared/api.js';
 import { expect, REPO_ROOT, SCREENSHOTS, test, type HeadlessServer } from './serverFixture.js';
 
 const execFileAsync = promisify(execFile);
@@ -23,6 +28,17 @@ async function run(server: HeadlessServer, batch: number): Promise<void> {
     env: { ...process.env, ...NO_GPU },
     timeout: 60_000,
   });
+}
+
+/** The page and each table's box: a table wider than its box would scroll inside it, so fitting means no hidden columns either. */
+async function expectFits(report: Page): Promise<void> {
+  const widths = await report.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    tables: [...document.querySelectorAll('.table')].map((box) => ({ scroll: box.scrollWidth, client: box.clientWidth })),
+  }));
+  expect(widths.page).toBeLessThanOrEqual(REPORT_WIDTH_PX);
+  expect(widths.tables.length).toBeGreaterThan(0);
+  for (const table of widths.tables) expect(table.scroll).toBeLessThanOrEqual(table.client);
 }
 
 test('an exported report fits 1,440 px, drops empty columns, charts throughput with every repeat seen, and the Markdown says where it ran', async ({ page, browser, server }) => {
@@ -61,13 +77,7 @@ test('an exported report fits 1,440 px, drops empty columns, charts throughput w
   await report.goto(`file://${reportPath}`);
   expect(requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
 
-  const widths = await report.evaluate(() => ({
-    page: document.documentElement.scrollWidth,
-    // A table wider than its box would scroll inside it: fitting means no hidden columns either.
-    tables: [...document.querySelectorAll('.table')].map((box) => ({ scroll: box.scrollWidth, client: box.clientWidth })),
-  }));
-  expect(widths.page).toBeLessThanOrEqual(REPORT_WIDTH_PX);
-  for (const table of widths.tables) expect(table.scroll).toBeLessThanOrEqual(table.client);
+  await expectFits(report);
 
   const titlesOf = async (selector: string) => (await report.locator(selector).allInnerTexts()).map((h) => h.split('\n')[0]!.trim());
   expect(await titlesOf('[data-testid="comparison-table"] th')).toEqual(expect.arrayContaining(['Config', 'Tokens/s', 'Step time', 'Final loss', 'Speedup', 'Verdict', 'n']));
@@ -93,4 +103,100 @@ test('an exported report fits 1,440 px, drops empty columns, charts throughput w
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await report.screenshot({ path: path.join(SCREENSHOTS, 'export-report-1440.png'), fullPage: true });
   await context.close();
+});
+
+/** A grid on an H100 box: every GPU column has figures, six variables vary, names and values are long. */
+function wideGrid(): Run[] {
+  const values: Record<string, string[]> = {
+    batch: ['8', '16', '32'],
+    num_workers: ['0', '4'],
+    amp: ['off', 'bf16'],
+    compile: ['off', 'max-autotune'],
+    gradient_accumulation_steps: ['1', '4'],
+    lr: ['3e-4', '1e-3'],
+  };
+  let configs: Array<Record<string, string>> = [{}];
+  for (const [name, options] of Object.entries(values)) configs = configs.flatMap((config) => options.map((value) => ({ ...config, [name]: value })));
+  let id = 0;
+  // 24 of the 96, spread over all of them (37 and 96 share no factor, so these are 24 different ones).
+  const picked = Array.from({ length: 24 }, (_, i) => configs[(i * 37) % configs.length]!);
+  return picked.flatMap((config) =>
+    [0, 1, 2].map((repeat) => {
+      id++;
+      const throughput = 100_000 * (1 + Number(config.batch) / 16) * (config.amp === 'bf16' ? 1.8 : 1) * (1 + 0.003 * (repeat % 2));
+      return runSchema.parse({
+        id,
+        workloadId: 1,
+        workloadName: 'train',
+        status: 'succeeded',
+        exitCode: 0,
+        signal: null,
+        exitClass: 'ok',
+        exitReason: null,
+        startedAt: new Date(Date.UTC(2026, 10, 27, 10, 0, id)).toISOString(),
+        endedAt: null,
+        command: ['python', 'train.py'],
+        cwd: '/data/experiments',
+        config,
+        env: {},
+        pid: null,
+        outputBytes: 0,
+        summary: {
+          steps: 500,
+          steadySteps: 480,
+          throughput: { median: throughput, iqr: 100, unit: 'tokens/s', blocks: [throughput, throughput + repeat] },
+          stepTimeMs: { median: ((Number(config.batch) * 1024) / throughput) * 1000 },
+          finalLoss: 2.3456,
+          evalLoss: 2.4012,
+          nanDetected: false,
+          gpu: { utilMean: 91.3, vramPeakMiB: 61_234, powerMeanW: 612.5, energyJ: 100_000, throttledSeconds: 0 },
+          host: null,
+          tokensPerStep: Number(config.batch) * 1024,
+          fairness: { ok: repeat !== 1, issues: repeat === 1 ? [{ kind: 'host-busy', message: 'others used 1.2 cores' }, { kind: 'throttled', message: 'power cap' }] : [] },
+          lossCurve: [[250, 3], [500, 2.3456]],
+        },
+        gpuSettings: { persistenceMode: true, powerLimitW: 700, clockLock: { minMHz: 1980, maxMHz: 1980 }, memoryClockLock: null },
+        fingerprint: {
+          hostname: 'gpu-node-17.cluster.internal.example.org',
+          gpuName: 'NVIDIA H100 80GB HBM3',
+          driverVersion: '550.90.07',
+          cudaVersion: '12.4',
+          cpuModel: 'AMD EPYC 9654 96-Core Processor',
+          cpuCores: 384,
+          memoryGiB: 1536,
+          kernel: '5.15.0-113-generic',
+          pythonVersion: '3.11.9',
+          torchVersion: '2.4.1+cu124',
+          torchCuda: '12.4',
+          cudnn: 90100,
+        },
+      });
+    }),
+  );
+}
+
+test('a report of a wide grid on a GPU box still fits 1,440 px: six varied variables, every GPU column, long names', async ({ browser }) => {
+  const runs = wideGrid();
+  const comparison = compareRuns(runs, {
+    groupBy: 'config',
+    gate: qualityGate.parse({}),
+    now: new Date('2026-11-27T12:00:00.000Z'),
+    commands: ['torchrun --nproc_per_node=1 train.py --batch_size {batch} --num_workers {num_workers} --amp {amp} --compile {compile} --gradient_accumulation_steps {gradient_accumulation_steps} --lr {lr}'],
+  });
+  expect(comparison.columns).toHaveLength(6);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-report-'));
+  const file = path.join(dir, 'report.html');
+  fs.writeFileSync(file, EXPORTERS.html.render({ comparison, runs: new Map(runs.map((r) => [r.id, r])), series: [], title: 'A grid on the H100 box' }));
+  const context = await browser.newContext({ viewport: { width: REPORT_WIDTH_PX, height: 900 } });
+  const report = await context.newPage();
+  await report.goto(`file://${file}`);
+  await expectFits(report);
+  // Every GPU figure is there, in the report's table of resources.
+  const titles = (await report.locator('[data-testid="resources-table"] th').allInnerTexts()).map((h) => h.split('\n')[0]!.trim());
+  expect(titles).toEqual(['Config', 'VRAM', 'GPU util', 'Power', 'Energy', 'Fairness']);
+  await expect(report.locator('svg[data-chart="throughput"] circle[data-run]')).toHaveCount(runs.length);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await report.screenshot({ path: path.join(SCREENSHOTS, 'export-report-wide-grid-1440.png') });
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
 });
