@@ -23,15 +23,13 @@ const CRASH_LOSS_BOUND_MS = 1000;
 /**
  * The longest the training may wait on its terminal (the engine leaving it unread) through the flood and the
  * downloads. The goal is 250 ms (a step stretched more than that is a false "unusual step"); on two cores shared by
- * this test's own clients the longest seen is about 300 ms, so the bound here is the crash-loss second, and the
+ * this test's own clients the longest seen is about 400 ms (at the call bursts), so the bound here is the crash-loss second, and the
  * figure is printed for docs/performance.md.
  */
 const READ_LAG_BOUND_MS = 1000;
 /** The slow client's pace: an `ssh -L` tunnel on a poor link. */
 const SLOW_CLIENT_BYTES_PER_SECOND = 1024 * 1024;
 const LOCK_HELD_MS = 10_000;
-/** What the training may wait on its terminal while the lock is held: 2.2 s seen on two cores, 10 s before (see the assertion). */
-const LOCK_STALL_BOUND_MS = 5_000;
 const LOCK_FROM_MS = 20_000;
 /** The flooding client's bursts: as many calls as the probe that froze the engine for 23 s sent, every few seconds. */
 const CALLS_PER_BURST = 5_000;
@@ -240,11 +238,10 @@ describe('a minute of load on serve, then kill -9', () => {
     expect(scan.firstOutOfOrder, report).toBeNull();
     expect(killedAt - scan.newestStampMs!, report).toBeLessThan(CRASH_LOSS_BOUND_MS);
     // The run's timings: the training never waited on its terminal for long through the flood and the downloads
-    // (its writes wait only while the engine leaves the terminal unread). While another process holds the write lock
-    // the engine's thread is free (test/reliability/lockedFlush.test.ts: it was held 10 s), yet the training has
-    // been seen to wait up to 2.2 s then: bounded here at 5 s, and still open.
+    // (its writes wait only while the engine leaves the terminal unread), the lock included: a flush under the lock
+    // waited inside SQLite (10 s), then each download's retries took the thread 50 ms a try (2.2 s).
     expect(stalls.outsideLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
-    expect(stalls.duringLockMs, report).toBeLessThan(LOCK_STALL_BOUND_MS);
+    expect(stalls.duringLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
     process.stdout.write(`soak: ${report}\n`);
     // The training dies with its terminal once the engine is gone; should it linger, it is ended here, by its own pid.
     const reader = new Database(db, { readonly: true, fileMustExist: true });

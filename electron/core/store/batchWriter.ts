@@ -116,17 +116,18 @@ export class BatchWriter {
   }
 
   /**
-   * Commits what is queued if the file's write lock is free within TIMER_BUSY_TIMEOUT_MS; otherwise it stays queued
+   * Commits what is queued if the file's write lock is free within `waitMs` (default TIMER_BUSY_TIMEOUT_MS; 0: only
+   * if it is free now); otherwise it stays queued
    * for the timer's retries. For the engine's thread, which reads the pty: before, a download's flush waited out
    * the connection's full busy_timeout (5 s, twice) while another process held the lock, and a live run's output
    * went unread for 10 s. Never throws; returns whether the queue is empty.
    */
-  flushWithoutWaiting(): boolean {
+  flushWithoutWaiting(waitMs = TIMER_BUSY_TIMEOUT_MS): boolean {
     if (this.queue.length === 0) return true;
     let busyTimeout: number | null = null;
     try {
       busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-      this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);
+      this.db.pragma(`busy_timeout = ${waitMs}`);
       return this.flush();
     } catch (error) {
       // Only the pragmas can land here (the connection closed, or busy with a statement); flush() never throws.
