@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
+import type { ReadOnlyState } from '../core/store/store.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
-import { checkDatabaseFile, setAsideDatabase } from '../core/store/open.js';
+import { checkDatabaseFile, setAsideDatabase, unwritableReason } from '../core/store/open.js';
 import { ApiFailure, type Run } from '../shared/api.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
@@ -75,7 +76,20 @@ function checkNamedDatabase(options: GlobalOptions): void {
 function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true): Core {
   checkNamedDatabase(options);
   const env = gpu === undefined ? process.env : { ...process.env, TUNING_BENCH_GPU: gpu };
-  const core = createCore({ face: 'headless', env, ...(options.db ? { dbPath: options.db } : {}) });
+  // A command that only reads still works on a file it cannot write (a full disk, a read-only copy): it says so.
+  const dbPath = options.db ?? defaultDatabasePath(env);
+  let core: Core;
+  try {
+    core = createCore({ face: 'headless', env, dbPath, readOnlyFallback: options.records !== true });
+  } catch (error) {
+    const reason = unwritableReason(dbPath, error);
+    if (reason === null) throw error;
+    throw new Error(
+      `cannot record in ${dbPath}: ${reason}. Nothing was started. ${capitalised(writableAgain(dbPath, reason))}; commands that only read (runs, show, log, compare, db check) still work`,
+      { cause: error },
+    );
+  }
+  if (core.readOnly) process.stderr.write(`tuning-bench: ${readOnlyNotice(core.dbPath, core.readOnly)}\n`);
   // A run or sweep published on its own (TUNING_BENCH_MLFLOW_URI, or the setting) says where it went, or why not.
   core.subscribe((event, payload) => {
     if (event !== 'mlflow.onDidPublish' || options.json || !reportPublishing) return;
@@ -86,6 +100,30 @@ function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true)
   return core;
 }
 
+/** What a person reading a file opened read-only should know: why, what may be missing, and what to do to record again. */
+function readOnlyNotice(file: string, readOnly: ReadOnlyState): string {
+  const missing = readOnly.unreadWalBytes > 0 ? `; its last changes (up to ${Math.ceil(readOnly.unreadWalBytes / 1024)} KiB in ${file}-wal) may not be shown` : '';
+  return `${file} is open for reading only: ${readOnly.reason}${missing}. Nothing can be recorded in it until you ${writableAgain(file, readOnly.reason)}`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What makes a file writable again, by why it was not. */
+function writableAgain(file: string, reason: string): string {
+  if (/disk .* is full/u.test(reason)) return `free space on the disk holding ${path.dirname(path.resolve(file))}`;
+  if (/may not write/u.test(reason)) return 'make the file and its folder writable';
+  return 'let SQLite write it again (check free space, a file-size limit (`ulimit -f`) and the disk)';
+}
+
+/** A write refused by a file open for reading only, said as such (SQLite says only "attempt to write a readonly database"). */
+function explainReadOnlyWrite(error: unknown, core: Core): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (core.readOnly === null || typeof code !== 'string' || !code.startsWith('SQLITE_READONLY')) return error;
+  return new Error(`this command needs to write to ${readOnlyNotice(core.dbPath, core.readOnly).replace(/^\S+ is open/u, 'the database, which is open')}`, { cause: error });
+}
+
 /**
  * Every command first puts back GPU changes a crashed engine left (the CLI restores and says so; the
  * desktop and the headless UI ask first).
@@ -93,11 +131,14 @@ function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true)
 async function withCore<T>(options: GlobalOptions, work: (core: Core) => Promise<T> | T, gpu?: string, reportPublishing = true): Promise<T> {
   const core = openCore(options, gpu, reportPublishing);
   try {
-    await reportSurvivors(core);
-    await restoreAbandonedGpuSettings(core);
+    // A file open for reading only keeps what it recorded as it is: putting settings back would need writing it.
+    if (core.readOnly === null) {
+      await reportSurvivors(core);
+      await restoreAbandonedGpuSettings(core);
+    }
     return await work(core);
   } catch (error) {
-    throw namingTheDatabase(error, core);
+    throw explainReadOnlyWrite(namingTheDatabase(error, core), core);
   } finally {
     await core.close();
   }
@@ -324,8 +365,9 @@ export function buildProgram(): Command {
     .action(async (_options: unknown, command: Command) => {
       // Read-only and without the engine: it must work on the damaged file the engine refuses, and change nothing.
       const file = globals(command).db ?? defaultDatabasePath(process.env);
-      const problems = checkDatabaseFile(file);
+      const { problems, note } = checkDatabaseFile(file);
       process.stdout.write(`${file}: ${problems.join('\n')}\n`);
+      if (note !== null) process.stderr.write(`tuning-bench: ${note}\n`);
       if (problems.length !== 1 || problems[0] !== 'ok') process.exitCode = 1;
     });
   db.command('set-aside')

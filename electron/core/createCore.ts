@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep } from '../shared/api.js';
+import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, Workload } from '../shared/api.js';
 import { ApiFailure } from '../shared/api.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
@@ -37,7 +37,7 @@ import { ownIdentity } from './system/processIdentity.js';
 import { defaultDatabasePath, defaultResourcesDir } from './paths.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
 import { RunManager, type StartRequest } from './runner/runManager.js';
-import { Store } from './store/store.js';
+import { Store, type ReadOnlyState } from './store/store.js';
 import { OutputWriter } from './ingest/outputWriter.js';
 import { StepProfiler } from './profile/stepProfiler.js';
 import { compareProfiles } from './profile/compareProfiles.js';
@@ -64,6 +64,11 @@ export interface CoreOptions {
   clock?: Clock;
   /** How long a run's closing writes retry a full or busy file before they are held in memory (default a minute). */
   endingRetryMs?: number;
+  /**
+   * A file that can be read but not written (a full disk, no write permission) opens for reading only, instead
+   * of being refused: the CLI's commands that only read use it. Nothing is recovered or recorded then.
+   */
+  readOnlyFallback?: boolean;
 }
 
 /**
@@ -74,6 +79,8 @@ export interface CoreOptions {
 export interface Core {
   readonly handlers: ApiHandlers;
   readonly dbPath: string;
+  /** Set when the file could only be opened for reading (see CoreOptions.readOnlyFallback): why, and what may be missing. */
+  readonly readOnly: ReadOnlyState | null;
   subscribe(listener: (...args: EventArgs) => void, options?: SubscribeOptions): Subscription;
   /**
    * Starts a run with its GPU settings: applied (journaled) first, recorded with the run, put back when
@@ -167,7 +174,8 @@ export function createCore(options: CoreOptions): EngineCore {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
   // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
-  const store = new Store(dbPath, (file) => new OutputWriter(file), clock);
+  const store = new Store(dbPath, (file, readOnly) => new OutputWriter(file, undefined, readOnly), clock, { readOnlyFallback: options.readOnlyFallback === true });
+  const writable = store.readOnly === null;
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").
   const nvidiaSmiBinary = env.TUNING_BENCH_NVIDIA_SMI
@@ -188,13 +196,14 @@ export function createCore(options: CoreOptions): EngineCore {
       throw explainCorruption(error, dbPath);
     }
   };
-  const recovery: RecoveryReport = startStep(() => {
+  // A file open for reading only is shown as it is: recovering its runs would need writing them.
+  const recovery: RecoveryReport = !writable ? { interrupted: [], orphans: [] } : startStep(() => {
     for (const workload of BUILTIN_WORKLOADS) store.workloads.upsertBuiltin(workload);
     return recoverInterruptedRuns(store.runs, store.processes, engine, now(), (run) => summarizeInterrupted(store, run));
   });
   const orphans = new OrphanRegistry(recovery.orphans, store.processes);
   openedSoFar.push(() => orphans.close());
-  const tasks = new IngestTasks(dbPath, store.output.bytesFirst);
+  const tasks = new IngestTasks(dbPath, store.output.bytesFirst, store.readOnly?.reason ?? null);
   openedSoFar.push(() => tasks.close());
 
   const childEnv = stringEnv(env);
@@ -297,7 +306,7 @@ export function createCore(options: CoreOptions): EngineCore {
     gitEnv: childEnv,
   });
   openedSoFar.push(() => sweeps.close());
-  const interruptedSweeps = startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
+  const interruptedSweeps = !writable ? [] : startStep(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
   // Runs and sweeps another process (the CLI beside an open UI) starts, advances or ends, reported within a second.
   const externalChanges = startStep(() => new ExternalChangeWatcher(
     store.db,
@@ -390,21 +399,28 @@ export function createCore(options: CoreOptions): EngineCore {
     // a regex ("Save regex and parse again") keeps its typed values, which that workload has no variables for.
     const names = new Set(workload?.variables.map((variable) => variable.name) ?? []);
     const values = Object.fromEntries(Object.entries(commandValues).filter(([name]) => names.has(name)));
-    const others = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !names.has(name)));
-    const sameCommand = (() => {
-      if (!workload) return false;
+    const makesSameCommand = (from: Workload, filledWith: Record<string, string>): boolean => {
       try {
-        return JSON.stringify(runner.preview(workload, values).command) === JSON.stringify(source.command);
+        return JSON.stringify(runner.preview(from, filledWith).command) === JSON.stringify(source.command);
       } catch {
         return false;
       }
-    })();
+    };
+    // A typed run is run again as typed (its {variables} filled with the same values), so it keeps them too; one
+    // stored before they were kept (or whose template no longer gives its command) runs its command as it ran.
+    const typed = source.typedCommand;
+    const typedWorkload = typed ? adHocWorkload(typed) : null;
     const place = await rerunPlace(source);
-    const start = workload && sameCommand
-      ? { workload, values }
-      : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
+    const start =
+      workload && makesSameCommand(workload, values)
+        ? { workload, values }
+        : typed && typedWorkload && makesSameCommand(typedWorkload, typed.values)
+          ? { workload: typedWorkload, values: typed.values }
+          : { workload: null, values: {}, adHoc: { command: source.command, cwd: place.cwd, env: source.env } };
     // Values the command is not made from stay in the run's config; a side keeps its place and its `git=REV`.
-    const extraConfig = { ...(workload && sameCommand ? others : commandValues), ...(source.checkout ? { git: source.checkout.revision } : {}) };
+    const madeFrom = new Set(Object.keys(start.values));
+    const unused = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !madeFrom.has(name)));
+    const extraConfig = { ...unused, ...(source.checkout ? { git: source.checkout.revision } : {}) };
     const side = source.checkout ? { cwdOverride: place.cwd } : {};
     const unitsPerStep = source.unitsPerStep ?? undefined;
     let run: Run;
@@ -691,6 +707,7 @@ export function createCore(options: CoreOptions): EngineCore {
     publisher,
     interruptedSweeps,
     dbPath,
+    readOnly: store.readOnly,
     subscribe: (listener, subscribeOptions) => events.subscribe(listener, subscribeOptions),
     startCommand: (request) => runner.start({ workload: null, values: {}, ...request }),
     startRun,

@@ -124,11 +124,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       else response.destroy();
     }
   });
+  const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE']);
   // A client that resets its connection or sends garbage must not reach the process's 'error' handler.
   server.on('clientError', (error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
-    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') log(`refused a malformed request: ${describe(error)}`);
+    // A client that went away (a cancelled download: EPIPE or ECONNRESET on its socket) sent nothing malformed.
+    if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '')) log(`refused a malformed request: ${describe(error)}`);
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });

@@ -70,11 +70,15 @@ test('a new user: a typed command, a change run again, an export read back, a ta
   await expect(page.getByTestId('chart-throughput')).toHaveAttribute('data-points', '30');
   await screenshot(page, 'newuser-02-typed-run');
 
-  // --- A run repeated with one change: Edit and run again fills New run from the run; Run again runs it as it was.
+  // --- A run repeated with one change: Edit and run again fills New run from the run, as typed: the template with its
+  // {variables} and their values (not the command they made); Run again runs it as it was.
   await page.getByTestId('edit-run-again').click();
   await expect(page.getByTestId('copied-from')).toContainText('A copy of run #1');
-  await expect(page.getByTestId('typed-command')).toHaveValue(/seq 1 30/u);
-  await page.getByTestId('typed-command').fill((await page.getByTestId('typed-command').inputValue()).replace('seq 1 30', 'seq 1 40'));
+  await expect(page.getByTestId('typed-command')).toHaveValue(KNOWN_FORMAT_SCRIPT);
+  await expect(page.getByTestId('var-steps')).toHaveValue('30');
+  await expect(page.getByTestId('command-preview')).toContainText('seq 1 30');
+  await page.getByTestId('var-steps').fill('40');
+  await expect(page.getByTestId('command-preview')).toContainText('seq 1 40');
   await screenshot(page, 'newuser-03-edit-and-run-again');
   await page.getByTestId('start-run').click();
   await expect(page.locator('.run-title .run-id')).toHaveText('#2');
@@ -84,9 +88,16 @@ test('a new user: a typed command, a change run again, an export read back, a ta
   await expect(page.locator('.run-title .run-id')).toHaveText('#3');
   await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 30_000 });
   await expect(page.getByTestId('run-command')).toContainText('seq 1 40');
-  // New run remembers the last command typed.
+  // Run again kept the template and its values: an edit of the repeat starts from them too.
+  await page.getByTestId('edit-run-again').click();
+  await expect(page.getByTestId('copied-from')).toContainText('A copy of run #3');
+  await expect(page.getByTestId('typed-command')).toHaveValue(KNOWN_FORMAT_SCRIPT);
+  await expect(page.getByTestId('var-steps')).toHaveValue('40');
+  // New run remembers the last command typed, and its values.
+  await page.getByTestId('runs-table-button').click();
   await openNewRun(page);
-  await expect(page.getByTestId('typed-command')).toHaveValue(/seq 1 40/u);
+  await expect(page.getByTestId('typed-command')).toHaveValue(KNOWN_FORMAT_SCRIPT);
+  await expect(page.getByTestId('var-steps')).toHaveValue('40');
 
   // --- The two runs compared and exported; the export read back holds both, with their steps.
   await page.getByTestId('runs-table-button').click();
@@ -122,6 +133,11 @@ test('a new user: a typed command, a change run again, an export read back, a ta
   await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 30_000 });
   await expect(page.getByTestId('chart-loss')).toHaveAttribute('data-points', '30');
   await expect(page.getByTestId('no-metrics')).toHaveCount(0);
+  // That workload holds the command as typed: an edit still changes {steps}, not the command it made.
+  await page.getByTestId('edit-run-again').click();
+  await expect(page.getByTestId('copied-from')).toContainText('A copy of run #5');
+  await expect(page.getByTestId('var-steps')).toHaveValue('30');
+  await expect(page.getByTestId('command-preview')).toContainText('seq 1 30');
 
   // --- An epoch-restarting log, imported as a file: 200 steps, none overwritten, and the summary says so.
   const logFile = path.join(server.dataDir, 'two-epochs.log');

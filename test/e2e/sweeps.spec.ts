@@ -91,7 +91,7 @@ test.describe('without a GPU', () => {
     await page.getByTestId('sweep-start').click();
     await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
     await expect(page.getByTestId('sweep-status')).toHaveText(/queued|running/u);
-    await expect(page.getByTestId('sweep-current')).toContainText(/config \d of 3 \(.+\), repeat \d of 2/u);
+    await expect(page.getByTestId('sweep-current')).toContainText(/^Run \d of 6, .+, repeat \d\/2: (running for|waiting) \d+ s/u);
     await expect(page).toHaveTitle(/^▶ \d\/6 · synthetic ladder — Tuning Bench$/u);
     await expect(page.getByTestId('sweep-pause')).toBeEnabled();
     await expect(page.getByTestId('sweep-cancel')).toBeEnabled();
@@ -99,7 +99,7 @@ test.describe('without a GPU', () => {
 
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
     await expect(page.getByTestId('sweep-toast')).toHaveText(/Sweep \d+ finished: succeeded/u);
-    await expect(page.getByTestId('sweep-progress-text')).toHaveText('6/6 runs');
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('Sweep: 6 of 6 runs (100 %)');
     await expect(page.getByTestId('sweep-pause')).toHaveCount(0);
 
     const matrix = page.getByTestId('sweep-matrix');
@@ -177,7 +177,7 @@ test.describe('a typed command, without a GPU', () => {
     await page.getByTestId('sweep-start').click();
     await expect(page).toHaveURL(/#\/sweeps\/\d+$/u);
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
-    await expect(page.getByTestId('sweep-progress-text')).toHaveText('4/4 runs');
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('Sweep: 4 of 4 runs (100 %)');
     for (const index of [0, 1]) {
       await expect(page.getByTestId(`sweep-config-${index}`).getByTestId('config-status')).toHaveText('done');
       await expect(page.getByTestId(`sweep-config-${index}`).getByTestId('run-link')).toHaveCount(2);
@@ -378,7 +378,7 @@ test('a sweep whose engine was killed is offered for resumption, and resumed run
     await page.getByTestId('sweep-wait').uncheck();
     await page.getByTestId('sweep-preview').click();
     await page.getByTestId('sweep-start').click();
-    await expect(page.getByTestId('sweep-current')).toContainText('config 1 of 2');
+    await expect(page.getByTestId('sweep-current')).toContainText('Run 1 of 2, baseline');
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;
@@ -401,7 +401,7 @@ test('a sweep whose engine was killed is offered for resumption, and resumed run
     await expect(page.getByTestId('sweep-status')).toHaveText(/queued|running/u);
     await expect(page.getByTestId('sweep-status')).toHaveText('succeeded', { timeout: SWEEP_TIMEOUT_MS });
     await expect(page.getByTestId('sweep-toast')).toContainText('Sweep 1 finished: succeeded');
-    await expect(page.getByTestId('sweep-progress-text')).toHaveText('2/2 runs');
+    await expect(page.getByTestId('sweep-progress-text')).toHaveText('Sweep: 2 of 2 runs (100 %)');
     // The killed run stays listed (interrupted) beside the one that replaced it.
     await expect(page.getByTestId('sweep-config-0').getByTestId('run-link')).toHaveCount(2);
     await expect(page.getByTestId('sweep-config-0').getByTestId('config-status')).toHaveText('done');

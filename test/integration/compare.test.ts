@@ -51,12 +51,22 @@ describe('the seed plan as a Markdown table', () => {
     );
     expect(filename).toMatch(/^tuning-bench-comparison-.*\.md$/u);
     const lines = content.split('\n');
-    expect(lines).toContain('| Config | Batch | Workers | AMP | Compile | Tokens/s | Speedup (95 % CI) | Verdict | n | Runs (steady steps, warm-up, left out) | Work / step | Fairness | VRAM | Compared | Δ | Gate | Notes |');
-    const rows = lines.filter((l) => /^\| [+b]/u.test(l) && !l.startsWith('| Config')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    const cells = (line: string) => line.split('|').slice(1, -1).map((c) => c.trim());
+    const header = cells(lines.find((l) => l.startsWith('| Config'))!);
+    // No GPU here: no VRAM, utilisation or power column; step time and loss beside throughput.
+    expect(header.slice(0, 13)).toEqual(['Config', 'Batch', 'Workers', 'AMP', 'Compile', 'Tokens/s', 'Step time', 'Final loss', 'Eval loss', 'Speedup (95 % CI)', 'Verdict', 'n', 'Runs (steady steps, warm-up, left out)']);
+    expect(header).not.toContain('VRAM');
+    expect(header).not.toContain('Power');
+    expect(content).toMatch(/^Machine: Host .* · GPU none \(no nvidia-smi: host telemetry only\) · CPU /mu);
+    const rows = lines.filter((l) => /^\| [+b]/u.test(l) && !l.startsWith('| Config')).map(cells);
     expect(rows.map((r) => r[0]!.replace(' ★', ''))).toEqual(['baseline', '+batch=16', '+workers=4', '+amp=on', '+compile=on']);
     const base = expectedThroughput(8, 0, false, false);
     for (const row of rows) {
-      const [, batch, workers, amp, compile, , speedup, verdict] = row;
+      const [, batch, workers, amp, compile, , stepTime, , , speedup, verdict] = row;
+      // The row's step time is the workload's formula's, within the noise of its timing.
+      const tokens = Number(batch) * 256;
+      const expectedMs = (tokens / expectedThroughput(Number(batch), Number(workers), amp === 'on', compile === 'on')) * 1000;
+      expect(Math.abs(Number(/^([\d.]+) ms$/u.exec(stepTime!)?.[1]) / expectedMs - 1)).toBeLessThan(0.05);
       const expected = expectedThroughput(Number(batch), Number(workers), amp === 'on', compile === 'on') / base;
       // `1.09x (1.08-1.1)`: the ratio, then its interval.
       const measured = Number(/^([\d.]+)x/u.exec(speedup!)?.[1]);

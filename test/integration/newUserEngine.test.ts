@@ -59,6 +59,29 @@ describe('a run run again (item 12)', () => {
     expect(ended.status).toBe('succeeded');
   });
 
+  it('keeps a typed command as typed, {variables} and their values, and runs it again with the same values', async () => {
+    const template = `node ${SYNTHETIC_TRAIN} --steps {steps} --batch-size {batch}`;
+    const first = await call('runs.start', { command: { template: [template], mode: 'shell', cwd: harness.dir }, values: { steps: '8', batch: '16' } });
+    const typed = { template: [template], mode: 'shell', cwd: harness.dir, values: { steps: '8', batch: '16' } };
+    expect(first.typedCommand).toEqual(typed);
+    expect((await call('runs.get', { id: first.id })).typedCommand).toEqual(typed);
+    await harness.core.waitForExit(first.id);
+    const again = await harness.core.waitForExit((await call('runs.rerun', { id: first.id })).id);
+    expect(again.command).toEqual(first.command);
+    expect(again.typedCommand).toEqual(typed);
+    // A run stored before typed commands were kept runs its command as it ran, as before.
+    harness.core.store.db.prepare('UPDATE runs SET typed_command_json = NULL WHERE id = ?').run(first.id);
+    const older = await harness.core.waitForExit((await call('runs.rerun', { id: first.id })).id);
+    expect(older.command).toEqual(first.command);
+    expect(older.config).toEqual({ steps: '8', batch: '16' });
+    expect(older.typedCommand).toBeNull();
+    // A workload's run is made from the workload, not typed: nothing to keep.
+    const synthetic = (await call('workloads.list', {})).find((workload) => workload.name === 'synthetic')!;
+    const ofWorkload = await call('runs.start', { workloadId: synthetic.id, values: { steps: '5' } });
+    expect(ofWorkload.typedCommand).toBeNull();
+    await harness.core.waitForExit(ofWorkload.id);
+  });
+
   it('a typed run taught a regex runs again in the workload that holds the regex, and parses with it', async () => {
     const script = 'for i in $(seq 1 {steps}); do echo "[it $i] l=2.$((90 - i)) tm=45"; done';
     const first = await call('runs.start', { command: { template: [script], mode: 'shell', cwd: harness.dir }, values: { steps: '5' } });

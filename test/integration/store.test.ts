@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchWriter } from '../../electron/core/store/batchWriter.js';
 import { COMMIT_INTERVAL_MS } from '../../electron/core/ingest/commitPolicy.js';
-import { SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
+import { migrations, SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { APPLICATION_ID, DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
 import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
@@ -50,6 +50,48 @@ describe('openDatabase', () => {
     const db = openDatabase(path.join(dir, 'runs.db'));
     expect(() => db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (999, 0, 0, x\'00\')').run()).toThrow(/FOREIGN KEY/);
     db.close();
+  });
+});
+
+describe('a run started from a typed command', () => {
+  /** The schema as it was before typed commands were kept (migrations 1 to 14), with one run of `--batch_size 16` in it. */
+  function fileBeforeTypedCommands(file: string): void {
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    for (const migration of migrations.filter((m) => m.version <= 14)) raw.exec(migration.sql);
+    raw.pragma('user_version = 14');
+    raw
+      .prepare("INSERT INTO runs (status, started_at, command_json, cwd, config_json, env_json) VALUES ('succeeded', ?, ?, ?, ?, '{}')")
+      .run(new Date(0).toISOString(), JSON.stringify(['/bin/sh', '-c', 'python train.py --batch_size 16']), dir, JSON.stringify({ batch: '16' }));
+    raw.close();
+  }
+
+  it('keeps its template and values; a run stored before they were kept reads without them', async () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'runs.db');
+    fileBeforeTypedCommands(file);
+    const store = new Store(file, (db) => new OutputWriter(db));
+    expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const [old] = store.runs.list(10);
+    expect(old!.command).toEqual(['/bin/sh', '-c', 'python train.py --batch_size 16']);
+    expect(old!.typedCommand).toBeNull();
+
+    const typed = { template: ['python train.py --batch_size {batch}'], mode: 'shell' as const, cwd: dir, values: { batch: '16' } };
+    const run = store.runs.insert({
+      workloadId: null,
+      workloadName: null,
+      command: ['/bin/sh', '-c', "python train.py --batch_size '16'"],
+      cwd: dir,
+      config: { batch: '16' },
+      env: {},
+      startedAt: new Date(),
+      enginePid: process.pid,
+      typedCommand: typed,
+    });
+    expect(run.typedCommand).toEqual(typed);
+    expect(store.runs.get(run.id)!.typedCommand).toEqual(typed);
+    await store.close();
   });
 });
 

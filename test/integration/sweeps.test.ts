@@ -120,6 +120,39 @@ describe('failures and the batch-size finder', () => {
     expect(core.store.runs.get(sweep.configs[1]!.runIds[0]!)!.exitClass).toBe('cuda_oom');
   }, 60_000);
 
+  it('tells each change which run of how many is under way, since when, and that a run failed', async () => {
+    const core = open({ SYNTHETIC_MAX_BATCH: '12' });
+    const started = await core.sweeps.start(
+      request(core, { values: { steps: '30' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'one-at-a-time', repeats: 2 }),
+    );
+    const heard: Sweep['progress'][] = [];
+    const subscription = core.subscribe((event, payload) => {
+      if (event === 'sweeps.onDidChange' && (payload as Sweep).id === started.id) heard.push((payload as Sweep).progress);
+    });
+    const sweep = await core.sweeps.waitForEnd(started.id);
+    subscription.unsubscribe();
+    const runs = core.store.runs.forSweep(sweep.id);
+    // Interleaved: baseline, batch=16 (out of memory), its repeat skipped, baseline again.
+    expect(runs.map((run) => `${run.configIndex}.${run.repeatIndex} ${run.exitClass}`)).toEqual(['0.0 ok', '1.0 cuda_oom', '0.1 ok']);
+    const running = heard.flatMap((progress) => (progress.now?.phase === 'running' ? [progress.now] : []));
+    // Each run, as it runs: its place in the schedule of 4, its config and repeat, its run and when it started.
+    expect(running[0]).toMatchObject({ run: 1, of: 4, config: 'baseline', repeat: 1, repeats: 2, runId: runs[0]!.id, runStartedAt: runs[0]!.startedAt });
+    expect(running.map((now) => [now.run, now.config, now.repeat])).toEqual(
+      expect.arrayContaining([
+        [2, 'batch=16', 1],
+        [4, 'baseline', 2],
+      ]),
+    );
+    for (const now of running) expect(Date.parse(now.since)).toBeLessThanOrEqual(Date.parse(now.runStartedAt!));
+    // The failure is told as soon as its run ended, while the sweep goes on...
+    const told = heard.find((progress) => progress.failed > 0)!;
+    expect(told.lastFailure).toMatchObject({ runId: runs[1]!.id, run: 2, config: 'batch=16', repeat: 1, exitClass: 'cuda_oom' });
+    expect(told.lastFailure!.reason).toMatch(/out of memory/iu);
+    expect(heard.some((progress) => progress.failed === 1 && progress.now?.run === 4)).toBe(true);
+    // ...and kept once it has ended, with nothing under way.
+    expect(sweep.progress).toMatchObject({ done: 4, total: 4, now: null, failed: 1, lastFailure: { run: 2 } });
+  }, 60_000);
+
   it('the batch-size finder lands on the known limit', async () => {
     const core = open({ SYNTHETIC_MAX_BATCH: '24' });
     const synthetic = core.store.workloads.getByName('synthetic')!;
@@ -254,9 +287,21 @@ describe('a sweep on the fake GPU', () => {
         gpuSettings: { persistence: true, lockClocks: '2400' } as never,
       }),
     );
+    const heard: Sweep['progress'][] = [];
+    const subscription = core.subscribe((event, payload) => {
+      if (event === 'sweeps.onDidChange' && (payload as Sweep).id === started.id) heard.push((payload as Sweep).progress);
+    });
     const locked = JSON.parse(fs.readFileSync(state, 'utf8')).gpus['0'];
     expect(locked).toMatchObject({ persistence: true, gpuClockLock: [2400, 2400] });
     const sweep = await core.sweeps.waitForEnd(started.id);
+    subscription.unsubscribe();
+    // A wait is told as the place's waiting phase, with no run yet; a run, as its running phase.
+    for (const progress of heard.filter((p) => p.now !== null)) {
+      if (progress.waiting !== null) expect(progress.now!.phase).toBe('waiting');
+      expect(progress.now!.runId === null).toBe(progress.now!.phase === 'waiting');
+      expect(progress.now!.runStartedAt === null).toBe(progress.now!.phase === 'waiting');
+    }
+    expect(heard.some((p) => p.now?.phase === 'running' && p.now.run === 2 && p.now.of === 2)).toBe(true);
     expect(sweep.status).toBe('succeeded');
     const runs = core.store.runs.forSweep(sweep.id);
     for (const run of runs) {
@@ -286,6 +331,14 @@ describe('tuning-bench sweep', () => {
     expect(sweep.configs[1]).toMatchObject({ name: 'batch=16', config: { batch: '16', steps: '30' }, runIds: [2] });
     expect(sweep.configs[1].summary.throughput.median).toBeGreaterThan(sweep.configs[0].summary.throughput.median);
     expect(result.stderr).toMatch(/sweep 1 \[#+\] 2\/2/u);
+
+    // A run that fails is counted on the progress line as soon as it has ended.
+    const oom = runCli(
+      ['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--set', 'steps=30', '--vary', 'batch=16,8', '--plan', 'one-at-a-time', '--repeats', '1', '--no-wait-idle'],
+      { env: { TUNING_BENCH_NVIDIA_SMI: '/nonexistent', SYNTHETIC_MAX_BATCH: '12' }, cwd: dir },
+    );
+    expect(oom.status, oom.stderr).toBe(0);
+    expect(oom.stderr).toMatch(/sweep 2 \[#+-+\] 1\/2, 1 failed.*running config 2 of 2 \(batch=8\)/u);
 
     const bad = runCli(['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--vary', 'batch'], { cwd: dir });
     expect(bad.status).toBe(2);

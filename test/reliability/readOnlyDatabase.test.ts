@@ -1,5 +1,6 @@
 // A database this user may read but not write (the file and its folder read-only): before, every command said
-// only "attempt to write a readonly database" (or "unable to open database file"), `db check` included.
+// only "attempt to write a readonly database" (or "unable to open database file"), `db check` included; then reads
+// were refused too, though nothing in them needs writing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +22,7 @@ function cliWithoutWriteAccess(args: string[]) {
 }
 
 describe('a read-only database', () => {
-  it('is checked by `db check`, and every other command says what is read-only and what to do', () => {
+  it('is checked by `db check`, read by `runs` and `log` (saying it is read-only), and a recording command says what to do', () => {
     dir = makeTempDir('tb-read-only-');
     const file = path.join(dir, 'runs.db');
     expect(runCli(['--db', file, 'run', '--', 'echo', 'hello']).status).toBe(0);
@@ -34,10 +35,21 @@ describe('a read-only database', () => {
     expect(check.status, check.stderr).toBe(0);
     expect(check.stdout).toMatch(/: ok/u);
 
+    // Reading works, and says the file is read-only and what to do to record again.
     const runs = cliWithoutWriteAccess(['--db', file, 'runs']);
-    expect(runs.status).toBe(1);
+    expect(runs.status, runs.stderr).toBe(0);
+    expect(runs.stdout).toMatch(/^1\s+succeeded\b.*echo hello/mu);
     expect(runs.stderr).toContain(file);
-    expect(runs.stderr).toMatch(/cannot be written by this user.*write permission.*db check/u);
+    expect(runs.stderr).toMatch(/open for reading only: this user may not write it.*make the file and its folder writable/u);
+    const log = cliWithoutWriteAccess(['--db', file, 'log', '1']);
+    expect(log.status, log.stderr).toBe(0);
+    expect(log.stdout).toContain('hello');
+
+    // Recording is refused before anything starts, naming the file and the fix.
+    const record = cliWithoutWriteAccess(['--db', file, 'run', '--', 'echo', 'again']);
+    expect(record.status).toBe(1);
+    expect(record.stderr).toContain(file);
+    expect(record.stderr).toMatch(/cannot record in .*may not write it.*Nothing was started.*Make the file and its folder writable.*only read.*still work/u);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect(fs.readdirSync(dir)).toEqual(['runs.db']);
   }, 90_000);

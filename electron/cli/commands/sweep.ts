@@ -66,7 +66,8 @@ function progressPrinter(json: boolean): { update(sweep: Sweep): void; end(): vo
       const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
       const eta = etaSeconds === null ? '' : `, ETA ${formatDuration(etaSeconds * 1000)}`;
       const now = waiting ?? (current ? `running ${current}` : sweep.status);
-      const line = `sweep ${sweep.id} ${bar} ${done}/${total}${eta}  ${now}`;
+      const failed = sweep.progress.failed > 0 ? `, ${sweep.progress.failed} failed` : '';
+      const line = `sweep ${sweep.id} ${bar} ${done}/${total}${failed}${eta}  ${now}`;
       if (line === last) return;
       last = line;
       if (tty && !json) out.write(`\r\x1b[2K${line.slice(0, Math.max(20, (out.columns ?? 120) - 1))}`);

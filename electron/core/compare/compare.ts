@@ -7,6 +7,7 @@ import { compareSpeeds, CONFIDENCE } from './verdict.js';
 import { studentTQuantile } from './studentT.js';
 import { commandText, rowDistinctions, rowKey } from './rowKey.js';
 import { applyMachineRule, machineNote, mayBeBest } from './machines.js';
+import { describeEnvironment } from './environment.js';
 
 export interface CompareOptions {
   groupBy: 'config' | 'run';
@@ -355,12 +356,25 @@ function formatSigned(value: number): string {
   return value >= 0 ? `+${text}` : text;
 }
 
-/** Repeats whose stretch medians and loss curves are equal to the last digit: the same seed ran twice. */
+/**
+ * What two runs share when one is an identical copy of the other (the same seed ran twice): their stretch medians and
+ * loss curves, equal to the last digit. Null for a run with no stretches, which is no one's copy.
+ */
+function measuredIdentity(run: Run): string | null {
+  return run.summary.throughput.blocks.length === 0 ? null : JSON.stringify([run.summary.throughput.blocks, run.summary.lossCurve, run.summary.finalLoss]);
+}
+
+/** The first of `earlier` that `run` is an identical copy of, or null. */
+function copyOf(run: Run, earlier: readonly Run[]): number | null {
+  const identity = measuredIdentity(run);
+  return identity === null ? null : (earlier.find((other) => measuredIdentity(other) === identity)?.id ?? null);
+}
+
+/** Repeats that are all identical copies of one another. */
 function identicalCopies(group: Group): boolean {
   if (group.runs.length < 2) return false;
-  const fingerprint = (r: Run) => JSON.stringify([r.summary.throughput.blocks, r.summary.lossCurve, r.summary.finalLoss]);
-  const first = fingerprint(group.runs[0]!);
-  return group.runs[0]!.summary.throughput.blocks.length > 0 && group.runs.every((r) => fingerprint(r) === first);
+  const first = measuredIdentity(group.runs[0]!);
+  return first !== null && group.runs.every((r) => measuredIdentity(r) === first);
 }
 
 /** A row's throughput: the geometric mean of its runs' values, with the 95 % t-interval of it from two runs on. */
@@ -495,8 +509,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       isBaseline,
       throughput: { median: throughput.median, ci95: throughput.ci95, unit: unit ?? counted[0]?.summary.throughput.unit ?? null },
       speedup,
-      runs: group.runs.map((r) => ({
+      runs: group.runs.map((r, i) => ({
         id: r.id,
+        identicalTo: copyOf(r, group.runs.slice(0, i)),
         throughput: countsForSpeed(r) ? rateIn(r) : null,
         steadySteps: r.summary.steadySteps,
         warmupSteps: r.summary.warmup?.steps ?? null,
@@ -560,6 +575,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     gateText: describeGate(options.gate),
     minEffect,
     machine: machineOf(baselineGroup.runs[0]),
+    environment: describeEnvironment(runs),
     commands: [...(options.commands ?? [])],
     generatedAt: options.now.toISOString(),
     notes,

@@ -93,6 +93,12 @@ export function interleavedSchedule(configCount: number, repeats: number): Sched
   return schedule;
 }
 
+/** A position's place in interleavedSchedule, from 1: the run number a person reads ("run 3 of 8"). */
+export function schedulePlace(position: SchedulePosition, configCount: number): number {
+  const inRound = position.repeatIndex % 2 === 0 ? position.configIndex : configCount - 1 - position.configIndex;
+  return position.repeatIndex * configCount + inRound + 1;
+}
+
 export function runSeconds(run: Run): number | null {
   if (run.endedAt === null) return null;
   return (Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000;

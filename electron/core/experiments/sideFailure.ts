@@ -41,10 +41,19 @@ export function failureHint(checkout: RunCheckout | null): string | null {
   );
 }
 
+/** A run of a sweep that failed: it ended in an error or ran out of time (one stopped by Skip or Cancel did not). */
+export function isFailedRun(run: Pick<Run, 'status'>): boolean {
+  return run.status === 'failed' || run.status === 'timed_out';
+}
+
+/** Why a failed run failed: its own reason (the line that said why), else how it ended. */
+export function failureReason(run: Pick<Run, 'status' | 'exitClass' | 'exitCode' | 'exitReason'>): string {
+  return run.exitReason ?? `${run.status.replace('_', ' ')} (${run.exitClass ?? 'no exit class'}, exit code ${run.exitCode ?? 'none'})`;
+}
+
 /** A config's failure as the sweep shows it: the first failed run's reason and the hint. */
 export function sideFailure(runs: readonly Run[]): { runId: number; exitClass: string | null; reason: string; hint: string | null } | null {
-  const failed = runs.find((run) => run.status === 'failed' || run.status === 'timed_out');
+  const failed = runs.find(isFailedRun);
   if (!failed) return null;
-  const reason = failed.exitReason ?? `${failed.status.replace('_', ' ')} (${failed.exitClass ?? 'no exit class'}, exit code ${failed.exitCode ?? 'none'})`;
-  return { runId: failed.id, exitClass: failed.exitClass, reason, hint: failureHint(failed.checkout) };
+  return { runId: failed.id, exitClass: failed.exitClass, reason: failureReason(failed), hint: failureHint(failed.checkout) };
 }

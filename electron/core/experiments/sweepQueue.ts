@@ -1,6 +1,6 @@
 // The sweep queue: one run at a time on the GPU, repeats interleaved, fair conditions before each
 // run, the sweep's GPU settings held throughout, pause/resume/skip/cancel, resumption after a crash.
-import type { Run, RunCheckout, Sweep, SweepConfig, SweepPreview, SweepRequest, Workload } from '../../shared/api.js';
+import type { Run, RunCheckout, Sweep, SweepConfig, SweepPlaceNow, SweepPreview, SweepRequest, SweepRunFailure, Workload } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { hasRunSettings, type GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { EventHub } from '../events.js';
@@ -15,13 +15,15 @@ import { adHocWorkload } from '../../shared/typedCommand.js';
 import { findLargestBatch } from './batchFinder.js';
 import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { GIT_VARIABLE, GitWorktreeError, planCheckout, SHORT_SHA_CHARS, SweepWorktrees, WORKTREE_VALUE, type CheckoutPlan } from './gitWorktrees.js';
-import { missingPaths, sideFailure } from './sideFailure.js';
+import { failureReason, isFailedRun, missingPaths, sideFailure } from './sideFailure.js';
 import { waitForFairConditions, waitForQuietHost, type GpuReader, type HostReader, type HostWait, type RunWait } from './fairConditions.js';
-import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, type SchedulePosition } from './plan.js';
+import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, schedulePlace, type SchedulePosition } from './plan.js';
 import { readFindBatchRequest, readSweepRequest, type FindBatchRequest, type StoredSweepRequest } from './storedRequest.js';
 import type { Clock } from '../clock.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
+/** A failure's reason in a progress event: a line of output is rarely longer; a longer one is cut here. */
+const MAX_REASON_CHARS = 500;
 
 /**
  * What one step of a config holds, from the sweep's `tokensPerStep` or `samplesPerStep` expression over its values
@@ -101,6 +103,27 @@ export interface SweepQueueDeps {
 const FAILURE_TAIL_BYTES = 16 * 1024;
 
 
+/** How long a run of the sweep may go, and what it waits for before it starts. */
+interface SweepRunLimits {
+  maxSteps?: number | undefined;
+  timeoutSeconds?: number | undefined;
+  waitForIdle: boolean;
+  maxWaitSeconds: number;
+  waitForHost?: boolean;
+}
+
+/** What a run of the sweep takes beyond its values: a `git=` side's worktree, its work per step, its steps. */
+interface SweepRunExtras {
+  cwdOverride?: string;
+  extraConfig?: Record<string, string>;
+  checkout?: RunCheckout;
+  unitsPerStep?: { tokens: number | null; samples: number | null };
+  steps?: Run['steps'];
+}
+
+/** A place of the schedule as runOne is given it: which run of how many, its config and repeat. */
+type SweepPlace = Omit<SweepPlaceNow, 'phase' | 'since' | 'runId' | 'runStartedAt'>;
+
 /** What only the engine running a sweep knows: the run now, a wait, a pause or cancel asked for. */
 interface LiveSweep {
   paused: boolean;
@@ -109,6 +132,8 @@ interface LiveSweep {
   currentRunId: number | null;
   current: string | null;
   waiting: string | null;
+  /** The place under way: from the start of its wait to the end of its run. */
+  now: { place: SweepPlace; since: Date; runStartedAt: string | null } | null;
   resume: (() => void) | null;
 }
 
@@ -332,7 +357,7 @@ export class SweepQueue {
 
   private enqueue(id: number, lease: GpuLease | null): void {
     if (this.closed) throw new ApiFailure('unavailable', 'Tuning Bench is closing');
-    this.live.set(id, { paused: false, cancelled: false, skipCurrent: false, currentRunId: null, current: null, waiting: null, resume: null });
+    this.live.set(id, { paused: false, cancelled: false, skipCurrent: false, currentRunId: null, current: null, waiting: null, now: null, resume: null });
     this.leases.set(id, lease);
     this.pending.push(id);
     this.setStatus(id, 'queued');
@@ -394,7 +419,7 @@ export class SweepQueue {
     const worktrees = checkout ? new SweepWorktrees(checkout, path.join(this.deps.worktreeDir, `sweep-${id}`), this.deps.gitEnv) : null;
     try {
       const schedule = interleavedSchedule(record.configs.length, request.repeats);
-      for (const position of schedule) {
+      for (const [index, position] of schedule.entries()) {
         if (live.cancelled) break;
         await this.pauseIfAsked(id, live);
         if (live.cancelled) break;
@@ -415,7 +440,8 @@ export class SweepQueue {
         const placement = side ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision! }, checkout: side.checkout } : {};
         const units = workPerStep(request, workload, values);
         const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
-        const run = await this.runOne(id, live, workload, values, position, label, request, idleTempC, {
+        const place = { run: index + 1, of: schedule.length, configIndex: position.configIndex, config: config.name, repeat: position.repeatIndex + 1, repeats: request.repeats };
+        const run = await this.runOne(id, live, workload, values, position, { label, place }, request, idleTempC, {
           ...placement,
           ...(units ? { unitsPerStep: units } : {}),
           ...(steps ? { steps } : {}),
@@ -449,7 +475,9 @@ export class SweepQueue {
       // A probe asks only whether the batch fits in memory: a busy host does not change that, so it waits for the GPU alone.
       const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60, waitForHost: false };
       const units = workPerStep(request, workload, values);
-      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, `probe ${config.index + 1}: ${config.name}`, limits, idleTempC, units ? { unitsPerStep: units } : {});
+      const place = { run: config.index + 1, of: null, configIndex: config.index, config: config.name, repeat: 1, repeats: 1 };
+      const what = { label: `probe ${config.index + 1}: ${config.name}`, place };
+      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, what, limits, idleTempC, units ? { unitsPerStep: units } : {});
       if (run === null) return 'cancelled';
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
@@ -472,19 +500,33 @@ export class SweepQueue {
     workload: Workload,
     values: Record<string, string>,
     position: SchedulePosition,
-    label: string,
-    limits: { maxSteps?: number | undefined; timeoutSeconds?: number | undefined; waitForIdle: boolean; maxWaitSeconds: number; waitForHost?: boolean },
+    { label, place }: { label: string; place: SweepPlace },
+    limits: SweepRunLimits,
     idleTempC: number | null,
-    placement: {
-      cwdOverride?: string;
-      extraConfig?: Record<string, string>;
-      checkout?: RunCheckout;
-      unitsPerStep?: { tokens: number | null; samples: number | null };
-      steps?: Run['steps'];
-    } = {},
+    placement: SweepRunExtras = {},
   ): Promise<Run | null> {
+    // What the progress tells from here to the end of its run (phase, since when), cleared however it ends.
     live.current = label;
     live.skipCurrent = false;
+    live.now = { place, since: this.deps.clock.now(), runStartedAt: null };
+    try {
+      return await this.waitAndRun(id, live, workload, values, position, limits, idleTempC, placement);
+    } finally {
+      live.now = null;
+    }
+  }
+
+  /** The wait for fair conditions, then the run; null when it was skipped or cancelled before starting. */
+  private async waitAndRun(
+    id: number,
+    live: LiveSweep,
+    workload: Workload,
+    values: Record<string, string>,
+    position: SchedulePosition,
+    limits: SweepRunLimits,
+    idleTempC: number | null,
+    placement: SweepRunExtras,
+  ): Promise<Run | null> {
     // Without nvidia-smi there is nothing to wait for; the record says so rather than "disabled".
     const noWait = limits.waitForIdle ? 'no-gpu' : 'disabled';
     let wait: RunWait = { seconds: 0, reason: noWait, host: null, startTempC: null, endTempC: null, targetTempC: null, busyProcesses: 0 };
@@ -538,9 +580,11 @@ export class SweepQueue {
     const replaced = run.replacesRunId === null ? undefined : this.deps.store.runs.get(run.replacesRunId);
     if (replaced) this.deps.events.emit('runs.onDidChange', replaced);
     live.currentRunId = run.id;
+    if (live.now) live.now.runStartedAt = run.startedAt;
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
     let ended = await this.deps.runner.waitForExit(run.id);
     live.currentRunId = null;
+    live.now = null;
     // Stopped because the engine is closing: cut short like a crash, so a resume runs its place again.
     if (this.closed && ended.status === 'stopped') ended = this.deps.store.runs.markInterrupted(run.id, ended.exitReason ?? 'Tuning Bench closed during the run', new Date(ended.endedAt ?? this.deps.clock.now()));
     // A run stopped by a skip or a cancel did not measure anything: its place counts as skipped.
@@ -609,6 +653,25 @@ export class SweepQueue {
     this.deps.store.sweeps.setStatus(id, status, endedAt);
   }
 
+  /** A failed run as the progress tells it: its place in the schedule, config and repeat, and why. */
+  private failureOf(record: SweepRecord, repeats: number, run: Run | undefined): SweepRunFailure | null {
+    if (!run || run.configIndex === null) return null;
+    const position = { configIndex: run.configIndex, repeatIndex: run.repeatIndex ?? 0 };
+    const finder = record.kind === 'batch-finder';
+    return {
+      run: finder ? position.configIndex + 1 : schedulePlace(position, record.configs.length),
+      of: finder ? null : record.configs.length * repeats,
+      configIndex: position.configIndex,
+      config: record.configs[position.configIndex]?.name ?? `config ${position.configIndex + 1}`,
+      repeat: position.repeatIndex + 1,
+      repeats,
+      runId: run.id,
+      exitClass: run.exitClass,
+      // A line of output at most, but bounded all the same: it goes out with every progress event.
+      reason: failureReason(run).slice(0, MAX_REASON_CHARS),
+    };
+  }
+
   private toSweep(record: SweepRecord): Sweep {
     const runs = this.deps.store.runs.forSweep(record.id);
     const live = this.live.get(record.id);
@@ -657,6 +720,7 @@ export class SweepQueue {
     const waits = runs.map((run) => run.wait?.seconds ?? 0);
     const perRun = durations.length > 0 ? median(durations)! + (median(waits) ?? 0) : null;
     const running = ['queued', 'running', 'paused'].includes(record.status);
+    const failed = runs.filter(isFailedRun);
     return {
       id: record.id,
       name: record.name,
@@ -676,6 +740,9 @@ export class SweepQueue {
         current: running ? (live?.current ?? null) : null,
         etaSeconds: running && perRun !== null && record.kind === 'sweep' ? perRun * (total - done) : null,
         waiting: live?.waiting ?? null,
+        now: live?.now ? placeNow(live.now, live.currentRunId) : null,
+        failed: failed.length,
+        lastFailure: this.failureOf(record, repeats, failed.at(-1)),
       },
       request: record.request,
       git: this.revisionsOf(record),
@@ -683,6 +750,17 @@ export class SweepQueue {
       result: record.result,
     };
   }
+}
+
+/** The place under way as the contract gives it: waiting until its run has started. */
+function placeNow(now: NonNullable<LiveSweep['now']>, runId: number | null): SweepPlaceNow {
+  return {
+    ...now.place,
+    phase: now.runStartedAt === null ? 'waiting' : 'running',
+    since: now.since.toISOString(),
+    runId: now.runStartedAt === null ? null : runId,
+    runStartedAt: now.runStartedAt,
+  };
 }
 
 /** A side in a name: its short commit, or the working tree. */

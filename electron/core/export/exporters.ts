@@ -5,10 +5,12 @@ import type { Comparison, ComparisonRow, ExportFormat, Run, RunSeries } from '..
 import {
   columnTitle,
   comparedText,
+  environmentLines,
   fairnessText,
   figure,
   intervalText,
   machineText,
+  msText,
   plainFigure,
   rowLabel,
   rowReasons,
@@ -16,12 +18,14 @@ import {
   signed,
   SIGNIFICANT_FIGURES,
   SPEEDUP_FIGURES,
+  speedupText,
   speedupWithInterval,
   throughputTitle,
   verdictText,
   workText,
 } from './format.js';
-import { lineChartSvg } from './svgChart.js';
+import { lineChartSvg, mergeIdenticalLines, type ChartLine } from './svgChart.js';
+import { throughputChartSvg } from './throughputChart.js';
 
 export interface ExportInput {
   comparison: Comparison;
@@ -33,6 +37,32 @@ export interface ExportInput {
 function escapeMarkdown(text: string): string {
   return text.replace(/\|/gu, '\\|').replace(/\n/gu, ' ');
 }
+
+/** A column of a table: its header, its cell for an item, and whether its figures are right-aligned. */
+interface Column<T> {
+  title: string;
+  cell: (item: T) => string;
+  numeric?: boolean;
+  /** HTML only: kept on one line though not a figure (short values such as `3e-4`, which a browser would break at the hyphen). */
+  whole?: boolean;
+  /** HTML only: a second, smaller line under the cell (an interval under its figure) and under the title (its name). */
+  detail?: (item: T) => string;
+  subtitle?: string;
+}
+
+/**
+ * The columns with something to show: a column empty in every row (VRAM, power and energy on a box without a GPU,
+ * fairness when every run was fair) says nothing and only widens the table. The first column always stays.
+ */
+function columnsWithData<T>(columns: ReadonlyArray<Column<T>>, items: readonly T[]): Array<Column<T>> {
+  return columns.filter((column, i) => i === 0 || items.some((item) => column.cell(item) !== '' || (column.detail?.(item) ?? '') !== ''));
+}
+
+/** A variable's values this short (about 110 px in the report's 13 px text) are never broken: `3e-4`, `max-autotune`. */
+const WHOLE_VALUE_CHARS = 16;
+
+/** A figure with its unit, or blank. */
+const withUnit = (value: number | null, unit: string, digits?: number) => (value === null || !Number.isFinite(value) ? '' : `${figure(value, digits)} ${unit}`);
 
 /** A throughput cell: the figure, and its unit when the rows do not all share one. */
 function throughputCell(row: ComparisonRow, unit: string | null): string {
@@ -53,57 +83,76 @@ export function methodNote(comparison: Comparison): string {
     "Throughput: the geometric mean of the runs' steady-state medians (warm-up and left-out steps excluded), per token or per sample wherever a step's work is known, with a 95 % t-interval over runs. " +
     'Speedup: the ratio of geometric means against the baseline, with a 95 % t-interval over runs (Welch; paired round by round for interleaved repeats where that is tighter). ' +
     `Verdict: faster or slower when the interval excludes 1; same when it lies inside 1 ± ${delta} %; inconclusive otherwise, with about how many more runs per side would decide; repeat to decide with one run on a side; no speedup where a step's work differs and is not known. ` +
+    "Step time: the median over the row's runs of each run's steady-state median step time. Final loss: the median over the row's runs of each run's last train loss. " +
     `n: runs in the row. Figures to ${SIGNIFICANT_FIGURES} significant figures, speedups to ${SPEEDUP_FIGURES}.`
   );
 }
 
+/** What the figures hold for: the commands, the machine, the GPU settings and the software, and the gate. */
 function headerLines(comparison: Comparison): string[] {
+  const environment = environmentLines(comparison.environment);
   return [
-    `Machine: ${machineText(comparison.machine)}`,
     ...comparison.commands.map((c) => `Command: ${c}`),
+    ...(environment.some((line) => line.startsWith('Machine: ')) ? environment : [`Machine: ${machineText(comparison.machine)}`, ...environment]),
     `Quality gate: ${comparison.gateText}; NaN fails.`,
   ];
 }
 
+/** The columns Markdown and HTML share, in the order a reader wants them: the config, then throughput with step time and loss beside it. */
+function rowColumns(comparison: Comparison, unit: string | null) {
+  return {
+    config: { title: 'Config', cell: rowLabel } satisfies Column<ComparisonRow>,
+    variables: comparison.columns.map((c): Column<ComparisonRow> => ({
+      title: columnTitle(c),
+      cell: (row) => row.config[c] ?? '',
+      whole: comparison.rows.every((row) => (row.config[c] ?? '').length <= WHOLE_VALUE_CHARS),
+    })),
+    throughput: { title: throughputTitle(unit), cell: (row) => throughputCell(row, unit), numeric: true } satisfies Column<ComparisonRow>,
+    beside: [
+      { title: 'Step time', cell: (row) => msText(row.stepTimeMs), numeric: true },
+      { title: 'Final loss', cell: (row) => figure(row.finalLoss), numeric: true },
+      { title: 'Eval loss', cell: (row) => figure(row.evalLoss), numeric: true },
+    ] satisfies Array<Column<ComparisonRow>>,
+  };
+}
+
 export function toMarkdown({ comparison, title }: ExportInput): string {
   const unit = sharedUnit(comparison);
-  const header = [
-    'Config',
-    ...comparison.columns.map(columnTitle),
-    throughputTitle(unit),
-    'Speedup (95 % CI)',
-    'Verdict',
-    'n',
-    'Runs (steady steps, warm-up, left out)',
-    'Work / step',
-    'Fairness',
-    'VRAM',
-    'Compared',
-    'Δ',
-    'Gate',
-    'Notes',
-  ];
-  const rows = comparison.rows.map((row) => [
-    rowLabel(row),
-    ...comparison.columns.map((c) => row.config[c] ?? ''),
-    throughputCell(row, unit),
-    speedupWithInterval(row),
-    verdictText(row, comparison.minEffect),
-    String(row.n),
-    runsText(row),
-    workText(row),
-    fairnessText(row),
-    row.vramPeakMiB === null ? '' : `${figure(row.vramPeakMiB)} MiB`,
-    comparedText(row),
-    row.isBaseline ? '' : signed(row.lossDelta),
-    row.gate + (row.fasterButWorse ? ' (faster but worse)' : ''),
-    rowReasons(row),
-  ]);
-  // Right-aligned: throughput, speedup, n, VRAM, compared value, delta (counted from the end: the variable columns come first).
-  const numeric = new Set([12, 11, 9, 5, 4, 3].map((fromEnd) => header.length - fromEnd));
+  const shared = rowColumns(comparison, unit);
+  const columns = columnsWithData<ComparisonRow>(
+    [
+      shared.config,
+      ...shared.variables,
+      shared.throughput,
+      ...shared.beside,
+      { title: 'Speedup (95 % CI)', cell: speedupWithInterval, numeric: true },
+      { title: 'Verdict', cell: (row) => verdictText(row, comparison.minEffect) },
+      { title: 'n', cell: (row) => String(row.n), numeric: true },
+      { title: 'Runs (steady steps, warm-up, left out)', cell: runsText },
+      { title: 'Work / step', cell: workText },
+      { title: 'Fairness', cell: fairnessText },
+      { title: 'VRAM', cell: (row) => withUnit(row.vramPeakMiB, 'MiB'), numeric: true },
+      { title: 'GPU util', cell: (row) => withUnit(row.utilMean, '%', 3), numeric: true },
+      { title: 'Power', cell: (row) => withUnit(row.powerMeanW, 'W'), numeric: true },
+      { title: 'Compared', cell: comparedText, numeric: true },
+      { title: 'Δ', cell: (row) => (row.isBaseline ? '' : signed(row.lossDelta)), numeric: true },
+      { title: 'Gate', cell: (row) => row.gate + (row.fasterButWorse ? ' (faster but worse)' : '') },
+      { title: 'Notes', cell: rowReasons },
+    ],
+    comparison.rows,
+  );
   const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
-  const rule = `|${header.map((_, i) => (numeric.has(i) ? ' ---: ' : ' --- ')).join('|')}|`;
-  const lines = [`## ${escapeMarkdown(title)}`, '', ...headerLines(comparison).map((l) => `${escapeMarkdown(l)}  `), '', line(header), rule, ...rows.map(line), ''];
+  const rule = `|${columns.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`;
+  const lines = [
+    `## ${escapeMarkdown(title)}`,
+    '',
+    ...headerLines(comparison).map((l) => `${escapeMarkdown(l)}  `),
+    '',
+    line(columns.map((c) => c.title)),
+    rule,
+    ...comparison.rows.map((row) => line(columns.map((c) => c.cell(row)))),
+    '',
+  ];
   lines.push(methodNote(comparison));
   for (const note of comparison.notes) lines.push(note);
   const flagged = comparison.rows.filter((r) => r.differences.length > 0);
@@ -270,6 +319,7 @@ export function toJson({ comparison, runs, title }: ExportInput): string {
       title,
       generatedAt: comparison.generatedAt,
       machine: comparison.machine,
+      environment: comparison.environment,
       commands: comparison.commands,
       groupBy: comparison.groupBy,
       gate: comparison.gate,
@@ -288,66 +338,154 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function toHtml(input: ExportInput): string {
-  const { comparison, series, title } = input;
-  const unit = sharedUnit(comparison);
-  const header = [
-    'Config',
-    ...comparison.columns.map(columnTitle),
-    throughputTitle(unit),
-    '95 % CI',
-    'Speedup (95 % CI)',
-    'Verdict',
-    'n',
-    'Runs (steady steps, warm-up, left out)',
-    'Work / step',
-    'Fairness',
-    'Step ms',
-    'VRAM MiB',
-    'Util %',
-    'Power W',
-    'J / 1k tok',
-    'Loss',
-    'Compared',
-    'Δ',
-    'Gate',
-    'Notes',
-    'Conditions',
+/** One run of a row, for the report's table of runs. */
+interface RunItem {
+  row: ComparisonRow;
+  detail: ComparisonRow['runs'][number];
+  run: Run | undefined;
+}
+
+function runItems(comparison: Comparison, runs: ReadonlyMap<number, Run>): RunItem[] {
+  return comparison.rows.flatMap((row) => row.runs.map((detail) => ({ row, detail, run: runs.get(detail.id) })));
+}
+
+function runColumns(unit: string | null): Array<Column<RunItem>> {
+  return [
+    { title: 'Run', cell: (item) => `#${item.detail.id}` },
+    { title: 'Config', cell: (item) => item.row.name },
+    {
+      title: throughputTitle(unit),
+      cell: (item) => (unit === null && item.detail.throughput !== null ? withUnit(item.detail.throughput, item.row.throughput.unit ?? '') : figure(item.detail.throughput)),
+      numeric: true,
+    },
+    { title: 'Step time', cell: (item) => msText(item.run?.summary.stepTimeMs.median ?? null), numeric: true },
+    { title: 'Final loss', cell: (item) => figure(item.run?.summary.finalLoss ?? null), numeric: true },
+    { title: 'Steady steps', cell: (item) => (item.detail.steadySteps === null ? '' : item.detail.steadySteps.toLocaleString('en-US')), numeric: true },
+    { title: 'Warm-up', cell: (item) => (item.detail.warmupSteps === null ? '' : item.detail.warmupSteps.toLocaleString('en-US')), numeric: true },
+    { title: 'Left out', cell: (item) => (item.detail.leftOutSteps === 0 ? '' : item.detail.leftOutSteps.toLocaleString('en-US')), numeric: true },
+    { title: 'Fairness', cell: (item) => item.detail.unfair.join(', ') },
+    { title: 'Ended', cell: (item) => (item.run === undefined ? '' : (item.run.exitClass ?? item.run.status)) },
+    { title: 'Same as', cell: (item) => (item.detail.identicalTo === null ? '' : `#${item.detail.identicalTo} (identical copy)`) },
   ];
-  const body = comparison.rows
-    .map((row) => {
-      const cells = [
-        rowLabel(row),
-        ...comparison.columns.map((c) => row.config[c] ?? ''),
-        throughputCell(row, unit),
-        intervalText(row.throughput.ci95),
-        speedupWithInterval(row),
-        verdictText(row, comparison.minEffect),
-        String(row.n),
-        runsText(row),
-        workText(row),
-        fairnessText(row),
-        figure(row.stepTimeMs),
-        figure(row.vramPeakMiB),
-        figure(row.utilMean, 3),
-        figure(row.powerMeanW),
-        figure(row.energyPer1kTokensJ),
-        figure(row.finalLoss),
-        comparedText(row),
-        row.isBaseline ? '' : signed(row.lossDelta),
-        `${row.gate}${row.fasterButWorse ? ' (faster but worse)' : ''}`,
-        rowReasons(row),
-        row.differences.join('; '),
-      ];
-      return `<tr class="${row.best ? 'best' : ''}${row.gate === 'fail' ? ' fail' : ''}">${cells.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`;
+}
+
+/** A cell's text and, under it, its detail in a smaller line; figures stay whole, words may break (below). */
+function twoLines(main: string, detail: string | undefined, numeric: boolean): string {
+  const html = numeric ? escapeHtml : breakable;
+  return detail === undefined || detail === '' ? html(main) : `${html(main)}<br><span class="sub">${html(detail)}</span>`;
+}
+
+/**
+ * Text that may break after `_`, `=` and `/` (a `<wbr>` there), escaped: `gradient_accumulation_steps=4` or a path
+ * would otherwise be as wide as the whole word, and a table of such names wider than the window.
+ */
+function breakable(text: string): string {
+  return escapeHtml(text).replace(/([_=/])(?=\S)/gu, '$1<wbr>');
+}
+
+/** A table whose empty columns are left out ('' when only the first column would be left); numeric cells right-aligned and kept on one line. */
+function htmlTable<T>(columns: ReadonlyArray<Column<T>>, items: readonly T[], rowClass: (item: T) => string, testId: string): string {
+  const shown = columnsWithData(columns, items);
+  if (shown.length < 2) return '';
+  const cellClass = (column: Column<T>) => (column.numeric ? ' class="num"' : column.whole ? ' class="whole"' : '');
+  const head = shown.map((c) => `<th${cellClass(c)}>${twoLines(c.title, c.subtitle, false)}</th>`).join('');
+  const body = items
+    .map((item) => {
+      const cls = rowClass(item);
+      return `<tr${cls === '' ? '' : ` class="${cls}"`}>${shown.map((c) => `<td${cellClass(c)}>${twoLines(c.cell(item), c.detail?.(item), c.numeric === true)}</td>`).join('')}</tr>`;
     })
     .join('\n');
+  return `<div class="table"><table data-testid="${testId}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/** Where each run sits: its row (the colour of its lines and dots) and its place among the row's repeats (the dash). */
+function runPlaces(comparison: Comparison): Map<number, { row: ComparisonRow; index: number; repeat: number }> {
+  const places = new Map<number, { row: ComparisonRow; index: number; repeat: number }>();
+  comparison.rows.forEach((row, index) => row.runIds.forEach((id, repeat) => places.set(id, { row, index, repeat })));
+  return places;
+}
+
+export function toHtml(input: ExportInput): string {
+  const { comparison, series, title, runs } = input;
+  const unit = sharedUnit(comparison);
+  const shared = rowColumns(comparison, unit);
+  const rowClass = (row: ComparisonRow) => [row.best ? 'best' : '', row.gate === 'fail' ? 'fail' : ''].filter(Boolean).join(' ');
+  // Intervals under their figures and units under their titles, so the table fits a 1,440 px window with a GPU's columns.
+  const rowTable = htmlTable<ComparisonRow>(
+    [
+      shared.config,
+      ...shared.variables,
+      { ...shared.throughput, detail: (row) => intervalText(row.throughput.ci95), subtitle: '95 % CI' },
+      ...shared.beside,
+      { title: 'Speedup', cell: speedupText, detail: (row) => intervalText(row.speedup.ci95, SPEEDUP_FIGURES), subtitle: '95 % CI', numeric: true },
+      { title: 'Verdict', cell: (row) => verdictText(row, comparison.minEffect) },
+      { title: 'n', cell: (row) => String(row.n), numeric: true },
+      { title: 'Compared', cell: comparedText },
+      { title: 'Δ', cell: (row) => (row.isBaseline ? '' : signed(row.lossDelta)), numeric: true },
+      { title: 'Gate', cell: (row) => `${row.gate}${row.fasterButWorse ? ' (faster but worse)' : ''}` },
+      { title: 'Work / step', cell: workText },
+    ],
+    comparison.rows,
+    rowClass,
+    'comparison-table',
+  );
+  // What the rows cost and how fair the machine was, in a table of their own: beside six varied variables, the GPU's
+  // columns in the speed table would make it wider than a 1,440 px window. Left out when no row has any of them.
+  const resourceTable = htmlTable<ComparisonRow>(
+    [
+      shared.config,
+      { title: 'VRAM', subtitle: 'MiB', cell: (row) => figure(row.vramPeakMiB), numeric: true },
+      { title: 'GPU util', subtitle: '%', cell: (row) => figure(row.utilMean, 3), numeric: true },
+      { title: 'Power', subtitle: 'W', cell: (row) => figure(row.powerMeanW), numeric: true },
+      { title: 'Energy', subtitle: 'J / 1k tokens', cell: (row) => figure(row.energyPer1kTokensJ), numeric: true },
+      { title: 'Fairness', cell: fairnessText },
+    ],
+    comparison.rows,
+    rowClass,
+    'resources-table',
+  );
+  // Sentences about a row (why it has no verdict, identical repeats, differing conditions) under the table, where they
+  // read as sentences, rather than in columns that would make every row tall and the table wider than the window.
+  const rowNotes = comparison.rows
+    .flatMap((row) => {
+      const notes = [rowReasons(row), row.differences.length === 0 ? '' : `conditions differ: ${row.differences.join('; ')}`].filter(Boolean);
+      return notes.length === 0 ? [] : [`<li><strong>${escapeHtml(row.name)}</strong>: ${escapeHtml(notes.join('; '))}</li>`];
+    })
+    .join('\n');
+  const runTable = htmlTable(runColumns(unit), runItems(comparison, runs), () => '', 'runs-table');
+
+  // One dot plot per unit the rows are in (one, unless the work of a step was not known to convert them).
+  const units = [...new Set(comparison.rows.map((row) => row.throughput.unit).filter((u): u is string => u !== null))];
+  const throughputCharts = units
+    .map((u) => throughputChartSvg(comparison.rows.filter((row) => row.throughput.unit === u), u))
+    .filter((svg): svg is string => svg !== null)
+    .map((svg) => `<figure class="wide"><figcaption>Throughput by config: each run a dot</figcaption>${svg}</figure>`)
+    .join('\n');
+
+  const places = runPlaces(comparison);
+  let merged = false;
   const chart = (name: string, label: string, from: 'metrics' | 'telemetry', xLabel: string) => {
-    const lines = series.map((s) => ({ label: s.label, points: s[from][name] ?? [] })).filter((l) => l.points.length > 0);
-    return lines.length === 0 ? '' : `<figure><figcaption>${escapeHtml(label)}</figcaption>${lineChartSvg(lines, { xLabel, yLabel: label })}</figure>`;
+    const lines: ChartLine[] = series
+      .map((s) => {
+        const place = places.get(s.runId);
+        return {
+          label: place === undefined ? s.label : `#${s.runId} ${place.row.name}`,
+          name: `#${s.runId}`,
+          points: s[from][name] ?? [],
+          color: place?.index,
+          dash: place?.repeat,
+        };
+      })
+      .filter((l) => l.points.length > 0);
+    const drawn = mergeIdenticalLines(lines, (first, others) => {
+      merged = true;
+      return `${first.label} = ${others.map((o) => o.name ?? o.label).join(' = ')} (identical)`;
+    });
+    return drawn.length === 0 ? '' : `<figure><figcaption>${escapeHtml(label)}</figcaption>${lineChartSvg(drawn, { xLabel, yLabel: label })}</figure>`;
   };
   const charts = [
     chart('tokens_per_sec', 'Tokens/s by step', 'metrics', 'step'),
+    chart('samples_per_sec', 'Samples/s by step', 'metrics', 'step'),
     chart('step_time_ms', 'Step time (ms) by step', 'metrics', 'step'),
     chart('loss', 'Loss by step', 'metrics', 'step'),
     chart('utilGpu', 'GPU utilisation (%) by time', 'telemetry', 's'),
@@ -355,26 +493,40 @@ export function toHtml(input: ExportInput): string {
     chart('powerW', 'Power (W) by time', 'telemetry', 's'),
     chart('tempC', 'Temperature (°C) by time', 'telemetry', 's'),
     chart('smClockMHz', 'SM clock (MHz) by time', 'telemetry', 's'),
-  ].join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const identicalNote = merged
+    ? '<p class="notes">Runs whose series are identical (the same seed ran twice) are drawn as one line, named for each of them: “#1 … = #2 (identical)”.</p>'
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;background:#fff}
-table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:right;white-space:nowrap}
-td:first-child,th:first-child,td:last-child{text-align:left}tr.best{background:#e6f4ea}tr.fail td{color:#a40e26}
-figure{display:inline-block;margin:0 1.5rem 1.5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}.notes{color:#57606a}
-@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}td,th{border-color:#30363d}tr.best{background:#12361f}}
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1f24;background:#fff}
+p,li{overflow-wrap:anywhere}.row-notes{padding-left:1.2rem;margin:.4rem 0}
+.table{max-width:100%;overflow-x:auto;margin:1rem 0}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d0d7de;padding:.25rem .4rem;text-align:left;vertical-align:top}
+th{font-weight:600}td.num,th.num{text-align:right}td.num,td.whole{white-space:nowrap}.sub{font-size:11px;font-weight:400;color:#57606a}
+tr.best{background:#e6f4ea}tr.fail td{color:#a40e26}
+figure{display:inline-block;vertical-align:top;margin:0 1.5rem 1.5rem 0;max-width:100%}figure.wide{display:block}
+figure svg{max-width:100%;height:auto}figcaption{font-weight:600;margin-bottom:.3rem}.notes{color:#57606a}
+@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}td,th{border-color:#30363d}tr.best{background:#12361f}.notes,.sub{color:#8b949e}}
 </style></head><body>
 <h1>${escapeHtml(title)}</h1>
 <p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench.</p>
 ${headerLines(comparison).map((l) => `<p class="notes">${escapeHtml(l)}</p>`).join('\n')}
+${rowTable}
+${rowNotes === '' ? '' : `<ul class="row-notes" data-testid="row-notes">\n${rowNotes}\n</ul>`}
+${throughputCharts}
 <p class="notes">${escapeHtml(methodNote(comparison))}</p>
-<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
-${body}
-</tbody></table>
 ${comparison.notes.map((n) => `<p class="notes">${escapeHtml(n)}</p>`).join('\n')}
+${resourceTable === '' ? '' : `<h2>Resources and fairness</h2>\n${resourceTable}`}
+<h2>Runs</h2>
+${runTable}
 <section>${charts}</section>
+${identicalNote}
 </body></html>
 `;
 }

@@ -1,5 +1,5 @@
 // Number and label formatting shared by the exports, so every format shows the same figures.
-import type { ComparisonRow } from '../../shared/api.js';
+import type { ComparisonRow, EnvironmentFact } from '../../shared/api.js';
 
 const SPECIAL_HEADERS: Record<string, string> = { amp: 'AMP', lr: 'LR', seq_len: 'Seq len', pin_memory: 'Pin memory' };
 
@@ -34,6 +34,11 @@ function significant(value: number, digits: number): Intl.NumberFormatOptions {
   return { minimumSignificantDigits: digits, maximumSignificantDigits: digits };
 }
 
+/** A duration in milliseconds with its unit, `12.03 ms`; blank without one. */
+export function msText(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? '' : `${figure(value)} ms`;
+}
+
 /** A signed difference to 3 significant figures: +0.0123, -0.004. */
 export function signed(value: number | null): string {
   if (value === null) return '';
@@ -64,7 +69,7 @@ export function verdictText(row: ComparisonRow, minEffect: number): string {
   return verdict;
 }
 
-/** Each run of the row: `#12 180 steps, warm-up 1, left out 2 ⚠ host-busy`. */
+/** Each run of the row: `#12 180 steps, warm-up 1, left out 2 ⚠ host-busy`, and `(identical to #11)` for a copy. */
 export function runsText(row: ComparisonRow): string {
   return row.runs
     .map((r) => {
@@ -73,6 +78,7 @@ export function runsText(row: ComparisonRow): string {
       if (r.warmupSteps !== null) parts.push(`warm-up ${r.warmupSteps}`);
       if (r.leftOutSteps > 0) parts.push(`left out ${r.leftOutSteps}`);
       if (r.unfair.length > 0) parts.push(`⚠ ${r.unfair.join(', ')}`);
+      if (r.identicalTo !== null) parts.push(`(identical to #${r.identicalTo})`);
       return parts.join(' ');
     })
     .join('; ');
@@ -118,4 +124,40 @@ export function rowReasons(row: ComparisonRow): string {
 
 export function rowLabel(row: ComparisonRow): string {
   return `${row.name}${row.isBaseline && row.name !== 'baseline' ? ' (baseline)' : ''}${row.best ? ' ★' : ''}`;
+}
+
+/** Run ids as a reader scans them: `run 4`, `runs 1-3, 7`. */
+export function runIdsText(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const spans: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    spans.push(j === i ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return `${sorted.length === 1 ? 'run' : 'runs'} ${spans.join(', ')}`;
+}
+
+const ENVIRONMENT_GROUPS: ReadonlyArray<[EnvironmentFact['group'], string]> = [
+  ['machine', 'Machine'],
+  ['gpu settings', 'GPU settings'],
+  ['software', 'Software'],
+];
+
+/**
+ * The environment as lines, one a group that has a fact: `Machine: Host gpu-box · GPU NVIDIA H100 · Driver 550.90.07 · …`;
+ * a fact whose runs differ names each value with its runs: `PyTorch 2.4.1 (runs 1-3), 2.5.0 (run 4)`.
+ */
+export function environmentLines(environment: readonly EnvironmentFact[]): string[] {
+  return ENVIRONMENT_GROUPS.flatMap(([group, title]) => {
+    const facts = environment.filter((fact) => fact.group === group);
+    if (facts.length === 0) return [];
+    const parts = facts.map((fact) => {
+      const [only, ...more] = fact.values;
+      const value = more.length === 0 ? (only?.text ?? '') : fact.values.map((v) => `${v.text} (${runIdsText(v.runIds)})`).join(', ');
+      return `${fact.label} ${value}`;
+    });
+    return [`${title}: ${parts.join(' · ')}`];
+  });
 }

@@ -10,6 +10,7 @@ import { Store } from '../store/store.js';
 import { BytesFirst } from './writeTurns.js';
 import type { FromIngestTasks, IngestTaskConfig, ToIngestTasks } from './ingestTaskProtocol.js';
 import { numericLines, reparseRun } from './reparse.js';
+import { runInBackground } from '../system/threadPriority.js';
 
 /**
  * This thread reads and replaces samples and summaries; it never stores output. Its Store is handed this in
@@ -30,6 +31,8 @@ const NO_OUTPUT: OutputSink = {
 
 const config = workerData as IngestTaskConfig;
 const port = parentPort!;
+// It may lag behind the store by design; the pty reader and the bytes' writer come first.
+runInBackground();
 const store = new Store(config.file, () => NO_OUTPUT);
 const bytesFirst = new BytesFirst(config.bytesFirst);
 

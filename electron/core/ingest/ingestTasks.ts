@@ -2,6 +2,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { FromIngestTasks, IngestTask, IngestTaskResults, ToIngestTasks } from './ingestTaskProtocol.js';
 import { ReparseRefused } from './reparse.js';
+import { ApiFailure } from '../../shared/api.js';
 import { startIngestWorker } from './workerScript.js';
 
 export class IngestTasks {
@@ -14,6 +15,8 @@ export class IngestTasks {
     private readonly file: string,
     /** The output path's BytesFirst memory (OutputWriter.bytesFirst): the thread's long writes wait for byte commits. */
     private readonly bytesFirst: SharedArrayBuffer,
+    /** Why the file is open for reading only, if it is: every task writes, so each is refused with this, no thread started. */
+    private readonly readOnly: string | null = null,
   ) {}
 
   reparse(runId: number, now: Date): Promise<IngestTaskResults['reparse']> {
@@ -41,6 +44,7 @@ export class IngestTasks {
 
   private perform<K extends IngestTask['task']>(task: Extract<IngestTask, { task: K }>): Promise<IngestTaskResults[K]> {
     if (this.closed) return Promise.reject(new Error('the engine is closing: the task was not started'));
+    if (this.readOnly !== null) return Promise.reject(new ApiFailure('conflict', `${this.file} is open for reading only (${this.readOnly}): ${task.task} writes to it, so it was not started`));
     const worker = this.start();
     const id = this.nextId++;
     worker.ref();

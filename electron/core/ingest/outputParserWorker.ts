@@ -14,6 +14,7 @@ import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, CommitPolicy } from './commitPolicy.js';
 import { liveView } from './liveSamples.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
+import { runInBackground } from '../system/threadPriority.js';
 
 interface RunParsing {
   decoder: TextDecoder;
@@ -44,6 +45,8 @@ const BUSY_TIMEOUT_MS = 1000;
 const { file, port, bytesFirst: bytesFirstMemory } = workerData as OutputParserConfig & { port: MessagePort; bytesFirst: SharedArrayBuffer };
 const bytesFirst = new BytesFirst(bytesFirstMemory);
 const engine = parentPort!;
+// It may lag behind the store by design; the pty reader and the bytes' writer come first.
+runInBackground();
 const db = new Database(file, { fileMustExist: true });
 db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 db.pragma('synchronous = NORMAL');

@@ -7,9 +7,9 @@ import { BytesFirst } from './writeTurns.js';
 import { startIngestWorker } from './workerScript.js';
 
 export class OutputWriter {
-  private readonly worker: Worker;
+  private readonly worker: Worker | null;
   /** Parses live runs' output apart from the writer, so no parse holds a commit back; the writer talks to it directly. */
-  private readonly parser: Worker;
+  private readonly parser: Worker | null;
   private readonly waiting = new Map<number, () => void>();
   /** Runs whose end waits for their parsing to catch up (endRun's promise). */
   private readonly parsing = new Map<number, () => void>();
@@ -30,18 +30,36 @@ export class OutputWriter {
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
   private readonly droppingListeners = new Set<(runId: number, limitBytes: number) => void>();
 
-  constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`)) {
+  /**
+   * `readOnly`: why the file is open for reading only (a full disk, no write permission). No thread is started
+   * then, and anything handed in is refused by the caller's own insert before it gets here.
+   */
+  constructor(
+    file: string,
+    onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`),
+    readOnly: string | null = null,
+  ) {
+    if (readOnly !== null) {
+      this.failure = readOnly;
+      this.worker = null;
+      this.parser = null;
+      this.writerExited = Promise.resolve();
+      this.parserExited = Promise.resolve();
+      return;
+    }
     const channel = new MessageChannel();
     const bytesFirst = this.bytesFirst;
-    this.parser = startIngestWorker('outputParserWorker', { file, port: channel.port1, bytesFirst }, [channel.port1]);
-    this.worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst }, [channel.port2]);
-    this.writerExited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
-    this.parserExited = new Promise((resolve) => this.parser.once('exit', () => resolve()));
+    const parser = startIngestWorker('outputParserWorker', { file, port: channel.port1, bytesFirst }, [channel.port1]);
+    const worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst }, [channel.port2]);
+    this.parser = parser;
+    this.worker = worker;
+    this.writerExited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.parserExited = new Promise((resolve) => parser.once('exit', () => resolve()));
     // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
-    this.worker.unref();
-    this.parser.unref();
-    this.parser.on('error', (error) => onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
-    this.parser.on('message', (message: ParserToEngine) => {
+    worker.unref();
+    parser.unref();
+    parser.on('error', (error) => onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
+    parser.on('message', (message: ParserToEngine) => {
       if (message.type === 'metrics') {
         this.metricsListener(message.runId, message.samples);
       } else if (message.type === 'runParsed') {
@@ -56,7 +74,7 @@ export class OutputWriter {
         onError(message.message);
       }
     });
-    this.worker.on('message', (message: FromOutputWriter) => {
+    worker.on('message', (message: FromOutputWriter) => {
       if (message.type === 'metrics') {
         this.metricsListener(message.runId, message.samples);
       } else if (message.type === 'flushed') {
@@ -78,7 +96,7 @@ export class OutputWriter {
         onError(`${message.lostChunks} chunks of output could not be stored before closing: ${this.status.state === 'paused' ? this.status.message : 'the database refused them'}`);
       }
     });
-    this.worker.on('error', (error) => {
+    worker.on('error', (error) => {
       this.failure = error.message;
       onError(`the output writer stopped: ${error.message}`);
       for (const resolve of [...this.waiting.values(), ...this.parsing.values()]) resolve();
@@ -147,7 +165,7 @@ export class OutputWriter {
   /** A chunk of a run started with startParsedRun, with the samples parsed from it (the buffer moves as with append). */
   appendParsed(runId: number, seq: number, tMs: number, data: Buffer, samples: MetricSample[]): void {
     if (this.closing || this.failure) return;
-    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data, samples } satisfies ToOutputWriter, movable(data));
+    this.worker?.postMessage({ type: 'chunk', runId, seq, tMs, data, samples } satisfies ToOutputWriter, movable(data));
   }
 
   /**
@@ -157,10 +175,10 @@ export class OutputWriter {
    */
   endRun(runId: number, tMs: number, samples?: MetricSample[]): Promise<void> {
     if (this.closing || this.failure) return Promise.resolve();
-    this.worker.ref();
+    this.worker?.ref();
     const parsed = new Promise<void>((resolve) =>
       this.parsing.set(runId, () => {
-        if (this.waiting.size === 0 && this.parsing.size <= 1 && !this.closing) this.worker.unref();
+        if (this.waiting.size === 0 && this.parsing.size <= 1 && !this.closing) this.worker?.unref();
         resolve();
       }),
     );
@@ -171,17 +189,17 @@ export class OutputWriter {
   /** Hands the chunk over; a buffer that owns its whole memory is moved, not copied, and must not be used after. */
   append(runId: number, seq: number, tMs: number, data: Buffer): void {
     if (this.closing || this.failure) return;
-    this.worker.postMessage({ type: 'chunk', runId, seq, tMs, data } satisfies ToOutputWriter, movable(data));
+    this.worker?.postMessage({ type: 'chunk', runId, seq, tMs, data } satisfies ToOutputWriter, movable(data));
   }
 
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void> {
     if (this.closing || this.failure) return this.closing ?? Promise.resolve();
     const id = this.nextFlushId++;
-    this.worker.ref();
+    this.worker?.ref();
     return new Promise<void>((resolve) => {
       this.waiting.set(id, () => {
-        if (this.waiting.size <= 1 && this.parsing.size === 0 && !this.closing) this.worker.unref();
+        if (this.waiting.size <= 1 && this.parsing.size === 0 && !this.closing) this.worker?.unref();
         resolve();
       });
       this.post({ type: 'flush', id });
@@ -192,9 +210,9 @@ export class OutputWriter {
   close(): Promise<void> {
     this.closing ??= (async () => {
       // Both threads hold the process until they are done: their ends are what close() waits for.
-      this.parser.ref();
+      this.parser?.ref();
       if (!this.failure) {
-        this.worker.ref();
+        this.worker?.ref();
         this.post({ type: 'close' });
         await this.writerExited;
       }
@@ -202,14 +220,14 @@ export class OutputWriter {
       for (const resolve of this.parsing.values()) resolve();
       this.parsing.clear();
       // A writer that died never told the parser to close: it is ended here.
-      if (this.failure) await this.parser.terminate();
+      if (this.failure) await this.parser?.terminate();
       await this.parserExited;
     })();
     return this.closing;
   }
 
   private post(message: ToOutputWriter): void {
-    this.worker.postMessage(message);
+    this.worker?.postMessage(message);
   }
 }
 

@@ -1,13 +1,14 @@
 // A start request made into a stored run and everything needed to spawn it: the command checked, the record inserted, the child's environment, the program found.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Run } from '../../shared/api.js';
+import type { Run, RunTypedCommand } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import { RUN_MARKER_VARIABLE } from '../system/processTree.js';
 import { resolveCommand, unrunnablePath } from '../system/resolveCommand.js';
 import { channelFileFor, childEnvironment, loadFileFor } from './childEnvironment.js';
 import type { RunProfiler } from './collaborators.js';
 import type { RunContext, StartRequest } from './runContext.js';
+import { TYPED_COMMAND_WORKLOAD_ID } from '../../shared/typedCommand.js';
 import type { ExpandedCommand } from './template.js';
 
 /** A run stored and ready to spawn. */
@@ -76,6 +77,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     unitsPerStep: request.unitsPerStep ?? null,
     steps: request.steps ?? null,
     checkout: request.checkout ?? null,
+    typedCommand: typedCommandOf(request, base),
   });
   if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
   request.gpuLease?.attachRun(record.id);
@@ -93,4 +95,14 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   const file = resolveCommand(program, cwd, env.PATH);
   if (file === null) return { record, program, cwd };
   return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler, processMarker };
+}
+
+/**
+ * A typed command stands in for a workload of id 0 (shared/typedCommand.ts): kept as typed, with the values that filled
+ * its {variables} (the command's own, before a sweep's `git=`), so it can be edited and run again as typed.
+ */
+function typedCommandOf(request: StartRequest, base: ExpandedCommand): RunTypedCommand | null {
+  const { workload } = request;
+  if (!workload || workload.id !== TYPED_COMMAND_WORKLOAD_ID) return null;
+  return { template: workload.command, mode: workload.mode, cwd: workload.cwd, values: base.config };
 }

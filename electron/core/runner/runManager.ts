@@ -28,7 +28,6 @@ export class RunManager {
     events: EventHub,
     environment: RunnerEnvironment,
   ) {
-    fs.mkdirSync(environment.channelDir, { recursive: true });
     const { runs, processes, metrics: metricStore, telemetry, output } = stores;
     const faults = new RunFaults(events);
     const heldWrites = new HeldWrites(
@@ -58,6 +57,8 @@ export class RunManager {
   }
 
   start(request: StartRequest): Run {
+    // Made when a run needs it, not at the engine's start: a database open for reading only gets no folder beside it.
+    fs.mkdirSync(this.context.environment.channelDir, { recursive: true });
     const base: ExpandedCommand = request.workload
       ? this.preview(request.workload, request.values)
       : { command: request.adHoc!.command, cwd: request.adHoc!.cwd, env: request.adHoc!.env ?? {}, config: {} };

@@ -6,7 +6,7 @@ import type { TelemetryStore } from '../store/telemetryStore.js';
 import { HostSampler } from '../telemetry/hostSampler.js';
 import { inputBoundHint } from '../telemetry/hints.js';
 import { gpuPoint, hostPoint } from '../telemetry/points.js';
-import { gpuFingerprint, hostFingerprint } from '../telemetry/fingerprint.js';
+import { gpuFingerprint, hostFingerprint, NO_NVIDIA_SMI_NOTE } from '../telemetry/fingerprint.js';
 import type { PythonFacts } from '../telemetry/pythonFingerprint.js';
 import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
@@ -259,7 +259,7 @@ export class RunSession {
     };
     const { binary, gpu } = environment.nvidiaSmi;
     if (binary === null) {
-      status('info', 'no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only');
+      status('info', NO_NVIDIA_SMI_NOTE);
       return null;
     }
     return new NvidiaSmiSampler({

@@ -25,6 +25,8 @@ export class BatchWriter {
   private readonly commit: (writes: Write[]) => void;
   private closed = false;
   private failures = 0;
+  /** What the last failed commit met: a busy file is worth waiting a moment for, a full disk is not. */
+  private lastFault: WriteFault | null = null;
   /** Monotonic: no commit from the timer before this. */
   private retryAt = 0;
   /** Monotonic: when the current run of failed commits began (a busy file is told of only once it lasts). */
@@ -76,6 +78,7 @@ export class BatchWriter {
       this.failingSince ??= this.clock.monotonicMs();
       this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
+      this.lastFault = fault;
       if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince)) this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
       return false;
     }
@@ -101,20 +104,38 @@ export class BatchWriter {
     return this.queue.length;
   }
 
+  /** Whether the last commit failed because another connection held the write lock (it may be free in a moment). */
+  get waitingForLock(): boolean {
+    return this.queue.length > 0 && this.lastFault === 'busy';
+  }
+
   /** The timer's path: the same error boundary as every other, so nothing it meets (a busy connection, a closed file) escapes the timer. */
   private flushFromTimer(): void {
     if (this.queue.length === 0 || this.clock.monotonicMs() < this.retryAt) return;
+    this.flushWithoutWaiting();
+  }
+
+  /**
+   * Commits what is queued if the file's write lock is free within `waitMs` (default TIMER_BUSY_TIMEOUT_MS; 0: only
+   * if it is free now); otherwise it stays queued
+   * for the timer's retries. For the engine's thread, which reads the pty: before, a download's flush waited out
+   * the connection's full busy_timeout (5 s, twice) while another process held the lock, and a live run's output
+   * went unread for 10 s. Never throws; returns whether the queue is empty.
+   */
+  flushWithoutWaiting(waitMs = TIMER_BUSY_TIMEOUT_MS): boolean {
+    if (this.queue.length === 0) return true;
     let busyTimeout: number | null = null;
     try {
       busyTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-      this.db.pragma(`busy_timeout = ${TIMER_BUSY_TIMEOUT_MS}`);
-      this.flush();
+      this.db.pragma(`busy_timeout = ${waitMs}`);
+      return this.flush();
     } catch (error) {
       // Only the pragmas can land here (the connection closed, or busy with a statement); flush() never throws.
       this.failures += 1;
       this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
       this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      return false;
     } finally {
       try {
         if (busyTimeout !== null && this.db.open) this.db.pragma(`busy_timeout = ${busyTimeout}`);

@@ -91,6 +91,23 @@ export function setAsideDatabase(file: string, clock: Clock = systemClock): stri
   return aside;
 }
 
+/**
+ * Every connection this process makes goes through here. SQLite reads `file:` URIs (a read-only look at a file on
+ * a full disk needs `?immutable=1`) only if told before its first connection in the process, and better-sqlite3
+ * reads that from SQLITE_USE_URI when it loads; the variable is put back at once so no training inherits it.
+ * Paths are made absolute, so a file named `file:...` is never read as a URI.
+ */
+function connect(file: string, options?: Database.Options): Db {
+  const before = process.env.SQLITE_USE_URI;
+  process.env.SQLITE_USE_URI = '1';
+  try {
+    return new Database(file === ':memory:' || file.startsWith('file:/') ? file : path.resolve(file), options);
+  } finally {
+    if (before === undefined) delete process.env.SQLITE_USE_URI;
+    else process.env.SQLITE_USE_URI = before;
+  }
+}
+
 /** What a read-only look at an existing file found: whether it still needs our application_id. */
 interface Inspection {
   needsApplicationId: boolean;
@@ -117,7 +134,7 @@ function inspectExisting(file: string): Inspection {
 function inspectReadOnly(file: string): Inspection {
   let db: Db;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = connect(file, { readonly: true, fileMustExist: true });
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
     return { needsApplicationId: true };
@@ -151,15 +168,33 @@ function inspectReadOnly(file: string): Inspection {
   }
 }
 
+/** What `db check` found: SQLite's "ok" or its problems, and what the check could not cover (said apart). */
+export interface DatabaseCheck {
+  problems: string[];
+  /** Set when part of the file could not be checked, e.g. its -wal on a full disk. */
+  note: string | null;
+}
+
 /**
  * SQLite's full check of a file, opened read-only: works on a damaged file, and never writes to it. A file this
- * user cannot write (SQLite cannot make its -shm beside a WAL file then) is checked as a copy in the temp folder.
+ * user cannot write (SQLite cannot make its -shm beside a WAL file then) is checked as a copy in the temp folder;
+ * one on a full disk (no room for the -shm) is checked alone, as immutable.
  */
-export function checkDatabaseFile(file: string): string[] {
+export function checkDatabaseFile(file: string): DatabaseCheck {
   // As every command does, a missing file is created (empty, with the current schema) and then checked.
   if (!fs.existsSync(file)) openDatabase(file).close();
   const found = checkInPlace(file);
-  if (found.ok || !isReadOnlyRefusal(found.error)) return found.problems;
+  if (found.ok) return { problems: found.problems, note: null };
+  if (isReadOnlyRefusal(found.error)) return { problems: checkCopy(file), note: null };
+  if (!UNWRITABLE_CODES.test(String((found.error as { code?: unknown } | null)?.code))) return { problems: found.problems, note: null };
+  const alone = checkInPlace(`file:${uriPath(path.resolve(file))}?immutable=1`);
+  if (!alone.ok) return { problems: found.problems, note: null };
+  const unread = walBytes(file);
+  const why = unwritableReason(file, found.error) ?? 'it cannot be written';
+  return { problems: alone.problems, note: unread > 0 ? `checked without its -wal (${Math.ceil(unread / 1024)} KiB could not be read: ${why})` : null };
+}
+
+function checkCopy(file: string): string[] {
   const copyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tuning-bench-check-'));
   try {
     const copy = path.join(copyDir, path.basename(file));
@@ -174,7 +209,7 @@ export function checkDatabaseFile(file: string): string[] {
 function checkInPlace(file: string): { ok: true; problems: string[] } | { ok: false; problems: string[]; error: unknown } {
   let db: Db;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = connect(file, { readonly: true, fileMustExist: true });
   } catch (error) {
     return { ok: false, problems: [`cannot be opened: ${error instanceof Error ? error.message : String(error)}`], error };
   }
@@ -213,7 +248,7 @@ export function openDatabase(file: string): Db {
   const inspection = exists ? inspectExisting(file) : { needsApplicationId: true };
   let db: Db;
   try {
-    db = new Database(file);
+    db = connect(file);
   } catch (error) {
     if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
     if (isReadOnlyRefusal(error)) throw new DatabaseReadOnlyError(file, error instanceof Error ? error.message : String(error));
@@ -264,4 +299,92 @@ function migrate(db: Db, file: string): void {
     for (const migration of migrations.slice(current)) db.exec(migration.sql);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** SQLite failing to write the file, its -wal or its -shm: a full disk, a file-size limit, a failing device, no permission. */
+const UNWRITABLE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/u;
+/** Below this much free space the disk counts as full: SQLite's -shm alone needs 32 KiB, a WAL page 64 KiB. */
+const FULL_DISK_BYTES = 1024 * 1024;
+
+/**
+ * Why `error` (from opening `file` to write) still leaves the file readable, in words for the person; null when it
+ * is not a refusal to write (damage, another program's file, a newer schema).
+ */
+export function unwritableReason(file: string, error: unknown): string | null {
+  if (error instanceof DatabaseReadOnlyError) return 'this user may not write it or its folder';
+  const code = (error as { code?: unknown } | null)?.code;
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const sqliteCode = typeof code === 'string' ? code : typeof cause === 'string' ? cause : '';
+  if (!UNWRITABLE_CODES.test(sqliteCode) && (error as { code?: unknown } | null)?.code !== 'ENOSPC') return null;
+  const free = freeBytes(path.dirname(path.resolve(file)));
+  if (free !== null && free < FULL_DISK_BYTES) return `the disk holding it is full (${Math.floor(free / 1024)} KiB free)`;
+  return `SQLite could not write it (${sqliteCode || 'ENOSPC'}: ${error instanceof Error ? error.message : String(error)})`;
+}
+
+function freeBytes(folder: string): number | null {
+  try {
+    const stats = fs.statfsSync(folder);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** A database that could be opened for reading only, and why: what is shown may lack the last changes still in its -wal. */
+export interface ReadOnlyDatabase {
+  db: Db;
+  /** Bytes of -wal the reading connection could not take in (0 when it read them, or there are none). */
+  unreadWalBytes: number;
+}
+
+/**
+ * Opens an existing Tuning Bench file for reading without writing anything beside it: SQLite's read-only open
+ * first (it reads the -wal where the -shm can be used), else the file alone as immutable (a full disk cannot give
+ * the -shm its 32 KiB). The schema must be current: bringing it up to date would need writing.
+ */
+export function openDatabaseReadOnly(file: string): ReadOnlyDatabase {
+  const attempts: Array<() => ReadOnlyDatabase> = [
+    () => ({ db: connect(file, { readonly: true, fileMustExist: true }), unreadWalBytes: 0 }),
+    () => ({ db: connect(`file:${uriPath(path.resolve(file))}?immutable=1`, { readonly: true, fileMustExist: true }), unreadWalBytes: walBytes(file) }),
+  ];
+  let lastError: unknown = null;
+  for (const attempt of attempts) {
+    let opened: ReadOnlyDatabase;
+    try {
+      opened = attempt();
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    try {
+      const found = opened.db.pragma('user_version', { simple: true }) as number;
+      const applicationId = opened.db.pragma('application_id', { simple: true }) as number;
+      if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(file, found);
+      if (applicationId !== APPLICATION_ID && applicationId !== 0) throw new ForeignDatabaseError(file, `its application_id is 0x${(applicationId >>> 0).toString(16)}`);
+      if (found < SCHEMA_VERSION) {
+        throw new Error(`${file} has an older schema (${found}; this version reads ${SCHEMA_VERSION}) and bringing it up to date needs writing to it`);
+      }
+      opened.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      return opened;
+    } catch (error) {
+      opened.db.close();
+      if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
+      if (error instanceof DatabaseTooNewError || error instanceof ForeignDatabaseError || !UNWRITABLE_CODES.test(String((error as { code?: unknown }).code))) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(`${file}: ${String(lastError)}`);
+}
+
+function walBytes(file: string): number {
+  try {
+    return fs.statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** A path as a `file:` URI's path: the characters a URI gives meaning to are escaped. */
+function uriPath(absolute: string): string {
+  return absolute.replace(/[%?#]/gu, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -1,7 +1,7 @@
 // Runs and their stored output: the record of what ran, how it ended, and every byte it wrote.
-import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary } from '../../shared/api.js';
+import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary, RunTypedCommand } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
-import { runCheckout, runSummary } from '../../shared/api.js';
+import { runCheckout, runSummary, runTypedCommand } from '../../shared/api.js';
 import type { OutputSink } from './outputSink.js';
 import { BUSY_TIMEOUT_MS, type Db } from './open.js';
 
@@ -40,6 +40,7 @@ interface RunRow {
   step_choices_json: string | null;
   git_json: string | null;
   checkout_json: string | null;
+  typed_command_json: string | null;
   replaces_run_id: number | null;
   origin_json: string | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
@@ -73,6 +74,8 @@ export interface NewRun {
   steps?: Run['steps'] | undefined;
   /** The temporary worktree it runs in (a before/after side). */
   checkout?: RunCheckout | null | undefined;
+  /** The command as typed, with its {variables} and their values (a run of a typed command). */
+  typedCommand?: RunTypedCommand | null | undefined;
 }
 
 export interface UnitsPerStep {
@@ -170,9 +173,11 @@ export class RunStore {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
-           engine_start_ticks, process_marker, sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json)
+           engine_start_ticks, process_marker, sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json,
+           typed_command_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
-           @engineStartTicks, @processMarker, @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout)`,
+           @engineStartTicks, @processMarker, @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout,
+           @typedCommand)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -245,6 +250,7 @@ export class RunStore {
       unitsPerStep: run.unitsPerStep ? JSON.stringify(run.unitsPerStep) : null,
       stepChoices: run.steps ? JSON.stringify(run.steps) : null,
       checkout: run.checkout ? JSON.stringify(run.checkout) : null,
+      typedCommand: run.typedCommand ? JSON.stringify(run.typedCommand) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -513,6 +519,7 @@ function toRun(row: RunRow): Run {
     outputDroppedBytes: row.output_dropped_bytes,
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
     checkout: row.checkout_json ? runCheckout.parse(JSON.parse(row.checkout_json)) : null,
+    typedCommand: row.typed_command_json ? runTypedCommand.parse(JSON.parse(row.typed_command_json)) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     steps: row.step_choices_json ? (JSON.parse(row.step_choices_json) as Run['steps']) : null,
     // Through the schema, so summaries stored before a field existed read with its default.

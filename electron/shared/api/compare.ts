@@ -62,6 +62,8 @@ export const comparisonRow = z.object({
         leftOutSteps: z.number().int(),
         /** The fairness flags of the run (`host-busy`, `gpu-busy`, `throttled`, `clock-below-lock`). */
         unfair: z.array(z.string()),
+        /** The earlier run of the row it is an identical copy of (stretch medians and loss curve to the last digit: one seed ran twice). */
+        identicalTo: z.number().int().nullable().default(null),
       }),
     )
     .default([]),
@@ -101,6 +103,15 @@ export const comparisonRow = z.object({
   machine: z.string().nullable().default(null),
 });
 
+/** One fact of the environment the runs were measured in, with each value seen and the runs that had it. */
+export const environmentFact = z.object({
+  /** `machine`: the box, its GPU and CPU; `gpu settings`: what was in force on the GPU; `software`: Python, PyTorch, CUDA. */
+  group: z.enum(['machine', 'gpu settings', 'software']),
+  label: z.string(),
+  /** One entry when every run agrees; else one per value (`not recorded` for runs without it), in order of first run. */
+  values: z.array(z.object({ text: z.string(), runIds: z.array(z.number().int()) })),
+});
+
 export const comparison = z.object({
   /** Variables whose values differ between rows: the only ones worth a column. */
   columns: z.array(z.string()),
@@ -114,6 +125,8 @@ export const comparison = z.object({
   minEffect: z.number().default(DEFAULT_MIN_EFFECT),
   /** The machine the runs ran on (from the baseline's first run), and where others differ, each value seen. */
   machine: z.object({ gpu: z.string().nullable(), driver: z.string().nullable(), cpu: z.string().nullable(), torch: z.string().nullable() }).default({ gpu: null, driver: null, cpu: null, torch: null }),
+  /** The machine, GPU settings and software of every run compared, each fact once, each differing value with its runs. */
+  environment: z.array(environmentFact).default([]),
   /** The commands compared, as templates (`python train.py --batch_size {batch}`) where a sweep or workload gave one. */
   commands: z.array(z.string()).default([]),
   generatedAt: z.string(),
@@ -146,6 +159,8 @@ export const runSeries = z.object({
 export type Comparison = z.output<typeof comparison>;
 
 export type ComparisonRow = z.output<typeof comparisonRow>;
+
+export type EnvironmentFact = z.output<typeof environmentFact>;
 
 export type CompareRequest = z.output<typeof compareRequest>;
 

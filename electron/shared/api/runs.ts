@@ -168,6 +168,10 @@ export const runOrigin = z.object({
   importedAt: z.string(),
 });
 
+export const runTypedCommand = typedCommand.extend({ values: z.record(z.string(), z.string()) });
+
+export type RunTypedCommand = z.output<typeof runTypedCommand>;
+
 export const run = z.object({
   id: runId,
   workloadId: z.number().int().nullable(),
@@ -185,6 +189,12 @@ export const run = z.object({
   cwd: z.string(),
   /** The variable values this run used (for an ad-hoc command: empty). */
   config: z.record(z.string(), z.string()),
+  /**
+   * A run started from a typed command (New run, a typed sweep, `run -- CMD {var}`): the command as typed, with its
+   * `{variables}`, and the values that filled them, so it can be edited and run again as typed. Null for a workload's
+   * run, and for runs stored before it was kept.
+   */
+  typedCommand: runTypedCommand.nullable().default(null),
   /** Environment variables the run added on top of the app's environment. */
   env: z.record(z.string(), z.string()),
   pid: z.number().int().nullable(),

@@ -93,6 +93,37 @@ export const sweepConfigState = sweepConfig.extend({
     .default(null),
 });
 
+/** A place of a sweep's schedule: "run 3 of 8, batch=32, repeat 2 of 3" (a batch finder's probe 3, of as many as it takes). */
+const sweepPlace = z.object({
+  /** Its place in the schedule, from 1. */
+  run: z.number().int().positive(),
+  /** Places in the schedule; null for a batch finder, which does not know how many probes it takes. */
+  of: z.number().int().positive().nullable(),
+  configIndex: z.number().int().nonnegative(),
+  /** The config's name: what it changes against the baseline, or "baseline", or a before/after side's label. */
+  config: z.string(),
+  /** From 1. */
+  repeat: z.number().int().positive(),
+  repeats: z.number().int().positive(),
+});
+
+export const sweepPlaceNow = sweepPlace.extend({
+  /** Waiting for a quiet host and an idle, cool GPU, or running. */
+  phase: z.enum(['waiting', 'running']),
+  /** When this place began (its wait, or its run when there was none), by the engine's clock. */
+  since: z.string(),
+  runId: z.number().int().nullable(),
+  /** When its run started; null while it waits. */
+  runStartedAt: z.string().nullable(),
+});
+
+export const sweepRunFailure = sweepPlace.extend({
+  runId: z.number().int(),
+  exitClass: z.string().nullable(),
+  /** The run's own reason (the line that said why), or how it ended. */
+  reason: z.string(),
+});
+
 export const sweep = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -115,6 +146,12 @@ export const sweep = z.object({
     /** From the durations measured so far in this sweep; null before the first run ends. */
     etaSeconds: z.number().nullable(),
     waiting: z.string().nullable(),
+    /** The place under way (its wait for a quiet machine, then its run), as the engine runs it; null between runs and once ended. */
+    now: sweepPlaceNow.nullable().default(null),
+    /** Runs of the sweep that failed or timed out so far (a run stopped by Skip or Cancel is not one). */
+    failed: z.number().int().nonnegative().default(0),
+    /** The latest of them: which place, and why. */
+    lastFailure: sweepRunFailure.nullable().default(null),
   }),
   request: z.record(z.string(), z.unknown()),
   /** A sweep over `git=` revisions: the directory whose repository they name and the revisions, baseline first; else null. */
@@ -156,6 +193,10 @@ export type SweepConfig = z.output<typeof sweepConfig>;
 export type SweepSide = z.output<typeof sweepSide>;
 
 export type SweepPreview = z.output<typeof sweepPreview>;
+
+export type SweepPlaceNow = z.output<typeof sweepPlaceNow>;
+
+export type SweepRunFailure = z.output<typeof sweepRunFailure>;
 
 /** Sweep methods: `sweeps.*`. */
 export const sweepMethods = {

@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import type { MethodOutput } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
-import { describeValue } from '../runs/fingerprintText.js';
+import { describeValue } from '../../../electron/shared/fingerprintText.js';
 import { viewHash } from '../route.js';
 import './gpu.css';
 

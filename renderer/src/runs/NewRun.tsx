@@ -11,7 +11,7 @@ import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
 import { useGpuStartGuard } from '../gpu/OtherProcessesConfirm.js';
-import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
+import { adHocWorkload, TYPED_COMMAND_WORKLOAD_ID } from '../../../electron/shared/typedCommand.js';
 import { WorkloadOptions } from './WorkloadOptions.js';
 import { fieldsFromRun, readRememberedRunFields, rememberRunFields, type RunSource } from './newRunFields.js';
 import { templateVariables } from '../../../electron/shared/variables.js';
@@ -62,13 +62,16 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
       workloadId: copied ? copied.workloadId : (remembered.workloadId ?? null),
       typedScript: copied ? copied.typedScript : (remembered.typedScript ?? ''),
       typedCwd: copied ? copied.typedCwd : remembered.typedCwd || defaultCwd,
+      typedValues: copied ? (copied.source === 'typed' ? copied.values : {}) : (remembered.typedValues ?? {}),
     };
   });
   const [chosenId, setChosenId] = useState<number | null>(initial.workloadId);
   /** Edits per workload, so switching workloads and back keeps what was typed. */
-  const [edits, setEdits] = useState<Record<number, Record<string, string>>>(() =>
-    initial.copied?.workloadId != null ? { [initial.copied.workloadId]: initial.copied.values } : {},
-  );
+  // A typed command is workload 0 (below): its values, copied from a run or remembered, are its edits.
+  const [edits, setEdits] = useState<Record<number, Record<string, string>>>(() => ({
+    [TYPED_COMMAND_WORKLOAD_ID]: initial.typedValues,
+    ...(initial.copied?.workloadId != null ? { [initial.copied.workloadId]: initial.copied.values } : {}),
+  }));
   const [preview, setPreview] = useState<Preview | null>(null);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
@@ -176,7 +179,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
       const others = gpuState !== null && settings !== null && changesSpeed(settings) ? gpuState.processes : [];
       const started = await guard(others, settings ? describeRunSettings(settings) : 'start the run', start);
       if (started.done) {
-        rememberRunFields({ source, workloadId: source === 'workload' ? workload.id : chosenId, typedScript, typedCwd });
+        rememberRunFields({ source, workloadId: source === 'workload' ? workload.id : chosenId, typedScript, typedCwd, typedValues: edits[TYPED_COMMAND_WORKLOAD_ID] ?? {} });
         onStarted(started.value);
         // Starting with settings may have restored a dead engine's (the banner's) and now holds the GPU.
         if (gpuSettings.input) void refreshGpu();
@@ -261,6 +264,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
                   const typed = fieldsFromRun({ ...from, workloadId: null }, []);
                   setTypedScript(typed.typedScript);
                   setTypedCwd(typed.typedCwd);
+                  setEdits((prev) => ({ ...prev, [TYPED_COMMAND_WORKLOAD_ID]: typed.values }));
                   setSource('typed');
                 }}
               >

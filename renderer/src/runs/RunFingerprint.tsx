@@ -1,5 +1,5 @@
 // The environment a run ran in (GPU, driver, CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python, PyTorch), folded.
-import { describeFact, FINGERPRINT_LABELS, fingerprintHeadline } from './fingerprintText.js';
+import { describeFact, FINGERPRINT_LABELS, fingerprintHeadline } from '../../../electron/shared/fingerprintText.js';
 import './RunView.css';
 
 export function RunFingerprint({ fingerprint }: { fingerprint: Readonly<Record<string, unknown>> | null }) {

@@ -16,21 +16,27 @@ function describe(facts: ReparseResult['before']): string {
   return `${facts.samples.toLocaleString()} parsed values, ${facts.steps ?? '–'} steps, ${speed}`;
 }
 
-/** The workload a regex is saved in for this run: its own (if the user made it), else a new one named after the run. */
+/**
+ * The workload a regex is saved in for this run: its own (if the user made it), else a new one named after the run. A
+ * run of a typed command gives it the command as typed, its {variables} defaulting to the run's values, so an edit of
+ * the run (or of a run of the workload) still changes a variable rather than the command it made.
+ */
 function workloadForRun(run: Run, pattern: string): WorkloadInput {
   const imported = run.command[0] === IMPORTED_COMMAND;
-  return {
+  const typed = imported ? null : run.typedCommand;
+  const made = {
     name: `${(run.workloadName ?? 'run').replace(/[^\w.\- +]/gu, '-').slice(0, 100)} ${run.id} regex`,
     description: `made to parse run ${run.id}`,
-    cwd: run.cwd || '/',
-    // An imported log is replayed through the terminal, as if it ran here.
-    command: imported ? ['cat', run.command[1] ?? '/dev/null'] : run.command,
-    mode: 'argv',
     env: {},
-    variables: [],
     tokensPerStep: '',
     metricRegex: pattern,
   };
+  if (typed) {
+    const variables = Object.entries(typed.values).map(([name, value]) => ({ name, default: value, description: '' }));
+    return { ...made, cwd: typed.cwd, command: typed.template, mode: typed.mode, variables };
+  }
+  // An imported log is replayed through the terminal, as if it ran here.
+  return { ...made, cwd: run.cwd || '/', command: imported ? ['cat', run.command[1] ?? '/dev/null'] : run.command, mode: 'argv', variables: [] };
 }
 
 /** Parsing a run again, shared by the title row's button and the no-metrics notice. */

@@ -10,6 +10,8 @@ export interface RememberedRunFields {
   workloadId: number | null;
   typedScript: string;
   typedCwd: string;
+  /** The values given to the typed command's {variables}. */
+  typedValues: Record<string, string>;
 }
 
 const REMEMBERED_KEY = 'tuning-bench.newRun';
@@ -24,11 +26,16 @@ export function readRememberedRunFields(): Partial<RememberedRunFields> {
       ...(typeof fields.workloadId === 'number' ? { workloadId: fields.workloadId } : {}),
       ...(typeof fields.typedScript === 'string' ? { typedScript: fields.typedScript } : {}),
       ...(typeof fields.typedCwd === 'string' ? { typedCwd: fields.typedCwd } : {}),
+      ...(isStringRecord(fields.typedValues) ? { typedValues: fields.typedValues } : {}),
     };
   } catch {
     // Storage switched off or a value from elsewhere: the form starts empty.
     return {};
   }
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 export function rememberRunFields(fields: RememberedRunFields): void {
@@ -43,7 +50,7 @@ export function rememberRunFields(fields: RememberedRunFields): void {
 export interface FieldsFromRun {
   source: RunSource;
   workloadId: number | null;
-  /** The run's values of its workload's variables. */
+  /** The run's values of its workload's variables, or of its typed command's. */
   values: Record<string, string>;
   typedScript: string;
   typedCwd: string;
@@ -52,7 +59,9 @@ export interface FieldsFromRun {
 }
 
 /**
- * A run as the form's fields: its workload and values where its workload still makes that command, else its command
+ * A run as the form's fields: its workload and values where its workload still makes that command; else, for a run of
+ * a typed command, the command as it was typed with its {variables} and their values (in the directory typed, not a
+ * before/after side's temporary worktree); else (a run stored before typed commands were kept) the command that ran,
  * as a script typed here (a shell script as it was; an argv quoted as a shell would read it) in its directory.
  */
 export function fieldsFromRun(run: Run, workloads: readonly Workload[]): FieldsFromRun {
@@ -60,7 +69,13 @@ export function fieldsFromRun(run: Run, workloads: readonly Workload[]): FieldsF
   const units = { perStep: perStep === null ? '' : String(perStep), perStepUnit: run.unitsPerStep?.samples != null ? 'samples' : 'tokens' } as const;
   const workload = run.workloadId === null ? undefined : workloads.find((w) => w.id === run.workloadId);
   if (workload) return { source: 'workload', workloadId: workload.id, values: { ...run.config }, typedScript: '', typedCwd: '', ...units };
-  const [program, flag, script] = run.command;
-  const typedScript = program === '/bin/sh' && flag === '-c' && run.command.length === 3 && script !== undefined ? script : shellJoin(run.command);
-  return { source: 'typed', workloadId: null, values: {}, typedScript, typedCwd: run.cwd, ...units };
+  const typed = run.typedCommand;
+  if (typed) return { source: 'typed', workloadId: null, values: { ...typed.values }, typedScript: typed.mode === 'shell' ? typed.template.join(' ') : asScript(typed.template), typedCwd: typed.cwd, ...units };
+  return { source: 'typed', workloadId: null, values: {}, typedScript: asScript(run.command), typedCwd: run.cwd, ...units };
+}
+
+/** An argv as the typed field holds it: a `/bin/sh -c` script as it was, else quoted as a shell would read it. */
+function asScript(command: readonly string[]): string {
+  const [program, flag, script] = command;
+  return program === '/bin/sh' && flag === '-c' && command.length === 3 && script !== undefined ? script : shellJoin(command);
 }

@@ -1,4 +1,5 @@
 // The one progress bar of every long action (an import, parsing again, a sweep's runs): how far, of how much, or only that it is under way.
+import type { ReactNode } from 'react';
 import { formatBytes } from './format.js';
 import './progress.css';
 
@@ -13,6 +14,10 @@ interface ProgressBarProps {
   unit?: 'bytes' | { one: string; many: string };
   /** A second line: what runs now, the time left. */
   detail?: string | null;
+  /** How it went, in the status colours: a sweep that failed fills red, one paused or cancelled grey. Running by default. */
+  tone?: 'running' | 'succeeded' | 'failed' | 'stopped' | 'interrupted';
+  /** Lines under it that belong to the same action: what failed, a link to what runs now. */
+  children?: ReactNode;
 }
 
 function amount(value: number, max: number, unit: ProgressBarProps['unit']): string {
@@ -21,11 +26,11 @@ function amount(value: number, max: number, unit: ProgressBarProps['unit']): str
   return `${value.toLocaleString()} of ${max.toLocaleString()}`;
 }
 
-export function ProgressBar({ label, testId, value, max, unit, detail = null }: ProgressBarProps) {
+export function ProgressBar({ label, testId, value, max, unit, detail = null, tone = 'running', children }: ProgressBarProps) {
   const known = value !== undefined && max !== undefined && max > 0;
   const percent = known ? Math.min(100, Math.max(0, (100 * value) / max)) : null;
   return (
-    <div className={`progress ${known ? '' : 'indeterminate'}`} data-testid={testId}>
+    <div className={`progress tone-${tone} ${known ? '' : 'indeterminate'}`} data-testid={testId}>
       <div
         className="progress-track"
         role="progressbar"
@@ -38,7 +43,12 @@ export function ProgressBar({ label, testId, value, max, unit, detail = null }: 
         {label}
         {known ? `: ${amount(value, max, unit)} (${Math.floor(percent!)} %)` : '…'}
       </span>
-      {detail && <span className="progress-detail">{detail}</span>}
+      {detail && (
+        <span className="progress-detail" data-testid={`${testId}-detail`}>
+          {detail}
+        </span>
+      )}
+      {children}
     </div>
   );
 }

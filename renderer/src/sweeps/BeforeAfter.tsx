@@ -14,7 +14,8 @@ import { parseStepLimit } from '../runs/stepLimit.js';
 import { useSweep, useSweepStore } from './sweepStore.js';
 import { isActive } from './sweepText.js';
 import { RevisionDiff } from '../compare/RevisionDiff.js';
-import { SweepProgressBar } from './SweepStatus.js';
+import { SweepProgress } from './SweepProgress.js';
+import { SweepControls } from './SweepControls.js';
 import { SweepFailures } from './SweepFailures.js';
 import './sweeps.css';
 
@@ -451,8 +452,13 @@ function BeforeAfterRunning({ id }: { id: number }) {
       <header className="view-header">
         <h2>Before/after {sweep ? `· ${sweep.name.replace(/^before\/after: /u, '')}` : ''}</h2>
       </header>
-      <div className="card">
-        {sweep && <SweepProgressBar sweep={sweep} />}
+      <div className="card before-after-progress">
+        {sweep && (
+          <div className="sweep-progress-block">
+            <SweepProgress sweep={sweep} />
+            <SweepControls sweep={sweep} />
+          </div>
+        )}
         <p className="hint" data-testid="ba-running">
           {ended
             ? `It ended ${sweep.status}: nothing to compare.`

@@ -1,26 +1,24 @@
-// One sweep, live: its status and progress (the run now, a wait for a quiet GPU, the ETA), Pause/Resume/Skip/Cancel,
+// One sweep, live: its status and progress (the run under way, its wait, a failed run, the ETA), Pause/Resume/Skip/Cancel,
 // the comparison matrix, and for the batch finder its answer with a button that puts it into the New sweep form.
-import { useState } from 'react';
 import type { Sweep, Workload } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
 import type { ClockRange, GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
-import { errorMessage, formatDateTime, formatDuration } from '../shared/format.js';
+import { formatDateTime, formatDuration } from '../shared/format.js';
 import { describeRunSettings } from '../gpu/gpuText.js';
-import { useView, viewHash } from '../route.js';
+import { useView } from '../route.js';
 import { withFoundValue } from './sweepForm.js';
-import { useSweep, useSweepStore } from './sweepStore.js';
-import { formatEta, isActive, planLabel } from './sweepText.js';
+import { useSweep } from './sweepStore.js';
+import { isActive, planLabel } from './sweepText.js';
 import { useNow } from '../shared/useNow.js';
 import { updateSweepDraft } from './useSweepDraft.js';
 import { CompareSweepButton } from '../compare/CompareView.js';
 import { SweepMatrix } from './SweepMatrix.js';
 import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
-import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
+import { SweepStatusBadge } from './SweepStatus.js';
+import { SweepProgress } from './SweepProgress.js';
 import { SweepFailures } from './SweepFailures.js';
+import { SweepControls } from './SweepControls.js';
 import './sweeps.css';
 import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
-
-type Action = 'pause' | 'resume' | 'skip' | 'cancel';
 
 export function SweepView({ id, workloads }: { id: number; workloads: readonly Workload[] }) {
   const { sweep, error } = useSweep(id);
@@ -28,69 +26,6 @@ export function SweepView({ id, workloads }: { id: number; workloads: readonly W
   return (
     <div className="placeholder" role={error ? 'alert' : undefined}>
       {error ? `Sweep #${id} could not be opened: ${error}` : `Loading sweep #${id}…`}
-    </div>
-  );
-}
-
-function SweepControls({ sweep }: { sweep: Sweep }) {
-  const { api } = useBridge();
-  const store = useSweepStore();
-  const [busy, setBusy] = useState<Action | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  /** Pause takes effect between runs: until then the sweep still reads running. */
-  const [pauseAsked, setPauseAsked] = useState(false);
-  const { status } = sweep;
-  // Once it has paused (or ended, or been resumed elsewhere) the request is answered.
-  const [seenStatus, setSeenStatus] = useState(status);
-  if (status !== seenStatus) {
-    setSeenStatus(status);
-    if (status !== 'running') setPauseAsked(false);
-  }
-  const pausing = pauseAsked && status === 'running';
-
-  const act = async (action: Action) => {
-    setBusy(action);
-    setError(null);
-    try {
-      store.put(await api['sweeps.control']({ id: sweep.id, action }));
-      setPauseAsked(action === 'pause');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const live = isActive(sweep);
-  const canPause = (status === 'running' || status === 'queued') && !pausing;
-  const canResume = status === 'paused' || status === 'interrupted' || pausing;
-  const canSkip = status === 'running' && (sweep.progress.currentRunId !== null || sweep.progress.waiting !== null);
-  const button = (action: Action, label: string, enabled: boolean, className = 'button') => (
-    <button type="button" className={className} data-testid={`sweep-${action}`} disabled={!enabled || busy !== null} onClick={() => void act(action)}>
-      {busy === action ? `${label}…` : label}
-    </button>
-  );
-
-  return (
-    <div className="sweep-controls">
-      {pausing && (
-        <span className="stopping-note" role="status" data-testid="sweep-pausing">
-          Pausing after the current run…
-        </span>
-      )}
-      {(live || status === 'interrupted') && (
-        <>
-          {status !== 'interrupted' && button('pause', 'Pause', canPause)}
-          {button('resume', 'Resume', canResume, status === 'interrupted' ? 'button primary' : 'button')}
-          {status !== 'interrupted' && button('skip', 'Skip current', canSkip)}
-          {status !== 'interrupted' && button('cancel', 'Cancel', live, 'button danger')}
-        </>
-      )}
-      {error && (
-        <p className="inline-error" role="alert" data-testid="sweep-control-error">
-          {error}
-        </p>
-      )}
     </div>
   );
 }
@@ -201,10 +136,8 @@ function RequestFacts({ sweep }: { sweep: Sweep }) {
 function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly Workload[] }) {
   const live = isActive(sweep);
   const now = useNow(live);
-  const { progress } = sweep;
   const started = Date.parse(sweep.createdAt);
   const ended = sweep.endedAt ? Date.parse(sweep.endedAt) : now;
-  const eta = live ? formatEta(progress.etaSeconds) : null;
   const finder = sweep.kind === 'batch-finder';
 
   return (
@@ -249,33 +182,8 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
           </div>
         </dl>
         <div className="sweep-progress-block">
-          <SweepProgressBar sweep={sweep} />
-          {eta && (
-            <span className="sweep-eta" data-testid="sweep-eta">
-              about {eta} left
-            </span>
-          )}
+          <SweepProgress sweep={sweep} />
         </div>
-        {live && (progress.current || progress.waiting) && (
-          <div className="sweep-now">
-            {progress.current && (
-              <span data-testid="sweep-current">
-                Now: {progress.current}
-                {progress.currentRunId !== null && (
-                  <>
-                    {' · '}
-                    <a href={viewHash({ kind: 'run', id: progress.currentRunId })}>run #{progress.currentRunId}</a>
-                  </>
-                )}
-              </span>
-            )}
-            {progress.waiting && (
-              <span className="sweep-waiting" data-testid="sweep-waiting">
-                Waiting: {progress.waiting}
-              </span>
-            )}
-          </div>
-        )}
         {sweep.status === 'interrupted' && (
           <p className="sweep-interrupted" data-testid="sweep-interrupted">
             The engine stopped while this sweep ran (the app quit or crashed). Resume runs what is left; the runs that finished are kept.

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { findLargestBatch } from '../../../electron/core/experiments/batchFinder.js';
 import { waitForFairConditions, type GpuReading } from '../../../electron/core/experiments/fairConditions.js';
-import { estimateSeconds, interleavedSchedule, planConfigs } from '../../../electron/core/experiments/plan.js';
+import { estimateSeconds, interleavedSchedule, planConfigs, schedulePlace } from '../../../electron/core/experiments/plan.js';
 import { ManualClock } from '../../../electron/core/clock.js';
 import type { Run } from '../../../electron/shared/api.js';
 
@@ -54,6 +54,14 @@ describe('interleavedSchedule', () => {
     const places = interleavedSchedule(3, 4).map((p, slot) => ({ ...p, slot }));
     const meanPlace = (config: number) => places.filter((p) => p.configIndex === config).reduce((sum, p) => sum + p.slot, 0) / 4;
     expect(new Set([0, 1, 2].map(meanPlace)).size).toBe(1);
+  });
+
+  it('numbers each position by its place in that order, from 1: "run 5 of 6" is config 2, repeat 2', () => {
+    for (const [configs, repeats] of [[3, 2], [1, 5], [4, 3], [7, 1]] as const) {
+      const schedule = interleavedSchedule(configs, repeats);
+      expect(schedule.map((position) => schedulePlace(position, configs))).toEqual(schedule.map((_position, slot) => slot + 1));
+    }
+    expect(schedulePlace({ configIndex: 1, repeatIndex: 1 }, 3)).toBe(5);
   });
 });
 

@@ -13,6 +13,7 @@ import { runCheckout } from './0011-run-checkout.js';
 import { mlflow } from './0012-mlflow.js';
 import { textGenerations } from './0013-text-generations.js';
 import { processIdentity } from './0014-process-identity.js';
+import { typedCommand } from './0015-typed-command.js';
 
 export interface Migration {
   version: number;
@@ -20,5 +21,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand];
 export const SCHEMA_VERSION = migrations.length;

@@ -13,6 +13,7 @@ export const FINGERPRINT_LABELS: Readonly<Record<string, string>> = {
   eccMode: 'ECC',
   applicationsClocks: 'Application clocks',
   maxClocks: 'Max clocks',
+  hostname: 'Host',
   cpuModel: 'CPU',
   cpuCores: 'CPU threads',
   cpuGovernor: 'CPU governor',
