@@ -1,8 +1,10 @@
 // One pseudo-terminal running one command: the sole owner of that child and its process group.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import * as pty from 'node-pty';
 import { signalName } from '../system/signals.js';
+import { addWaitingInputReader } from '../system/waitingInput.js';
 import { ExitMarkerScanner, exitMarkerPrefix, type ProgramEnding } from './exitMarker.js';
 
 export interface PtySessionOptions {
@@ -24,6 +26,8 @@ export interface PtyExit {
 
 /** Carries what the launcher must undo before it starts the program (see LAUNCHER_SCRIPT). */
 const HANDOFF_VARIABLE = 'TUNING_BENCH_WRAPPER_HANDOFF';
+/** At most this much is read between two pieces of long work: the merge's chunk size (runOutput.ts) of a flood. */
+const WAITING_READ_MAX_BYTES = 256 * 1024;
 
 /**
  * The pty's first process: a small Node program that runs the training and stays until the engine
@@ -140,6 +144,9 @@ export class PtySession {
   private reported = false;
   private readonly dataListeners: Array<(data: Buffer) => void> = [];
   private readonly exitListeners: Array<(exit: PtyExit) => void> = [];
+  private readonly stopReadingWaiting: () => void;
+  /** One buffer for reads between long work's pieces: a terminal holds a few KB at a time. */
+  private readonly waitingBuffer = Buffer.alloc(64 * 1024);
 
   constructor(options: PtySessionOptions) {
     const nonce = crypto.randomBytes(8).toString('hex');
@@ -162,6 +169,7 @@ export class PtySession {
     this.pid = this.terminal.pid;
     // With `encoding: null` node-pty hands over Buffers, though its types still say string.
     this.terminal.onData((data) => this.receive(data as unknown as Buffer));
+    this.stopReadingWaiting = addWaitingInputReader(() => this.readWaiting());
     this.terminal.onExit(({ exitCode, signal }) => {
       // No marker: the shell itself was killed (SIGKILL from a stop, the OOM killer) or the pty broke.
       const rest = this.scanner.flush();
@@ -178,6 +186,31 @@ export class PtySession {
   /** Fires once: when the program's marker arrives (all its output delivered), or when the pty ends without one. */
   onExit(listener: (exit: PtyExit) => void): void {
     this.exitListeners.push(listener);
+  }
+
+  /**
+   * Reads what the terminal holds now, without waiting for the event loop, and hands it on as node-pty's data event
+   * would (long work calls this between its pieces: system/waitingInput.ts). Only while node-pty's own stream holds
+   * nothing unread and is flowing, so bytes are never handed on out of order; a read that would block, or the
+   * terminal's end (EIO), is left to node-pty's stream. False once the run has ended.
+   */
+  private readWaiting(): boolean {
+    if (this.exited) return false;
+    const stream = (this.terminal as unknown as { _socket?: Readable })._socket;
+    const fd = (this.terminal as unknown as { _fd?: number })._fd;
+    if (!stream || typeof fd !== 'number' || stream.readableLength > 0 || stream.isPaused() || stream.destroyed) return true;
+    for (let read = 0; read < WAITING_READ_MAX_BYTES && !this.exited; ) {
+      let bytes: number;
+      try {
+        bytes = fs.readSync(fd, this.waitingBuffer, 0, this.waitingBuffer.length, null);
+      } catch {
+        return true;
+      }
+      if (bytes <= 0) return true;
+      read += bytes;
+      this.receive(Buffer.from(this.waitingBuffer.subarray(0, bytes)));
+    }
+    return !this.exited;
   }
 
   private receive(chunk: Buffer): void {
@@ -217,6 +250,7 @@ export class PtySession {
 
   /** Ends the group (the waiting shell, anything the program left behind) and stops listening. */
   close(): void {
+    this.stopReadingWaiting();
     this.signalGroup('SIGKILL');
     this.dataListeners.length = 0;
     this.exitListeners.length = 0;

@@ -1,4 +1,5 @@
 // Cooperative time slices for long work on the engine's thread: it gives the event loop back every few milliseconds, so the pty and the writer's replies are never kept waiting.
+import { readWaitingInput } from './waitingInput.js';
 
 /**
  * How long a piece of long work (a download, an import, a reparse, a burst of calls) may hold the engine's
@@ -25,8 +26,12 @@ export class TimeSlice {
     return performance.now() - this.startedAt >= this.budgetMs;
   }
 
-  /** Yields to the event loop when the slice is spent; otherwise resolves at once (a microtask). */
+  /**
+   * Yields to the event loop when the slice is spent; otherwise resolves at once (a microtask). Either way live
+   * terminals are read first (system/waitingInput.ts): a flood fills a terminal faster than slices end.
+   */
   async pause(): Promise<void> {
+    readWaitingInput();
     if (!this.spent) return;
     await yieldToEventLoop();
     this.startedAt = performance.now();
