@@ -239,6 +239,7 @@ export function createCore(options: CoreOptions): EngineCore {
     channelDir: path.join(path.dirname(dbPath), 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => store.flush(),
+    summarizeStored: (runId, summaryOptions, stepMarks) => tasks.summarizeRun(runId, summaryOptions, stepMarks),
     nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
     intervals,
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),

@@ -62,6 +62,7 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     channelDir: path.join(h.dir, 'channels'),
     pythonHelperDir: path.join(REPO_ROOT, 'resources/python'),
     flushStore: () => store.flush(),
+    summarizeStored: (runId, options, stepMarks) => h.core.tasks.summarizeRun(runId, options, stepMarks),
     nvidiaSmi: { binary: FAKE_NVIDIA_SMI, gpu: '0' },
     intervals: { gpuMs: 50, hostMs: 50 },
     pythonFingerprints: new PythonFingerprints(path.join(h.dir, 'python-fingerprints.json')),

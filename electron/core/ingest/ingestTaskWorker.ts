@@ -4,6 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { columnsForSummary } from '../metrics/summaryInput.js';
+import { KIND_CODE } from '../metrics/sampleColumns.js';
+import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { OutputSink } from '../store/outputSink.js';
 import { Store } from '../store/store.js';
@@ -52,6 +54,15 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
         })
         .immediate();
       return null;
+    }
+    case 'summarizeRun': {
+      const samples = columnsForSummary(store.metrics, message.runId);
+      const summary = summarizeMetrics(samples, message.options);
+      const series = buildSeries(samples, storedGpuSamples(store.telemetry, message.runId));
+      const stepMarks = message.stepMarks
+        ? Array.from(samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)), (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }))
+        : null;
+      return { summary, series, stepMarks };
     }
     case 'numericLines':
       return numericLines(store, message.runId, message.limit);

@@ -2,6 +2,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { FromIngestTasks, IngestTask, IngestTaskResults, ToIngestTasks } from './ingestTaskProtocol.js';
 import { ReparseRefused } from './reparse.js';
+import type { SummaryOptions } from '../metrics/summary.js';
 import { ApiFailure } from '../../shared/api.js';
 import { startIngestWorker } from './workerScript.js';
 
@@ -25,6 +26,10 @@ export class IngestTasks {
 
   finishImport(runId: number): Promise<IngestTaskResults['finishImport']> {
     return this.perform({ task: 'finishImport', runId });
+  }
+
+  summarizeRun(runId: number, options: SummaryOptions, stepMarks: boolean): Promise<IngestTaskResults['summarizeRun']> {
+    return this.perform({ task: 'summarizeRun', runId, options, stepMarks });
   }
 
   numericLines(runId: number, limit: number): Promise<IngestTaskResults['numericLines']> {

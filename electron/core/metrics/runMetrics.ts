@@ -1,13 +1,11 @@
-// One live run's metrics on the engine thread: the structured channel, live events, the step limit, the summary.
+// One live run's metrics on the engine thread: the structured channel, live events, the step limit, how its summary is made.
 import fs from 'node:fs';
 import type { MetricPoint } from '../../shared/api.js';
 import type { EventHub } from '../events.js';
 import type { MetricStore } from '../store/metricStore.js';
 import { ChannelTailer } from './channel.js';
 import type { MetricSample } from './samples.js';
-import { summarizeMetrics, type SummaryOptions, type TrainingSummary } from './summary.js';
-import type { SampleColumns } from './sampleColumns.js';
-import { columnsForSummary } from './summaryInput.js';
+import type { SummaryOptions } from './summary.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** How often the channel file is read: the same pace as the store's batches. */
@@ -72,22 +70,15 @@ export class RunMetrics {
   }
 
   /**
-   * The run's training summary, and the samples it was made from (the chart series are made from the
-   * same: read once). `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing.
+   * How the run's training summary is to be made from its stored samples (the ingest task thread makes it:
+   * IngestTasks.summarizeRun). `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing.
    */
-  summarize(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): { summary: TrainingSummary; samples: SampleColumns } {
+  summaryOptions(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): SummaryOptions {
     const span = profiledSpan && {
       fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
       toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
     };
-    const samples = columnsForSummary(this.store, this.options.runId);
-    const summary = summarizeMetrics(samples, {
-      tokensPerStep: this.options.tokensPerStep,
-      samplesPerStep: this.options.samplesPerStep,
-      ...this.options.choices,
-      profiledSpan: span,
-    });
-    return { summary, samples };
+    return { tokensPerStep: this.options.tokensPerStep, samplesPerStep: this.options.samplesPerStep, ...this.options.choices, profiledSpan: span };
   }
 
   private readChannel(): void {

@@ -3,7 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Run, RunCheckout, Workload } from '../../shared/api.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import type { EventHub } from '../events.js';
+import type { StoredRunSummary } from '../ingest/ingestTaskProtocol.js';
 import type { OutputWriter } from '../ingest/outputWriter.js';
+import type { SummaryOptions } from '../metrics/summary.js';
 import type { MetricStore } from '../store/metricStore.js';
 import type { RunPlacement, RunStore, UnitsPerStep } from '../store/runStore.js';
 import type { TelemetryStore } from '../store/telemetryStore.js';
@@ -27,6 +29,8 @@ export interface RunnerEnvironment {
   pythonHelperDir: string;
   /** Commits everything queued (samples on this thread, output in the writer thread). */
   flushStore: () => Promise<void>;
+  /** An ended run's training summary and chart series from its stored samples, made off the engine's thread (IngestTasks.summarizeRun). */
+  summarizeStored: (runId: number, options: SummaryOptions, stepMarks: boolean) => Promise<StoredRunSummary>;
   /** nvidia-smi to sample (null: no GPU tools here) and the GPU, as `-i` takes it. */
   nvidiaSmi: { binary: string | null; gpu: string };
   /** Sampling intervals (DESIGN defaults: 250 ms GPU, 500 ms host). */

@@ -12,9 +12,7 @@ import { NvidiaSmiSampler, type TimedGpuSample } from '../telemetry/nvidiaSmiSam
 import { storedGpuSamples, summarizeGpu, summarizeHost } from '../telemetry/summary.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { RunMetrics } from '../metrics/runMetrics.js';
-import { KIND_CODE } from '../metrics/sampleColumns.js';
 import type { MetricSample } from '../metrics/samples.js';
-import { buildSeries } from '../ingest/series.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
@@ -412,13 +410,14 @@ export class RunSession {
           pathVariable: this.env.PATH,
         }) ?? null)
       : null;
-    const training = this.metrics.summarize(profiled?.span ?? null);
+    // Off this thread: a long run's summary reads every sample it stored, and other runs are live meanwhile.
+    const training = await environment.summarizeStored(this.id, this.metrics.summaryOptions(profiled?.span ?? null), profiled !== null);
     if (profiled && this.profile) {
       const source = this.profile.sourceRunId === null ? undefined : runs.get(this.profile.sourceRunId);
       profiled.finish({
         stepTimeMedianMs: training.summary.stepTimeMs.median,
         sourceStepTimeMedianMs: source?.summary.stepTimeMs.median ?? null,
-        stepMarks: Array.from(training.samples.where((i) => training.samples.kind[i] === KIND_CODE.train && !Number.isNaN(training.samples.step[i]!)), (i) => ({ step: training.samples.step[i]!, tMs: training.samples.tMs[i]! })),
+        stepMarks: training.stepMarks ?? [],
       });
     }
     const host = summarizeHost(hostSamples);
@@ -426,8 +425,7 @@ export class RunSession {
     const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host, fairness, hints: hint ? [hint] : [] };
     await storeClosing(() => runs.setSummary(this.id, summary));
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
-    const series = buildSeries(training.samples, gpuSamples);
-    await storeClosing(() => runs.setSeries(this.id, series));
+    await storeClosing(() => runs.setSeries(this.id, training.series));
     const stored = runs.get(this.id)!;
     // Not in the file yet: whoever waits on the run gets its ending from memory (and asks unstoredEndings()).
     const ended = this.context.heldWrites.holds(this.id) ? { ...stored, ...ending, endedAt: endedAt.toISOString(), summary } : stored;
