@@ -8,9 +8,18 @@ import { KNOB_PREFIX } from '../knobs.js';
 export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
 
 /** A sweep's variable: one of the command's, `git`, or a knob (`knob.autocast`, applied without changing the script). */
-export const sweepVariableName = z.union([varName, z.string().startsWith(KNOB_PREFIX).max(60)], {
-  error: `a variable name is letters, digits and _, or ${KNOB_PREFIX}NAME for a knob`,
-});
+export const sweepVariableName = z
+  .string()
+  .max(LIMITS.nameChars)
+  .superRefine((name, context) => {
+    if (name.startsWith(KNOB_PREFIX)) {
+      if (!/^[A-Za-z]\w*$/u.test(name.slice(KNOB_PREFIX.length))) context.addIssue({ code: 'custom', message: `a knob is ${KNOB_PREFIX}NAME, e.g. ${KNOB_PREFIX}autocast` });
+      return;
+    }
+    // A variable's own refusals, word for word (a name with a dot, `__proto__`).
+    const checked = varName.safeParse(name);
+    if (!checked.success) for (const issue of checked.error.issues) context.addIssue({ code: 'custom', message: issue.message });
+  });
 
 export const sweepVariable = z.object({
   name: sweepVariableName,
