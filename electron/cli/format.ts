@@ -1,6 +1,7 @@
 // Human-readable text for the CLI: one run, a list of runs, byte counts and durations.
 import { shellQuote as quoteWord } from '../core/runner/template.js';
 import type { Run } from '../shared/api.js';
+import { knobLines, knobsInForce } from '../shared/knobs.js';
 import { describeMetricsFound, hasAllMetrics, hasMetrics, metricsFound } from '../shared/metricsFound.js';
 
 export function formatBytes(bytes: number): string {
@@ -42,6 +43,11 @@ export function formatRunDetails(run: Run): string {
   ];
   const config = Object.entries(run.config);
   if (config.length > 0) lines.push(`  config    ${config.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (run.knobs) {
+    const torch = run.knobs.torch ? ` (torch ${run.knobs.torch}, ${run.knobs.cuda ? 'CUDA' : 'no CUDA'})` : '';
+    lines.push(`  knobs     in force: ${knobsInForce(run.knobs).join(' ') || 'none'}${torch}`);
+    for (const line of knobLines(run.knobs)) lines.push(`            ${line}`);
+  }
   lines.push(
     `  started   ${run.startedAt}`,
     `  duration  ${runDuration(run)}`,

@@ -8,6 +8,7 @@ import type { ReadOnlyState } from '../core/store/store.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
 import { checkDatabaseFile, setAsideDatabase, unwritableReason } from '../core/store/open.js';
 import { ApiFailure, type Run } from '../shared/api.js';
+import { knobList } from '../shared/knobs.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
 import { importCommand, reparseCommand } from './commands/ingest.js';
@@ -219,12 +220,18 @@ export function buildProgram(): Command {
     .option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
     .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', wholeNumberOption({ flag: '--profile-warmup', counts: 'steps', example: '10' }))
     .option('--profile-steps <n>', 'steps in the profiled window (default 10)', wholeNumberOption({ flag: '--profile-steps', counts: 'steps', example: '10' }))
+    .option(
+      '--knob <name=value>',
+      `a standard speed-up applied without changing the script (repeatable): ${knobList()}; each says where in the script it applied, or why not`,
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
     .option('--json', 'print the finished run as JSON')
     .argument('[command...]', 'the command after --, when no --workload is given');
   addGpuRunOptions(run).action(
     async (
       commandArgs: string[],
-      options: { workload?: string; cwd: string; set: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & ProfileFlags &
+      options: { workload?: string; cwd: string; set: string[]; knob: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & ProfileFlags &
         GpuCliOptions,
       command: Command,
     ) => {
@@ -255,7 +262,13 @@ export function buildProgram(): Command {
     .description('run a plan of configs as one experiment: repeats interleaved, one run at a time, on a quiet GPU')
     .option('--workload <name>', 'a registered workload')
     .option('--set <var=value>', 'a value every config shares (repeatable)', collect, [])
-    .option('--vary <var=v1,v2>', "a variable and its values, the first the baseline's (repeatable); git=REV1,REV2[,WORKTREE] runs each in a temporary worktree", collect, [])
+    .option(
+      '--vary <var=v1,v2>',
+      "a variable and its values, the first the baseline's (repeatable); git=REV1,REV2[,WORKTREE] runs each in a temporary worktree; " +
+        'knob.NAME=off,VALUE tries a knob without changing the script (see run --knob)',
+      collect,
+      [],
+    )
     .addOption(new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination').choices(['one-at-a-time', 'ladder', 'grid']).default('ladder'))
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats', 'runs per config', '3'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps', 'steps', '500'))

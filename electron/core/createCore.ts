@@ -46,6 +46,7 @@ import { ExternalChangeWatcher } from './store/externalChanges.js';
 import { BuiltinWorkloadError, WorkloadNameTakenError, WorkloadNotFoundError } from './store/workloadStore.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 import { adHocWorkload } from '../shared/typedCommand.js';
+import { knobOfVariable, knobsAsConfig } from '../shared/knobs.js';
 import { systemClock, type Clock } from './clock.js';
 
 export interface CoreOptions {
@@ -394,8 +395,11 @@ export function createCore(options: CoreOptions): EngineCore {
       throw new ApiFailure('conflict', `run ${id} is still running; ${profile ? 'profile' : 'run'} it again when it ends (two runs at once would skew both)`);
     }
     const workload = source.workloadId !== null ? store.workloads.get(source.workloadId) : undefined;
-    // A side's config holds `git=REV`, which is not a command value: the command is compared without it.
-    const { git: _revision, ...commandValues } = source.config;
+    // A side's config holds `git=REV`, and a run with knobs `knob.NAME`, which are not command values: the command is
+    // compared without them (the knobs go on to the re-run through its config, below).
+    const { git: _revision, ...withKnobs } = source.config;
+    const commandValues = Object.fromEntries(Object.entries(withKnobs).filter(([name]) => knobOfVariable(name) === null));
+    const knobValues = Object.fromEntries(Object.entries(withKnobs).filter(([name]) => knobOfVariable(name) !== null));
     // The run's values split into its workload's variables and the rest: a typed run later given a workload to hold
     // a regex ("Save regex and parse again") keeps its typed values, which that workload has no variables for.
     const names = new Set(workload?.variables.map((variable) => variable.name) ?? []);
@@ -421,7 +425,7 @@ export function createCore(options: CoreOptions): EngineCore {
     // Values the command is not made from stay in the run's config; a side keeps its place and its `git=REV`.
     const madeFrom = new Set(Object.keys(start.values));
     const unused = Object.fromEntries(Object.entries(commandValues).filter(([name]) => !madeFrom.has(name)));
-    const extraConfig = { ...unused, ...(source.checkout ? { git: source.checkout.revision } : {}) };
+    const extraConfig = { ...unused, ...knobValues, ...(source.checkout ? { git: source.checkout.revision } : {}) };
     const side = source.checkout ? { cwdOverride: place.cwd } : {};
     const unitsPerStep = source.unitsPerStep ?? undefined;
     let run: Run;
@@ -494,11 +498,13 @@ export function createCore(options: CoreOptions): EngineCore {
     },
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(id),
-    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps }) => {
+    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps, knobs }) => {
       if ((workloadId === undefined) === (command === undefined)) throw new ApiFailure('invalid_input', 'give a workload or a typed command (one of the two)');
       const workload = command ? adHocWorkload(command) : requireWorkload(workloadId!);
       const own = steps && (steps.warmupSteps !== null || steps.excludeSteps.length > 0) ? { ...steps, setBy: 'run' as const } : undefined;
-      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own });
+      // Knobs are recorded in the run's config (`knob.NAME`), where a re-run and a comparison find them like any value.
+      const knobConfig = knobs && Object.keys(knobs).length > 0 ? { extraConfig: knobsAsConfig(knobs) } : {};
+      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own, ...knobConfig });
     },
     'runs.profile': ({ id, warmupSteps, steps }) => startRerun(id, { warmupSteps, steps }),
     'profiles.get': ({ runId }) => {

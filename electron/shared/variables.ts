@@ -1,4 +1,5 @@
 // What a variable of a command is, decided in one place for `run`, `sweep`, the engine and the UI: its name, its kind, and which values it may take.
+import { KNOB_PREFIX } from './knobs.js';
 
 /*
  * A command (a registered workload's template, or one typed for a run or a sweep) names its variables
@@ -143,7 +144,7 @@ export function describeValue(value: string): string {
 export function parseAssignment(text: string): { name: string; value: string } | { error: string } {
   const equals = text.indexOf('=');
   const name = equals < 0 ? text : text.slice(0, equals);
-  if (equals < 0 || !isVariableName(name)) {
+  if (equals < 0 || !isAssignable(name)) {
     return { error: `takes VAR=VALUE (a variable name is letters, digits and _, e.g. batch=16; amp= leaves a flag out), got "${text}"` };
   }
   return { name, value: text.slice(equals + 1) };
@@ -153,10 +154,15 @@ export function parseAssignment(text: string): { name: string; value: string } |
  * `NAME=V1,V2,...` (as `--vary` takes it): the first value is the baseline's. A value may be empty where the
  * variable is a flag (`amp=,--amp`: without, then with); whether it may is decided with the command (valueProblem).
  */
+/** A variable of the command, or a knob (`knob.autocast`: applied in the run, never in the command). */
+function isAssignable(name: string): boolean {
+  return isVariableName(name) || (name.startsWith(KNOB_PREFIX) && isVariableName(name.slice(KNOB_PREFIX.length)));
+}
+
 export function parseVary(text: string): { name: string; values: string[] } | { error: string } {
   const equals = text.indexOf('=');
   const name = equals < 0 ? text : text.slice(0, equals);
-  if (equals < 0 || !isVariableName(name) || equals === text.length - 1) {
+  if (equals < 0 || !isAssignable(name) || equals === text.length - 1) {
     return { error: `takes VAR=V1,V2,... (the first value is the baseline's; amp=,--amp sweeps a flag without and with), got "${text}"` };
   }
   return { name, values: text.slice(equals + 1).split(',') };

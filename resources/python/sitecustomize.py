@@ -11,6 +11,7 @@ one line on stderr, as Python does for a broken sitecustomize.
 # (environment variable, module in this folder, what it is): a feature starts only when its variable is set.
 FEATURES = (
     ("TUNING_BENCH_PROFILE", "tuning_bench_profiler", "profile"),
+    ("TUNING_BENCH_KNOBS", "tuning_bench_knobs", "knobs"),
 )
 
 

@@ -10,6 +10,7 @@ import { APPLICATION_ID, DatabaseTooNewError, openDatabase } from '../../electro
 import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
+import { requestedKnobs } from '../../electron/core/runner/knobResults.js';
 
 let dir: string;
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -91,6 +92,58 @@ describe('a run started from a typed command', () => {
     });
     expect(run.typedCommand).toEqual(typed);
     expect(store.runs.get(run.id)!.typedCommand).toEqual(typed);
+    await store.close();
+  });
+});
+
+describe("a run's knobs", () => {
+  /** The schema as it was before knobs were kept (migrations 1 to 15), with one run in it. */
+  function fileBeforeKnobs(file: string): void {
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    for (const migration of migrations.filter((m) => m.version <= 15)) raw.exec(migration.sql);
+    raw.pragma('user_version = 15');
+    raw
+      .prepare("INSERT INTO runs (status, started_at, command_json, cwd, config_json, env_json) VALUES ('succeeded', ?, ?, ?, ?, '{}')")
+      .run(new Date(0).toISOString(), JSON.stringify(['python', 'train.py']), dir, JSON.stringify({ batch: '16' }));
+    raw.close();
+  }
+
+  it('keeps what each knob did; a run stored before knobs existed reads with none', async () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'runs.db');
+    fileBeforeKnobs(file);
+    const store = new Store(file, (db) => new OutputWriter(db));
+    expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const [old] = store.runs.list(10);
+    expect(old!.config).toEqual({ batch: '16' });
+    expect(old!.knobs).toBeNull();
+
+    const requested = requestedKnobs({ workers: '4', autocast: 'off' });
+    const run = store.runs.insert({
+      workloadId: null,
+      workloadName: null,
+      command: ['python', 'train.py'],
+      cwd: dir,
+      config: { 'knob.workers': '4', 'knob.autocast': 'off' },
+      env: {},
+      startedAt: new Date(),
+      enginePid: process.pid,
+      knobs: requested,
+    });
+    expect(run.knobs).toEqual(requested);
+    const reported = {
+      ...requested,
+      torch: '1.13.0',
+      cuda: false,
+      knobs: [
+        { name: 'workers', value: '4', state: 'applied' as const, outcomes: [{ status: 'applied' as const, what: 'num_workers=4 (was 0)', reason: null, file: '/w/train.py', line: 52 }] },
+        { name: 'autocast', value: 'off', state: 'unused' as const, outcomes: [] },
+      ],
+    };
+    store.runs.setKnobs(run.id, reported);
+    expect(store.runs.get(run.id)!.knobs).toEqual(reported);
     await store.close();
   });
 });

@@ -12,6 +12,7 @@ import type { GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { ProfileOptions } from '../../shared/profile.js';
 import { withConfirmation } from './gpu.js';
 import { StopSignals } from '../stopSignals.js';
+import { knobOfVariable, knobsAsConfig, knobsOfConfig, KnobError, parseKnobAssignment, type KnobSettings } from '../../shared/knobs.js';
 
 export interface RunCommandOptions {
   workload?: string;
@@ -31,6 +32,28 @@ export interface RunCommandOptions {
   confirm?: boolean;
   /** Profile a window of steady steps (--profile). */
   profile?: ProfileOptions | undefined;
+  /** `--knob NAME=VALUE` (or a switch's NAME alone): standard speed-ups applied without changing the script. */
+  knob?: string[];
+}
+
+/**
+ * The run's knobs: each `--knob`, and any `--set knob.NAME=VALUE` (as a sweep writes them), checked; an unknown knob
+ * or a bad value is refused with the valid ones named.
+ */
+export function parseKnobs(knobArgs: readonly string[], values: Record<string, string>): KnobSettings {
+  const knobs: KnobSettings = {};
+  try {
+    Object.assign(knobs, knobsOfConfig(values));
+  } catch (error) {
+    if (error instanceof KnobError) throw new UsageError(`--set ${error.message}`);
+    throw error;
+  }
+  for (const text of knobArgs) {
+    const parsed = parseKnobAssignment(text);
+    if (!parsed.ok) throw new UsageError(`--knob ${parsed.error}`);
+    knobs[parsed.name] = parsed.value;
+  }
+  return knobs;
 }
 
 /** `--set` values, read by the shared variable model (an empty value leaves a flag out). */
@@ -84,7 +107,11 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
 }
 
 async function recordRun(core: Core, options: RunCommandOptions, stops: StopSignals): Promise<void> {
-  const values = parseAssignments(options.set);
+  const assigned = parseAssignments(options.set);
+  const knobs = parseKnobs(options.knob ?? [], assigned);
+  const values = Object.fromEntries(Object.entries(assigned).filter(([name]) => knobOfVariable(name) === null));
+  // Recorded in the run's config as `knob.NAME`, where re-runs and comparisons find them like any value.
+  const knobConfig = Object.keys(knobs).length > 0 ? { extraConfig: knobsAsConfig(knobs) } : {};
   const terminal = {
     cols: process.stdout.isTTY ? Math.max(20, process.stdout.columns) : DEFAULT_TERMINAL.cols,
     rows: process.stdout.isTTY ? Math.max(5, process.stdout.rows) : DEFAULT_TERMINAL.rows,
@@ -113,6 +140,7 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
         unitsPerStep,
         steps,
         profile: options.profile,
+        ...knobConfig,
         ...terminal,
         gpuSettings: options.gpuSettings,
         confirmOtherProcesses: confirm,
@@ -133,6 +161,7 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
         unitsPerStep,
         steps,
         profile: options.profile,
+        ...knobConfig,
         ...terminal,
         gpuSettings: options.gpuSettings,
         confirmOtherProcesses: confirm,

@@ -2,7 +2,8 @@
 // bar on stderr and the matrix at the end (stdout; with --json one object, as DESIGN's contract says).
 import type { Core } from '../../core/createCore.js';
 import type { Comparison, MethodInput, Sweep } from '../../shared/api.js';
-import { qualityGate, sweepRequest, varName } from '../../shared/api.js';
+import { qualityGate, sweepRequest, sweepVariableName } from '../../shared/api.js';
+import { checkKnob, knobOfVariable } from '../../shared/knobs.js';
 import { UsageError } from '../errors.js';
 import { parseVary as parseVaryText } from '../../shared/variables.js';
 import { formatDuration } from '../format.js';
@@ -41,8 +42,13 @@ export interface SweepCommandOptions extends GpuCliOptions {
 export function parseVary(text: string): { name: string; values: string[] } {
   const parsed = parseVaryText(text);
   if ('error' in parsed) throw new UsageError(`--vary ${parsed.error}`);
-  const named = varName.safeParse(parsed.name);
+  const named = sweepVariableName.safeParse(parsed.name);
   if (!named.success) throw new UsageError(`--vary ${parsed.name}: ${named.error.issues.map((issue) => issue.message).join('; ')}`);
+  const knob = knobOfVariable(parsed.name);
+  for (const value of knob === null ? [] : parsed.values) {
+    const checked = checkKnob(knob!, value);
+    if (!checked.ok) throw new UsageError(`--vary knob.${checked.error}`);
+  }
   return parsed;
 }
 

@@ -20,6 +20,7 @@ import { waitForFairConditions, waitForQuietHost, type GpuReader, type HostReade
 import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, schedulePlace, type SchedulePosition } from './plan.js';
 import { readFindBatchRequest, readSweepRequest, type FindBatchRequest, type StoredSweepRequest } from './storedRequest.js';
 import type { Clock } from '../clock.js';
+import { checkKnob, KNOB_PREFIX, knobOfVariable } from '../../shared/knobs.js';
 
 const OOM_CLASSES = new Set(['cuda_oom', 'host_oom']);
 /** A failure's reason in a progress event: a line of output is rarely longer; a longer one is cut here. */
@@ -50,10 +51,15 @@ export function workPerStep(request: Pick<SweepRequest, 'tokensPerStep' | 'sampl
   return request.tokensPerStep !== undefined ? { tokens: value, samples: null } : { tokens: null, samples: value };
 }
 
-/** A config's values less `git`, which picks the directory rather than filling the command. */
+/** A config's values less `git`, which picks the directory, and its knobs (`knob.NAME`), applied in the run rather than filling the command. */
 function commandValues(values: Record<string, string>): Record<string, string> {
   const { [GIT_VARIABLE]: _revision, ...rest } = values;
-  return rest;
+  return Object.fromEntries(Object.entries(rest).filter(([name]) => knobOfVariable(name) === null));
+}
+
+/** A config's knobs, as the run records them in its config (`knob.NAME`). */
+function knobValues(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).filter(([name]) => knobOfVariable(name) !== null));
 }
 
 export interface SweepStartRun {
@@ -308,9 +314,18 @@ export class SweepQueue {
 
   private plan(request: SweepRequest, workload: Workload): SweepConfig[] {
     const known = new Set([...workload.variables.map((v) => v.name), GIT_VARIABLE]);
-    const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name));
+    const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name) && knobOfVariable(name) === null);
     if (unknown) {
-      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')})`);
+      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')}, and the knobs ${KNOB_PREFIX}NAME)`);
+    }
+    // Every knob's every value checked now, with the valid ones named: not at the fifth run.
+    const knobAssignments = [
+      ...request.vary.flatMap((v) => v.values.map((value) => [v.name, value] as const)),
+      ...Object.entries(request.values),
+    ].filter(([name]) => knobOfVariable(name) !== null);
+    for (const [name, value] of knobAssignments) {
+      const checked = checkKnob(knobOfVariable(name)!, value);
+      if (!checked.ok) throw new ApiFailure('invalid_input', checked.error);
     }
     try {
       return planConfigs(request.vary, request.plan, request.values);
@@ -437,7 +452,8 @@ export class SweepQueue {
           varied: request.vary.map((v) => v.name),
         });
         const side = worktrees && revision !== undefined ? await worktrees.side(revision, this.deps.runner.preview(workload, values).cwd) : null;
-        const placement = side ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision! }, checkout: side.checkout } : {};
+        const knobs = knobValues(config.values);
+        const placement = side ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision!, ...knobs }, checkout: side.checkout } : { extraConfig: knobs };
         const units = workPerStep(request, workload, values);
         const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
         const place = { run: index + 1, of: schedule.length, configIndex: position.configIndex, config: config.name, repeat: position.repeatIndex + 1, repeats: request.repeats };

@@ -10,6 +10,8 @@ import type { RunProfiler } from './collaborators.js';
 import type { RunContext, StartRequest } from './runContext.js';
 import { TYPED_COMMAND_WORKLOAD_ID } from '../../shared/typedCommand.js';
 import type { ExpandedCommand } from './template.js';
+import { KnobError, knobsOfConfig, type KnobSettings } from '../../shared/knobs.js';
+import { knobsEnvironment, requestedKnobs } from './knobResults.js';
 
 /** A run stored and ready to spawn. */
 export interface RunLaunch {
@@ -29,6 +31,8 @@ export interface RunLaunch {
   profiler: RunProfiler | undefined;
   /** The run's marker, in every one of its processes' environment (RUN_MARKER_VARIABLE): how escaped ones are found. */
   processMarker: string;
+  /** The knobs asked for (its config's `knob.NAME` values) and the file the Python side reports them in; null without knobs. */
+  knobs: { settings: KnobSettings; resultsFile: string } | null;
 }
 
 /** A run stored whose program does not exist: it ends at once, with no session. */
@@ -54,6 +58,15 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   // A script without its execute bit, or a folder: bad input with its fix, never a stored "not found".
   const unrunnable = unrunnablePath(program, cwd);
   if (unrunnable !== null) throw new ApiFailure('invalid_input', unrunnable);
+  // Knobs are config values (`knob.NAME`: from --knob, a sweep's --vary, a re-run's config), checked before anything is stored.
+  let knobs: KnobSettings;
+  try {
+    knobs = knobsOfConfig(expanded.config);
+  } catch (error) {
+    if (error instanceof KnobError) throw new ApiFailure('invalid_input', error.message);
+    throw error;
+  }
+  const hasKnobs = Object.keys(knobs).length > 0;
   const profiler = request.profile ? environment.profiler : undefined;
   if (request.profile && !profiler) throw new ApiFailure('unavailable', 'this engine was built without step profiles');
 
@@ -78,6 +91,7 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
     steps: request.steps ?? null,
     checkout: request.checkout ?? null,
     typedCommand: typedCommandOf(request, base),
+    knobs: hasKnobs ? requestedKnobs(knobs) : null,
   });
   if (request.gpuSettingsInForce) runs.setGpuSettings(record.id, request.gpuSettingsInForce);
   request.gpuLease?.attachRun(record.id);
@@ -85,16 +99,25 @@ export function prepareLaunch(context: RunContext, request: StartRequest, base: 
   const channelFile = channelFileFor(environment, record.id);
   const loadFile = loadFileFor(environment, runEnv, record.id);
   fs.rmSync(channelFile, { force: true });
+  const knobsFile = hasKnobs ? knobsFileFor(channelFile) : null;
+  if (knobsFile) fs.rmSync(knobsFile, { force: true });
   const env: Record<string, string> = {
     ...childEnvironment(environment, program, runEnv, record.id, channelFile),
     TUNING_BENCH_LOAD_FILE: loadFile.path,
     ...(profiler && request.profile ? profiler.environment(record.id, request.profile) : {}),
+    ...(knobsFile ? knobsEnvironment(knobsFile, knobs) : {}),
     // Last: a marker inherited from an engine that itself runs inside a run is replaced by this run's.
     [RUN_MARKER_VARIABLE]: processMarker,
   };
   const file = resolveCommand(program, cwd, env.PATH);
   if (file === null) return { record, program, cwd };
-  return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler, processMarker };
+  const runKnobs = knobsFile ? { settings: knobs, resultsFile: knobsFile } : null;
+  return { record, startedAt, file, args, cwd, env, config: expanded.config, channelFile, loadFile, profiler, processMarker, knobs: runKnobs };
+}
+
+/** The knobs' results file, beside the run's channel file (same folder, same run and engine). */
+function knobsFileFor(channelFile: string): string {
+  return channelFile.replace(/\.jsonl$/u, '.knobs.jsonl');
 }
 
 /**

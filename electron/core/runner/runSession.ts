@@ -26,6 +26,7 @@ import type { RunGpuLease } from './collaborators.js';
 import { releaseGpu, type RunContext, type StartRequest } from './runContext.js';
 import type { RunLaunch } from './runLaunch.js';
 import { RunOutput } from './runOutput.js';
+import { KNOBS_ENV_VAR, readKnobResults } from './knobResults.js';
 
 /** After the child exits, output still in the pty is drained until it is quiet this long... */
 const TRAILING_QUIET_MS = 30;
@@ -83,6 +84,8 @@ export class RunSession {
   private lastKnown: Run;
   /** Set when the run is profiled: the run it re-runs, if any. */
   private readonly profile: { sourceRunId: number | null } | null;
+  /** The knobs it asked for and where the Python side reports on them. */
+  private readonly knobs: RunLaunch['knobs'];
   /** Cleared as the run leaves the registry: a step limit reached after that stops nothing. */
   private live = true;
   /** Notices of its parsing, kept with the run (the first few). */
@@ -104,6 +107,7 @@ export class RunSession {
     this.env = env;
     this.gpuLease = request.gpuLease ?? null;
     this.profile = launch.profiler ? { sourceRunId: request.profileOf ?? null } : null;
+    this.knobs = launch.knobs;
     this.finished = new Promise<Run>((resolve) => (this.resolveFinished = resolve));
 
     context.output.startRun(this.id, { metricRegex: request.workload?.metricRegex ?? '' });
@@ -159,7 +163,9 @@ export class RunSession {
       context.metricStore,
       context.events,
     );
-    this.python = environment.pythonFingerprints.ask([file, ...args], cwd, env);
+    // The probe of the run's Python is no part of the run: its knobs would apply to it, and report on it.
+    const { [KNOBS_ENV_VAR]: _knobs, ...probeEnv } = env;
+    this.python = environment.pythonFingerprints.ask([file, ...args], cwd, probeEnv);
     this.git = readGitProvenance(cwd, environment.baseEnv);
   }
 
@@ -399,6 +405,11 @@ export class RunSession {
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
     await environment.flushStore();
+    if (this.knobs) {
+      const knobs = readKnobResults(this.knobs.resultsFile, this.knobs.settings);
+      fs.rmSync(this.knobs.resultsFile, { force: true });
+      await storeClosing(() => runs.setKnobs(this.id, knobs));
+    }
     const hostSamples = this.context.telemetry.hostSamples(this.id);
     const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);
     const gpu = summarizeGpu(gpuSamples);
@@ -439,6 +450,7 @@ export class RunSession {
     const { runs, output, faults, environment, events } = this.context;
     void output.endRun(this.id, 0);
     if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    if (this.knobs) fs.rmSync(this.knobs.resultsFile, { force: true });
     const ended = runs.recordEnding(this.id, { status: 'failed', exitCode: null, signal: null, exitClass: 'error', exitReason: reason, endedAt: environment.clock.now() });
     if (this.gpuLease) {
       faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));

@@ -2,6 +2,7 @@
 import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary, RunTypedCommand } from '../../shared/api.js';
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runCheckout, runSummary, runTypedCommand } from '../../shared/api.js';
+import { runKnobs, type RunKnobs } from '../../shared/knobs.js';
 import type { OutputSink } from './outputSink.js';
 import { BUSY_TIMEOUT_MS, type Db } from './open.js';
 
@@ -41,6 +42,7 @@ interface RunRow {
   git_json: string | null;
   checkout_json: string | null;
   typed_command_json: string | null;
+  knobs_json: string | null;
   replaces_run_id: number | null;
   origin_json: string | null;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
@@ -76,6 +78,8 @@ export interface NewRun {
   checkout?: RunCheckout | null | undefined;
   /** The command as typed, with its {variables} and their values (a run of a typed command). */
   typedCommand?: RunTypedCommand | null | undefined;
+  /** The knobs it asked for (each not yet reported on). */
+  knobs?: RunKnobs | null | undefined;
 }
 
 export interface UnitsPerStep {
@@ -174,10 +178,10 @@ export class RunStore {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
            engine_start_ticks, process_marker, sweep_id, config_index, repeat_index, replaces_run_id, units_per_step_json, step_choices_json, checkout_json,
-           typed_command_json)
+           typed_command_json, knobs_json)
          VALUES (@workloadId, @workloadName, 'running', @startedAt, @command, @cwd, @config, @env, @enginePid,
            @engineStartTicks, @processMarker, @sweepId, @configIndex, @repeatIndex, @replacesRunId, @unitsPerStep, @stepChoices, @checkout,
-           @typedCommand)`,
+           @typedCommand, @knobs)`,
       ),
       setPid: db.prepare('UPDATE runs SET pid = ?, pid_start_ticks = ? WHERE id = ?'),
       end: db.prepare(
@@ -219,6 +223,7 @@ export class RunStore {
       remove: db.prepare<[number]>('DELETE FROM runs WHERE id = ?'),
       setGit: db.prepare<[string, number]>('UPDATE runs SET git_json = ? WHERE id = ?'),
       setCheckout: db.prepare<[string, number]>('UPDATE runs SET checkout_json = ? WHERE id = ?'),
+      setKnobs: db.prepare<[string, number]>('UPDATE runs SET knobs_json = ? WHERE id = ?'),
       addDiff: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO code_diffs (sha256, diff) VALUES (?, ?)'),
       getDiff: db.prepare<[string], { diff: Buffer }>('SELECT diff FROM code_diffs WHERE sha256 = ?'),
       setWorkload: db.prepare<[number, string, number]>('UPDATE runs SET workload_id = ?, workload_name = ? WHERE id = ?'),
@@ -251,6 +256,7 @@ export class RunStore {
       stepChoices: run.steps ? JSON.stringify(run.steps) : null,
       checkout: run.checkout ? JSON.stringify(run.checkout) : null,
       typedCommand: run.typedCommand ? JSON.stringify(run.typedCommand) : null,
+      knobs: run.knobs ? JSON.stringify(run.knobs) : null,
     });
     return this.get(Number(result.lastInsertRowid))!;
   }
@@ -304,6 +310,11 @@ export class RunStore {
   /** Where a before/after side ran; updated with what it missed when it failed. */
   setCheckout(id: number, checkout: RunCheckout): void {
     this.statements.setCheckout.run(JSON.stringify(checkout), id);
+  }
+
+  /** What the run's knobs did, as its Python processes reported at its end. */
+  setKnobs(id: number, knobs: RunKnobs): void {
+    this.statements.setKnobs.run(JSON.stringify(knobs), id);
   }
 
   /** A stored uncommitted diff by its hash (null when it was too large to keep, or is unknown). */
@@ -520,6 +531,7 @@ function toRun(row: RunRow): Run {
     git: row.git_json ? (JSON.parse(row.git_json) as Run['git']) : null,
     checkout: row.checkout_json ? runCheckout.parse(JSON.parse(row.checkout_json)) : null,
     typedCommand: row.typed_command_json ? runTypedCommand.parse(JSON.parse(row.typed_command_json)) : null,
+    knobs: row.knobs_json ? runKnobs.parse(JSON.parse(row.knobs_json)) : null,
     unitsPerStep: row.units_per_step_json ? (JSON.parse(row.units_per_step_json) as UnitsPerStep) : null,
     steps: row.step_choices_json ? (JSON.parse(row.step_choices_json) as Run['steps']) : null,
     // Through the schema, so summaries stored before a field existed read with its default.

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
+import { knobSettings, runKnobs } from '../knobs.js';
 import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 
@@ -195,6 +196,11 @@ export const run = z.object({
    * run, and for runs stored before it was kept.
    */
   typedCommand: runTypedCommand.nullable().default(null),
+  /**
+   * The knobs it ran with (also in `config` as `knob.NAME`, so comparisons tell them apart) and what each did: applied
+   * where (file:line of the script's call), skipped or failed and why. Null for a run without knobs.
+   */
+  knobs: runKnobs.nullable().default(null),
   /** Environment variables the run added on top of the app's environment. */
   env: z.record(z.string(), z.string()),
   pid: z.number().int().nullable(),
@@ -391,6 +397,8 @@ export const runMethods = {
         profile: profileOptions.optional(),
         /** Warm-up and left-out steps set by hand for this run. */
         steps: stepChoices.optional(),
+        /** Standard speed-ups applied without changing the script (shared/knobs.ts): `{workers: '4', autocast: 'bf16'}`. */
+        knobs: knobSettings.optional(),
       })
       .extend(terminalSize.partial().shape),
     output: run,

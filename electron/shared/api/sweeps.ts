@@ -4,10 +4,25 @@ import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { LIMITS, MAX_RUN_SECONDS, stepChoices, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 import { DEFAULT_MIN_EFFECT, minEffect } from './compare.js';
+import { KNOB_PREFIX } from '../knobs.js';
 export const sweepPlan = z.enum(['one-at-a-time', 'ladder', 'grid']);
 
+/** A sweep's variable: one of the command's, `git`, or a knob (`knob.autocast`, applied without changing the script). */
+export const sweepVariableName = z
+  .string()
+  .max(LIMITS.nameChars)
+  .superRefine((name, context) => {
+    if (name.startsWith(KNOB_PREFIX)) {
+      if (!/^[A-Za-z]\w*$/u.test(name.slice(KNOB_PREFIX.length))) context.addIssue({ code: 'custom', message: `a knob is ${KNOB_PREFIX}NAME, e.g. ${KNOB_PREFIX}autocast` });
+      return;
+    }
+    // A variable's own refusals, word for word (a name with a dot, `__proto__`).
+    const checked = varName.safeParse(name);
+    if (!checked.success) for (const issue of checked.error.issues) context.addIssue({ code: 'custom', message: issue.message });
+  });
+
 export const sweepVariable = z.object({
-  name: varName,
+  name: sweepVariableName,
   /** A value may be empty where the variable is a flag (a whole argument alone): its absence. See shared/variables.ts. */
   values: z.array(z.string().max(LIMITS.argChars)).min(1).max(64),
 });
@@ -26,8 +41,8 @@ export const sweepRequest = z.object({
   /** Keep the `git=` worktrees after the sweep (to look at them); removed otherwise. */
   keepWorktrees: z.boolean().default(false),
   name: z.string().trim().max(LIMITS.nameChars).optional(),
-  /** Values every config shares (the rest come from the workload's defaults). */
-  values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+  /** Values every config shares (the rest come from the workload's defaults); `knob.NAME` ones are knobs. */
+  values: z.record(sweepVariableName, z.string().max(LIMITS.argChars)).default({}),
   /** Variables varied; the first value of each is the baseline's. */
   vary: z.array(sweepVariable).min(1).max(16),
   plan: sweepPlan.default('ladder'),

@@ -16,6 +16,8 @@ import { WorkloadOptions } from './WorkloadOptions.js';
 import { fieldsFromRun, readRememberedRunFields, rememberRunFields, type RunSource } from './newRunFields.js';
 import { templateVariables } from '../../../electron/shared/variables.js';
 import { viewHash } from '../route.js';
+import { KnobFields } from './KnobFields.js';
+import { runKnobsFromFields } from './knobFieldValues.js';
 import './NewRun.css';
 
 /** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
@@ -79,6 +81,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const [timeLimit, setTimeLimit] = useState('');
   const [stepLimit, setStepLimit] = useState('');
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
+  const [knobFields, setKnobFields] = useState<Record<string, string>>({});
   const [perStep, setPerStep] = useState(initial.copied?.perStep ?? '');
   const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>(initial.copied?.perStepUnit ?? 'tokens');
   const [editing, setEditing] = useState<Workload | null>(null);
@@ -152,6 +155,11 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
       setStartError(units.error);
       return;
     }
+    const knobs = runKnobsFromFields(knobFields);
+    if (!knobs.ok) {
+      setStartError(knobs.error);
+      return;
+    }
     // Without a GPU there is nothing to set, whatever the fields held when it had one.
     const gpuState = gpu.status?.available ? (gpu.status.state ?? null) : null;
     const gpuSettings = gpuState ? parseGpuRunFields(gpuFields) : ({ ok: true, input: null, settings: null } as const);
@@ -171,6 +179,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
           timeoutSeconds: limit.seconds,
           maxSteps: maxSteps.steps,
           ...(units.value ? { unitsPerStep: units.value } : {}),
+          ...(Object.keys(knobs.knobs).length > 0 ? { knobs: knobs.knobs } : {}),
           ...(gpuSettings.input ? { gpuSettings: gpuSettings.input, confirmOtherProcesses } : {}),
           ...size,
         });
@@ -460,6 +469,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
               when the log prints only steps or step times.
             </span>
           </label>
+
+          <KnobFields mode="run" values={knobFields} onChange={setKnobFields} />
 
           <GpuRunSettingsFields gpu={gpu} fields={gpuFields} onChange={setGpuFields} />
 

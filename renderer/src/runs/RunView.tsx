@@ -17,6 +17,7 @@ import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
 import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
+import { RunKnobs } from './RunKnobs.js';
 import { NoMetricsNotice, ReparseButton, useReparse } from './RunParsing.js';
 import { RunCode } from './RunCode.js';
 import { sweepPlace } from './runLabel.js';
@@ -176,6 +177,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
         <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />
+        <RunKnobs run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>
       <RunCharts runId={run.id} running={running} tokensPerStep={run.summary.tokensPerStep ?? run.unitsPerStep?.tokens ?? null} />

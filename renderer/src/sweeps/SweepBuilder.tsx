@@ -31,6 +31,7 @@ import { SweepGpuFields } from './SweepGpuFields.js';
 import { SweepPlanPreview } from './SweepPlanPreview.js';
 import { SaveTypedAsWorkload } from '../runs/SaveTypedAsWorkload.js';
 import { WorkloadOptions } from '../runs/WorkloadOptions.js';
+import { KnobFields } from '../runs/KnobFields.js';
 import './sweeps.css';
 
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
@@ -298,6 +299,8 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
             ))}
           </fieldset>
         )}
+
+        <KnobFields mode="sweep" values={fields.knobs ?? {}} onChange={(knobs) => setFields({ knobs })} />
 
         <fieldset className="sweep-plans" data-testid="sweep-plans">
           <legend>Plan</legend>

@@ -2,6 +2,7 @@
 // and a batch the finder found put back into them.
 import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../../electron/shared/api.js';
 import { parseStepLimit } from '../runs/stepLimit.js';
+import { sweepKnobsFromFields } from '../runs/knobFieldValues.js';
 
 export type SweepPlanKind = SweepRequest['plan'];
 export type SweepRequestInput = MethodInput<'sweeps.plan'>;
@@ -35,6 +36,8 @@ export interface SweepFields {
   /** Warm-up steps of every run, set by hand; '' for the automatic rule. */
   warmupSteps: string;
   finder: { variable: string; start: string; steps: string };
+  /** The Knobs section: NAME to its values as typed, comma-separated (absent in drafts saved before knobs). */
+  knobs?: Record<string, string>;
 }
 
 export const PLANS: ReadonlyArray<{ id: SweepPlanKind; name: string; explanation: string }> = [
@@ -161,9 +164,12 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
     if (vary.some((v) => v.name === row.name)) return { ok: false, error: `${row.name} is varied twice: give all its values in one row` };
     vary.push({ name: row.name, values });
   }
-  if (vary.length === 0) return { ok: false, error: 'vary at least one variable: give it a baseline value and one or more to try' };
+  const knobs = sweepKnobsFromFields(fields.knobs ?? {});
+  if (!knobs.ok) return knobs;
+  vary.push(...knobs.vary);
+  if (vary.length === 0) return { ok: false, error: 'vary at least one variable or knob: give it a baseline value and one or more to try' };
 
-  const values: Record<string, string> = {};
+  const values: Record<string, string> = { ...knobs.shared };
   for (const variable of workload.variables) {
     if (!vary.some((v) => v.name === variable.name)) values[variable.name] = sharedValue(fields, workload, variable.name);
   }

@@ -7,7 +7,7 @@ object::
 
 What happens then (nothing at all when the variable is unset):
 
-- Nothing is imported up front. An import hook waits for the script to import ``torch`` (imports.py); a script
+- Nothing is imported up front. An import hook waits for the script to import ``torch`` (``tuning_bench_hooks/torch_import.py``, shared with the knobs); a script
   that never does is left alone, and the summary says whether this interpreter could have imported it.
 - Step boundaries: the end of every ``optimizer.step()`` (any ``torch.optim.Optimizer``, also when called by a
   GradScaler or an LR scheduler's wrapper), or ``tuning_bench.step()`` once the script calls it.
@@ -33,7 +33,6 @@ What happens then (nothing at all when the variable is unset):
 import atexit
 import json
 import os
-import sys
 
 ENV_VAR = "TUNING_BENCH_PROFILE"
 
@@ -51,7 +50,8 @@ def install(raw=None):
     raw = os.environ.get(ENV_VAR) if raw is None else raw
     if not raw or _active is not None:
         return None
-    from .imports import TorchImportWatcher
+    from tuning_bench_hooks.torch_import import when_imported
+
     from .window import StepProfiler, say
 
     try:
@@ -64,9 +64,5 @@ def install(raw=None):
         return None
     _active = profiler
     atexit.register(profiler.at_exit)
-    if "torch" in sys.modules and hasattr(sys.modules["torch"], "optim"):
-        profiler.on_torch_imported(sys.modules["torch"])
-    else:
-        profiler.watcher = TorchImportWatcher(profiler.on_torch_imported)
-        sys.meta_path.insert(0, profiler.watcher)
+    profiler.watcher = when_imported(profiler.on_torch_imported)
     return profiler

@@ -14,7 +14,7 @@ coverage tool already traces the thread, nor for compiled models (torch.compile 
 import sys
 import time
 
-from . import frames
+from tuning_bench_hooks import frames
 
 # Calls listed in the summary, by total time: the few that make up most of the input.
 TOP_FUNCTIONS = 5

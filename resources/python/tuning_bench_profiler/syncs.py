@@ -10,7 +10,7 @@ indexing) are counted from the trace's CUDA runtime calls, without a line of the
 
 import sys
 
-from . import frames
+from tuning_bench_hooks import frames
 
 # Tensor methods that read a device tensor's values on the host, with how a person writes them.
 _READERS = (

@@ -7,7 +7,9 @@ import time
 import traceback
 import types
 
-from . import frames, imports, inputs, results, steps as steady, syncs
+from tuning_bench_hooks import frames, torch_import
+
+from . import inputs, results, steps as steady, syncs
 from .phases import KINDS, ForwardByGaps, Phase, PhaseLog
 
 SUMMARY_FILE = "summary.json"
@@ -593,7 +595,7 @@ class StepProfiler(object):
         if failure:
             return ("the script imports torch, but this Python (%s) cannot import it (%s): install PyTorch for this "
                     "interpreter, or run the command with a Python that has it" % (sys.executable, failure))
-        if not imports.torch_importable():
+        if not torch_import.torch_importable():
             return ("the command never imported torch, and this Python (%s) has no torch to import: torch.profiler cannot "
                     "profile it" % sys.executable)
         return "the command never imported torch in this process (%s): torch.profiler cannot profile it" % sys.executable

@@ -81,3 +81,14 @@ def site_of(frame):
 def describe(code):
     """`name (file:line)` of a function."""
     return "%s (%s:%d)" % (code.co_name, os.path.basename(code.co_filename), code.co_firstlineno)
+
+
+def call_site(frame):
+    """``(absolute path, line)`` of the first frame of the script's own from `frame` outward, or None."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if is_script_file(filename):
+            path = filename if filename.startswith("<") else os.path.abspath(filename)
+            return path, frame.f_lineno
+        frame = frame.f_back
+    return None
