@@ -18,7 +18,9 @@ export function storedStampedLines(dbPath: string, runId: number): StampedLine[]
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const rows = db.prepare<[number], { data: Buffer }>('SELECT data FROM run_output WHERE run_id = ? ORDER BY seq').all(runId);
-    const text = Buffer.concat(rows.map((row) => row.data)).toString('latin1');
+    const stored = Buffer.concat(rows.map((row) => row.data)).toString('latin1');
+    // Only whole lines: a kill can leave the last line cut short ("… wall 17"), which would read as a stamp.
+    const text = stored.slice(0, stored.lastIndexOf('\n') + 1);
     return [...text.matchAll(STAMPED_LINE)].map((match) => ({ line: Number(match[1]), stampMs: Number(match[2]) }));
   } finally {
     db.close();
@@ -31,7 +33,8 @@ export function newestStoredStamp(dbPath: string, runId: number): number | null 
   try {
     const row = db.prepare<[number], { data: Buffer }>('SELECT data FROM run_output WHERE run_id = ? ORDER BY seq DESC LIMIT 1').get(runId);
     if (!row) return null;
-    const stamps = [...row.data.toString('latin1').matchAll(STAMPED_LINE)];
+    const text = row.data.toString('latin1');
+    const stamps = [...text.slice(0, text.lastIndexOf('\n') + 1).matchAll(STAMPED_LINE)];
     return stamps.length > 0 ? Number(stamps.at(-1)![2]) : null;
   } finally {
     db.close();

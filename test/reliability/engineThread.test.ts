@@ -19,6 +19,11 @@ import { tempCore } from '../helpers/tempCore.js';
  */
 const LONGEST_TURN_BOUND_MS = 200;
 
+/** How the server begins an answer (server.ts sends `{type, id, result}` in that order). */
+const RESULT_HEAD = /^\{"type":"result","id":(\d+),"result":\{"ok":(true|false)/u;
+/** Answers above this are read only as far as RESULT_HEAD (the test reads no value from them). */
+const FULLY_PARSED_BYTES = 16 * 1024;
+
 const harness = tempCore();
 let server: RunningServer;
 let ws: WebSocket;
@@ -37,7 +42,17 @@ beforeAll(async () => {
     socket.once('error', reject);
   });
   ws.on('message', (raw) => {
-    const message = JSON.parse(raw.toString()) as { type: string; id: number; result: { ok: boolean } };
+    // This client shares the engine's thread here, so what it does counts against the engine. A big answer (a list
+    // of 100 runs) is read only as far as its id and ok: on a loaded machine hundreds arrive in one read, and
+    // parsing them all in that turn was this client's work showing up as the engine's (300-455 ms turns).
+    const bytes = raw as Buffer;
+    const head = RESULT_HEAD.exec(bytes.subarray(0, 64).toString());
+    if (head && bytes.length > FULLY_PARSED_BYTES) {
+      answers.get(Number(head[1]))?.({ ok: head[2] === 'true' });
+      answers.delete(Number(head[1]));
+      return;
+    }
+    const message = JSON.parse(bytes.toString()) as { type: string; id: number; result: { ok: boolean } };
     if (message.type !== 'result') return;
     answers.get(message.id)?.(message.result);
     answers.delete(message.id);
@@ -99,6 +114,7 @@ describe("the engine's thread while a run is live", () => {
             .on('error', reject);
         }),
     );
+    process.stdout.write(`engine thread, longest turn: ${Math.round(longest)} ms (${expect.getState().currentTestName})\n`);
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 120_000);
 
@@ -110,6 +126,7 @@ describe("the engine's thread while a run is live", () => {
       imported = (answer.value as Run).id;
     });
     expect(harness.core.store.metrics.count(imported)).toBeGreaterThan(10_000);
+    process.stdout.write(`engine thread, longest turn: ${Math.round(longest)} ms (${expect.getState().currentTestName})\n`);
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 180_000);
 
@@ -120,6 +137,7 @@ describe("the engine's thread while a run is live", () => {
       expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
     });
     expect(harness.core.store.metrics.count(imported)).toBe(before);
+    process.stdout.write(`engine thread, longest turn: ${Math.round(longest)} ms (${expect.getState().currentTestName})\n`);
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 180_000);
 
@@ -130,6 +148,7 @@ describe("the engine's thread while a run is live", () => {
       const results = await Promise.all(Array.from({ length: 1500 }, () => call('runs.list', { limit: 500 })));
       expect(results.every((result) => result.ok)).toBe(true);
     });
+    process.stdout.write(`engine thread, longest turn: ${Math.round(longest)} ms (${expect.getState().currentTestName})\n`);
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 180_000);
 
@@ -141,6 +160,7 @@ describe("the engine's thread while a run is live", () => {
     const ended = harness.core.store.runs.get(flood.id)!;
     expect(ended.status).toBe('succeeded');
     expect(ended.summary.steps).toBe(300_000);
+    process.stdout.write(`engine thread, longest turn: ${Math.round(longest)} ms (${expect.getState().currentTestName})\n`);
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 180_000);
 });
