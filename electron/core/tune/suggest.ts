@@ -152,8 +152,14 @@ export function editCallArguments(lines: readonly string[], line: number, callee
 
 /** `DataLoader(..., num_workers=4)`: the call in one line, for the text of a suggestion. */
 function callOneLine(text: string, callee: string): string {
-  const at = text.search(new RegExp(`\\b${callee}\\s*\\(`, 'u'));
-  return text.slice(at).replace(/\s*\n\s*/gu, ' ').replace(/\(\s+/gu, '(').replace(/,\s*\)/gu, ')').trim();
+  const lines = text.split('\n');
+  const match = new RegExp(`\\b${callee}\\s*\\(`, 'u').exec(lines[0]!)!;
+  const close = closingBracket(lines, 0, match.index + match[0].length - 1)!;
+  const call = [...lines.slice(0, close.line), lines[close.line]!.slice(0, close.col + 1)].join('\n').slice(match.index);
+  const scan = scanPython(call.split('\n'));
+  // Comments inside the call dropped, its lines joined.
+  const code = call.split('\n').map((line, i) => line.slice(0, scan.codeEnd[i])).join(' ');
+  return code.replace(/\s+/gu, ' ').replace(/\(\s+/gu, '(').replace(/,\s*\)/gu, ')').trim();
 }
 
 /** The statement that holds line `line` (0-based), as a range of lines: brackets and `\` continuations followed both ways. */
