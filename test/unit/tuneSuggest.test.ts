@@ -116,6 +116,9 @@ describe('suggestChanges', () => {
     const { file, cwd, read } = script('data.py', text);
     const { suggestions } = suggestChanges([{ name: 'workers', value: '2', outcomes: [applied(file, 4)] }], cwd, read);
     expect(suggestions[0]!.text).toBe('data.py:4: DataLoader(..., num_workers=2)');
+    // Only what changes: one line added, none removed.
+    const changed = suggestions[0]!.diff!.split('\n').filter((l) => /^[-+](?![-+]{2} )/u.test(l));
+    expect(changed).toEqual(['+        num_workers=2,']);
     const after = applyPatch(cwd, suggestions[0]!.diff!, file);
     expect(after.split('\n').slice(3, 9)).toEqual(['    return torch.utils.data.DataLoader(', '        dataset,', '        batch_size=32,', '        shuffle=True,', '        num_workers=2,', '    )']);
     const compiled = spawnSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', file], { encoding: 'utf8' });

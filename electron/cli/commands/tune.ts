@@ -59,7 +59,7 @@ export function formatTuneResult(result: TuneResult): string {
   const lines = [`tune: ${result.command} (${machine}): ${result.status}`, line(header), ...rows.map(line)];
   for (const step of result.steps) {
     if (step.status === 'baseline') continue;
-    lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
+    lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
   }
   lines.push('Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a 95 % t-interval over runs (RUNS: candidate+against); kept only when faster and within the quality gate.');
   const keptList = Object.entries(result.kept).map(([k, v]) => `${k}=${v}`).join(' ');

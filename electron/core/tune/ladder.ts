@@ -137,7 +137,8 @@ export class TuneLadder {
     const keptRungs: Array<{ rung: Rung; runs: Run[] }> = [];
     let baselineDone = false;
 
-    const measure = async (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number): Promise<Measured> => {
+    /** Runs the sweep for `label` in rounds while undecided; `knob`: the knob tried, whose runs end the rounds where it did not apply. */
+    const measure = async (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number, knob: string | null = null): Promise<Measured> => {
       const out: Measured = {
         status: 'done',
         sweepIds: [],
@@ -209,6 +210,9 @@ export class TuneLadder {
             : compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect });
         out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: verdict.reason };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
+        // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
+        const state = knob === null ? null : knobRecord(out.candidate.runIds.map((id) => this.deps.getRun(id)), knob).state;
+        if (state !== null && state !== 'applied') return out;
         repeats = moreRoundsFor(verdict, Math.min(out.candidate.speeds.length, out.base.speeds.length), request.maxRepeats);
         if (repeats > 0) say(`tune: ${label}: ${verdict.verdict}, ${repeats} more run${repeats === 1 ? '' : 's'} per side`);
       }
@@ -250,7 +254,7 @@ export class TuneLadder {
         continue;
       }
       const values: KnobSettings = { ...kept, ...rung.companions };
-      const m = await measure(stepName, values, [{ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }], 1);
+      const m = await measure(stepName, values, [{ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }], 1, rung.knob);
       if (!baselineDone && m.base.row) {
         baselineDone = true;
         const base = m.base.row;
@@ -319,7 +323,7 @@ export class TuneLadder {
     result.suggestions = suggested.suggestions;
     result.patch = suggested.patch;
     const skipped = result.steps.filter((s) => s.status === 'skipped');
-    if (skipped.length > 0) result.notes.push(`not tried here: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
+    if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
     return result;
   }
 

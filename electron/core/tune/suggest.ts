@@ -192,12 +192,28 @@ function insertAfter(lines: readonly string[], line: number, added: readonly str
   return { start: line + 1, deleteCount: 0, insert: added.map((text) => indent + text) };
 }
 
+/** An edit without the lines it leaves as they were at its start and end, so a diff shows only what changes. */
+function trimmed(lines: readonly string[], edit: LineEdit): LineEdit {
+  let { start, deleteCount } = edit;
+  let insert = [...edit.insert];
+  while (deleteCount > 0 && insert.length > 0 && lines[start] === insert[0]) {
+    start++;
+    deleteCount--;
+    insert = insert.slice(1);
+  }
+  while (deleteCount > 0 && insert.length > 0 && lines[start + deleteCount - 1] === insert.at(-1)) {
+    deleteCount--;
+    insert = insert.slice(0, -1);
+  }
+  return { start, deleteCount, insert };
+}
+
 /**
  * A unified diff of `edits` to `lines` (as `git apply` and `patch -p1` take): hunks with CONTEXT_LINES of context,
  * edits whose contexts touch in one hunk. `edits` must not overlap.
  */
 export function unifiedDiff(relativePath: string, lines: readonly string[], edits: readonly LineEdit[], noNewlineAtEnd = false): string {
-  const sorted = [...edits].sort((a, b) => a.start - b.start);
+  const sorted = edits.map((edit) => trimmed(lines, edit)).sort((a, b) => a.start - b.start);
   const groups: LineEdit[][] = [];
   for (const edit of sorted) {
     const group = groups.at(-1);
