@@ -310,6 +310,7 @@ export function buildProgram(): Command {
     .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', positiveInt('--max-wait', 'seconds', '120'))
     .option('--cwd <dir>', 'working directory of the command (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--shell', 'the command is one shell script')
+    .option('--json', 'print the result as JSON')
     .argument('<command...>', 'the command after --')
     .action(async (commandArgs: string[], options: Omit<TuneCommandOptions, 'json' | 'commandArgs'> & { steps?: number }, command: Command) => {
       const global = globals(command);

@@ -37,7 +37,7 @@ function speedupText(ratio: number | null, ci95: { low: number; high: number } |
 /** The ladder's table, the total, what was not tried, and how to make each kept knob permanent. */
 export function formatTuneResult(result: TuneResult): string {
   const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
-  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, 'SPEEDUP (95 % CI)', 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'GATE', 'KEPT'];
+  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, 'SPEEDUP (95 % CI)', 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'VRAM MIB', 'GATE', 'KEPT'];
   const rows = result.steps.map((step) => {
     const t = step.throughput;
     const throughput = t.median === null ? '-' : `${figure3(t.median)}${t.ci95 ? ` (${figure3(t.ci95.low)}-${figure3(t.ci95.high)})` : ''}`;
@@ -49,6 +49,7 @@ export function formatTuneResult(result: TuneResult): string {
       step.status === 'skipped' ? '-' : step.status === 'baseline' ? String(step.n.candidate) : `${step.n.candidate}+${step.n.against}`,
       step.stepTimeMs === null ? '-' : step.stepTimeMs.toFixed(2),
       step.finalLoss === null ? '-' : step.finalLoss.toPrecision(4),
+      step.vramPeakMiB === null ? '-' : step.vramPeakMiB.toFixed(0),
       step.status === 'baseline' || step.status === 'skipped' ? '-' : step.gate,
       step.status === 'baseline' ? '-' : step.kept ? 'yes' : 'no',
     ];

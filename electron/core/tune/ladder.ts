@@ -237,6 +237,7 @@ export class TuneLadder {
         n: { candidate: m?.candidate.speeds.length ?? 0, against: m?.base.speeds.length ?? 0 },
         stepTimeMs: last?.stepTimeMs ?? null,
         finalLoss: last?.finalLoss ?? null,
+        vramPeakMiB: last?.vramPeakMiB ?? null,
         gate: gate.gate,
         gateReason: gate.reason,
         knobState: null,
@@ -271,6 +272,7 @@ export class TuneLadder {
           n: { candidate: m.base.speeds.length, against: 0 },
           stepTimeMs: base.stepTimeMs,
           finalLoss: base.finalLoss,
+          vramPeakMiB: base.vramPeakMiB,
           gate: 'n/a',
           gateReason: 'the baseline',
         });

@@ -63,6 +63,8 @@ export const tuneStep = z.object({
   n: z.object({ candidate: z.number().int(), against: z.number().int() }),
   stepTimeMs: z.number().nullable(),
   finalLoss: z.number().nullable(),
+  /** Peak GPU memory of its runs (null without a GPU). */
+  vramPeakMiB: z.number().nullable(),
   gate: z.enum(['pass', 'fail', 'n/a']),
   gateReason: z.string(),
   /** What the knob's record says it did in the runs (`applied`, `skipped`...), with where. */
