@@ -27,7 +27,10 @@ describe('decideStep', () => {
     expect(decideStep({ ...base, candidateStatus: 'oom', failure: 'CUDA out of memory' })).toEqual({ status: 'failed', kept: false, reason: 'out of memory: CUDA out of memory' });
     expect(decideStep({ ...base, candidateStatus: 'failed', failure: 'exit 1' })).toMatchObject({ status: 'failed', kept: false });
     expect(decideStep({ ...base, knobState: 'skipped', knobReason: 'no CUDA device here' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was skipped: no CUDA device here' });
-    expect(decideStep({ ...base, knobState: 'overridden', knobReason: 'the script sets num_workers=2 itself' })).toMatchObject({ status: 'rejected', kept: false });
+    expect(decideStep({ ...base, knobState: 'overridden', knobReason: 'the script calls torch.set_num_threads itself' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was overridden: the script calls torch.set_num_threads itself' });
+    expect(decideStep({ ...base, knobState: 'unused', knobReason: 'no DataLoader was made' })).toMatchObject({ status: 'skipped', kept: false });
+    expect(decideStep({ ...base, knobState: 'failed', knobReason: 'RuntimeError: ...' })).toMatchObject({ status: 'failed', kept: false });
+    expect(decideStep({ ...base, knobState: 'unknown', knobReason: null })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was not reported on by any Python process' });
   });
 
   it('keeps a faster knob of a script without a loss, saying there was no gate', () => {

@@ -70,8 +70,11 @@ export function decideStep(input: {
 }): { status: TuneStep['status']; kept: boolean; reason: string } {
   if (input.candidateStatus === 'oom') return { status: 'failed', kept: false, reason: `out of memory${input.failure ? `: ${input.failure}` : ''}` };
   if (input.candidateStatus === 'failed') return { status: 'failed', kept: false, reason: `its runs failed${input.failure ? `: ${input.failure}` : ''}` };
+  // A knob that did not act was not measured: the script does it itself (overridden), nothing reached it (unused: no
+  // DataLoader), or it cannot here (skipped); one that raised is a failure. None is a verdict on the knob.
   if (input.knobState !== null && input.knobState !== 'applied') {
-    return { status: input.knobState === 'skipped' ? 'skipped' : 'rejected', kept: false, reason: `the knob was ${input.knobState}${input.knobReason ? `: ${input.knobReason}` : ''}` };
+    const status = input.knobState === 'failed' ? 'failed' : 'skipped';
+    return { status, kept: false, reason: `the knob was ${input.knobState === 'unknown' ? 'not reported on by any Python process' : input.knobState}${input.knobReason ? `: ${input.knobReason}` : ''}` };
   }
   if (input.gate === 'fail') {
     return { status: 'rejected', kept: false, reason: `quality gate failed: ${input.gateReason}${input.verdict === 'faster' ? ' (faster, but worse)' : ''}` };
