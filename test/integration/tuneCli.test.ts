@@ -20,6 +20,20 @@ const LOADER_LINE = ORIGINAL.split('\n').findIndex((line) => line.includes('torc
 // Short runs: 40 steps of about 55 ms without workers (40 ms loading + 15 ms of "device"), 2 runs per side to start.
 const COMMAND = ['--cwd', dir, '--', TORCH_PYTHON, 'tune_mlp.py', '--steps', '40'];
 const FLAGS = ['--no-wait-idle', '--steps', '40', '--repeats', '2', '--max-repeats', '3'];
+/** float32 over bfloat16 time of the hidden layer's matmul (64 x 512 by 512 x 512), best of 5 each. */
+const BF16_PROBE = [
+  'import time, torch',
+  'a, w = torch.randn(64, 512), torch.randn(512, 512)',
+  'def best(f):',
+  '    times = []',
+  '    for _ in range(5):',
+  '        t = time.perf_counter(); f(); times.append(time.perf_counter() - t)',
+  '    return min(times)',
+  'def bf16():',
+  '    with torch.autocast("cpu", dtype=torch.bfloat16):',
+  '        a @ w',
+  'print(round(best(lambda: a @ w) / best(bf16), 1))',
+].join('\n');
 
 describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
   let result: TuneResult;
@@ -88,6 +102,38 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(text).toContain('+compile=on: skipped: torch 1.');
     expect(text).toContain('nothing kept: none of the knobs tried made this script faster here');
   });
+
+  it('keeps two knobs where both help, measures them together against the baseline, and patches both places', (context) => {
+    // The premise: bfloat16 matmuls much faster than float32 ones here (AMX under a torch with a generic BLAS, as Debian's).
+    const probe = spawnSync(TORCH_PYTHON, ['-c', BF16_PROBE], { encoding: 'utf8', timeout: 60_000 });
+    const ratio = Number(probe.stdout.trim());
+    if (!(ratio > 4)) context.skip(`float32 matmuls are not much slower than bfloat16 ones on this machine (${probe.stdout.trim() || probe.stderr.trim()}x): autocast would not help`);
+    const json = runCli(['--db', db, '--json', 'tune', ...FLAGS, '--only', 'workers,autocast', '--cwd', dir, '--', TORCH_PYTHON, 'tune_mlp.py', '--steps', '40', '--hidden', '512'], { cwd: dir, timeoutMs: 300_000 });
+    expect(json.status, json.stderr).toBe(0);
+    const both = tuneResult.parse(JSON.parse(json.stdout));
+    expect(both.steps.map((s) => [s.name, s.status])).toEqual([['baseline', 'baseline'], ['+workers=4', 'kept'], ['+autocast=bf16', 'kept']]);
+    expect(both.steps[2]!.against).toBe('+workers=4 +persistentWorkers=on');
+    expect(both.kept).toEqual({ workers: '4', persistentWorkers: 'on', autocast: 'bf16' });
+    // Measured in a sweep of its own (baseline, +workers, +workers+autocast), never the steps' speedups multiplied.
+    const stepSweeps = both.steps.flatMap((s) => s.sweepIds);
+    expect(both.total!.sweepIds.length).toBeGreaterThan(0);
+    expect(both.total!.sweepIds.every((id) => !stepSweeps.includes(id))).toBe(true);
+    expect(both.total!.measuredBy).toMatch(/^a sweep of the baseline, each kept knob added in turn/u);
+    expect(both.total!.verdict).toBe('faster');
+    const modelLine = ORIGINAL.split('\n').findIndex((line) => line.includes('mse_loss(model(x), y)')) + 1;
+    expect(both.suggestions.map((s) => s.text.split(' (')[0])).toEqual([
+      `tune_mlp.py:${LOADER_LINE}: DataLoader(..., num_workers=4, persistent_workers=True)`,
+      `tune_mlp.py:${modelLine}: with torch.autocast("cpu", dtype=torch.bfloat16): around the forward`,
+    ]);
+    const patched = spawnSync('patch', ['-p1', '--no-backup-if-mismatch'], { cwd: dir, input: both.patch!, encoding: 'utf8' });
+    expect(patched.status, patched.stdout + patched.stderr).toBe(0);
+    const after = fs.readFileSync(SCRIPT, 'utf8').split('\n');
+    // Two lines added in the call, the model's statement one line longer under the with.
+    expect(after.slice(modelLine + 1, modelLine + 3)).toEqual(['        with torch.autocast("cpu", dtype=torch.bfloat16):', '            loss = nn.functional.mse_loss(model(x), y)']);
+    const parsed = spawnSync(TORCH_PYTHON, ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', SCRIPT], { encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
+    fs.writeFileSync(SCRIPT, ORIGINAL);
+  }, 320_000);
 
   it('refuses a step it does not know, and the threads step without a count, before anything runs', () => {
     const unknown = runCli(['--db', db, 'tune', '--only', 'workers,amp', '--', TORCH_PYTHON, 'tune_mlp.py'], { cwd: dir });
