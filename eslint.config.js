@@ -39,6 +39,8 @@ const CORE_LAYERS = {
   compare: [...RUNS, 'export'],
   experiments: [...RUNS, 'gpu-control'],
   publish: [...RUNS, 'compare'],
+  // The knobs' ladder: sweeps (experiments) judged by compare's verdict and gate.
+  tune: [...RUNS, 'compare', 'experiments'],
   workloads: [],
 };
 

@@ -15,6 +15,7 @@ import { importCommand, reparseCommand } from './commands/ingest.js';
 import { addWorkload, editWorkload, formatWorkloads, removeWorkload, type WorkloadOptions } from './commands/workloads.js';
 import { stepsCommand, type StepFlags } from './commands/steps.js';
 import { findBatchCommand, sweepCommand, type SweepCommandOptions } from './commands/sweep.js';
+import { tuneCommand, type TuneCommandOptions } from './commands/tune.js';
 import { compareCommand, type CompareCommandOptions } from './commands/compare.js';
 import { importMlflowCommand, publishCommand, type PublishCommandOptions } from './commands/mlflow.js';
 import { profileCommand, profileSettings, type ProfileCommandOptions } from './commands/profile.js';
@@ -37,7 +38,7 @@ interface GlobalOptions {
 }
 
 /** Commands that record something, so a database named for them may be new; every other command only reads one. */
-const RECORDING_COMMANDS: ReadonlySet<string> = new Set(['run', 'sweep', 'find-batch', 'import', 'serve', 'gpu', 'workloads add', 'workloads edit', 'workloads rm']);
+const RECORDING_COMMANDS: ReadonlySet<string> = new Set(['run', 'sweep', 'find-batch', 'tune', 'import', 'serve', 'gpu', 'workloads add', 'workloads edit', 'workloads rm']);
 
 function recordsSomething(words: string): boolean {
   return RECORDING_COMMANDS.has(words) || (RECORDING_COMMANDS.has(words.split(' ')[0] ?? '') && !words.startsWith('workloads'));
@@ -291,6 +292,31 @@ export function buildProgram(): Command {
     const global = globals(command);
     await withCore(global, (core) => sweepCommand(core, { ...options, commandArgs, json: global.json === true }), options.gpu);
   });
+
+  program
+    .command('tune')
+    .description('try the standard speed-ups on an unmodified script, one at a time, keeping those that are faster and within the quality gate; prints the change that makes each kept one permanent')
+    .option('--only <steps>', 'the ladder, in order (default workers,autocast,tf32,cudnnBenchmark,compile; threads needs --threads)')
+    .option('--workers <n>', 'DataLoader workers tried (default 4)', positiveInt('--workers', 'workers', '4'))
+    .addOption(new Option('--autocast <dtype>', 'autocast dtype tried (default bf16)').choices(['bf16', 'fp16']))
+    .option('--threads <n>', 'torch.set_num_threads for the threads step', positiveInt('--threads', 'threads', '2'))
+    .option('--max-steps <n>', 'stop each run after this many steps (default 30 unless --timeout)', positiveInt('--max-steps', 'steps', '30'))
+    .option('--steps <n>', 'the same as --max-steps', positiveInt('--steps', 'steps', '30'))
+    .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout', 'seconds', '60'))
+    .option('--repeats <n>', "runs per side in a step's first round (default 2)", positiveInt('--repeats', 'runs', '2'))
+    .option('--max-repeats <n>', 'the most runs per side a step takes while its verdict is undecided (default 4)', positiveInt('--max-repeats', 'runs', '4'))
+    .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
+    .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
+    .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', positiveInt('--max-wait', 'seconds', '120'))
+    .option('--cwd <dir>', 'working directory of the command (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
+    .option('--shell', 'the command is one shell script')
+    .option('--json', 'print the result as JSON')
+    .argument('<command...>', 'the command after --')
+    .action(async (commandArgs: string[], options: Omit<TuneCommandOptions, 'json' | 'commandArgs'> & { steps?: number }, command: Command) => {
+      const global = globals(command);
+      const { steps, ...rest } = options;
+      await withCore(global, (core) => tuneCommand(core, { ...rest, maxSteps: options.maxSteps ?? steps, commandArgs, json: global.json === true }));
+    });
 
   program
     .command('find-batch')

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, Workload } from '../shared/api.js';
-import { ApiFailure } from '../shared/api.js';
+import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, TuneRequest, TuneResult, Workload } from '../shared/api.js';
+import { ApiFailure, compareRequest, sweepRequest } from '../shared/api.js';
+import { TuneError, TuneLadder } from './tune/ladder.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
@@ -90,6 +91,8 @@ export interface Core {
   startRun(request: StartRequest & GpuStartOptions): Promise<Run>;
   /** A sweep's record once it has ended (done, cancelled or failed). */
   waitForSweepEnd(id: number): Promise<Sweep>;
+  /** `tune.run` with a line of progress at each step for `say` (the CLI's stderr). */
+  tune(request: TuneRequest, say?: (line: string) => void): Promise<TuneResult>;
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
   /**
@@ -457,6 +460,28 @@ export function createCore(options: CoreOptions): EngineCore {
     return annotated;
   };
 
+  const tuneLadder = new TuneLadder({
+    startSweep: (request) => sweeps.start(sweepRequest.parse(request)),
+    waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    compare: (request) => compare.compare(compareRequest.parse(request)),
+    getRun: (id) => requireRun(id),
+    readFile: (file) => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  const tune = async (request: TuneRequest, say?: (line: string) => void): Promise<TuneResult> => {
+    try {
+      return await tuneLadder.run(request, say);
+    } catch (error) {
+      if (error instanceof TuneError) throw new ApiFailure('invalid_input', error.message);
+      throw error;
+    }
+  };
+
   const handlers: ApiHandlers = {
     'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}`, cwd: startedIn }),
     'workloads.list': () => store.workloads.list(),
@@ -674,6 +699,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'git.resolve': ({ cwd, revision }) => gitAnswer(() => resolveTyped(cwd, revision, childEnv)),
     'git.diff': ({ cwd, from, to }) => gitAnswer(() => revisionDiff(cwd, from, to, childEnv)),
     'compare.runs': (input) => compare.compare(input),
+    'tune.run': (input) => tune(input),
     'compare.export': ({ format, ...input }) => compare.export(input, format),
     'compare.series': ({ runIds }) => compare.series(runIds),
     'runs.annotate': ({ id, notes, tags }) => {
@@ -720,6 +746,7 @@ export function createCore(options: CoreOptions): EngineCore {
     startRun,
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    tune,
     unstoredEndings: () => runner.retryHeldWrites(),
     async writeRunLog(id, format, sink) {
       try {

@@ -8,4 +8,5 @@ export * from './api/sweeps.js';
 export * from './api/gpu.js';
 export * from './api/git.js';
 export * from './api/mlflow.js';
+export * from './api/tune.js';
 export * from './api/contract.js';

@@ -378,7 +378,7 @@ function identicalCopies(group: Group): boolean {
 }
 
 /** A row's throughput: the geometric mean of its runs' values, with the 95 % t-interval of it from two runs on. */
-function rowThroughput(values: readonly number[]): { median: number | null; ci95: { low: number; high: number } | null } {
+export function rowThroughput(values: readonly number[]): { median: number | null; ci95: { low: number; high: number } | null } {
   if (values.length === 0) return { median: null, ci95: null };
   const logs = values.map(Math.log);
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;

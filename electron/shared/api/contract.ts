@@ -7,6 +7,7 @@ import { gpuMethods } from './gpu.js';
 import { mlflowMethods, publication } from './mlflow.js';
 import { gpuTelemetryPoint, hostTelemetryPoint, metricPoint, run, runMethods } from './runs.js';
 import { sweep, sweepMethods } from './sweeps.js';
+import { tuneMethods } from './tune.js';
 import { workload, workloadMethods } from './workloads.js';
 
 /** The app itself: `app.*`. */
@@ -34,6 +35,7 @@ export const methods = {
   ...compareMethods,
   ...gitMethods,
   ...mlflowMethods,
+  ...tuneMethods,
 } as const;
 
 /** Every event the engine pushes to the faces: `domain.onEvent`. */

@@ -18,6 +18,7 @@ import { RunFingerprint } from './RunFingerprint.js';
 import { RunAnnotations } from './RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
 import { RunKnobs } from './RunKnobs.js';
+import { RunTune } from './RunTune.js';
 import { NoMetricsNotice, ReparseButton, useReparse } from './RunParsing.js';
 import { RunCode } from './RunCode.js';
 import { sweepPlace } from './runLabel.js';
@@ -178,6 +179,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />
         <RunKnobs run={run} />
+        <RunTune key={`tune ${run.id}`} run={run} />
         <RunAnnotations key={run.id} run={run} />
       </header>
       <RunCharts runId={run.id} running={running} tokensPerStep={run.summary.tokensPerStep ?? run.unitsPerStep?.tokens ?? null} />

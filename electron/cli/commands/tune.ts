@@ -1,0 +1,130 @@
+// `tuning-bench tune -- CMD`: the knobs' ladder on an unmodified script; progress on stderr, the table, the total and the changes to make on stdout (--json: one object).
+import type { Core } from '../../core/createCore.js';
+import type { MethodInput, TuneResult, TuneStepName } from '../../shared/api.js';
+import { tuneRequest, TUNE_STEPS } from '../../shared/api.js';
+import { UsageError } from '../errors.js';
+import { contractClient } from '../contract.js';
+import { StopSignals } from '../stopSignals.js';
+
+export interface TuneCommandOptions {
+  commandArgs: string[];
+  cwd?: string;
+  shell?: boolean;
+  only?: string;
+  workers?: number;
+  autocast?: string;
+  threads?: number;
+  maxSteps?: number;
+  timeout?: number;
+  repeats?: number;
+  maxRepeats?: number;
+  minEffect?: number;
+  waitIdle: boolean;
+  maxWait?: number;
+  json: boolean;
+}
+
+/** Three significant figures, trailing zeros kept: 1.16, 0.845, 1.50. */
+function figure3(value: number): string {
+  return value.toLocaleString('en-US', { minimumSignificantDigits: 3, maximumSignificantDigits: 3, useGrouping: false });
+}
+
+function speedupText(ratio: number | null, ci95: { low: number; high: number } | null): string {
+  if (ratio === null) return '-';
+  return `${figure3(ratio)}x${ci95 ? ` (${figure3(ci95.low)}-${figure3(ci95.high)})` : ''}`;
+}
+
+/** The ladder's table, the total, what was not tried, and how to make each kept knob permanent. */
+export function formatTuneResult(result: TuneResult): string {
+  const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
+  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, 'SPEEDUP (95 % CI)', 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'VRAM MIB', 'GATE', 'KEPT'];
+  const rows = result.steps.map((step) => {
+    const t = step.throughput;
+    const throughput = t.median === null ? '-' : `${figure3(t.median)}${t.ci95 ? ` (${figure3(t.ci95.low)}-${figure3(t.ci95.high)})` : ''}`;
+    return [
+      step.name,
+      throughput,
+      step.status === 'skipped' ? '-' : speedupText(step.speedup.ratio, step.speedup.ci95),
+      step.status === 'skipped' ? 'skipped' : step.speedup.verdict,
+      step.status === 'skipped' ? '-' : step.status === 'baseline' ? String(step.n.candidate) : `${step.n.candidate}+${step.n.against}`,
+      step.stepTimeMs === null ? '-' : step.stepTimeMs.toFixed(2),
+      step.finalLoss === null ? '-' : step.finalLoss.toPrecision(4),
+      step.vramPeakMiB === null ? '-' : step.vramPeakMiB.toFixed(0),
+      step.status === 'baseline' || step.status === 'skipped' ? '-' : step.gate,
+      step.status === 'baseline' ? '-' : step.kept ? 'yes' : 'no',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const machine = `torch ${result.machine.torch ?? 'not seen'}, ${result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}`;
+  const lines = [`tune: ${result.command} (${machine}): ${result.status}`, line(header), ...rows.map(line)];
+  for (const step of result.steps) {
+    if (step.status === 'baseline') continue;
+    lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
+  }
+  lines.push('Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a 95 % t-interval over runs (RUNS: candidate+against); kept only when faster and within the quality gate.');
+  const keptList = Object.entries(result.kept).map(([k, v]) => `${k}=${v}`).join(' ');
+  if (result.total) {
+    lines.push(`Total: ${keptList}: ${speedupText(result.total.ratio, result.total.ci95)} against the baseline, ${result.total.verdict} (${result.total.measuredBy}; sweep${result.total.sweepIds.length === 1 ? '' : 's'} ${result.total.sweepIds.join(', ')})`);
+  }
+  for (const note of result.notes) lines.push(note);
+  if (result.suggestions.length > 0) {
+    lines.push('', 'To make it permanent:');
+    for (const s of result.suggestions) lines.push(`  ${s.text}`);
+    if (result.patch) lines.push('', `As a patch (in ${result.cwd}: git apply, or patch -p1 <):`, '', result.patch.trimEnd());
+  }
+  if (result.error) lines.push(`error: ${result.error}`);
+  return lines.join('\n');
+}
+
+export async function tuneCommand(core: Core, options: TuneCommandOptions): Promise<void> {
+  const typed = options.commandArgs;
+  if (typed.length === 0) throw new UsageError('tune needs a command after --: `tuning-bench tune -- python train.py`');
+  const steps = options.only === undefined ? undefined : options.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const step of steps ?? []) {
+    if (!(TUNE_STEPS as readonly string[]).includes(step)) throw new UsageError(`--only ${step}: no such step; the steps are ${TUNE_STEPS.join(', ')}`);
+  }
+  const candidate = {
+    command: { template: options.shell ? [typed.join(' ')] : typed, mode: options.shell ? 'shell' : 'argv', cwd: options.cwd ?? process.cwd() },
+    ...(steps === undefined ? {} : { steps: steps as TuneStepName[] }),
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
+    ...(options.autocast === undefined ? {} : { autocast: options.autocast }),
+    ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.timeout === undefined ? {} : { timeoutSeconds: options.timeout }),
+    ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
+    ...(options.maxRepeats === undefined ? {} : { maxRepeats: options.maxRepeats }),
+    ...(options.minEffect === undefined ? {} : { minEffect: options.minEffect }),
+    waitForIdle: options.waitIdle,
+    ...(options.maxWait === undefined ? {} : { maxWaitSeconds: options.maxWait }),
+  };
+  const parsed = tuneRequest.safeParse(candidate);
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  if (parsed.data.repeats > parsed.data.maxRepeats) throw new UsageError(`--repeats ${parsed.data.repeats} is more than --max-repeats ${parsed.data.maxRepeats}`);
+  if (parsed.data.steps.includes('threads') && parsed.data.threads === undefined) throw new UsageError('the threads step needs a count: --threads N');
+  const input = candidate as MethodInput<'tune.run'>;
+
+  const stops = new StopSignals();
+  // The step's sweep under way: Ctrl-C cancels it, and the ladder ends there with what it measured.
+  let current: number | null = null;
+  let lastProgress = '';
+  const subscription = core.subscribe((event, payload) => {
+    if (event !== 'sweeps.onDidChange' || !payload.name.startsWith('tune: ')) return;
+    current = payload.endedAt === null ? payload.id : null;
+    const text = `  sweep ${payload.id}: ${payload.progress.done}/${payload.progress.total} runs${payload.progress.current ? `, running ${payload.progress.current}` : ''}${payload.progress.waiting ? `, ${payload.progress.waiting}` : ''}`;
+    if (text !== lastProgress) process.stderr.write(`${text}\n`);
+    lastProgress = text;
+  });
+  stops.onStop(() => {
+    process.stderr.write('\ncancelling the tune (the current run is stopped)...\n');
+    if (current !== null) void contractClient(core)['sweeps.control']({ id: current, action: 'cancel' }).catch(() => undefined);
+  });
+  try {
+    const result = await core.tune(tuneRequest.parse(input), (line) => process.stderr.write(`${line}\n`));
+    process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatTuneResult(result)}\n`);
+    if (result.status !== 'succeeded') process.exitCode = 1;
+  } finally {
+    subscription.unsubscribe();
+    stops.dispose();
+  }
+}

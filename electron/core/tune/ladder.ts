@@ -1,0 +1,381 @@
+// `tune`: the knobs' ladder on an unmodified script. Each step is a sweep of the best so far against it plus one knob
+// (repeats interleaved by the sweep queue), judged by compare's verdict and quality gate, with more rounds while the
+// verdict is undecided; a knob is kept only when faster and within the gate, so each step builds on what helped.
+import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, TuneStep, TuneStepName } from '../../shared/api.js';
+import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
+import { compareSpeeds, type RunSpeed } from '../compare/verdict.js';
+import { rowThroughput } from '../compare/compare.js';
+import { suggestChanges, type KeptKnob } from './suggest.js';
+import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
+
+/** What the ladder needs of the engine (createCore gives the sweep queue, compare and the run store). */
+export interface TuneDeps {
+  startSweep(request: Record<string, unknown>): Promise<Sweep>;
+  waitForSweepEnd(id: number): Promise<Sweep>;
+  compare(request: Record<string, unknown>): Comparison;
+  getRun(id: number): Run;
+  readFile(file: string): string | null;
+}
+
+/** One rung: the knob it adds and the knobs set beside it that only act with it (persistent workers need workers). */
+interface Rung {
+  name: TuneStepName;
+  knob: string;
+  value: string;
+  companions: KnobSettings;
+}
+
+const UNDECIDED = new Set(['inconclusive', 'repeat to decide']);
+
+/** The ladder's rungs for a request, in its order. */
+export function ladderRungs(request: Pick<TuneRequest, 'steps' | 'workers' | 'autocast' | 'threads'>): Rung[] {
+  return request.steps.map((name): Rung => {
+    switch (name) {
+      case 'workers':
+        // Persistent workers act only where a loader has workers: set on both sides, they change only the candidate.
+        return { name, knob: 'workers', value: String(request.workers), companions: { persistentWorkers: 'on' } };
+      case 'autocast':
+        return { name, knob: 'autocast', value: request.autocast, companions: {} };
+      case 'threads':
+        if (request.threads === undefined) throw new TuneError('the threads step needs a count: --threads N');
+        return { name, knob: 'threads', value: String(request.threads), companions: {} };
+      default:
+        return { name, knob: name, value: 'on', companions: {} };
+    }
+  });
+}
+
+export class TuneError extends Error {}
+
+/** Why a rung cannot apply on this machine and torch, or null when it may (the run's own record has the last word). */
+export function rungSkipReason(rung: Rung, machine: { torch: string | null; cuda: boolean | null }): string | null {
+  const spec = KNOBS.find((k) => k.name === rung.knob);
+  if (spec?.cudaOnly && machine.cuda === false) return `no CUDA device here: ${rung.knob} acts on NVIDIA GPUs only`;
+  if (rung.knob === 'autocast' && rung.value === 'fp16' && machine.cuda === false) return 'fp16 autocast needs CUDA (on the CPU torch takes bf16: --autocast bf16)';
+  const major = machine.torch === null ? null : Number(/^(\d+)/u.exec(machine.torch)?.[1]);
+  if (rung.knob === 'compile' && major !== null && major < 2) return `torch ${machine.torch} has no torch.compile (2.0 and newer)`;
+  return null;
+}
+
+/** What a step decides, from its verdict, gate, the knob's record and how its runs ended. */
+export function decideStep(input: {
+  verdict: string;
+  verdictReason: string | null;
+  gate: 'pass' | 'fail' | 'n/a';
+  gateReason: string;
+  knobState: string | null;
+  knobReason: string | null;
+  candidateStatus: string;
+  failure: string | null;
+}): { status: TuneStep['status']; kept: boolean; reason: string } {
+  if (input.candidateStatus === 'oom') return { status: 'failed', kept: false, reason: `out of memory${input.failure ? `: ${input.failure}` : ''}` };
+  if (input.candidateStatus === 'failed') return { status: 'failed', kept: false, reason: `its runs failed${input.failure ? `: ${input.failure}` : ''}` };
+  // A knob that did not act was not measured: the script does it itself (overridden), nothing reached it (unused: no
+  // DataLoader), or it cannot here (skipped); one that raised is a failure. None is a verdict on the knob.
+  if (input.knobState !== null && input.knobState !== 'applied') {
+    const status = input.knobState === 'failed' ? 'failed' : 'skipped';
+    return { status, kept: false, reason: `the knob was ${input.knobState === 'unknown' ? 'not reported on by any Python process' : input.knobState}${input.knobReason ? `: ${input.knobReason}` : ''}` };
+  }
+  if (input.gate === 'fail') {
+    return { status: 'rejected', kept: false, reason: `quality gate failed: ${input.gateReason}${input.verdict === 'faster' ? ' (faster, but worse)' : ''}` };
+  }
+  if (input.verdict === 'faster') {
+    return { status: 'kept', kept: true, reason: `faster: ${input.verdictReason ?? ''}${input.gate === 'n/a' ? `; no quality gate (${input.gateReason})` : ''}`.trim() };
+  }
+  const why = UNDECIDED.has(input.verdict) ? `not shown faster within the repeat budget (${input.verdict})` : input.verdict === 'unknown' ? 'no speedup could be measured' : input.verdict;
+  return { status: 'rejected', kept: false, reason: `${why}${input.verdictReason ? `: ${input.verdictReason}` : ''}` };
+}
+
+/** The gate over the candidate's rows of several sweeps: one failure fails it. */
+export function poolGate(rows: readonly Pick<ComparisonRow, 'gate' | 'gateReason'>[]): { gate: 'pass' | 'fail' | 'n/a'; reason: string } {
+  const failed = rows.find((r) => r.gate === 'fail');
+  if (failed) return { gate: 'fail', reason: failed.gateReason };
+  const passed = rows.filter((r) => r.gate === 'pass');
+  if (passed.length > 0) return { gate: 'pass', reason: passed.at(-1)!.gateReason };
+  return { gate: 'n/a', reason: rows.at(-1)?.gateReason ?? 'nothing to compare' };
+}
+
+/** More runs are worth it while the verdict is undecided, the candidate's runs measured something, and the budget allows. */
+export function moreRoundsFor(verdict: { verdict: string; moreRepeats: number | null }, runsPerSide: number, maxRepeats: number): number {
+  if (!UNDECIDED.has(verdict.verdict) || runsPerSide >= maxRepeats) return 0;
+  return Math.min(maxRepeats - runsPerSide, Math.max(1, verdict.moreRepeats ?? 1));
+}
+
+interface Measured {
+  status: 'done' | 'cancelled' | 'failed';
+  sweepIds: number[];
+  base: { row: ComparisonRow | null; runIds: number[]; speeds: RunSpeed[] };
+  candidate: { rows: ComparisonRow[]; runIds: number[]; speeds: RunSpeed[]; configStatus: string; failure: string | null };
+  verdict: { verdict: string; ratio: number | null; ci95: { low: number; high: number } | null; reason: string | null };
+  unit: string | null;
+  error: string | null;
+}
+
+function speedsOf(row: ComparisonRow | undefined): RunSpeed[] {
+  return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null }]));
+}
+
+export class TuneLadder {
+  constructor(private readonly deps: TuneDeps) {}
+
+  /** Runs the ladder; `say` gets a line of progress for a person at each step (the CLI prints them on stderr). */
+  async run(request: TuneRequest, say: (line: string) => void = () => undefined): Promise<TuneResult> {
+    const rungs = ladderRungs(request);
+    const maxSteps = request.maxSteps ?? (request.timeoutSeconds === undefined ? DEFAULT_TUNE_MAX_STEPS : undefined);
+    const commandText = request.command.template.join(' ');
+    const result: TuneResult = {
+      status: 'succeeded',
+      command: commandText,
+      cwd: request.command.cwd,
+      steps: [],
+      kept: {},
+      total: null,
+      suggestions: [],
+      patch: null,
+      machine: { torch: null, cuda: null },
+      notes: [],
+      error: null,
+    };
+    const kept: KnobSettings = {};
+    const keptRungs: Array<{ rung: Rung; runs: Run[] }> = [];
+    let baselineDone = false;
+
+    /** Runs the sweep for `label` in rounds while undecided; `knob`: the knob tried, whose runs end the rounds where it did not apply. */
+    const measure = async (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number, knob: string | null = null): Promise<Measured> => {
+      const out: Measured = {
+        status: 'done',
+        sweepIds: [],
+        base: { row: null, runIds: [], speeds: [] },
+        candidate: { rows: [], runIds: [], speeds: [], configStatus: 'pending', failure: null },
+        verdict: { verdict: 'unknown', ratio: null, ci95: null, reason: null },
+        unit: null,
+        error: null,
+      };
+      let repeats = request.repeats;
+      while (repeats > 0) {
+        const started = await this.deps.startSweep({
+          command: request.command,
+          name: `tune: ${label}`,
+          values: knobsAsConfig(values),
+          vary,
+          plan: 'ladder',
+          repeats,
+          ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(request.timeoutSeconds === undefined ? {} : { timeoutSeconds: request.timeoutSeconds }),
+          minEffect: request.minEffect,
+          waitForIdle: request.waitForIdle,
+          maxWaitSeconds: request.maxWaitSeconds,
+        });
+        out.sweepIds.push(started.id);
+        say(`tune: ${label}: sweep ${started.id}, ${repeats} run${repeats === 1 ? '' : 's'} per side`);
+        const ended = await this.deps.waitForSweepEnd(started.id);
+        const candidateConfig = ended.configs[candidateIndex];
+        const baseConfig = ended.configs[0];
+        out.candidate.configStatus = candidateConfig?.status ?? 'pending';
+        out.candidate.failure = candidateConfig?.failure?.reason ?? null;
+        if (ended.status === 'cancelled' || ended.status === 'interrupted') {
+          out.status = 'cancelled';
+          return out;
+        }
+        if (baseConfig && (baseConfig.status === 'failed' || baseConfig.status === 'oom') && baseConfig.runIds.length > 0 && !baselineDone && candidateIndex === 1) {
+          out.status = 'failed';
+          out.error = `the baseline's runs failed${baseConfig.failure ? `: ${baseConfig.failure.reason}` : ''}`;
+          return out;
+        }
+        let comparison: Comparison;
+        try {
+          comparison = this.deps.compare({ sweepIds: [ended.id], runIds: [], groupBy: 'config', gate: request.gate, minEffect: request.minEffect });
+        } catch (error) {
+          out.error = error instanceof Error ? error.message : String(error);
+          return out;
+        }
+        const baseRow = comparison.rows.find((r) => r.configIndex === 0);
+        const candidateRow = comparison.rows.find((r) => r.configIndex === candidateIndex);
+        if (!baseRow || !candidateRow) return out;
+        // Rows of different sweeps pool only in one unit (the same command gives the same one).
+        if (out.unit !== null && candidateRow.throughput.unit !== out.unit) {
+          out.base = { row: baseRow, runIds: [], speeds: [] };
+          out.candidate.rows = [];
+          out.candidate.runIds = [];
+          out.candidate.speeds = [];
+        }
+        out.unit = candidateRow.throughput.unit;
+        out.base.row = baseRow;
+        out.base.runIds.push(...baseRow.runIds);
+        out.base.speeds.push(...speedsOf(baseRow));
+        out.candidate.rows.push(candidateRow);
+        out.candidate.runIds.push(...candidateRow.runIds);
+        out.candidate.speeds.push(...speedsOf(candidateRow));
+        // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
+        const verdict =
+          out.sweepIds.length === 1
+            ? { verdict: candidateRow.speedup.verdict, ratio: candidateRow.speedup.ratio, ci95: candidateRow.speedup.ci95, reason: candidateRow.speedup.reason, moreRepeats: candidateRow.speedup.moreRepeats }
+            : compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect });
+        out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: verdict.reason };
+        if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
+        // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
+        const state = knob === null ? null : knobRecord(out.candidate.runIds.map((id) => this.deps.getRun(id)), knob).state;
+        if (state !== null && state !== 'applied') return out;
+        repeats = moreRoundsFor(verdict, Math.min(out.candidate.speeds.length, out.base.speeds.length), request.maxRepeats);
+        if (repeats > 0) say(`tune: ${label}: ${verdict.verdict}, ${repeats} more run${repeats === 1 ? '' : 's'} per side`);
+      }
+      return out;
+    };
+
+    const stepRow = (name: string, knobs: KnobSettings, m: Measured | null, extra: Partial<TuneStep>): TuneStep => {
+      const rows = m?.candidate.rows ?? [];
+      const last = rows.at(-1);
+      const gate = poolGate(rows);
+      const throughput = rowThroughput(m?.candidate.speeds.map((s) => s.throughput) ?? []);
+      return {
+        name,
+        knobs,
+        status: 'rejected',
+        reason: '',
+        against: Object.keys(kept).length === 0 ? 'baseline' : `+${Object.entries(kept).map(([k, v]) => `${k}=${v}`).join(' +')}`,
+        sweepIds: m?.sweepIds ?? [],
+        runIds: m?.candidate.runIds ?? [],
+        throughput: { median: throughput.median, ci95: throughput.ci95, unit: m?.unit ?? null },
+        speedup: { ratio: m?.verdict.ratio ?? null, ci95: m?.verdict.ci95 ?? null, verdict: m?.verdict.verdict ?? '-', reason: m?.verdict.reason ?? null },
+        n: { candidate: m?.candidate.speeds.length ?? 0, against: m?.base.speeds.length ?? 0 },
+        stepTimeMs: last?.stepTimeMs ?? null,
+        finalLoss: last?.finalLoss ?? null,
+        vramPeakMiB: last?.vramPeakMiB ?? null,
+        gate: gate.gate,
+        gateReason: gate.reason,
+        knobState: null,
+        kept: false,
+        ...extra,
+      };
+    };
+
+    for (const rung of rungs) {
+      const stepName = `+${rung.knob}=${rung.value}`;
+      const skip = rungSkipReason(rung, result.machine);
+      if (skip !== null) {
+        result.steps.push(stepRow(stepName, { [rung.knob]: rung.value }, null, { status: 'skipped', reason: skip, speedup: { ratio: null, ci95: null, verdict: '-', reason: null } }));
+        say(`tune: ${stepName} skipped: ${skip}`);
+        continue;
+      }
+      const values: KnobSettings = { ...kept, ...rung.companions };
+      const m = await measure(stepName, values, [{ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }], 1, rung.knob);
+      if (!baselineDone && m.base.row) {
+        baselineDone = true;
+        const base = m.base.row;
+        const throughput = rowThroughput(m.base.speeds.map((s) => s.throughput));
+        result.steps.push({
+          ...stepRow('baseline', {}, null, {}),
+          status: 'baseline',
+          reason: 'the script as it is',
+          against: '-',
+          sweepIds: [...m.sweepIds],
+          runIds: m.base.runIds,
+          throughput: { median: throughput.median, ci95: throughput.ci95, unit: m.unit },
+          speedup: { ratio: 1, ci95: null, verdict: 'baseline', reason: null },
+          n: { candidate: m.base.speeds.length, against: 0 },
+          stepTimeMs: base.stepTimeMs,
+          finalLoss: base.finalLoss,
+          vramPeakMiB: base.vramPeakMiB,
+          gate: 'n/a',
+          gateReason: 'the baseline',
+        });
+      }
+      if (m.status === 'failed') {
+        result.status = 'failed';
+        result.error = m.error;
+        break;
+      }
+      const candidateRuns = m.candidate.runIds.map((id) => this.deps.getRun(id));
+      this.learnMachine(result, candidateRuns);
+      if (m.status === 'cancelled') {
+        result.status = 'cancelled';
+        result.steps.push(stepRow(stepName, { [rung.knob]: rung.value, ...rung.companions }, m, { status: 'cancelled', reason: 'cancelled' }));
+        break;
+      }
+      const knob = knobRecord(candidateRuns, rung.knob);
+      const decided = decideStep({
+        verdict: m.verdict.verdict,
+        verdictReason: m.verdict.reason,
+        ...poolGate(m.candidate.rows),
+        gateReason: poolGate(m.candidate.rows).reason,
+        knobState: knob.state,
+        knobReason: knob.reason,
+        candidateStatus: m.candidate.configStatus,
+        failure: m.candidate.failure ?? m.error,
+      });
+      const step = stepRow(stepName, { [rung.knob]: rung.value, ...rung.companions }, m, { ...decided, knobState: knob.text });
+      result.steps.push(step);
+      say(`tune: ${stepName}: ${decided.status} (${decided.reason})`);
+      if (decided.kept) {
+        kept[rung.knob] = rung.value;
+        // A companion stays only where it applied (persistent workers with the workers just kept).
+        for (const [name, value] of Object.entries(rung.companions)) if (knobRecord(candidateRuns, name).state === 'applied') kept[name] = value;
+        keptRungs.push({ rung, runs: candidateRuns });
+      }
+    }
+    result.kept = { ...kept };
+    if (result.status !== 'succeeded') return result;
+
+    await this.measureTotal(result, keptRungs, measure);
+    const keptKnobs: KeptKnob[] = [];
+    for (const { rung, runs } of keptRungs) {
+      for (const name of [rung.knob, ...Object.keys(rung.companions)]) {
+        if (kept[name] === undefined) continue;
+        keptKnobs.push({ name, value: kept[name], outcomes: runs.flatMap((run) => run.knobs?.knobs.find((k) => k.name === name)?.outcomes ?? []) });
+      }
+    }
+    const suggested = suggestChanges(keptKnobs, request.command.cwd, this.deps.readFile);
+    result.suggestions = suggested.suggestions;
+    result.patch = suggested.patch;
+    const skipped = result.steps.filter((s) => s.status === 'skipped');
+    if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
+    return result;
+  }
+
+  /** The kept knobs together against the baseline, measured side by side (one kept: its own step was that measurement). */
+  private async measureTotal(result: TuneResult, keptRungs: ReadonlyArray<{ rung: Rung }>, measure: (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number) => Promise<Measured>): Promise<void> {
+    if (keptRungs.length === 0) {
+      result.notes.push('nothing kept: none of the knobs tried made this script faster here');
+      return;
+    }
+    if (keptRungs.length === 1) {
+      const step = result.steps.find((s) => s.kept)!;
+      result.total = { ratio: step.speedup.ratio, ci95: step.speedup.ci95, verdict: step.speedup.verdict, reason: step.speedup.reason, sweepIds: step.sweepIds, measuredBy: `${step.name} was measured against the baseline itself` };
+      return;
+    }
+    // Companions that applied are set on every config (they act only with their knob); the kept knobs are the ladder.
+    const companions: KnobSettings = {};
+    for (const { rung } of keptRungs) for (const name of Object.keys(rung.companions)) if (result.kept[name] !== undefined) companions[name] = result.kept[name];
+    const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
+    const m = await measure('kept together', companions, vary, keptRungs.length);
+    if (m.status === 'cancelled') result.status = 'cancelled';
+    result.total = {
+      ratio: m.verdict.ratio,
+      ci95: m.verdict.ci95,
+      verdict: m.verdict.verdict,
+      reason: m.verdict.reason ?? m.error,
+      sweepIds: m.sweepIds,
+      measuredBy: `a sweep of the baseline, each kept knob added in turn, the last config (all kept) against the baseline`,
+    };
+  }
+
+  /** Torch and CUDA as the runs' knobs saw them: later rungs are skipped where they cannot apply. */
+  private learnMachine(result: TuneResult, runs: readonly Run[]): void {
+    for (const run of runs) {
+      if (run.knobs?.torch && result.machine.torch === null) result.machine.torch = run.knobs.torch;
+      if (run.knobs?.cuda !== null && run.knobs?.cuda !== undefined && result.machine.cuda === null) result.machine.cuda = run.knobs.cuda;
+    }
+  }
+}
+
+/** What a knob did over a step's candidate runs: applied in any run wins; else the first run's state and reason. */
+function knobRecord(runs: readonly Run[], name: string): { state: string | null; reason: string | null; text: string | null } {
+  const entries = runs.flatMap((run) => run.knobs?.knobs.filter((k) => k.name === name) ?? []);
+  if (entries.length === 0) return { state: null, reason: null, text: null };
+  const applied = entries.find((e) => e.state === 'applied');
+  const chosen = applied ?? entries[0]!;
+  const outcome: KnobOutcome | undefined = chosen.outcomes.find((o) => o.status === chosen.state) ?? chosen.outcomes[0];
+  const site = outcome?.file ? ` at ${outcome.file.split('/').at(-1)}${outcome.line === null ? '' : `:${outcome.line}`}` : '';
+  const detail = outcome?.what ?? outcome?.reason ?? null;
+  return { state: chosen.state, reason: outcome?.reason ?? null, text: `${chosen.state}${site}${detail ? ` (${detail})` : ''}` };
+}

@@ -1,0 +1,108 @@
+// Tuning an unmodified script: the knobs' ladder (baseline, +workers, +autocast, +TF32, +cudnn.benchmark, +compile), each step kept only when faster and within the quality gate.
+import { z } from 'zod';
+import { interval, MAX_RUN_SECONDS } from './common.js';
+import { DEFAULT_MIN_EFFECT, minEffect, qualityGate } from './compare.js';
+import { typedCommand } from './workloads.js';
+
+/** The ladder's steps, in the order they are tried; `threads` only when asked (`--threads N`). */
+export const TUNE_STEPS = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile', 'threads'] as const;
+export const tuneStepName = z.enum(TUNE_STEPS);
+
+/** The seeds' ladder: what `tune` tries unless told otherwise. */
+export const DEFAULT_TUNE_STEPS: readonly (typeof TUNE_STEPS)[number][] = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile'];
+
+/** Short runs by default: 30 steps hold a warm-up and a steady stretch of a small script (the steady-state finder needs about 10). */
+export const DEFAULT_TUNE_MAX_STEPS = 30;
+
+export const tuneRequest = z.object({
+  command: typedCommand,
+  steps: z.array(tuneStepName).min(1).max(TUNE_STEPS.length).default([...DEFAULT_TUNE_STEPS]),
+  /** DataLoader workers tried (the optimisation plans' num_workers=4). */
+  workers: z.number().int().min(1).max(64).default(4),
+  autocast: z.enum(['bf16', 'fp16']).default('bf16'),
+  /** torch.set_num_threads for the `threads` step. */
+  threads: z.number().int().min(1).max(1024).optional(),
+  /** Each run stops after this many steps (default DEFAULT_TUNE_MAX_STEPS unless timeoutSeconds is given), or after this long. */
+  maxSteps: z.number().int().positive().optional(),
+  timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
+  /** Runs per side in a step's first round; more are added, a round at a time, while the verdict is undecided. */
+  repeats: z.number().int().min(2).max(20).default(2),
+  /** The most runs per side one step may take before its verdict is left undecided. */
+  maxRepeats: z.number().int().min(2).max(50).default(4),
+  minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
+  gate: qualityGate.default(() => qualityGate.parse({})),
+  waitForIdle: z.boolean().default(true),
+  maxWaitSeconds: z.number().min(0).max(3600).default(120),
+});
+
+/** Where a kept knob goes in the script for good: the change in words and as a unified diff. */
+export const tuneSuggestion = z.object({
+  knobs: z.array(z.string()),
+  /** The script file (absolute) and the 1-based line the knob applied at; null where it applies to the whole process and no line was recorded. */
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+  /** `train.py:52: DataLoader(..., num_workers=4, persistent_workers=True)`. */
+  text: z.string(),
+  /** A unified diff against the file as it is now (a/PATH, b/PATH relative to the command's directory); null when no exact edit could be made (the text says why). */
+  diff: z.string().nullable(),
+});
+
+export const tuneStep = z.object({
+  name: z.string(),
+  /** The knob tried, as NAME=VALUE, with those set beside it (`persistentWorkers=on`); empty for the baseline. */
+  knobs: z.record(z.string(), z.string()),
+  status: z.enum(['baseline', 'kept', 'rejected', 'skipped', 'failed', 'cancelled']),
+  /** Why it was kept, rejected, skipped or failed, in words. */
+  reason: z.string(),
+  /** What it was measured against: `baseline`, or the knobs kept before it. */
+  against: z.string(),
+  sweepIds: z.array(z.number().int()),
+  runIds: z.array(z.number().int()),
+  throughput: z.object({ median: z.number().nullable(), ci95: interval, unit: z.string().nullable() }),
+  speedup: z.object({ ratio: z.number().nullable(), ci95: interval, verdict: z.string(), reason: z.string().nullable() }),
+  n: z.object({ candidate: z.number().int(), against: z.number().int() }),
+  stepTimeMs: z.number().nullable(),
+  finalLoss: z.number().nullable(),
+  /** Peak GPU memory of its runs (null without a GPU). */
+  vramPeakMiB: z.number().nullable(),
+  gate: z.enum(['pass', 'fail', 'n/a']),
+  gateReason: z.string(),
+  /** What the knob's record says it did in the runs (`applied`, `skipped`...), with where. */
+  knobState: z.string().nullable(),
+  kept: z.boolean(),
+});
+
+export const tuneResult = z.object({
+  status: z.enum(['succeeded', 'failed', 'cancelled']),
+  command: z.string(),
+  cwd: z.string(),
+  steps: z.array(tuneStep),
+  /** The knobs kept, NAME to VALUE. */
+  kept: z.record(z.string(), z.string()),
+  /** The kept combination against the baseline, measured side by side (never the steps' speedups multiplied). */
+  total: z
+    .object({ ratio: z.number().nullable(), ci95: interval, verdict: z.string(), reason: z.string().nullable(), sweepIds: z.array(z.number().int()), measuredBy: z.string() })
+    .nullable(),
+  suggestions: z.array(tuneSuggestion),
+  /** Every suggestion's edit as one patch (`git apply` or `patch -p1` in the command's directory); null when none could be made. */
+  patch: z.string().nullable(),
+  /** Machine facts the ladder went by (torch version, CUDA). */
+  machine: z.object({ torch: z.string().nullable(), cuda: z.boolean().nullable() }),
+  notes: z.array(z.string()),
+  error: z.string().nullable(),
+});
+
+export type TuneRequest = z.output<typeof tuneRequest>;
+export type TuneStep = z.output<typeof tuneStep>;
+export type TuneResult = z.output<typeof tuneResult>;
+export type TuneSuggestion = z.output<typeof tuneSuggestion>;
+export type TuneStepName = z.output<typeof tuneStepName>;
+
+/** Tuning methods: `tune.*`. */
+export const tuneMethods = {
+  /**
+   * Runs the knobs' ladder on a typed command and answers when it ends (each step is a sweep: its progress comes as
+   * `sweeps.onDidChange`; cancelling the step's sweep ends the ladder there).
+   */
+  'tune.run': { input: tuneRequest, output: tuneResult },
+} as const;

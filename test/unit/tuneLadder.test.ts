@@ -1,0 +1,81 @@
+// The ladder's decisions with fixed numbers: kept only when faster and within the gate, more rounds while undecided, rungs that cannot apply skipped with why.
+import { describe, expect, it } from 'vitest';
+import { decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason } from '../../electron/core/tune/ladder.js';
+import { compareSpeeds } from '../../electron/core/compare/verdict.js';
+import { tuneRequest } from '../../electron/shared/api.js';
+
+const base = { verdict: 'faster', verdictReason: 'the interval lies above 1 (3 and 3 runs, 95 % t-interval)', gate: 'pass' as const, gateReason: 'loss +0.001 (limit +0.05)', knobState: 'applied', knobReason: null, candidateStatus: 'done', failure: null };
+const speeds = (values: number[]) => values.map((throughput) => ({ throughput, round: null }));
+
+describe('decideStep', () => {
+  it('keeps a knob that is faster and within the quality gate', () => {
+    expect(decideStep(base)).toEqual({ status: 'kept', kept: true, reason: 'faster: the interval lies above 1 (3 and 3 runs, 95 % t-interval)' });
+  });
+
+  it('rejects a faster knob whose loss is worse beyond the gate, and says it was faster', () => {
+    const decided = decideStep({ ...base, gate: 'fail', gateReason: 'loss +0.31 (limit +0.05)' });
+    expect(decided).toEqual({ status: 'rejected', kept: false, reason: 'quality gate failed: loss +0.31 (limit +0.05) (faster, but worse)' });
+  });
+
+  it('rejects same, slower and undecided verdicts, each with its reason', () => {
+    expect(decideStep({ ...base, verdict: 'same', verdictReason: 'no change larger than ±2 %' })).toMatchObject({ status: 'rejected', kept: false, reason: 'same: no change larger than ±2 %' });
+    expect(decideStep({ ...base, verdict: 'slower', verdictReason: 'the interval lies below 1' }).reason).toBe('slower: the interval lies below 1');
+    expect(decideStep({ ...base, verdict: 'inconclusive', verdictReason: 'cannot tell' }).reason).toBe('not shown faster within the repeat budget (inconclusive): cannot tell');
+  });
+
+  it('reports out of memory, failed runs and a knob that did not apply, never keeping them', () => {
+    expect(decideStep({ ...base, candidateStatus: 'oom', failure: 'CUDA out of memory' })).toEqual({ status: 'failed', kept: false, reason: 'out of memory: CUDA out of memory' });
+    expect(decideStep({ ...base, candidateStatus: 'failed', failure: 'exit 1' })).toMatchObject({ status: 'failed', kept: false });
+    expect(decideStep({ ...base, knobState: 'skipped', knobReason: 'no CUDA device here' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was skipped: no CUDA device here' });
+    expect(decideStep({ ...base, knobState: 'overridden', knobReason: 'the script calls torch.set_num_threads itself' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was overridden: the script calls torch.set_num_threads itself' });
+    expect(decideStep({ ...base, knobState: 'unused', knobReason: 'no DataLoader was made' })).toMatchObject({ status: 'skipped', kept: false });
+    expect(decideStep({ ...base, knobState: 'failed', knobReason: 'RuntimeError: ...' })).toMatchObject({ status: 'failed', kept: false });
+    expect(decideStep({ ...base, knobState: 'unknown', knobReason: null })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was not reported on by any Python process' });
+  });
+
+  it('keeps a faster knob of a script without a loss, saying there was no gate', () => {
+    expect(decideStep({ ...base, gate: 'n/a', gateReason: 'no loss on either side' })).toMatchObject({ kept: true, reason: expect.stringContaining('; no quality gate (no loss on either side)') });
+  });
+});
+
+describe('the verdict a step rests on, pooled over its rounds', () => {
+  it('an undecided first round asks for more runs, up to the budget; the pooled runs then decide', () => {
+    const first = compareSpeeds(speeds([120, 80]), speeds([100, 99]), { minEffect: 0.02 });
+    expect(first.verdict).toBe('inconclusive');
+    expect(moreRoundsFor(first, 2, 4)).toBeGreaterThanOrEqual(1);
+    expect(moreRoundsFor(first, 2, 4)).toBeLessThanOrEqual(2);
+    expect(moreRoundsFor(first, 4, 4)).toBe(0);
+    expect(moreRoundsFor({ verdict: 'faster', moreRepeats: null }, 2, 4)).toBe(0);
+    const pooled = compareSpeeds(speeds([150, 148, 152, 151]), speeds([100, 99, 101, 100]), { minEffect: 0.02 });
+    expect(pooled).toMatchObject({ verdict: 'faster', n: { candidate: 4, baseline: 4 } });
+    expect(pooled.ratio!).toBeCloseTo(1.5, 2);
+  });
+
+  it('one failing round fails the gate of the step', () => {
+    expect(poolGate([{ gate: 'pass', gateReason: 'a' }, { gate: 'fail', gateReason: 'NaN loss' }])).toEqual({ gate: 'fail', reason: 'NaN loss' });
+    expect(poolGate([{ gate: 'n/a', gateReason: 'no loss' }, { gate: 'pass', gateReason: 'b' }])).toEqual({ gate: 'pass', reason: 'b' });
+    expect(poolGate([])).toEqual({ gate: 'n/a', reason: 'nothing to compare' });
+  });
+});
+
+describe('the rungs', () => {
+  it('are the seeds ladder by default, workers with persistent workers beside them', () => {
+    const rungs = ladderRungs(tuneRequest.parse({ command: { template: ['python', 'train.py'], cwd: '/tmp' } }));
+    expect(rungs.map((r) => `${r.knob}=${r.value}`)).toEqual(['workers=4', 'autocast=bf16', 'tf32=on', 'cudnnBenchmark=on', 'compile=on']);
+    expect(rungs[0]!.companions).toEqual({ persistentWorkers: 'on' });
+  });
+
+  it('skip CUDA-only knobs without CUDA, compile before torch 2, fp16 autocast on the CPU; try them where unknown', () => {
+    const [workers, autocast, tf32, cudnn, compile] = ladderRungs(tuneRequest.parse({ command: { template: ['python'], cwd: '/tmp' } }));
+    const cpu = { torch: '1.13.0', cuda: false };
+    expect(rungSkipReason(workers!, cpu)).toBeNull();
+    expect(rungSkipReason(autocast!, cpu)).toBeNull();
+    expect(rungSkipReason(tf32!, cpu)).toBe('no CUDA device here: tf32 acts on NVIDIA GPUs only');
+    expect(rungSkipReason(cudnn!, cpu)).toBe('no CUDA device here: cudnnBenchmark acts on NVIDIA GPUs only');
+    expect(rungSkipReason(compile!, cpu)).toBe('torch 1.13.0 has no torch.compile (2.0 and newer)');
+    expect(rungSkipReason(compile!, { torch: '2.3.1+cu121', cuda: true })).toBeNull();
+    expect(rungSkipReason(tf32!, { torch: null, cuda: null })).toBeNull();
+    const [fp16] = ladderRungs({ steps: ['autocast'], workers: 4, autocast: 'fp16', threads: undefined });
+    expect(rungSkipReason(fp16!, cpu)).toBe('fp16 autocast needs CUDA (on the CPU torch takes bf16: --autocast bf16)');
+  });
+});
