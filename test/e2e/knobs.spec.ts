@@ -46,6 +46,14 @@ test('New run applies the knobs chosen, and the run says where each applied or w
   await expect(page.getByTestId('run-knob-tf32')).toContainText('no CUDA device here');
   await page.getByTestId('run-knobs').scrollIntoViewIfNeeded();
   await screenshot(page, 'knobs-run-page');
+
+  // Edit and run again starts from the same knobs, to change one.
+  await page.getByTestId('edit-run-again').click();
+  await expect(page.getByTestId('copied-from')).toContainText('A copy of run #1');
+  await expect(page.getByTestId('knob-workers')).toHaveValue('4');
+  await expect(page.getByTestId('knob-autocast')).toHaveValue('bf16');
+  await expect(page.getByTestId('knob-tf32')).toBeChecked();
+  await expect(page.getByTestId('knob-fields').locator('summary')).toContainText('3 set');
 });
 
 test('New sweep varies a knob like any variable', async ({ page, server }) => {

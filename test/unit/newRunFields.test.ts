@@ -1,6 +1,6 @@
 // Edit and run again fills New run from a run: a typed command as typed, with its {variables} and their values.
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../../electron/shared/api.js';
+import type { Run, Workload } from '../../electron/shared/api.js';
 import { fieldsFromRun } from '../../renderer/src/runs/newRunFields.js';
 
 const TEMPLATE = 'python train.py --batch_size {batch} {amp}';
@@ -34,5 +34,15 @@ describe('fieldsFromRun', () => {
   it('falls back to the command that ran for a run stored before typed commands were kept', () => {
     const fields = fieldsFromRun(typedRun({ typedCommand: null }), []);
     expect(fields).toMatchObject({ source: 'typed', typedScript: 'python train.py --batch_size 16', typedCwd: '/home/me/project', values: {} });
+  });
+
+  it('fills the Knobs section with the knobs the run asked for, and keeps them out of the variables', () => {
+    const workload = { id: 4, name: 'train' } as Workload;
+    const fromWorkload = fieldsFromRun(typedRun({ workloadId: 4, typedCommand: null, config: { batch: '16', 'knob.workers': '4', 'knob.autocast': 'bf16' } }), [workload]);
+    expect(fromWorkload).toMatchObject({ source: 'workload', values: { batch: '16' }, knobs: { workers: '4', autocast: 'bf16' } });
+    expect(Object.keys(fromWorkload.values)).toEqual(['batch']);
+    const typed = fieldsFromRun(typedRun({ config: { batch: '16', amp: '', 'knob.tf32': 'on' } }), []);
+    expect(typed.knobs).toEqual({ tf32: 'on' });
+    expect(fieldsFromRun(typedRun({}), []).knobs).toEqual({});
   });
 });

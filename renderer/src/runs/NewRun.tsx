@@ -81,7 +81,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const [timeLimit, setTimeLimit] = useState('');
   const [stepLimit, setStepLimit] = useState('');
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
-  const [knobFields, setKnobFields] = useState<Record<string, string>>({});
+  const [knobFields, setKnobFields] = useState<Record<string, string>>(initial.copied?.knobs ?? {});
   const [perStep, setPerStep] = useState(initial.copied?.perStep ?? '');
   const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>(initial.copied?.perStepUnit ?? 'tokens');
   const [editing, setEditing] = useState<Workload | null>(null);

@@ -1,5 +1,6 @@
 // What the New run form starts with: the last command typed (remembered), or a copy of a run to edit and run again.
 import type { Run, Workload } from '../../../electron/shared/api.js';
+import { knobOfVariable } from '../../../electron/shared/knobs.js';
 import { shellJoin } from '../shared/format.js';
 
 export type RunSource = 'workload' | 'typed';
@@ -56,6 +57,8 @@ export interface FieldsFromRun {
   typedCwd: string;
   perStep: string;
   perStepUnit: 'tokens' | 'samples';
+  /** The knobs the run asked for (its config's `knob.NAME` values), as the Knobs section's fields. */
+  knobs: Record<string, string>;
 }
 
 /**
@@ -66,9 +69,16 @@ export interface FieldsFromRun {
  */
 export function fieldsFromRun(run: Run, workloads: readonly Workload[]): FieldsFromRun {
   const perStep = run.unitsPerStep?.tokens ?? run.unitsPerStep?.samples ?? null;
-  const units = { perStep: perStep === null ? '' : String(perStep), perStepUnit: run.unitsPerStep?.samples != null ? 'samples' : 'tokens' } as const;
+  const knobs: Record<string, string> = {};
+  const variables: Record<string, string> = {};
+  for (const [key, value] of Object.entries(run.config)) {
+    const knob = knobOfVariable(key);
+    if (knob === null) variables[key] = value;
+    else knobs[knob] = value;
+  }
+  const units = { perStep: perStep === null ? '' : String(perStep), perStepUnit: run.unitsPerStep?.samples != null ? 'samples' : 'tokens', knobs } as const;
   const workload = run.workloadId === null ? undefined : workloads.find((w) => w.id === run.workloadId);
-  if (workload) return { source: 'workload', workloadId: workload.id, values: { ...run.config }, typedScript: '', typedCwd: '', ...units };
+  if (workload) return { source: 'workload', workloadId: workload.id, values: variables, typedScript: '', typedCwd: '', ...units };
   const typed = run.typedCommand;
   if (typed) return { source: 'typed', workloadId: null, values: { ...typed.values }, typedScript: typed.mode === 'shell' ? typed.template.join(' ') : asScript(typed.template), typedCwd: typed.cwd, ...units };
   return { source: 'typed', workloadId: null, values: {}, typedScript: asScript(run.command), typedCwd: run.cwd, ...units };
