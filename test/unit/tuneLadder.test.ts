@@ -51,6 +51,12 @@ describe('the verdict a step rests on, pooled over its rounds', () => {
     expect(pooled.ratio!).toBeCloseTo(1.5, 2);
   });
 
+  it('asks for no more runs where the step timing, not the runs, keeps it undecided', () => {
+    const coarse = compareSpeeds([{ throughput: 1000 / 63, resolution: 1 / 63 }, { throughput: 1000 / 63, resolution: 1 / 63 }], [{ throughput: 1000 / 64, resolution: 1 / 64 }, { throughput: 1000 / 64, resolution: 1 / 64 }], { minEffect: 0.02 });
+    expect(coarse.verdict).toBe('inconclusive');
+    expect(moreRoundsFor(coarse, 2, 4)).toBe(0);
+  });
+
   it('one failing round fails the gate of the step', () => {
     expect(poolGate([{ gate: 'pass', gateReason: 'a' }, { gate: 'fail', gateReason: 'NaN loss' }])).toEqual({ gate: 'fail', reason: 'NaN loss' });
     expect(poolGate([{ gate: 'n/a', gateReason: 'no loss' }, { gate: 'pass', gateReason: 'b' }])).toEqual({ gate: 'pass', reason: 'b' });

@@ -377,14 +377,17 @@ function identicalCopies(group: Group): boolean {
   return first !== null && group.runs.every((r) => measuredIdentity(r) === first);
 }
 
-/** A row's throughput: the geometric mean of its runs' values, with the 95 % t-interval of it from two runs on. */
-export function rowThroughput(values: readonly number[]): { median: number | null; ci95: { low: number; high: number } | null } {
+/**
+ * A row's throughput: the geometric mean of its runs' values, with the 95 % t-interval of it from two runs on, never
+ * narrower than `resolution` (relative: how far the step timing's grain alone may move every run; see verdict.ts).
+ */
+export function rowThroughput(values: readonly number[], resolution = 0): { median: number | null; ci95: { low: number; high: number } | null } {
   if (values.length === 0) return { median: null, ci95: null };
   const logs = values.map(Math.log);
   const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
   if (values.length < 2) return { median: Math.exp(mean), ci95: null };
   const sd = Math.sqrt(logs.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (logs.length - 1));
-  const half = studentTQuantile(1 - (1 - CONFIDENCE) / 2, logs.length - 1) * (sd / Math.sqrt(logs.length));
+  const half = Math.max(studentTQuantile(1 - (1 - CONFIDENCE) / 2, logs.length - 1) * (sd / Math.sqrt(logs.length)), Math.log1p(resolution));
   return { median: Math.exp(mean), ci95: { low: Math.exp(mean - half), high: Math.exp(mean + half) } };
 }
 
@@ -461,13 +464,13 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const unit = isBaseline ? pair.unit : (shared ?? pair.unit);
     const rateIn = (run: Run) => (unit === null ? null : ratesOf(run)[unit]);
     const values = nums(counted.map(rateIn));
-    const throughput = rowThroughput(values);
+    const throughput = rowThroughput(values, Math.max(0, ...counted.map((r) => r.summary.throughput.resolution ?? 0)));
     const n = counted.length;
     // Rounds pair up only within one interleaved sweep: both sides' runs from it, each with its repeat.
     const oneSweep = counted.length > 0 && [...counted, ...baseRuns].every((r) => r.sweepId !== null && r.sweepId === counted[0]!.sweepId && r.repeatIndex !== null);
     const evidence = (list: readonly Run[]) => list.flatMap((r) => {
       const rate = rateIn(r);
-      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null }];
+      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: r.summary.throughput.resolution }];
     });
     let speedup: ComparisonRow['speedup'] = { ratio: null, ci95: null, verdict: isBaseline ? 'baseline' : 'unknown', reason: null, method: null, moreRepeats: null };
     if (isBaseline) {
@@ -513,6 +516,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
         id: r.id,
         identicalTo: copyOf(r, group.runs.slice(0, i)),
         throughput: countsForSpeed(r) ? rateIn(r) : null,
+        resolution: r.summary.throughput.resolution,
         steadySteps: r.summary.steadySteps,
         warmupSteps: r.summary.warmup?.steps ?? null,
         leftOutSteps: r.summary.outlierSteps,

@@ -9,6 +9,11 @@ export interface RunSpeed {
   throughput: number;
   /** Runs of the two sides with the same round ran one after the other: a pair. Null outside a sweep. */
   round?: number | null;
+  /**
+   * How far the throughput may be off through the granularity of the step timing alone, relative (0.016: whole-ms
+   * arrival times of 63 ms steps); 0 for timing finer than any change worth telling; null where not known.
+   */
+  resolution?: number | null;
 }
 
 export type SpeedVerdictLabel = 'faster' | 'slower' | 'same' | 'inconclusive' | 'repeat to decide';
@@ -28,6 +33,8 @@ export interface SpeedVerdict {
   moreRepeats: number | null;
   /** The verdict in words, with what it rests on. */
   reason: string;
+  /** Undecided because the step timing is too coarse (or the runs copies): more repeats of the same cannot decide. */
+  repeatsCannotDecide?: boolean;
 }
 
 export interface VerdictOptions {
@@ -55,6 +62,8 @@ interface Interval {
   df: number;
   /** Standard deviation of one run's log throughput (Welch: pooled), to project more repeats. */
   sd: number;
+  /** Set where the timing's resolution, not the spread between runs, gave the half-width: repeats cannot narrow it. */
+  resolutionBound?: boolean;
 }
 
 const logs = (runs: readonly RunSpeed[]) => runs.map((r) => Math.log(r.throughput));
@@ -134,21 +143,54 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
     const reason = a.length < 2 && b.length < 2 ? '1 run each: repeat to decide' : `1 run on ${a.length < 2 ? 'this side' : "the baseline's side"}: repeat to decide`;
     return { ...empty, ratio, verdict: 'repeat to decide', reason };
   }
-  const interval = chooseInterval(a, b);
+  const spreadless = (runs: readonly RunSpeed[]) => runs.every((r) => r.throughput === runs[0]!.throughput);
+  const resolution = sideResolution(a) + sideResolution(b);
+  if (spreadless(a) && spreadless(b) && resolution === 0) {
+    return {
+      ...empty,
+      ratio,
+      verdict: 'inconclusive',
+      repeatsCannotDecide: true,
+      reason: `the runs on each side are identical to the last digit (copies of one log?), so the noise between runs cannot be sized: run repeats that time their own steps (${a.length} and ${b.length} runs)`,
+    };
+  }
+  const interval = boundByResolution(chooseInterval(a, b), resolution);
   const low = Math.exp(interval.estimate - interval.halfWidth);
   const high = Math.exp(interval.estimate + interval.halfWidth);
   const base = { ratio, ci95: { low, high }, n, method: interval.method, df: interval.df };
-  const rests = `${interval.method === 'paired' ? `${Math.min(a.length, b.length)} interleaved pairs` : `${a.length} and ${b.length} runs`}, 95 % t-interval`;
+  const runsText = interval.method === 'paired' ? `${Math.min(a.length, b.length)} interleaved pairs` : `${a.length} and ${b.length} runs`;
+  const rests = interval.resolutionBound ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}` : `${runsText}, 95 % t-interval`;
   if (low > 1) return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 (${rests})` };
   if (high < 1) return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 (${rests})` };
   const delta = options.minEffect;
   if (low >= 1 - delta && high <= 1 + delta) {
     return { ...base, verdict: 'same', moreRepeats: null, reason: `no change larger than ±${percent(delta)}: the interval lies inside 1 ± ${percent(delta)} (${rests})` };
   }
-  const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta);
   const width = `the interval spans ${percent(high - low)}`;
+  if (interval.resolutionBound) {
+    const why = `cannot tell: the step timing resolves throughput only to about ±${percent(resolution)} here (${width}), which holds both 1 and changes beyond ±${percent(delta)}; more repeats of the same timing cannot narrow it: time more steps per printed line, or print each step's time`;
+    return { ...base, verdict: 'inconclusive', moreRepeats: null, repeatsCannotDecide: true, reason: `${why} (${rests})` };
+  }
+  const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta);
   const decide = more === null ? `more than ${MAX_PROJECTED_REPEATS} more runs per side would be needed: the change is about as large as ±${percent(delta)}` : `about ${more} more run${more === 1 ? '' : 's'} per side would decide`;
   return { ...base, verdict: 'inconclusive', moreRepeats: more, reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})` };
+}
+
+/** The coarsest resolution among a side's runs (each may be off by as much, and all the same way). */
+function sideResolution(runs: readonly RunSpeed[]): number {
+  let coarsest = 0;
+  for (const run of runs) if (run.resolution !== null && run.resolution !== undefined && run.resolution > coarsest) coarsest = run.resolution;
+  return coarsest;
+}
+
+/**
+ * An interval no narrower than the timing can resolve. Runs whose noise is below the timing's granularity read the
+ * same rounded value each time (identical repeats, no spread), so the t-interval shrinks to a point while each side
+ * may be off by up to its resolution, every run in the same direction: repeats do not average it away.
+ */
+function boundByResolution(interval: Interval, resolution: number): Interval {
+  const floor = Math.log1p(resolution);
+  return interval.halfWidth >= floor ? interval : { ...interval, halfWidth: floor, resolutionBound: true };
 }
 
 /**

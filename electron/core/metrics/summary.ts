@@ -4,6 +4,7 @@ import type { MetricSample } from './samples.js';
 import { KIND_CODE, SampleColumns, SOURCE_CODE } from './sampleColumns.js';
 import { groupByStep, type StepColumns } from './stepColumns.js';
 import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+import { clockGrain, printedGrain } from './timingResolution.js';
 
 export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
 
@@ -13,7 +14,7 @@ export interface TrainingSummary {
    * `blocks`: medians of up to THROUGHPUT_BLOCKS consecutive stretches of the steady state, in order.
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
-  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[] };
+  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null };
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: number | null;
   /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
@@ -171,10 +172,11 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const keep = timed.points.map((point) => !profiled.has(point.step));
   const points = timed.points.filter((_, i) => keep[i]);
   const throughputs = timed.throughputs.filter((_, i) => keep[i]);
+  const grains = timed.grains.filter((_, i) => keep[i]);
   const unit = timed.unit;
   const profiledSteps = profiled.size;
 
-  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [] };
+  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let stepTimeWithOutliers: number | null = null;
@@ -206,7 +208,9 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     stretches = slowStretches(points, split.start);
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => throughputs[i]!);
-      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values) };
+      // The grain of a typical steady step: the median of rounded step times is off by about one grain at most.
+      const resolution = median(steadyIndexes.map((i) => grains[i]!));
+      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution };
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
     }
     // "With them": warm-up and left-out steps both put back.
@@ -424,15 +428,17 @@ function timePoints(records: StepColumns, tokensPerStep: number | null, samplesP
   const rateName = timed.unit === 'tokens/s' ? 'tokens_per_sec' : timed.unit === 'samples/s' ? 'samples_per_sec' : null;
   if (rateName === null) return { ...timed, stepTimesKnown: false };
   const printed: boolean[] = [];
+  const grains: number[] = [];
   const rates = records.values.get(rateName);
   for (let i = 0; rates !== undefined && i < records.step.length; i++) {
     const rate = rates[i];
     if (!finite(rate) || rate <= 0) continue;
     points.push({ step: records.step[i]!, tMs: records.tMs[i]!, stepTimeMs: 1000 / rate });
     throughputs.push(rate);
+    grains.push(printedGrain(rate));
     printed.push(false);
   }
-  return { points, throughputs, unit: timed.unit, printed, stepTimesKnown: false };
+  return { points, throughputs, grains, unit: timed.unit, printed, stepTimesKnown: false };
 }
 
 function timedPoints(records: StepColumns, tokensPerStep: number | null, samplesPerStep: number | null) {
@@ -440,6 +446,8 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
   const throughputs: number[] = [];
   /** Whether each point's step time is the one the script printed (not worked out from a rate or the clock). */
   const printed: boolean[] = [];
+  /** Each point's throughput's grain, relative (see timingResolution.ts). */
+  const grains: number[] = [];
   const has = (name: string) => records.values.get(name)?.some(Number.isFinite) ?? false;
   const unit: ThroughputUnit =
     has('tokens_per_sec') || has('tokens') || tokensPerStep !== null
@@ -454,21 +462,34 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     let stepTimeMs: number | null = null;
     const printedMs = v('step_time_ms');
     const tokensThisStep = finite(v('tokens')) ? v('tokens')! : tokensPerStep;
-    if (finite(printedMs) && printedMs > 0) stepTimeMs = printedMs;
-    else if (finite(v('tokens_per_sec')) && v('tokens_per_sec')! > 0 && tokensThisStep !== null) stepTimeMs = (tokensThisStep / v('tokens_per_sec')!) * 1000;
-    else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) stepTimeMs = 1000 / v('steps_per_sec')!;
-    else if (i > 0 && steps[i]! > steps[i - 1]! && times[i]! > times[i - 1]!) {
+    let grain = 0;
+    if (finite(printedMs) && printedMs > 0) {
+      stepTimeMs = printedMs;
+      grain = printedGrain(printedMs);
+    } else if (finite(v('tokens_per_sec')) && v('tokens_per_sec')! > 0 && tokensThisStep !== null) {
+      stepTimeMs = (tokensThisStep / v('tokens_per_sec')!) * 1000;
+      grain = printedGrain(v('tokens_per_sec')!);
+    } else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) {
+      stepTimeMs = 1000 / v('steps_per_sec')!;
+      grain = printedGrain(v('steps_per_sec')!);
+    } else if (i > 0 && steps[i]! > steps[i - 1]! && times[i]! > times[i - 1]!) {
       stepTimeMs = (times[i]! - times[i - 1]!) / (steps[i]! - steps[i - 1]!);
+      grain = clockGrain(stepTimeMs, times[i - 1]!, times[i]!, steps[i]! - steps[i - 1]!);
     }
     if (stepTimeMs === null) continue;
 
     let rate: number | null = null;
     if (unit === 'tokens/s') {
-      if (finite(v('tokens_per_sec'))) rate = v('tokens_per_sec')!;
+      if (finite(v('tokens_per_sec'))) {
+        rate = v('tokens_per_sec')!;
+        grain = printedGrain(rate);
+      }
       else if (tokensThisStep !== null) rate = (tokensThisStep / stepTimeMs) * 1000;
     } else if (unit === 'samples/s') {
-      if (finite(v('samples_per_sec'))) rate = v('samples_per_sec')!;
-      else if (finite(v('samples'))) rate = (v('samples')! / stepTimeMs) * 1000;
+      if (finite(v('samples_per_sec'))) {
+        rate = v('samples_per_sec')!;
+        grain = printedGrain(rate);
+      } else if (finite(v('samples'))) rate = (v('samples')! / stepTimeMs) * 1000;
       else if (samplesPerStep !== null) rate = (samplesPerStep / stepTimeMs) * 1000;
     } else {
       rate = 1000 / stepTimeMs;
@@ -476,9 +497,10 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     if (rate === null) continue;
     points.push({ step: steps[i]!, tMs: times[i]!, stepTimeMs });
     throughputs.push(rate);
+    grains.push(grain);
     printed.push(finite(printedMs) && printedMs > 0);
   }
-  return { points, throughputs, unit, printed };
+  return { points, throughputs, grains, unit, printed };
 }
 
 function lastFinite(all: SampleColumns, list: Uint32Array): number | null {

@@ -140,7 +140,7 @@ export interface OrphanCandidate {
 
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
-  throughput: { median: null, iqr: null, unit: null, blocks: [] },
+  throughput: { median: null, iqr: null, unit: null, blocks: [], resolution: null },
   steadySteps: null,
   steadyFromMs: null,
   stepTimeMs: { median: null, medianWithOutliers: null, betweenLines: null },

@@ -96,8 +96,8 @@ export function poolGate(rows: readonly Pick<ComparisonRow, 'gate' | 'gateReason
 }
 
 /** More runs are worth it while the verdict is undecided, the candidate's runs measured something, and the budget allows. */
-export function moreRoundsFor(verdict: { verdict: string; moreRepeats: number | null }, runsPerSide: number, maxRepeats: number): number {
-  if (!UNDECIDED.has(verdict.verdict) || runsPerSide >= maxRepeats) return 0;
+export function moreRoundsFor(verdict: { verdict: string; moreRepeats: number | null; repeatsCannotDecide?: boolean }, runsPerSide: number, maxRepeats: number): number {
+  if (!UNDECIDED.has(verdict.verdict) || runsPerSide >= maxRepeats || verdict.repeatsCannotDecide === true) return 0;
   return Math.min(maxRepeats - runsPerSide, Math.max(1, verdict.moreRepeats ?? 1));
 }
 
@@ -112,7 +112,11 @@ interface Measured {
 }
 
 function speedsOf(row: ComparisonRow | undefined): RunSpeed[] {
-  return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null }]));
+  return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null, resolution: r.resolution }]));
+}
+
+function coarsestResolution(speeds: readonly RunSpeed[]): number {
+  return Math.max(0, ...speeds.map((s) => s.resolution ?? 0));
 }
 
 export class TuneLadder {
@@ -207,10 +211,11 @@ export class TuneLadder {
         out.candidate.runIds.push(...candidateRow.runIds);
         out.candidate.speeds.push(...speedsOf(candidateRow));
         // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
+        const pooled = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect });
         const verdict =
           out.sweepIds.length === 1
-            ? { verdict: candidateRow.speedup.verdict, ratio: candidateRow.speedup.ratio, ci95: candidateRow.speedup.ci95, reason: candidateRow.speedup.reason, moreRepeats: candidateRow.speedup.moreRepeats }
-            : compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect });
+            ? { verdict: candidateRow.speedup.verdict, ratio: candidateRow.speedup.ratio, ci95: candidateRow.speedup.ci95, reason: candidateRow.speedup.reason, moreRepeats: candidateRow.speedup.moreRepeats, repeatsCannotDecide: pooled.repeatsCannotDecide }
+            : pooled;
         out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: verdict.reason };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
         // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
@@ -226,7 +231,7 @@ export class TuneLadder {
       const rows = m?.candidate.rows ?? [];
       const last = rows.at(-1);
       const gate = poolGate(rows);
-      const throughput = rowThroughput(m?.candidate.speeds.map((s) => s.throughput) ?? []);
+      const throughput = rowThroughput(m?.candidate.speeds.map((s) => s.throughput) ?? [], coarsestResolution(m?.candidate.speeds ?? []));
       return {
         name,
         knobs,
@@ -262,7 +267,7 @@ export class TuneLadder {
       if (!baselineDone && m.base.row) {
         baselineDone = true;
         const base = m.base.row;
-        const throughput = rowThroughput(m.base.speeds.map((s) => s.throughput));
+        const throughput = rowThroughput(m.base.speeds.map((s) => s.throughput), coarsestResolution(m.base.speeds));
         result.steps.push({
           ...stepRow('baseline', {}, null, {}),
           status: 'baseline',

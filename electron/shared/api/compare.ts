@@ -57,6 +57,8 @@ export const comparisonRow = z.object({
         id: z.number().int(),
         /** Its steady median in the row's unit; null when it does not count for speed. */
         throughput: z.number().nullable(),
+        /** How far the step timing's grain alone may move its throughput, relative (the run summary's `throughput.resolution`). */
+        resolution: z.number().nullable().default(null),
         steadySteps: z.number().int().nullable(),
         warmupSteps: z.number().nullable(),
         leftOutSteps: z.number().int(),

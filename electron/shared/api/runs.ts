@@ -40,6 +40,11 @@ export const runSummary = z.object({
     unit: z.string().nullable(),
     /** Medians of up to 20 consecutive stretches of the steady state, in order: the run's drift at a glance. */
     blocks: z.array(z.number()).default([]),
+    /**
+     * How far the median may be off through the granularity of the step timing alone, relative: 1 ms in 63 ms steps
+     * timed by the arrival of their lines is 0.016; printed step times to 0.01 ms, about 0. Null: not known (older runs).
+     */
+    resolution: nullableNumber.default(null),
   }),
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: z.number().int().nonnegative().nullable().default(null),

@@ -117,7 +117,7 @@ describe('verdicts respect their evidence', () => {
   });
 
   it('gives a verdict with repeats on both sides', () => {
-    const runs = [1000, 1000, 1000, 1500, 1500, 1500].map((t, i) => fakeRun({ throughput: t, config: { batch: i < 3 ? '8' : '16' } }));
+    const runs = [1000, 1012, 990, 1500, 1485, 1518].map((t, i) => fakeRun({ throughput: t, config: { batch: i < 3 ? '8' : '16' } }));
     const result = compareRuns(runs, options());
     expect(result.rows[1]!.n).toBe(3);
     expect(result.rows[1]!.speedup.verdict).toBe('faster');

@@ -42,7 +42,7 @@ describe('runs from other machines in a comparison', () => {
   });
 
   it('gives the speedup across machines when asked, still flagged', () => {
-    const rows = compareRuns([run(1000, null), run(1000, null), run(3000, 'box-2'), run(3000, 'box-2')], { groupBy: 'config', gate: GATE, now: NOW, acrossMachines: true }).rows;
+    const rows = compareRuns([run(1000, null), run(1010, null), run(3000, 'box-2'), run(3030, 'box-2')], { groupBy: 'config', gate: GATE, now: NOW, acrossMachines: true }).rows;
     expect(rows[1]!.speedup.ratio).toBeCloseTo(3, 6);
     expect(rows[1]!.speedup.verdict).toBe('faster');
     expect(rows[1]!.differences[0]).toMatch(/^machine: box-2/u);
@@ -50,7 +50,7 @@ describe('runs from other machines in a comparison', () => {
   });
 
   it('compares runs of one other machine among themselves as usual, and flags this machine against its baseline', () => {
-    const rows = compareRuns([run(1000, 'box-2', { batch: '8' }), run(1000, 'box-2', { batch: '8' }), run(2000, 'box-2', { batch: '16' }), run(2000, 'box-2', { batch: '16' }), run(5000, null, { batch: '16' })], {
+    const rows = compareRuns([run(1000, 'box-2', { batch: '8' }), run(1010, 'box-2', { batch: '8' }), run(2000, 'box-2', { batch: '16' }), run(2020, 'box-2', { batch: '16' }), run(5000, null, { batch: '16' })], {
       groupBy: 'config', gate: GATE, now: NOW,
     }).rows;
     expect(rows[1]).toMatchObject({ machine: null, speedup: { verdict: 'faster' } });
