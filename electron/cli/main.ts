@@ -311,7 +311,8 @@ export function buildProgram(): Command {
     .option('--cwd <dir>', 'working directory of the command (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--shell', 'the command is one shell script')
     .option('--json', 'print the result as JSON')
-    .argument('<command...>', 'the command after --')
+    .option('--resume <id>', 'go on with a cancelled or interrupted tune from the first step it did not decide (no command)', positiveInt('--resume', 'id', '3'))
+    .argument('[command...]', 'the command after --')
     .action(async (commandArgs: string[], options: Omit<TuneCommandOptions, 'json' | 'commandArgs'> & { steps?: number }, command: Command) => {
       const global = globals(command);
       const { steps, ...rest } = options;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, TuneRequest, TuneResult, Workload } from '../shared/api.js';
 import { ApiFailure, compareRequest, sweepRequest } from '../shared/api.js';
-import { TuneError, TuneLadder } from './tune/ladder.js';
+import { TuneLadder } from './tune/ladder.js';
+import { TuneService } from './tune/tuneService.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
 import { DEFAULT_HELPER_PATH, Elevation, type ElevationSetting } from './gpu-control/elevation.js';
 import { GpuControl, type GpuSettingsRecord } from './gpu-control/gpuControl.js';
@@ -93,6 +94,8 @@ export interface Core {
   waitForSweepEnd(id: number): Promise<Sweep>;
   /** `tune.run` with a line of progress at each step for `say` (the CLI's stderr). */
   tune(request: TuneRequest, say?: (line: string) => void): Promise<TuneResult>;
+  /** Tunes kept step by step: started, followed, cancelled and resumed (the CLI's `tune` and `tune --resume`). */
+  tunes: Pick<TuneService, 'start' | 'resume' | 'cancel' | 'get' | 'list' | 'waitForEnd'>;
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
   /**
@@ -460,9 +463,18 @@ export function createCore(options: CoreOptions): EngineCore {
     return annotated;
   };
 
+  /** A tune's step ends with its sweep: one already ended (or removed) has nothing left to cancel. */
+  const cancelTuneSweep = (id: number) => {
+    try {
+      sweeps.control(id, 'cancel');
+    } catch {
+      // Ended meanwhile.
+    }
+  };
   const tuneLadder = new TuneLadder({
     startSweep: (request) => sweeps.start(sweepRequest.parse(request)),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    cancelSweep: cancelTuneSweep,
     compare: (request) => compare.compare(compareRequest.parse(request)),
     getRun: (id) => requireRun(id),
     readFile: (file) => {
@@ -473,14 +485,10 @@ export function createCore(options: CoreOptions): EngineCore {
       }
     },
   });
-  const tune = async (request: TuneRequest, say?: (line: string) => void): Promise<TuneResult> => {
-    try {
-      return await tuneLadder.run(request, say);
-    } catch (error) {
-      if (error instanceof TuneError) throw new ApiFailure('invalid_input', error.message);
-      throw error;
-    }
-  };
+  const tunes = new TuneService({ store: store.tunes, ladder: tuneLadder, events, clock, owner: engine, cancelSweep: cancelTuneSweep });
+  openedSoFar.push(() => tunes.close());
+  if (writable) startStep(() => tunes.recoverInterrupted());
+  const tune = async (request: TuneRequest, say?: (line: string) => void): Promise<TuneResult> => (await tunes.waitForEnd(tunes.start(request, null, say).id)).result;
 
   const handlers: ApiHandlers = {
     'app.info': () => ({ version, face: options.face, dbPath, platform: `${process.platform}-${process.arch}`, cwd: startedIn }),
@@ -700,6 +708,14 @@ export function createCore(options: CoreOptions): EngineCore {
     'git.diff': ({ cwd, from, to }) => gitAnswer(() => revisionDiff(cwd, from, to, childEnv)),
     'compare.runs': (input) => compare.compare(input),
     'tune.run': (input) => tune(input),
+    'tune.start': ({ request, sourceRunId }) => {
+      if (sourceRunId !== null) requireRun(sourceRunId);
+      return tunes.start(request, sourceRunId);
+    },
+    'tune.get': ({ id }) => tunes.get(id),
+    'tune.list': ({ sourceRunId, limit }) => tunes.list(limit, sourceRunId),
+    'tune.cancel': ({ id }) => tunes.cancel(id),
+    'tune.resume': ({ id }) => tunes.resume(id),
     'compare.export': ({ format, ...input }) => compare.export(input, format),
     'compare.series': ({ runIds }) => compare.series(runIds),
     'runs.annotate': ({ id, notes, tags }) => {
@@ -747,6 +763,7 @@ export function createCore(options: CoreOptions): EngineCore {
     waitForExit: (id) => runner.waitForExit(requireRun(id).id),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
     tune,
+    tunes,
     unstoredEndings: () => runner.retryHeldWrites(),
     async writeRunLog(id, format, sink) {
       try {
@@ -770,6 +787,8 @@ export function createCore(options: CoreOptions): EngineCore {
     async close() {
       if (closed) return;
       closed = true;
+      // Tunes under way are kept as interrupted (resumable) before their sweeps stop.
+      tunes.close();
       orphans.close();
       externalChanges.close();
       await imports.close();

@@ -1,9 +1,8 @@
 // `tuning-bench tune -- CMD`: the knobs' ladder on an unmodified script; progress on stderr, the table, the total and the changes to make on stdout (--json: one object).
 import type { Core } from '../../core/createCore.js';
-import type { MethodInput, TuneResult, TuneStepName } from '../../shared/api.js';
+import type { TuneRecord, TuneResult, TuneStepName } from '../../shared/api.js';
 import { tuneRequest, TUNE_STEPS } from '../../shared/api.js';
 import { UsageError } from '../errors.js';
-import { contractClient } from '../contract.js';
 import { StopSignals } from '../stopSignals.js';
 
 export interface TuneCommandOptions {
@@ -22,6 +21,8 @@ export interface TuneCommandOptions {
   waitIdle: boolean;
   maxWait?: number;
   json: boolean;
+  /** A stopped tune to go on with, instead of a command. */
+  resume?: number;
 }
 
 /** Three significant figures, trailing zeros kept: 1.16, 0.845, 1.50. */
@@ -79,7 +80,11 @@ export function formatTuneResult(result: TuneResult): string {
 
 export async function tuneCommand(core: Core, options: TuneCommandOptions): Promise<void> {
   const typed = options.commandArgs;
-  if (typed.length === 0) throw new UsageError('tune needs a command after --: `tuning-bench tune -- python train.py`');
+  if (options.resume !== undefined) {
+    if (typed.length > 0) throw new UsageError(`--resume ${options.resume} goes on with that tune's own command: give no command after --`);
+    return followTune(core, options, (say) => core.tunes.resume(options.resume!, say));
+  }
+  if (typed.length === 0) throw new UsageError('tune needs a command after --: `tuning-bench tune -- python train.py` (or --resume ID for a stopped tune)');
   const steps = options.only === undefined ? undefined : options.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const step of steps ?? []) {
     if (!(TUNE_STEPS as readonly string[]).includes(step)) throw new UsageError(`--only ${step}: no such step; the steps are ${TUNE_STEPS.join(', ')}`);
@@ -102,26 +107,41 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
   if (parsed.data.repeats > parsed.data.maxRepeats) throw new UsageError(`--repeats ${parsed.data.repeats} is more than --max-repeats ${parsed.data.maxRepeats}`);
   if (parsed.data.steps.includes('threads') && parsed.data.threads === undefined) throw new UsageError('the threads step needs a count: --threads N');
-  const input = candidate as MethodInput<'tune.run'>;
+  const request = parsed.data;
+  return followTune(core, options, (say) => core.tunes.start(request, null, say));
+}
 
+/** Starts (or resumes) the tune, prints its progress on stderr and its answer on stdout; Ctrl-C cancels it, resumable. */
+async function followTune(core: Core, options: TuneCommandOptions, begin: (say: (line: string) => void) => TuneRecord): Promise<void> {
   const stops = new StopSignals();
-  // The step's sweep under way: Ctrl-C cancels it, and the ladder ends there with what it measured.
-  let current: number | null = null;
   let lastProgress = '';
   const subscription = core.subscribe((event, payload) => {
     if (event !== 'sweeps.onDidChange' || !payload.name.startsWith('tune: ')) return;
-    current = payload.endedAt === null ? payload.id : null;
     const text = `  sweep ${payload.id}: ${payload.progress.done}/${payload.progress.total} runs${payload.progress.current ? `, running ${payload.progress.current}` : ''}${payload.progress.waiting ? `, ${payload.progress.waiting}` : ''}`;
     if (text !== lastProgress) process.stderr.write(`${text}\n`);
     lastProgress = text;
   });
-  stops.onStop(() => {
-    process.stderr.write('\ncancelling the tune (the current run is stopped)...\n');
-    if (current !== null) void contractClient(core)['sweeps.control']({ id: current, action: 'cancel' }).catch(() => undefined);
-  });
   try {
-    const result = await core.tune(tuneRequest.parse(input), (line) => process.stderr.write(`${line}\n`));
-    process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatTuneResult(result)}\n`);
+    if (stops.signal.aborted) {
+      process.stderr.write(`${String(stops.signal.reason)}: the tune was not started\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const started = begin((line) => process.stderr.write(`${line}\n`));
+    process.stderr.write(`tune ${started.id}: ${started.result.command}\n`);
+    // The step's sweep under way is cancelled and no further step starts; what was measured is printed.
+    stops.onStop(() => {
+      process.stderr.write(`\ncancelling tune ${started.id} (the current run is stopped)...\n`);
+      try {
+        core.tunes.cancel(started.id);
+      } catch {
+        // Ended meanwhile.
+      }
+    });
+    const ended = await core.tunes.waitForEnd(started.id);
+    const result = ended.result;
+    process.stdout.write(options.json ? `${JSON.stringify({ id: ended.id, ...result }, null, 2)}\n` : `${formatTuneResult(result)}\n`);
+    if (result.status === 'cancelled') process.stderr.write(`tune ${ended.id} was cancelled: \`tuning-bench tune --resume ${ended.id}\` goes on from the step it reached\n`);
     if (result.status !== 'succeeded') process.exitCode = 1;
   } finally {
     subscription.unsubscribe();

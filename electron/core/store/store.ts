@@ -2,6 +2,7 @@
 import { BatchWriter, type WriterStatus } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
+import { TuneStore } from './tuneStore.js';
 import { BUSY_TIMEOUT_MS, openDatabase, openDatabaseReadOnly, unwritableReason, type Db } from './open.js';
 import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
@@ -50,6 +51,7 @@ export class Store<Output extends OutputSink = OutputSink> {
   readonly telemetry: TelemetryStore;
   readonly gpuJournal: GpuJournalStore;
   readonly sweeps: SweepStore;
+  readonly tunes: TuneStore;
   readonly profiles: ProfileStore;
   /** The one wait for another process's lock that every flush under way shares. */
   private lockWait: Promise<void> | null = null;
@@ -79,6 +81,7 @@ export class Store<Output extends OutputSink = OutputSink> {
     this.telemetry = new TelemetryStore(this.db, this.writer);
     this.gpuJournal = new GpuJournalStore(this.db);
     this.sweeps = new SweepStore(this.db);
+    this.tunes = new TuneStore(this.db);
     this.profiles = new ProfileStore(this.db);
   }
 

@@ -12,6 +12,8 @@ import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
 export interface TuneDeps {
   startSweep(request: Record<string, unknown>): Promise<Sweep>;
   waitForSweepEnd(id: number): Promise<Sweep>;
+  /** Cancels a step's sweep (a tune cancelled while it was starting). */
+  cancelSweep(id: number): void;
   compare(request: Record<string, unknown>): Comparison;
   getRun(id: number): Run;
   readFile(file: string): string | null;
@@ -115,6 +117,47 @@ function speedsOf(row: ComparisonRow | undefined): RunSpeed[] {
   return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null, resolution: r.resolution }]));
 }
 
+export interface LadderRunOptions {
+  resumeFrom?: TuneResult;
+  signal?: AbortSignal;
+  onProgress?: (result: TuneResult) => void;
+  /** The step's sweep under way, as it starts (null once it ended): what a cancel stops. */
+  onSweep?: (sweepId: number | null) => void;
+}
+
+const stepNameOf = (rung: Rung) => `+${rung.knob}=${rung.value}`;
+
+/** A tune before its first step: the command, nothing measured. */
+export function emptyResult(request: TuneRequest): TuneResult {
+  return {
+    status: 'succeeded',
+    command: request.command.template.join(' '),
+    cwd: request.command.cwd,
+    steps: [],
+    kept: {},
+    total: null,
+    suggestions: [],
+    patch: null,
+    machine: { torch: null, cuda: null },
+    notes: [],
+    error: null,
+  };
+}
+
+/** What of a stopped tune stands: its decided steps (a cancelled one is tried again); the ending is made anew. */
+function decidedPart(stopped: TuneResult): TuneResult {
+  return {
+    ...stopped,
+    status: 'succeeded',
+    steps: stopped.steps.filter((s) => s.status !== 'cancelled'),
+    total: null,
+    suggestions: [],
+    patch: null,
+    notes: [],
+    error: null,
+  };
+}
+
 function coarsestResolution(speeds: readonly RunSpeed[]): number {
   return Math.max(0, ...speeds.map((s) => s.resolution ?? 0));
 }
@@ -122,27 +165,29 @@ function coarsestResolution(speeds: readonly RunSpeed[]): number {
 export class TuneLadder {
   constructor(private readonly deps: TuneDeps) {}
 
-  /** Runs the ladder; `say` gets a line of progress for a person at each step (the CLI prints them on stderr). */
-  async run(request: TuneRequest, say: (line: string) => void = () => undefined): Promise<TuneResult> {
+  /**
+   * Runs the ladder; `say` gets a line of progress for a person at each step (the CLI prints them on stderr).
+   * `resumeFrom`: a tune that stopped part way: its decided steps stand, with the knobs they kept, and the ladder goes
+   * on from the first step it did not decide. `signal`: once aborted, no further sweep starts. `onProgress`: the
+   * result so far, after each step (kept by the engine, so a reloaded page or a resume finds it).
+   */
+  async run(request: TuneRequest, say: (line: string) => void = () => undefined, options: LadderRunOptions = {}): Promise<TuneResult> {
     const rungs = ladderRungs(request);
     const maxSteps = request.maxSteps ?? (request.timeoutSeconds === undefined ? DEFAULT_TUNE_MAX_STEPS : undefined);
-    const commandText = request.command.template.join(' ');
-    const result: TuneResult = {
-      status: 'succeeded',
-      command: commandText,
-      cwd: request.command.cwd,
-      steps: [],
-      kept: {},
-      total: null,
-      suggestions: [],
-      patch: null,
-      machine: { torch: null, cuda: null },
-      notes: [],
-      error: null,
-    };
+    const result = options.resumeFrom ? decidedPart(options.resumeFrom) : emptyResult(request);
     const kept: KnobSettings = {};
     const keptRungs: Array<{ rung: Rung; runs: Run[] }> = [];
-    let baselineDone = false;
+    let baselineDone = result.steps.some((s) => s.status === 'baseline');
+    for (const step of result.steps) {
+      if (!step.kept) continue;
+      const rung = rungs.find((r) => stepNameOf(r) === step.name);
+      if (rung === undefined) continue;
+      const runs = step.runIds.map((id) => this.deps.getRun(id));
+      kept[rung.knob] = rung.value;
+      for (const [name, value] of Object.entries(rung.companions)) if (knobRecord(runs, name).state === 'applied') kept[name] = value;
+      keptRungs.push({ rung, runs });
+    }
+    const progress = () => options.onProgress?.({ ...result, kept: { ...kept } });
 
     /** Runs the sweep for `label` in rounds while undecided; `knob`: the knob tried, whose runs end the rounds where it did not apply. */
     const measure = async (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number, knob: string | null = null): Promise<Measured> => {
@@ -157,6 +202,10 @@ export class TuneLadder {
       };
       let repeats = request.repeats;
       while (repeats > 0) {
+        if (options.signal?.aborted) {
+          out.status = 'cancelled';
+          return out;
+        }
         const started = await this.deps.startSweep({
           command: request.command,
           name: `tune: ${label}`,
@@ -172,7 +221,10 @@ export class TuneLadder {
         });
         out.sweepIds.push(started.id);
         say(`tune: ${label}: sweep ${started.id}, ${repeats} run${repeats === 1 ? '' : 's'} per side`);
-        const ended = await this.deps.waitForSweepEnd(started.id);
+        options.onSweep?.(started.id);
+        // Cancelled while it was being started: the sweep is stopped now it has an id.
+        if (options.signal?.aborted) this.deps.cancelSweep(started.id);
+        const ended = await this.deps.waitForSweepEnd(started.id).finally(() => options.onSweep?.(null));
         const candidateConfig = ended.configs[candidateIndex];
         const baseConfig = ended.configs[0];
         out.candidate.configStatus = candidateConfig?.status ?? 'pending';
@@ -255,11 +307,13 @@ export class TuneLadder {
     };
 
     for (const rung of rungs) {
-      const stepName = `+${rung.knob}=${rung.value}`;
+      const stepName = stepNameOf(rung);
+      if (result.steps.some((s) => s.name === stepName)) continue;
       const skip = rungSkipReason(rung, result.machine);
       if (skip !== null) {
         result.steps.push(stepRow(stepName, { [rung.knob]: rung.value }, null, { status: 'skipped', reason: skip, speedup: { ratio: null, ci95: null, verdict: '-', reason: null } }));
         say(`tune: ${stepName} skipped: ${skip}`);
+        progress();
         continue;
       }
       const values: KnobSettings = { ...kept, ...rung.companions };
@@ -285,6 +339,7 @@ export class TuneLadder {
           gateReason: 'the baseline',
         });
       }
+      progress();
       if (m.status === 'failed') {
         result.status = 'failed';
         result.error = m.error;
@@ -317,6 +372,7 @@ export class TuneLadder {
         for (const [name, value] of Object.entries(rung.companions)) if (knobRecord(candidateRuns, name).state === 'applied') kept[name] = value;
         keptRungs.push({ rung, runs: candidateRuns });
       }
+      progress();
     }
     result.kept = { ...kept };
     if (result.status !== 'succeeded') return result;

@@ -7,7 +7,7 @@ import { gpuMethods } from './gpu.js';
 import { mlflowMethods, publication } from './mlflow.js';
 import { gpuTelemetryPoint, hostTelemetryPoint, metricPoint, run, runMethods } from './runs.js';
 import { sweep, sweepMethods } from './sweeps.js';
-import { tuneMethods } from './tune.js';
+import { tuneMethods, tuneRecord } from './tune.js';
 import { workload, workloadMethods } from './workloads.js';
 
 /** The app itself: `app.*`. */
@@ -58,6 +58,8 @@ export const events = {
   'runs.onMetricsReplaced': z.object({ runId }),
   /** The registered workloads changed (one was added, edited or removed). */
   'workloads.onDidChange': z.object({ workloads: z.array(workload) }),
+  /** A tune started, decided a step, or ended. */
+  'tunes.onDidChange': tuneRecord,
   /** A run, sweep or comparison was published to MLflow (or its pending or failed publication changed). */
   'mlflow.onDidPublish': publication,
 } as const;

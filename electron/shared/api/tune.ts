@@ -98,6 +98,23 @@ export type TuneResult = z.output<typeof tuneResult>;
 export type TuneSuggestion = z.output<typeof tuneSuggestion>;
 export type TuneStepName = z.output<typeof tuneStepName>;
 
+/** A tune as kept: its request and its steps so far (written after each step), so a reloaded page or a resume finds it. */
+export const tuneRecord = z.object({
+  id: z.number().int(),
+  createdAt: z.string(),
+  endedAt: z.string().nullable(),
+  /** `interrupted`: its engine stopped while it ran; `tune.resume` goes on from the step it reached. */
+  status: z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']),
+  /** The run whose page started it, or null (the CLI, a typed command). */
+  sourceRunId: z.number().int().nullable(),
+  request: tuneRequest,
+  result: tuneResult,
+});
+
+export type TuneRecord = z.output<typeof tuneRecord>;
+
+export const tuneId = z.object({ id: z.number().int().positive() });
+
 /** Tuning methods: `tune.*`. */
 export const tuneMethods = {
   /**
@@ -105,4 +122,13 @@ export const tuneMethods = {
    * `sweeps.onDidChange`; cancelling the step's sweep ends the ladder there).
    */
   'tune.run': { input: tuneRequest, output: tuneResult },
+  /** Starts the ladder and answers at once with the tune as kept; `tunes.onDidChange` follows it step by step. */
+  'tune.start': { input: z.object({ request: tuneRequest, sourceRunId: z.number().int().positive().nullable().default(null) }), output: tuneRecord },
+  'tune.get': { input: tuneId, output: tuneRecord },
+  /** The newest tunes first; of one run's page with `sourceRunId`. */
+  'tune.list': { input: z.object({ sourceRunId: z.number().int().positive().optional(), limit: z.number().int().min(1).max(1000).default(20) }), output: z.array(tuneRecord) },
+  /** Stops a running tune: its step's sweep is cancelled and no further step starts. */
+  'tune.cancel': { input: tuneId, output: tuneRecord },
+  /** Goes on with a cancelled or interrupted tune from the first step it did not decide, with the knobs it had kept. */
+  'tune.resume': { input: tuneId, output: tuneRecord },
 } as const;

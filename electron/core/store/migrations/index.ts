@@ -15,6 +15,7 @@ import { textGenerations } from './0013-text-generations.js';
 import { processIdentity } from './0014-process-identity.js';
 import { typedCommand } from './0015-typed-command.js';
 import { runKnobs } from './0016-run-knobs.js';
+import { tunes } from './0017-tunes.js';
 
 export interface Migration {
   version: number;
@@ -22,5 +23,5 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes];
 export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,106 @@
+// A tune is kept as it goes: started without waiting, followed step by step, found again by a page that reloads,
+// cancelled between or inside steps, kept as interrupted when its engine stops, and resumed from the step it reached
+// with the steps it had decided (their sweeps are not run again). A real pty, a real SQLite file, plain Python.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { contractClient } from '../../electron/cli/contract.js';
+import type { EngineCore } from '../../electron/core/createCore.js';
+import { tuneRequest, type TuneRecord } from '../../electron/shared/api.js';
+import { tempCore, type TempCore } from '../helpers/tempCore.js';
+
+let temp: TempCore | null = null;
+afterEach(async () => {
+  await temp?.cleanup();
+  temp = null;
+});
+
+/** A training script as plain as they come (no torch: the knobs say they had nothing to act on): 30 steps of 10 ms. */
+const SCRIPT = ['import time', 'for step in range(1, 31):', '    time.sleep(0.01)', '    print(f"step {step} loss {3 - step / 30:.4f}", flush=True)'].join('\n');
+
+function open(): { core: EngineCore; dir: string } {
+  temp = tempCore({ env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent/nvidia-smi' } });
+  fs.writeFileSync(path.join(temp.dir, 'train.py'), SCRIPT);
+  return { core: temp.core, dir: temp.dir };
+}
+
+const request = (dir: string) => ({ command: { template: ['/usr/bin/python3', 'train.py'], mode: 'argv' as const, cwd: dir }, steps: ['workers' as const, 'autocast' as const], maxSteps: 30, waitForIdle: false });
+
+/** Resolves with the first tune record the engine announces that `done` accepts. */
+function announced(core: EngineCore, done: (tune: TuneRecord) => boolean): Promise<TuneRecord> {
+  return new Promise((resolve) => {
+    const subscription = core.subscribe((event, payload) => {
+      if (event !== 'tunes.onDidChange' || !done(payload)) return;
+      subscription.unsubscribe();
+      resolve(payload);
+    });
+  });
+}
+
+describe('a tune kept by the engine', () => {
+  it('answers at once, is listed while it runs, stops at Cancel, and resumes from the step it reached', async () => {
+    const { core, dir } = open();
+    const api = contractClient(core);
+    const firstStepDecided = announced(core, (tune) => tune.result.steps.some((s) => s.name === '+workers=4'));
+    const started = await api['tune.start']({ request: request(dir) });
+    expect(started).toMatchObject({ status: 'running', endedAt: null, sourceRunId: null, result: { steps: [] } });
+    expect((await api['tune.list']({})).map((t) => t.id)).toEqual([started.id]);
+
+    // Cancelled once the first step is decided: the second step's sweep is stopped, or never starts.
+    const afterFirst = await firstStepDecided;
+    expect(afterFirst.status).toBe('running');
+    expect(afterFirst.result.steps.map((s) => s.name)).toEqual(['baseline', '+workers=4']);
+    const firstSweeps = afterFirst.result.steps.find((s) => s.name === '+workers=4')!.sweepIds;
+    await api['tune.cancel']({ id: started.id });
+    const cancelled = await core.tunes.waitForEnd(started.id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.endedAt).not.toBeNull();
+    expect(cancelled.result.steps.filter((s) => s.status !== 'cancelled').map((s) => s.name)).toEqual(['baseline', '+workers=4']);
+    // As a page that reloads finds it.
+    expect(await api['tune.get']({ id: started.id })).toMatchObject({ status: 'cancelled', result: { status: 'cancelled' } });
+
+    const sweepsBefore = (await api['sweeps.list']({})).length;
+    const resumed = await api['tune.resume']({ id: started.id });
+    expect(resumed.status).toBe('running');
+    const ended = await core.tunes.waitForEnd(started.id);
+    expect(ended.status).toBe('succeeded');
+    expect(ended.result.steps.map((s) => s.name)).toEqual(['baseline', '+workers=4', '+autocast=bf16']);
+    // The decided step stands as measured: its sweeps are the first ones, and only the next step ran now.
+    expect(ended.result.steps.find((s) => s.name === '+workers=4')!.sweepIds).toEqual(firstSweeps);
+    const sweepsAfter = await api['sweeps.list']({});
+    expect(sweepsAfter.length).toBeGreaterThan(sweepsBefore);
+    expect(sweepsAfter.slice(0, sweepsAfter.length - sweepsBefore).every((s) => s.name === 'tune: +autocast=bf16')).toBe(true);
+    await expect(api['tune.resume']({ id: started.id })).rejects.toThrow(/has ended \(succeeded\): there is nothing left to run/u);
+  }, 240_000);
+
+  it('is kept as interrupted when its engine stops, and another engine resumes it', async () => {
+    const { core, dir } = open();
+    const sweepStarted = new Promise<void>((resolve) => {
+      const subscription = core.subscribe((event, payload) => {
+        if (event === 'sweeps.onDidChange' && payload.progress.done >= 1) {
+          subscription.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    const started = core.tunes.start(tuneRequest.parse(request(dir)), null);
+    await sweepStarted;
+    await core.close();
+
+    const again = temp!.reopen();
+    expect(again.tunes.get(started.id).status).toBe('interrupted');
+    const api = contractClient(again);
+    await expect(api['tune.cancel']({ id: started.id })).resolves.toMatchObject({ status: 'interrupted' });
+    await api['tune.resume']({ id: started.id });
+    const ended = await again.tunes.waitForEnd(started.id);
+    expect(ended.status).toBe('succeeded');
+    expect(ended.result.steps.map((s) => s.name)).toEqual(['baseline', '+workers=4', '+autocast=bf16']);
+  }, 240_000);
+
+  it('refuses a tune of a run that is not there, and a resume of one that is not', async () => {
+    const { core, dir } = open();
+    const api = contractClient(core);
+    await expect(api['tune.start']({ request: request(dir), sourceRunId: 999 })).rejects.toThrow(/no run 999/u);
+    await expect(api['tune.resume']({ id: 5 })).rejects.toThrow(/no tune 5/u);
+  });
+});
