@@ -29,9 +29,12 @@ test('Tune on a run keeps workers for a script that loads in its loop, and shows
   await page.getByTestId('tune-wait-idle').uncheck();
   await page.getByTestId('tune-start').click();
   await expect(page.getByTestId('tune-start')).toContainText('Tuning…');
-  await expect(page.getByTestId('tune-table')).toBeVisible({ timeout: 240_000 });
-
-  await expect(page.getByTestId('tune-status')).toHaveText('succeeded');
+  // A page that reloads mid-tune finds it again, still running (the engine keeps it), and follows it to its end.
+  await page.reload();
+  await expect(page.getByTestId('tune-status')).toContainText('running');
+  await expect(page.getByTestId('tune-cancel')).toBeVisible();
+  await expect(page.getByTestId('tune-status')).toHaveText('succeeded', { timeout: 240_000 });
+  await expect(page.getByTestId('tune-table')).toBeVisible();
   const workers = page.getByTestId('tune-step-+workers=4');
   await expect(workers).toContainText('faster');
   await expect(workers.locator('td').last()).toHaveText('yes');

@@ -1,6 +1,6 @@
-// Tune on a run's page: the knobs' ladder on the run's command as it is (tune.run), then the table, the total and the change that makes each kept knob permanent.
-import { useState } from 'react';
-import type { Run, TuneResult } from '../../../electron/shared/api.js';
+// Tune on a run's page: the knobs' ladder on the run's command as it is (tune.start), followed step by step and found again after a reload, then the table, the total and the change that makes each kept knob permanent.
+import { useEffect, useState } from 'react';
+import type { Run, TuneRecord } from '../../../electron/shared/api.js';
 import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
@@ -19,29 +19,59 @@ function speedup(ratio: number | null, ci95: { low: number; high: number } | nul
 }
 
 export function RunTune({ run }: { run: Run }) {
-  const { api } = useBridge();
+  const bridge = useBridge();
+  const { api } = bridge;
   const [steps, setSteps] = useState(String(DEFAULT_STEPS));
   const [waitForIdle, setWaitForIdle] = useState(true);
-  const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [result, setResult] = useState<TuneResult | null>(null);
-  if (run.status === 'running' || run.command[0] === IMPORTED_COMMAND || run.origin !== null) return null;
+  /** This run's newest tune, as the engine keeps it: found again after a reload, followed live while it runs. */
+  const [tune, setTune] = useState<TuneRecord | null>(null);
+  const tunable = !(run.status === 'running' || run.command[0] === IMPORTED_COMMAND || run.origin !== null);
+
+  useEffect(() => {
+    if (!tunable) return undefined;
+    let current = true;
+    api['tune.list']({ sourceRunId: run.id, limit: 1 }).then(
+      (list) => {
+        const newest = list[0];
+        if (!current || !newest) return;
+        setTune((shown) => (shown && shown.id > newest.id ? shown : newest));
+        // The form says what the tune shown was asked with, for a Tune again of the same.
+        if (newest.request.maxSteps !== undefined) setSteps(String(newest.request.maxSteps));
+        setWaitForIdle(newest.request.waitForIdle);
+      },
+      (failure: unknown) => current && setError(errorMessage(failure)),
+    );
+    const off = bridge.on('tunes.onDidChange', (changed) => {
+      if (changed.sourceRunId === run.id) setTune((shown) => (shown === null || changed.id >= shown.id ? changed : shown));
+    });
+    return () => {
+      current = false;
+      off();
+    };
+  }, [api, bridge, run.id, tunable]);
+
+  if (!tunable) return null;
   const stepCount = /^\d+$/u.test(steps) && Number(steps) > 0 ? Number(steps) : null;
-  const tune = async () => {
-    if (stepCount === null) return;
-    setBusy(true);
+  const running = tune?.status === 'running';
+  const ask = async (call: () => Promise<TuneRecord>) => {
+    setAsking(true);
     setError(null);
-    setResult(null);
     try {
-      setResult(await api['tune.run']({ command: { template: run.command, mode: 'argv', cwd: run.cwd }, maxSteps: stepCount, waitForIdle }));
+      setTune(await call());
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {
-      setBusy(false);
+      setAsking(false);
     }
   };
+  const start = () => {
+    if (stepCount === null) return;
+    void ask(() => api['tune.start']({ request: { command: { template: run.command, mode: 'argv', cwd: run.cwd }, maxSteps: stepCount, waitForIdle }, sourceRunId: run.id }));
+  };
   return (
-    <details className="run-tune" data-testid="run-tune">
+    <details className="run-tune" data-testid="run-tune" open={tune !== null ? true : undefined}>
       <summary>
         <span className="fingerprint-title">Tune</span> <span className="hint">which standard speed-ups make this command faster here, without changing the script</span>
       </summary>
@@ -57,9 +87,19 @@ export function RunTune({ run }: { run: Run }) {
         <label>
           <input type="checkbox" data-testid="tune-wait-idle" checked={waitForIdle} onChange={(event) => setWaitForIdle(event.target.checked)} /> wait for a quiet machine before each run
         </label>
-        <button type="button" className="button small" data-testid="tune-start" disabled={busy || stepCount === null} onClick={() => void tune()}>
-          {busy ? 'Tuning… (each step is a sweep: see Sweeps)' : 'Tune'}
+        <button type="button" className="button small" data-testid="tune-start" disabled={asking || running || stepCount === null} onClick={start}>
+          {running ? 'Tuning… (each step is a sweep: see Sweeps)' : tune === null ? 'Tune' : 'Tune again'}
         </button>
+        {running && (
+          <button type="button" className="button small" data-testid="tune-cancel" disabled={asking} onClick={() => void ask(() => api['tune.cancel']({ id: tune.id }))}>
+            Cancel
+          </button>
+        )}
+        {tune !== null && (tune.status === 'cancelled' || tune.status === 'interrupted') && (
+          <button type="button" className="button small" data-testid="tune-resume" disabled={asking} onClick={() => void ask(() => api['tune.resume']({ id: tune.id }))}>
+            Resume from the step it reached
+          </button>
+        )}
       </div>
       {stepCount === null && <p className="inline-error">Steps per run is a whole number from 1.</p>}
       {error && (
@@ -67,18 +107,19 @@ export function RunTune({ run }: { run: Run }) {
           {error}
         </p>
       )}
-      {result && <TuneAnswer result={result} />}
+      {tune && <TuneAnswer tune={tune} />}
     </details>
   );
 }
 
-function TuneAnswer({ result }: { result: TuneResult }) {
+function TuneAnswer({ tune }: { tune: TuneRecord }) {
+  const result = tune.result;
   const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
   const kept = Object.entries(result.kept).map(([name, value]) => `${name}=${value}`).join(' ');
   return (
     <div data-testid="tune-result">
       <p>
-        <span data-testid="tune-status">{result.status}</span> · torch {result.machine.torch ?? 'not seen'}, {result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}
+        Tune {tune.id} · <span data-testid="tune-status">{tune.status === 'running' ? `running: ${result.steps.length} of the ladder's steps decided` : tune.status}</span> · torch {result.machine.torch ?? 'not seen'}, {result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}
       </p>
       <table className="run-tune-table" data-testid="tune-table">
         <thead>
