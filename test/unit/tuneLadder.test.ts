@@ -1,7 +1,8 @@
 // The ladder's decisions with fixed numbers: kept only when faster and within the gate, more rounds while undecided, rungs that cannot apply skipped with why.
 import { describe, expect, it } from 'vitest';
-import { decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason } from '../../electron/core/tune/ladder.js';
-import { compareSpeeds } from '../../electron/core/compare/verdict.js';
+import { decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason, tuneConfidence } from '../../electron/core/tune/ladder.js';
+import { seededRandom } from '../../electron/core/compare/random.js';
+import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../../electron/core/compare/verdict.js';
 import { tuneRequest } from '../../electron/shared/api.js';
 
 const base = { verdict: 'faster', verdictReason: 'the interval lies above 1 (3 and 3 runs, 95 % t-interval)', gate: 'pass' as const, gateReason: 'loss +0.001 (limit +0.05)', knobState: 'applied', knobReason: null, candidateStatus: 'done', failure: null };
@@ -55,6 +56,38 @@ describe('the verdict a step rests on, pooled over its rounds', () => {
     const coarse = compareSpeeds([{ throughput: 1000 / 63, resolution: 1 / 63 }, { throughput: 1000 / 63, resolution: 1 / 63 }], [{ throughput: 1000 / 64, resolution: 1 / 64 }, { throughput: 1000 / 64, resolution: 1 / 64 }], { minEffect: 0.02 });
     expect(coarse.verdict).toBe('inconclusive');
     expect(moreRoundsFor(coarse, 2, 4)).toBe(0);
+  });
+
+  it("keeps a step's false faster/slower rate under 5 % over all the looks it takes as it adds rounds (A/A)", () => {
+    const random = seededRandom(30);
+    const normal = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+    /** Both sides the same config: run-to-run noise of 2 %; rounds added as the ladder adds them, up to its budget. */
+    const falseRate = (confidence: number) => {
+      const request = { repeats: 2, maxRepeats: 4 };
+      let falses = 0;
+      const sweeps = 4000;
+      for (let sweep = 0; sweep < sweeps; sweep++) {
+        const a: RunSpeed[] = [];
+        const b: RunSpeed[] = [];
+        const round = () => {
+          a.push({ throughput: 100 * Math.exp(0.02 * normal()) });
+          b.push({ throughput: 100 * Math.exp(0.02 * normal()) });
+        };
+        for (let i = 0; i < request.repeats; i++) round();
+        for (;;) {
+          const verdict = compareSpeeds(a, b, { minEffect: 0.02, confidence });
+          if (verdict.verdict === 'faster' || verdict.verdict === 'slower') falses++;
+          const more = moreRoundsFor(verdict, a.length, request.maxRepeats);
+          if (verdict.verdict === 'faster' || verdict.verdict === 'slower' || more === 0) break;
+          for (let i = 0; i < more; i++) round();
+        }
+      }
+      return falses / sweeps;
+    };
+    // Each look at 95 %: about 7 % false verdicts. Shared between the looks: under 5 %.
+    expect(falseRate(CONFIDENCE)).toBeGreaterThan(0.06);
+    expect(tuneConfidence({ repeats: 2, maxRepeats: 4 })).toBeCloseTo(1 - 0.05 / 3, 10);
+    expect(falseRate(tuneConfidence({ repeats: 2, maxRepeats: 4 }))).toBeLessThanOrEqual(0.05);
   });
 
   it('one failing round fails the gate of the step', () => {

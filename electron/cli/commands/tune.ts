@@ -2,6 +2,7 @@
 import type { Core } from '../../core/createCore.js';
 import type { TuneRecord, TuneResult, TuneStepName } from '../../shared/api.js';
 import { tuneRequest, TUNE_STEPS } from '../../shared/api.js';
+import { confidenceText } from '../../shared/confidenceText.js';
 import { UsageError } from '../errors.js';
 import { StopSignals } from '../stopSignals.js';
 
@@ -38,7 +39,7 @@ function speedupText(ratio: number | null, ci95: { low: number; high: number } |
 /** The ladder's table, the total, what was not tried, and how to make each kept knob permanent. */
 export function formatTuneResult(result: TuneResult): string {
   const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
-  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, 'SPEEDUP (95 % CI)', 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'VRAM MIB', 'GATE', 'KEPT'];
+  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, `SPEEDUP (${confidenceText(result.confidence)} CI)`, 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'VRAM MIB', 'GATE', 'KEPT'];
   const rows = result.steps.map((step) => {
     const t = step.throughput;
     const throughput = t.median === null ? '-' : `${figure3(t.median)}${t.ci95 ? ` (${figure3(t.ci95.low)}-${figure3(t.ci95.high)})` : ''}`;
@@ -63,7 +64,7 @@ export function formatTuneResult(result: TuneResult): string {
     if (step.status === 'baseline') continue;
     lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
   }
-  lines.push('Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a 95 % t-interval over runs (RUNS: candidate+against); kept only when faster and within the quality gate.');
+  lines.push(`Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.`);
   const keptList = Object.entries(result.kept).map(([k, v]) => `${k}=${v}`).join(' ');
   if (result.total) {
     lines.push(`Total: ${keptList}: ${speedupText(result.total.ratio, result.total.ci95)} against the baseline, ${result.total.verdict} (${result.total.measuredBy}; sweep${result.total.sweepIds.length === 1 ? '' : 's'} ${result.total.sweepIds.join(', ')})`);

@@ -2,6 +2,7 @@
 // each other), so the interval rests on the variance between runs: Welch's t-interval on the logs of the runs'
 // steady medians (a ratio of geometric means), or a paired t-interval where interleaved repeats pair up.
 // docs/statistics.md has the method, and the simulation that shows its false-verdict rate.
+import { confidenceText } from '../../shared/confidenceText.js';
 import { studentTQuantile } from './studentT.js';
 
 /** One run's evidence: its steady throughput and, for runs of one interleaved sweep, its round (repeat index). */
@@ -40,6 +41,11 @@ export interface SpeedVerdict {
 export interface VerdictOptions {
   /** δ: an interval inside 1 ± δ says "same" (DESIGN: 2 %, `--min-effect`). */
   minEffect: number;
+  /**
+   * The interval's confidence (default CONFIDENCE). Where the runs are looked at several times as they come (tune's
+   * rounds while undecided), each look takes a share of the 5 %, so the verdict's false-alarm rate stays under it.
+   */
+  confidence?: number;
 }
 
 export { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
@@ -154,12 +160,13 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
       reason: `the runs on each side are identical to the last digit (copies of one log?), so the noise between runs cannot be sized: run repeats that time their own steps (${a.length} and ${b.length} runs)`,
     };
   }
-  const interval = boundByResolution(chooseInterval(a, b), resolution);
+  const confidence = options.confidence ?? CONFIDENCE;
+  const interval = boundByResolution(chooseInterval(a, b, confidence), resolution);
   const low = Math.exp(interval.estimate - interval.halfWidth);
   const high = Math.exp(interval.estimate + interval.halfWidth);
   const base = { ratio, ci95: { low, high }, n, method: interval.method, df: interval.df };
   const runsText = interval.method === 'paired' ? `${Math.min(a.length, b.length)} interleaved pairs` : `${a.length} and ${b.length} runs`;
-  const rests = interval.resolutionBound ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}` : `${runsText}, 95 % t-interval`;
+  const rests = interval.resolutionBound ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}` : `${runsText}, ${confidenceText(confidence)} t-interval`;
   if (low > 1) return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 (${rests})` };
   if (high < 1) return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 (${rests})` };
   const delta = options.minEffect;
@@ -171,7 +178,7 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
     const why = `cannot tell: the step timing resolves throughput only to about ±${percent(resolution)} here (${width}), which holds both 1 and changes beyond ±${percent(delta)}; more repeats of the same timing cannot narrow it: time more steps per printed line, or print each step's time`;
     return { ...base, verdict: 'inconclusive', moreRepeats: null, repeatsCannotDecide: true, reason: `${why} (${rests})` };
   }
-  const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta);
+  const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta, confidence);
   const decide = more === null ? `more than ${MAX_PROJECTED_REPEATS} more runs per side would be needed: the change is about as large as ±${percent(delta)}` : `about ${more} more run${more === 1 ? '' : 's'} per side would decide`;
   return { ...base, verdict: 'inconclusive', moreRepeats: more, reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})` };
 }
@@ -198,10 +205,10 @@ function boundByResolution(interval: Interval, resolution: number): Interval {
  * tighter of two would make each a little too narrow, so when both can be had each is taken at 97.5 % (a
  * Bonferroni split): whichever is chosen, the chance of a false verdict stays under 5 %.
  */
-function chooseInterval(a: readonly RunSpeed[], b: readonly RunSpeed[]): Interval {
-  const pairedOne = paired(a, b, 1 - (1 - CONFIDENCE) / 2);
-  if (pairedOne === null) return welch(logs(a), logs(b), CONFIDENCE);
-  const welchOne = welch(logs(a), logs(b), 1 - (1 - CONFIDENCE) / 2);
+function chooseInterval(a: readonly RunSpeed[], b: readonly RunSpeed[], confidence: number): Interval {
+  const pairedOne = paired(a, b, 1 - (1 - confidence) / 2);
+  if (pairedOne === null) return welch(logs(a), logs(b), confidence);
+  const welchOne = welch(logs(a), logs(b), 1 - (1 - confidence) / 2);
   return pairedOne.halfWidth < welchOne.halfWidth ? pairedOne : welchOne;
 }
 
@@ -209,12 +216,12 @@ function chooseInterval(a: readonly RunSpeed[], b: readonly RunSpeed[]): Interva
  * About how many more runs per side would decide, if the spread and the change stay as measured: the fewest
  * with which the interval would either exclude 1 or fit inside 1 ± δ.
  */
-function moreRepeatsToDecide(interval: Interval, runsPerSide: number, delta: number): number | null {
+function moreRepeatsToDecide(interval: Interval, runsPerSide: number, delta: number, confidence: number): number | null {
   const effect = Math.abs(interval.estimate);
   const bound = Math.log(1 + delta);
   const needed = Math.max(effect, bound - effect);
   if (interval.sd === 0) return 1;
-  const halfWidth = (runs: number) => studentTQuantile(1 - (1 - CONFIDENCE) / 2, interval.method === 'paired' ? runs - 1 : 2 * runs - 2) * interval.sd * Math.sqrt(2 / runs);
+  const halfWidth = (runs: number) => studentTQuantile(1 - (1 - confidence) / 2, interval.method === 'paired' ? runs - 1 : 2 * runs - 2) * interval.sd * Math.sqrt(2 / runs);
   // The projected half-width falls as runs are added: bisect for the fewest that are enough.
   let low = runsPerSide;
   let high = runsPerSide + MAX_PROJECTED_REPEATS;

@@ -3,7 +3,7 @@
 // verdict is undecided; a knob is kept only when faster and within the gate, so each step builds on what helped.
 import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, TuneStep, TuneStepName } from '../../shared/api.js';
 import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
-import { compareSpeeds, type RunSpeed } from '../compare/verdict.js';
+import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../compare/verdict.js';
 import { rowThroughput } from '../compare/compare.js';
 import { suggestChanges, type KeptKnob } from './suggest.js';
 import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
@@ -138,10 +138,22 @@ export function emptyResult(request: TuneRequest): TuneResult {
     total: null,
     suggestions: [],
     patch: null,
+    confidence: tuneConfidence(request),
     machine: { torch: null, cuda: null },
     notes: [],
     error: null,
   };
+}
+
+/**
+ * The confidence of each look at a step's runs. A step looks after its first round and after each round it adds
+ * while undecided, at most maxRepeats − repeats + 1 times; judging each look at 95 % called an A/A step faster or
+ * slower 7.3 % of the time (2 runs a side, up to 4, 2 % noise: docs/statistics.md). Splitting the 5 % between the
+ * looks (Bonferroni) keeps the step's false-alarm rate under 5 %, whatever the noise.
+ */
+export function tuneConfidence(request: Pick<TuneRequest, 'repeats' | 'maxRepeats'>): number {
+  const looks = Math.max(1, request.maxRepeats - request.repeats + 1);
+  return 1 - (1 - CONFIDENCE) / looks;
 }
 
 /** What of a stopped tune stands: its decided steps (a cancelled one is tried again); the ending is made anew. */
@@ -175,6 +187,7 @@ export class TuneLadder {
     const rungs = ladderRungs(request);
     const maxSteps = request.maxSteps ?? (request.timeoutSeconds === undefined ? DEFAULT_TUNE_MAX_STEPS : undefined);
     const result = options.resumeFrom ? decidedPart(options.resumeFrom) : emptyResult(request);
+    result.confidence = tuneConfidence(request);
     const kept: KnobSettings = {};
     const keptRungs: Array<{ rung: Rung; runs: Run[] }> = [];
     let baselineDone = result.steps.some((s) => s.status === 'baseline');
@@ -263,11 +276,8 @@ export class TuneLadder {
         out.candidate.runIds.push(...candidateRow.runIds);
         out.candidate.speeds.push(...speedsOf(candidateRow));
         // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
-        const pooled = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect });
-        const verdict =
-          out.sweepIds.length === 1
-            ? { verdict: candidateRow.speedup.verdict, ratio: candidateRow.speedup.ratio, ci95: candidateRow.speedup.ci95, reason: candidateRow.speedup.reason, moreRepeats: candidateRow.speedup.moreRepeats, repeatsCannotDecide: pooled.repeatsCannotDecide }
-            : pooled;
+        // Every round is a look at the runs: each look judges at the confidence that keeps all of them under 5 %.
+        const verdict = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect, confidence: result.confidence });
         out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: verdict.reason };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
         // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.

@@ -86,6 +86,11 @@ export const tuneResult = z.object({
   suggestions: z.array(tuneSuggestion),
   /** Every suggestion's edit as one patch (`git apply` or `patch -p1` in the command's directory); null when none could be made. */
   patch: z.string().nullable(),
+  /**
+   * The confidence of every interval in it: 95 % shared between the looks a step may take at its runs (one per round
+   * while undecided), so a knob is called faster when it is not at most 5 % of the time.
+   */
+  confidence: z.number().gt(0).lt(1).default(0.95),
   /** Machine facts the ladder went by (torch version, CUDA). */
   machine: z.object({ torch: z.string().nullable(), cuda: z.boolean().nullable() }),
   notes: z.array(z.string()),

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { Run, TuneRecord } from '../../../electron/shared/api.js';
 import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
+import { confidenceText } from '../../../electron/shared/confidenceText.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import './RunTune.css';
@@ -126,7 +127,7 @@ function TuneAnswer({ tune }: { tune: TuneRecord }) {
           <tr>
             <th>Config</th>
             <th>Throughput{unit ? ` (${unit}, 95 % CI)` : ''}</th>
-            <th>Speedup (95 % CI)</th>
+            <th title="95 % shared between the looks a step may take at its runs as it adds rounds, so a knob is called faster when it is not at most 5 % of the time">Speedup ({confidenceText(result.confidence)} CI)</th>
             <th>Verdict</th>
             <th>Runs</th>
             <th>Step ms</th>
