@@ -96,7 +96,7 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
 
   it('prints the table with units, intervals, verdicts and gate; a knob the run itself finds cannot apply is skipped with its reason', () => {
     // Here the ladder is tf32, compile alone: the machine is not known before the first run, so tf32 runs and its record says why not.
-    expect(text).toMatch(/^CONFIG +THROUGHPUT \(steps\/s, 95 % CI\) +SPEEDUP \(95 % CI\) +VERDICT +RUNS +STEP MS +LOSS +VRAM MIB +GATE +KEPT$/mu);
+    expect(text).toMatch(/^CONFIG +THROUGHPUT \(steps\/s, 95 % CI\) +SPEEDUP \(97\.5 % CI\) +VERDICT +RUNS +STEP MS +LOSS +VRAM MIB +GATE +KEPT$/mu);
     expect(text).toMatch(/^baseline +[\d.]+ \([\d.]+-[\d.]+\) +1\.00x +baseline +2 /mu);
     expect(text).toContain('+tf32=on: skipped: the knob was skipped: no CUDA device here');
     expect(text).toContain('+compile=on: skipped: torch 1.');
