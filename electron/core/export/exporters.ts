@@ -24,7 +24,7 @@ import {
   verdictText,
   workText,
 } from './format.js';
-import { columnsWithData, escapeHtml, escapeMarkdown, htmlPageStart, htmlTable, type Column } from './markup.js';
+import { columnsWithData, escapeHtml, escapeMarkdown, htmlPageStart, htmlTable, markdownTable, type Column } from './markup.js';
 import { lineChartSvg, mergeIdenticalLines, type ChartLine } from './svgChart.js';
 import { throughputChartSvg } from './throughputChart.js';
 
@@ -120,16 +120,12 @@ export function toMarkdown({ comparison, title }: ExportInput): string {
     ],
     comparison.rows,
   );
-  const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
-  const rule = `|${columns.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`;
   const lines = [
     `## ${escapeMarkdown(title)}`,
     '',
     ...headerLines(comparison).map((l) => `${escapeMarkdown(l)}  `),
     '',
-    line(columns.map((c) => c.title)),
-    rule,
-    ...comparison.rows.map((row) => line(columns.map((c) => c.cell(row)))),
+    ...markdownTable(columns, comparison.rows),
     '',
   ];
   lines.push(methodNote(comparison));

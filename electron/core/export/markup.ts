@@ -59,6 +59,13 @@ export function htmlTable<T>(columns: ReadonlyArray<Column<T>>, items: readonly 
   return `<div class="table"><table data-testid="${testId}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
+/** A GitHub table of the given columns, as lines: its header, its rule (figures right-aligned) and a line per item. */
+export function markdownTable<T>(columns: ReadonlyArray<Column<T>>, items: readonly T[]): string[] {
+  const line = (cells: string[]) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
+  const rule = `|${columns.map((c) => (c.numeric ? ' ---: ' : ' --- ')).join('|')}|`;
+  return [line(columns.map((c) => c.title)), rule, ...items.map((item) => line(columns.map((c) => c.cell(item))))];
+}
+
 /** The report pages' style: light and dark, tables that scroll rather than overflow the window. */
 const PAGE_STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1f24;background:#fff}
 p,li{overflow-wrap:anywhere}.row-notes{padding-left:1.2rem;margin:.4rem 0}
