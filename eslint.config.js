@@ -40,7 +40,7 @@ const CORE_LAYERS = {
   experiments: [...RUNS, 'gpu-control'],
   publish: [...RUNS, 'compare'],
   // The knobs' ladder: sweeps (experiments) judged by compare's verdict and gate.
-  tune: [...RUNS, 'compare', 'experiments'],
+  tune: [...RUNS, 'compare', 'experiments', 'export'],
   workloads: [],
 };
 

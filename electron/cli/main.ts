@@ -312,6 +312,8 @@ export function buildProgram(): Command {
     .option('--shell', 'the command is one shell script')
     .option('--json', 'print the result as JSON')
     .option('--resume <id>', 'go on with a cancelled or interrupted tune from the first step it did not decide (no command)', positiveInt('--resume', 'id', '3'))
+    .option('--show <id>', 'print a tune as it was kept (ended, or as far as it has come), without running anything', positiveInt('--show', 'id', '3'))
+    .option('--out <file>', 'also write the tune as a report: Markdown (.md) or one HTML page (.html)')
     .argument('[command...]', 'the command after --')
     .action(async (commandArgs: string[], options: Omit<TuneCommandOptions, 'json' | 'commandArgs'> & { steps?: number }, command: Command) => {
       const global = globals(command);

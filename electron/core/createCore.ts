@@ -95,7 +95,7 @@ export interface Core {
   /** `tune.run` with a line of progress at each step for `say` (the CLI's stderr). */
   tune(request: TuneRequest, say?: (line: string) => void): Promise<TuneResult>;
   /** Tunes kept step by step: started, followed, cancelled and resumed (the CLI's `tune` and `tune --resume`). */
-  tunes: Pick<TuneService, 'start' | 'resume' | 'cancel' | 'get' | 'list' | 'waitForEnd'>;
+  tunes: Pick<TuneService, 'start' | 'resume' | 'cancel' | 'get' | 'list' | 'waitForEnd' | 'export'>;
   /** A run's final record, once it has ended and its summary is made (the CLI's `run` waits on it). */
   waitForExit(id: number): Promise<Run>;
   /**
@@ -716,6 +716,7 @@ export function createCore(options: CoreOptions): EngineCore {
     'tune.list': ({ sourceRunId, limit }) => tunes.list(limit, sourceRunId),
     'tune.cancel': ({ id }) => tunes.cancel(id),
     'tune.resume': ({ id }) => tunes.resume(id),
+    'tune.export': ({ id, format }) => tunes.export(id, format),
     'compare.export': ({ format, ...input }) => compare.export(input, format),
     'compare.series': ({ runIds }) => compare.series(runIds),
     'runs.annotate': ({ id, notes, tags }) => {

@@ -44,6 +44,13 @@ test('Tune on a run keeps workers for a script that loads in its loop, and shows
   await expect(page.getByTestId('tune-suggestions')).toContainText(`tune_mlp.py:${loaderLine}: DataLoader(..., num_workers=4, persistent_workers=True)`);
   await expect(page.getByTestId('tune-patch')).toContainText('+        num_workers=4,');
   await expect(page.getByTestId('tune-patch')).toContainText('--- a/tune_mlp.py');
+  // The report to keep or send: the page's own answer, as one Markdown file.
+  const download = page.waitForEvent('download');
+  await page.getByTestId('tune-export-md').click();
+  const report = fs.readFileSync((await (await download).path())!, 'utf8');
+  expect(report).toMatch(/^# Tuning results: /u);
+  expect(report).toContain('Keep `workers=4 persistentWorkers=on`');
+  expect(report).toContain('+        num_workers=4,');
   await tune.scrollIntoViewIfNeeded();
   await screenshot(page, 'tune-run-page');
 });

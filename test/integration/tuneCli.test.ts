@@ -38,13 +38,15 @@ const BF16_PROBE = [
 describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
   let result: TuneResult;
   let text: string;
+  let tuneId: number;
 
   beforeAll(() => {
     assertTorch();
     fs.writeFileSync(SCRIPT, ORIGINAL);
-    const json = runCli(['--db', db, '--json', 'tune', ...FLAGS, ...COMMAND], { cwd: dir, timeoutMs: 300_000 });
+    const json = runCli(['--db', db, '--json', 'tune', ...FLAGS, '--out', path.join(dir, 'report.html'), ...COMMAND], { cwd: dir, timeoutMs: 300_000 });
     expect(json.status, json.stderr).toBe(0);
     result = tuneResult.parse(JSON.parse(json.stdout));
+    tuneId = (JSON.parse(json.stdout) as { id: number }).id;
     // The table, from what the database recorded: the same ladder again is not needed to print it, but the face is.
     const shown = runCli(['--db', db, 'tune', ...FLAGS, '--only', 'tf32,compile', ...COMMAND], { cwd: dir, timeoutMs: 120_000 });
     expect(shown.status, shown.stderr).toBe(0);
@@ -92,6 +94,21 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(Object.keys(skipped)).toEqual(['+tf32=on', '+cudnnBenchmark=on', '+compile=on']);
     expect(skipped['+tf32=on']).toMatchObject({ reason: 'no CUDA device here: tf32 acts on NVIDIA GPUs only', runIds: [], sweepIds: [] });
     expect(skipped['+compile=on']!.reason).toMatch(/^torch 1\.[\d.a-z]+ has no torch\.compile \(2\.0 and newer\)$/u);
+  });
+
+  it('writes the tune as a report with --out, and --show prints a kept tune again without running anything', () => {
+    const html = fs.readFileSync(path.join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/iu);
+    expect(html).toContain('workers=4 persistentWorkers=on');
+    const md = path.join(dir, 'report.md');
+    const shown = runCli(['--db', db, 'tune', '--show', String(tuneId), '--out', md], { cwd: dir });
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^tune ${tuneId} \\(succeeded, started .*\\)\\ntune: .*: succeeded\\nCONFIG `, 'u'));
+    expect(fs.readFileSync(md, 'utf8')).toContain('## Answer');
+    const wrong = runCli(['--db', db, 'tune', '--show', String(tuneId), '--out', path.join(dir, 'report.txt')], { cwd: dir });
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.stdout + wrong.stderr).toContain('the report is Markdown (.md) or HTML (.html)');
+    expect(fs.existsSync(path.join(dir, 'report.txt'))).toBe(false);
   });
 
   it('prints the table with units, intervals, verdicts and gate; a knob the run itself finds cannot apply is skipped with its reason', () => {

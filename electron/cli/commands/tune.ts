@@ -1,4 +1,6 @@
 // `tuning-bench tune -- CMD`: the knobs' ladder on an unmodified script; progress on stderr, the table, the total and the changes to make on stdout (--json: one object).
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Core } from '../../core/createCore.js';
 import type { TuneRecord, TuneResult, TuneStepName } from '../../shared/api.js';
 import { tuneRequest, TUNE_STEPS } from '../../shared/api.js';
@@ -24,6 +26,25 @@ export interface TuneCommandOptions {
   json: boolean;
   /** A stopped tune to go on with, instead of a command. */
   resume?: number;
+  /** A kept tune to print, instead of running one. */
+  show?: number;
+  /** Where to write the tune as a report (.md or .html). */
+  out?: string;
+}
+
+/** The report's format from the file's extension: a typo is told before anything runs. */
+function reportFormat(file: string): 'md' | 'html' {
+  const extension = path.extname(file).toLowerCase();
+  if (extension === '.md' || extension === '.markdown') return 'md';
+  if (extension === '.html' || extension === '.htm') return 'html';
+  throw new UsageError(`--out ${file}: the report is Markdown (.md) or HTML (.html); name the file with one of those`);
+}
+
+/** Writes the tune's report where --out says, and says so on stderr. */
+function writeReport(core: Core, id: number, file: string): void {
+  const report = core.tunes.export(id, reportFormat(file));
+  fs.writeFileSync(file, report.content);
+  process.stderr.write(`tune ${id}: report written to ${path.resolve(file)}\n`);
 }
 
 /** Three significant figures, trailing zeros kept: 1.16, 0.845, 1.50. */
@@ -81,6 +102,14 @@ export function formatTuneResult(result: TuneResult): string {
 
 export async function tuneCommand(core: Core, options: TuneCommandOptions): Promise<void> {
   const typed = options.commandArgs;
+  if (options.out !== undefined) reportFormat(options.out);
+  if (options.show !== undefined) {
+    if (typed.length > 0 || options.resume !== undefined) throw new UsageError(`--show ${options.show} prints a kept tune: give no command after -- and no --resume`);
+    const kept = core.tunes.get(options.show);
+    process.stdout.write(options.json ? `${JSON.stringify({ id: kept.id, ...kept.result }, null, 2)}\n` : `tune ${kept.id} (${kept.status}, started ${kept.createdAt})\n${formatTuneResult(kept.result)}\n`);
+    if (options.out !== undefined) writeReport(core, kept.id, options.out);
+    return;
+  }
   if (options.resume !== undefined) {
     if (typed.length > 0) throw new UsageError(`--resume ${options.resume} goes on with that tune's own command: give no command after --`);
     return followTune(core, options, (say) => core.tunes.resume(options.resume!, say));
@@ -142,6 +171,7 @@ async function followTune(core: Core, options: TuneCommandOptions, begin: (say: 
     const ended = await core.tunes.waitForEnd(started.id);
     const result = ended.result;
     process.stdout.write(options.json ? `${JSON.stringify({ id: ended.id, ...result }, null, 2)}\n` : `${formatTuneResult(result)}\n`);
+    if (options.out !== undefined) writeReport(core, ended.id, options.out);
     if (result.status === 'cancelled') process.stderr.write(`tune ${ended.id} was cancelled: \`tuning-bench tune --resume ${ended.id}\` goes on from the step it reached\n`);
     if (result.status !== 'succeeded') process.exitCode = 1;
   } finally {

@@ -2,7 +2,7 @@
 // each other), so the interval rests on the variance between runs: Welch's t-interval on the logs of the runs'
 // steady medians (a ratio of geometric means), or a paired t-interval where interleaved repeats pair up.
 // docs/statistics.md has the method, and the simulation that shows its false-verdict rate.
-import { confidenceText } from '../../shared/confidenceText.js';
+import { CONFIDENCE, confidenceText } from '../../shared/confidenceText.js';
 import { studentTQuantile } from './studentT.js';
 
 /** One run's evidence: its steady throughput and, for runs of one interleaved sweep, its round (repeat index). */
@@ -49,8 +49,7 @@ export interface VerdictOptions {
 }
 
 export { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
-/** The confidence of every interval a verdict rests on. */
-export const CONFIDENCE = 0.95;
+export { CONFIDENCE };
 /**
  * The paired interval is considered only from this many pairs. With fewer it has at most 3 degrees of freedom
  * (t = 5.8 at 97.5 %) where Welch's has about twice as many, so it is almost never the tighter, and offering the

@@ -1,5 +1,6 @@
 // A tune's result as a report to keep or send (Markdown or one self-contained HTML page): the answer first, then the ladder's table, each step's reason, how to make the kept knobs permanent, and the method.
 import type { TuneResult, TuneStep } from '../../shared/api.js';
+import { CONFIDENCE, confidenceText } from '../../shared/confidenceText.js';
 import { figure, intervalText, msText, runIdsText, SIGNIFICANT_FIGURES, SPEEDUP_FIGURES, throughputTitle } from './format.js';
 import { columnsWithData, escapeHtml, escapeMarkdown, htmlPageStart, htmlTable, markdownTable, type Column } from './markup.js';
 
@@ -23,6 +24,8 @@ interface Report {
   facts: Paragraph[];
   answer: Paragraph[];
   unit: string | null;
+  /** The confidence of the speedups' intervals, as a reader sees it (98.3 %: the tune's looks share the 5 %). */
+  confidence: string;
   steps: TuneStep[];
   reasons: Array<{ name: string; text: Paragraph }>;
   permanent: { changes: Paragraph[]; patch: string | null; apply: Paragraph } | null;
@@ -59,7 +62,7 @@ function runsCell(step: TuneStep): string {
 }
 
 /** The ladder's columns; `split` (HTML) puts intervals and units on a second, smaller line. */
-function stepColumns(unit: string | null, split: boolean): Array<Column<TuneStep>> {
+function stepColumns(unit: string | null, split: boolean, confidence: string): Array<Column<TuneStep>> {
   const throughput = (step: TuneStep) => {
     const value = figure(step.throughput.median);
     return value !== '' && step.throughput.unit !== null && step.throughput.unit !== unit ? `${value} ${step.throughput.unit}` : value;
@@ -74,8 +77,8 @@ function stepColumns(unit: string | null, split: boolean): Array<Column<TuneStep
       ? { title: throughputHeading(unit), subtitle: '95 % CI', cell: throughput, detail: throughputCi, numeric: true }
       : { title: `${throughputHeading(unit)} (95 % CI)`, cell: (step) => joined(throughput(step), throughputCi(step)), numeric: true },
     split
-      ? { title: 'Speedup', subtitle: '95 % CI', cell: speedupCell, detail: speedupCi, numeric: true }
-      : { title: 'Speedup (95 % CI)', cell: (step) => joined(speedupCell(step), speedupCi(step)), numeric: true },
+      ? { title: 'Speedup', subtitle: `${confidence} CI`, cell: speedupCell, detail: speedupCi, numeric: true }
+      : { title: `Speedup (${confidence} CI)`, cell: (step) => joined(speedupCell(step), speedupCi(step)), numeric: true },
     { title: 'Verdict', cell: verdictCell },
     { title: 'Runs', subtitle: 'candidate+against', cell: runsCell, numeric: true },
     { title: 'Step time', cell: (step) => msText(step.stepTimeMs), numeric: true },
@@ -125,7 +128,7 @@ function answer(result: TuneResult): Paragraph[] {
   const total = result.total;
   if (total === null) return [[`Kept${unfinished}: `, { code: kept }, '. The kept combination was not measured against the baseline.']];
   const ratio = speedup(total.ratio);
-  const ci = total.ci95 === null ? '' : ` (95 % CI ${intervalText(total.ci95, SPEEDUP_FIGURES)})`;
+  const ci = total.ci95 === null ? '' : ` (${confidenceText(result.confidence)} CI ${intervalText(total.ci95, SPEEDUP_FIGURES)})`;
   const verdict = total.verdict === 'unknown' ? 'no verdict' : total.verdict;
   const head: Paragraph =
     ratio === ''
@@ -154,10 +157,10 @@ function permanent(result: TuneResult): Report['permanent'] {
   return { changes: result.suggestions.map((s) => [s.text]), patch, apply };
 }
 
-const METHOD =
+const method = (confidence: number) =>
   'Each step is a sweep of the best so far (the baseline, then the knobs kept before it) against it plus one knob, their runs interleaved. ' +
   "Throughput: the geometric mean of the runs' steady-state medians, with a 95 % t-interval over runs. " +
-  'Speedup: the ratio of geometric means against what the step was measured against, with a 95 % t-interval over runs (Runs: candidate+against). ' +
+  `Speedup: the ratio of geometric means against what the step was measured against, with a ${confidenceText(confidence)} t-interval over runs (Runs: candidate+against)${confidence > CONFIDENCE ? ': a step looks at its runs again as it adds rounds while undecided, so the 5 % is shared between its looks, and a knob is called faster when it is not at most 5 % of the time' : ''}. ` +
   'A knob is kept only when it is faster (the interval above 1) and within the quality gate, so each step builds on what helped. ' +
   "The total is the kept combination measured against the baseline side by side; the steps' speedups are never multiplied. " +
   `Figures to ${SIGNIFICANT_FIGURES} significant figures, speedups to ${SPEEDUP_FIGURES}.`;
@@ -174,10 +177,11 @@ function buildReport(result: TuneResult, options: TuneReportOptions): Report {
     ],
     answer: answer(result),
     unit: units.size === 1 ? [...units][0]! : null,
+    confidence: confidenceText(result.confidence),
     steps: result.steps,
     reasons: result.steps.map((step) => ({ name: step.name, text: stepReason(step) })),
     permanent: permanent(result),
-    method: METHOD,
+    method: method(result.confidence),
     notes: result.notes,
     error: result.error,
   };
@@ -215,7 +219,7 @@ function toMarkdown(report: Report): string {
   if (report.alert) lines.push(`**${markdownInline(report.alert)}**`, '');
   lines.push(...report.facts.map((f) => `${markdownInline(f)}  `), '', '## Answer', '');
   for (const p of report.answer) lines.push(markdownInline(p), '');
-  const columns = columnsWithData(stepColumns(report.unit, false), report.steps);
+  const columns = columnsWithData(stepColumns(report.unit, false, report.confidence), report.steps);
   lines.push('## Steps', '', ...markdownTable(columns.map((c) => ({ ...c, cell: (step: TuneStep) => markdownLiteral(c.cell(step)) })), report.steps), '');
   for (const r of report.reasons) lines.push(`- **${markdownText(r.name)}**${r.name === 'baseline' ? ': ' : ' '}${markdownInline(r.text)}`);
   lines.push('');
@@ -244,7 +248,7 @@ pre.patch{background:#f6f8fa;border:1px solid #d0d7de;padding:.6rem .8rem;overfl
 
 function toHtml(report: Report): string {
   const rowClass = (step: TuneStep) => (step.kept ? 'best' : step.gate === 'fail' ? 'fail' : '');
-  const table = htmlTable(stepColumns(report.unit, true), report.steps, rowClass, 'tune-table');
+  const table = htmlTable(stepColumns(report.unit, true, report.confidence), report.steps, rowClass, 'tune-table');
   const parts = [
     htmlPageStart(report.title, TUNE_STYLE),
     `<h1>${escapeHtml(report.title)}</h1>`,

@@ -5,6 +5,7 @@ import type { TuneRecord, TuneRequest, TuneResult } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
 import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
+import { renderTuneReport } from '../export/tuneReport.js';
 import type { StoredTune, TuneStatus, TuneStore } from '../store/tuneStore.js';
 import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
 import { emptyResult, ladderRungs, TuneError, type TuneLadder } from './ladder.js';
@@ -82,6 +83,13 @@ export class TuneService {
 
   get(id: number): TuneRecord {
     return this.record(this.require(id));
+  }
+
+  /** The tune as a report (`tuning-bench-tune-ID.md` / `.html`), as far as it has come. */
+  export(id: number, format: 'md' | 'html'): { content: string; filename: string; mimeType: string } {
+    const tune = this.require(id);
+    const content = renderTuneReport(tune.result, format, { generatedAt: this.deps.clock.now() });
+    return { content, filename: `tuning-bench-tune-${id}.${format}`, mimeType: format === 'md' ? 'text/markdown' : 'text/html' };
   }
 
   list(limit: number, sourceRunId?: number): TuneRecord[] {

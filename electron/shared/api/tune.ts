@@ -136,4 +136,9 @@ export const tuneMethods = {
   'tune.cancel': { input: tuneId, output: tuneRecord },
   /** Goes on with a cancelled or interrupted tune from the first step it did not decide, with the knobs it had kept. */
   'tune.resume': { input: tuneId, output: tuneRecord },
+  /** The tune as a report to keep or send: Markdown or one self-contained HTML page (the answer, the table, each step's reason, the patch). */
+  'tune.export': {
+    input: tuneId.extend({ format: z.enum(['md', 'html']) }),
+    output: z.object({ content: z.string(), filename: z.string(), mimeType: z.string() }),
+  },
 } as const;

@@ -4,6 +4,7 @@ import type { Run, TuneRecord } from '../../../electron/shared/api.js';
 import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import { confidenceText } from '../../../electron/shared/confidenceText.js';
 import { useBridge } from '../bridge/context.js';
+import { downloadText } from '../shared/downloadText.js';
 import { errorMessage } from '../shared/format.js';
 import './RunTune.css';
 
@@ -108,7 +109,31 @@ export function RunTune({ run }: { run: Run }) {
           {error}
         </p>
       )}
-      {tune && <TuneAnswer tune={tune} />}
+      {tune && (
+        <>
+          <TuneAnswer tune={tune} />
+          <p className="run-tune-export">
+            Report:{' '}
+            {(['md', 'html'] as const).map((format) => (
+              <button
+                key={format}
+                type="button"
+                className="button small"
+                data-testid={`tune-export-${format}`}
+                disabled={asking}
+                onClick={() =>
+                  void api['tune.export']({ id: tune.id, format }).then(
+                    (file) => downloadText(file.content, file.filename, file.mimeType),
+                    (failure: unknown) => setError(errorMessage(failure)),
+                  )
+                }
+              >
+                {format === 'md' ? 'Markdown' : 'HTML page'}
+              </button>
+            ))}
+          </p>
+        </>
+      )}
     </details>
   );
 }

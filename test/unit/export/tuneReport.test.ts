@@ -71,11 +71,11 @@ function realistic(): TuneResult {
         name: '+workers=4',
         status: 'kept',
         knobs: { workers: '4', persistentWorkers: 'on' },
-        reason: 'faster: the interval lies above 1 (2 and 2 runs, 95 % t-interval)',
+        reason: 'faster: the interval lies above 1 (2 and 2 runs, 98.3 % t-interval)',
         sweepIds: [1],
         runIds: [2, 4],
         throughput: { median: 1093, ci95: { low: 1061, high: 1126 }, unit: 'samples/s' },
-        speedup: { ratio: 1.345, ci95: { low: 1.281, high: 1.413 }, verdict: 'faster', reason: 'the interval lies above 1 (2 and 2 runs, 95 % t-interval)' },
+        speedup: { ratio: 1.345, ci95: { low: 1.281, high: 1.413 }, verdict: 'faster', reason: 'the interval lies above 1 (2 and 2 runs, 98.3 % t-interval)' },
         n: { candidate: 2, against: 2 },
         stepTimeMs: 58.55,
         finalLoss: 0.4131,
@@ -89,7 +89,7 @@ function realistic(): TuneResult {
         status: 'rejected',
         knobs: { autocast: 'bf16' },
         reason:
-          'not shown faster within the repeat budget (inconclusive): cannot tell: the interval 0.942-1.081 holds both 1 and changes beyond ±2 %; about 6 more runs per side would decide (4 and 4 runs, 95 % t-interval)',
+          'not shown faster within the repeat budget (inconclusive): cannot tell: the interval 0.942-1.081 holds both 1 and changes beyond ±2 %; about 6 more runs per side would decide (4 and 4 runs, 98.3 % t-interval)',
         against: '+workers=4 +persistentWorkers=on',
         sweepIds: [2],
         runIds: [6, 8, 10, 12],
@@ -111,7 +111,7 @@ function realistic(): TuneResult {
       ratio: 1.345,
       ci95: { low: 1.281, high: 1.413 },
       verdict: 'faster',
-      reason: 'the interval lies above 1 (2 and 2 runs, 95 % t-interval)',
+      reason: 'the interval lies above 1 (2 and 2 runs, 98.3 % t-interval)',
       sweepIds: [1],
       measuredBy: '+workers=4 was measured against the baseline itself',
     },
@@ -125,6 +125,7 @@ function realistic(): TuneResult {
       },
     ],
     patch: PATCH,
+    confidence: 1 - 0.05 / 3,
     machine: { torch: '1.13.1+cpu', cuda: false },
     notes: [
       'skipped: +tf32=on (no CUDA device here: tf32 acts on NVIDIA GPUs only); +cudnnBenchmark=on (no CUDA device here: cudnnBenchmark acts on NVIDIA GPUs only); +compile=on (torch 1.13.1+cpu has no torch.compile (2.0 and newer))',
@@ -141,7 +142,7 @@ function nothingKept(): TuneResult {
     ...workers,
     status: 'rejected',
     kept: false,
-    reason: 'same: no change larger than ±2 %: the interval lies inside 1 ± 2 % (2 and 2 runs, 95 % t-interval)',
+    reason: 'same: no change larger than ±2 %: the interval lies inside 1 ± 2 % (2 and 2 runs, 98.3 % t-interval)',
     speedup: { ratio: 1.004, ci95: { low: 0.991, high: 1.017 }, verdict: 'same', reason: 'no change larger than ±2 %' },
   };
   for (const s of result.steps.slice(2)) s.against = 'baseline';
@@ -163,7 +164,7 @@ describe('the answer comes first', () => {
   it('names the kept knobs and their measured total against the baseline before the table', () => {
     const md = renderTuneReport(realistic(), 'md', { generatedAt: GENERATED_AT });
     const answer = md.indexOf('## Answer');
-    const total = md.indexOf("Keep `workers=4 persistentWorkers=on`: 1.35x the baseline's throughput (95 % CI 1.28-1.41), faster");
+    const total = md.indexOf("Keep `workers=4 persistentWorkers=on`: 1.35x the baseline's throughput (98.3 % CI 1.28-1.41), faster");
     expect(answer).toBeGreaterThan(0);
     expect(total).toBeGreaterThan(answer);
     expect(total).toBeLessThan(md.indexOf('| Config |'));
