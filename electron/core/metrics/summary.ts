@@ -457,6 +457,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
         : 'steps/s';
 
   const { step: steps, tMs: times } = records;
+  const bursts = arrivalBursts(times);
   for (let i = 0; i < steps.length; i++) {
     const v = (name: string) => records.values.get(name)?.[i];
     let stepTimeMs: number | null = null;
@@ -472,9 +473,15 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     } else if (finite(v('steps_per_sec')) && v('steps_per_sec')! > 0) {
       stepTimeMs = 1000 / v('steps_per_sec')!;
       grain = printedGrain(v('steps_per_sec')!);
-    } else if (i > 0 && steps[i]! > steps[i - 1]! && times[i]! > times[i - 1]!) {
-      stepTimeMs = (times[i]! - times[i - 1]!) / (steps[i]! - steps[i - 1]!);
-      grain = clockGrain(stepTimeMs, times[i - 1]!, times[i]!, steps[i]! - steps[i - 1]!);
+    } else {
+      // Lines read together carry one time: the steps of the whole burst took the time since the read before it.
+      const last = bursts.lastOf[i]!;
+      const before = bursts.before[i]!;
+      if (before >= 0 && steps[last]! > steps[before]! && times[i]! > times[before]!) {
+        const burstSteps = steps[last]! - steps[before]!;
+        stepTimeMs = (times[i]! - times[before]!) / burstSteps;
+        grain = clockGrain(stepTimeMs, times[before]!, times[i]!, burstSteps);
+      }
     }
     if (stepTimeMs === null) continue;
 
@@ -501,6 +508,26 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     printed.push(finite(printedMs) && printedMs > 0);
   }
   return { points, throughputs, grains, unit, printed };
+}
+
+/**
+ * Records read at one time (a burst): for each record, the last record of its burst and the last record before the
+ * burst (-1 for the first burst), so each step of a burst is timed by the whole burst over the time since the read before.
+ */
+function arrivalBursts(times: ArrayLike<number>): { lastOf: Int32Array; before: Int32Array } {
+  const lastOf = new Int32Array(times.length);
+  const before = new Int32Array(times.length);
+  let start = 0;
+  while (start < times.length) {
+    let end = start;
+    while (end + 1 < times.length && times[end + 1] === times[start]) end++;
+    for (let k = start; k <= end; k++) {
+      lastOf[k] = end;
+      before[k] = start - 1;
+    }
+    start = end + 1;
+  }
+  return { lastOf, before };
 }
 
 function lastFinite(all: SampleColumns, list: Uint32Array): number | null {

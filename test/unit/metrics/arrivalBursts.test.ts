@@ -1,0 +1,47 @@
+// Lines timed by their arrival come in bursts: a loader with workers hands over several batches at once, and a pty
+// read returns every line written since the last one. Lines read together carry one time; the steps they report
+// took the time since the previous read between them. Before, the first line of each burst was given the whole gap
+// for one step and the rest none: 4 steps of 15 ms read in bursts every 60 ms summed up as 60 ms steps, 16.7 steps/s
+// instead of 66.7.
+import { describe, expect, it } from 'vitest';
+import type { MetricSample } from '../../../electron/core/metrics/samples.js';
+import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
+
+/** `steps` steps of `stepMs` each, their lines read `perRead` at a time (each read at the time its last step ended). */
+function readInBursts(steps: number, stepMs: number, perRead: number): MetricSample[] {
+  const list: MetricSample[] = [];
+  const start = 1_732_712_345_000;
+  for (let step = 1; step <= steps; step++) {
+    const readAt = start + Math.ceil(step / perRead) * perRead * stepMs;
+    list.push({ step, tMs: readAt, name: 'loss', value: 3 - step / steps, source: 'text', kind: 'train' });
+  }
+  return list;
+}
+
+describe('steps whose lines arrive in bursts', () => {
+  it('share the time since the previous read, every step of the burst counted', () => {
+    const summary = summarizeMetrics(readInBursts(400, 15, 4), { warmup: { kind: 'steps', steps: 8 } });
+    expect(summary.stepTimeMs.median).toBe(15);
+    expect(summary.throughput.median).toBeCloseTo(1000 / 15, 6);
+    expect(summary.steadySteps).toBeGreaterThan(380);
+  });
+
+  it('time lines read one by one as before', () => {
+    const summary = summarizeMetrics(readInBursts(400, 15, 1), { warmup: { kind: 'steps', steps: 8 } });
+    expect(summary.stepTimeMs.median).toBe(15);
+    expect(summary.throughput.median).toBeCloseTo(1000 / 15, 6);
+  });
+
+  it('give uneven bursts (3, then 5 lines a read) the rate they came at', () => {
+    const list: MetricSample[] = [];
+    let t = 1_732_712_345_000;
+    let step = 0;
+    for (let read = 0; read < 100; read++) {
+      const lines = read % 2 === 0 ? 3 : 5;
+      t += lines * 20;
+      for (let k = 0; k < lines; k++) list.push({ step: ++step, tMs: t, name: 'loss', value: 1, source: 'text', kind: 'train' });
+    }
+    const summary = summarizeMetrics(list, { warmup: { kind: 'steps', steps: 8 } });
+    expect(summary.stepTimeMs.median).toBe(20);
+  });
+});
