@@ -7,7 +7,7 @@ import { createCore, type Core } from '../core/createCore.js';
 import type { ReadOnlyState } from '../core/store/store.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
 import { checkDatabaseFile, setAsideDatabase, unwritableReason } from '../core/store/open.js';
-import { ApiFailure, type Run } from '../shared/api.js';
+import { ApiFailure, DEFAULT_GATE_ABSOLUTE, type Run } from '../shared/api.js';
 import { knobList } from '../shared/knobs.js';
 import { formatRunDetails, formatRunTable } from './format.js';
 import { runCommand } from './commands/run.js';
@@ -347,7 +347,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--by <grouping>', 'one row per config (repeats pooled) or per run').choices(['config', 'run']).default('config'))
     .option('--gate-metric <name>', 'quality gate: metric compared (auto = final eval loss, else train loss at the matched point; or loss, eval_loss, accuracy, ...)', 'auto')
     .addOption(new Option('--gate-direction <better>', 'quality gate: which way is better for the metric').choices(['lower', 'higher']).default('lower'))
-    .option('--gate-abs <amount>', 'quality gate: how much worse than the baseline passes', fraction('--gate-abs'), 0.05)
+    .option('--gate-abs <amount>', 'quality gate: how much worse than the baseline passes', fraction('--gate-abs'), DEFAULT_GATE_ABSOLUTE)
     .option('--gate-rel <fraction>', 'quality gate: and at most this fraction of the baseline worse (off unless given)', fraction('--gate-rel'))
     .option('--no-gate-abs', 'quality gate: no absolute tolerance (use with --gate-rel)')
     .option('--no-gate', 'no quality gate at all')

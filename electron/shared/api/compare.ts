@@ -6,13 +6,16 @@ import { interval } from './common.js';
  * The quality gate. Default: the optimisation plans' rule, final validation (eval) loss within
  * +0.05 of the baseline's (train loss at the matched point when a side has no eval loss).
  */
+/** The optimisation plans' tolerance: final eval loss at most this much above the baseline's. The CLI and the UI take it from here. */
+export const DEFAULT_GATE_ABSOLUTE = 0.05;
+
 export const qualityGate = z.object({
   /** `auto` (eval loss, else train loss at the matched point), `loss`, `eval_loss`, or any metric name the runs share. */
   metric: z.string().min(1).default('auto'),
   /** Which way is better for the metric (loss: lower; accuracy: higher). */
   direction: z.enum(['lower', 'higher']).default('lower'),
   /** A row may be at most this much worse than the baseline (null: no absolute tolerance). */
-  absolute: z.number().min(0).nullable().default(0.05),
+  absolute: z.number().min(0).nullable().default(DEFAULT_GATE_ABSOLUTE),
   /** ...and at most this fraction of the baseline's value worse (null: none). A row passes when within every tolerance given. */
   relative: z.number().min(0).nullable().default(null),
   /** False: no gate, every row `n/a`. */
@@ -141,7 +144,7 @@ export const compareRequest = z.object({
   /** A run id whose row is the baseline; default: the first sweep's first config, else the first run. */
   baselineRunId: z.number().int().positive().optional(),
   groupBy: z.enum(['config', 'run']).default('config'),
-  gate: qualityGate.default({ metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true }),
+  gate: qualityGate.default(() => qualityGate.parse({})),
   /** δ: a speedup whose interval lies inside 1 ± minEffect is "same" (DESIGN: 2 %). */
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
   /** Give speedups and verdicts between rows measured on different machines too (flagged); by default there are none. */

@@ -1,7 +1,7 @@
 // The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&metric=accuracy&dir=higher&abs=0.05&rel=0.1&gate=off&machines=across) in the
 // URL hash: a reload, or a link pasted into a note, reopens the same comparison with the same baseline and gate.
 
-import type { QualityGate } from '../../../electron/shared/api.js';
+import { DEFAULT_GATE_ABSOLUTE, type QualityGate } from '../../../electron/shared/api.js';
 
 export type { QualityGate };
 
@@ -22,7 +22,7 @@ export type CompareRoute =
 export type CompareViewRoute = Extract<CompareRoute, { kind: 'compare' }>;
 
 /** The engine's default gate (qualityGate in electron/shared/api.ts): final eval loss within +0.05 of the baseline. */
-export const DEFAULT_GATE: QualityGate = { metric: 'auto', direction: 'lower', absolute: 0.05, relative: null, enabled: true };
+export const DEFAULT_GATE: QualityGate = { metric: 'auto', direction: 'lower', absolute: DEFAULT_GATE_ABSOLUTE, relative: null, enabled: true };
 
 const RUNS_HASH = '#/runs';
 const COMPARE_PREFIX = '#/compare';
