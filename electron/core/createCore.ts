@@ -176,6 +176,8 @@ export function createCore(options: CoreOptions): EngineCore {
     gpuMs: intervalFromEnv(env.TUNING_BENCH_GPU_INTERVAL_MS, DEFAULT_GPU_INTERVAL_MS),
     hostMs: intervalFromEnv(env.TUNING_BENCH_HOST_INTERVAL_MS, DEFAULT_HOST_INTERVAL_MS),
   };
+  /** The GPU the engine samples, controls and waits for (nvidia-smi's -i): one setting, read once. */
+  const gpuIndex = env.TUNING_BENCH_GPU ?? '0';
   const elevationSetting = (env.TUNING_BENCH_GPU_ELEVATION || 'auto') as ElevationSetting;
   if (!ELEVATION_SETTINGS.includes(elevationSetting)) {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
@@ -229,7 +231,7 @@ export function createCore(options: CoreOptions): EngineCore {
             helperPath: env.TUNING_BENCH_GPU_HELPER || DEFAULT_HELPER_PATH,
             resolve: (program) => resolveCommand(program, process.cwd(), env.PATH),
           }),
-    defaultGpu: env.TUNING_BENCH_GPU ?? '0',
+    defaultGpu: gpuIndex,
     env: childEnv,
     clock,
     owner: engine,
@@ -247,7 +249,7 @@ export function createCore(options: CoreOptions): EngineCore {
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => store.flush(),
     summarizeStored: (runId, summaryOptions, stepMarks) => tasks.summarizeRun(runId, summaryOptions, stepMarks),
-    nvidiaSmi: { binary: nvidiaSmiBinary, gpu: env.TUNING_BENCH_GPU ?? '0' },
+    nvidiaSmi: { binary: nvidiaSmiBinary, gpu: gpuIndex },
     intervals,
     pythonFingerprints: new PythonFingerprints(path.join(path.dirname(dbPath), 'python-fingerprints.json'), clock),
     clock,
@@ -305,7 +307,7 @@ export function createCore(options: CoreOptions): EngineCore {
     startRun: (request) => startRun(request),
     gpu,
     events,
-    reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, env.TUNING_BENCH_GPU ?? '0', childEnv),
+    reader: nvidiaSmiBinary === null ? null : nvidiaSmiReader(nvidiaSmiBinary, gpuIndex, childEnv),
     hostReader: procHostReader(clock),
     cores: os.cpus().length,
     clock,

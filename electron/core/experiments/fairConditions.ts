@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { readCpuTimes } from '../system/procfs.js';
 import { otherCores, readSelfTicks } from '../telemetry/hostSampler.js';
 import { hostBusyCores } from '../telemetry/fairness.js';
+import { splitCsvLine } from '../telemetry/nvidiaSmi/csv.js';
 
 export type RunWait = NonNullable<Run['wait']>;
 
@@ -30,7 +31,8 @@ export function nvidiaSmiReader(binary: string, gpu: string, env: Record<string,
   return async () => {
     const query = await runNvidiaSmi(binary, ['--query-gpu=utilization.gpu,temperature.gpu', '--format=csv,noheader,nounits', '-i', gpu], env);
     if (query.code !== 0) return null;
-    const [util, temp] = (query.output.trim().split('\n')[0] ?? '').split(',').map((cell) => Number.parseFloat(cell.trim()));
+    // Cells as the telemetry reads them ("[N/A]" and "[Not Supported]" read as no value).
+    const [util, temp] = splitCsvLine(query.output.trim().split('\n')[0] ?? '').map((cell) => Number.parseFloat(cell));
     const apps = await runNvidiaSmi(binary, ['--query-compute-apps=pid', '--format=csv,noheader', '-i', gpu], env);
     const processes = apps.code === 0 ? apps.output.split('\n').filter((line) => /^\s*\d+\s*$/u.test(line)).length : 0;
     return {
