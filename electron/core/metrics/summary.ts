@@ -186,6 +186,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   let steadySteps: number | null = null;
   let steadyFromMs: number | null = null;
   let stretches: SlowStretch[] = [];
+  let unevenNote: string | null = null;
   if (points.length > 0) {
     const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, all, timingSource) };
     const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
@@ -212,6 +213,12 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       const resolution = median(steadyIndexes.map((i) => grains[i]!));
       throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution };
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
+      const uneven = stepTimesKnown && stepTime !== null ? unevenPace(steadyIndexes, points, throughputs, grains, stepTime) : null;
+      if (uneven !== null) {
+        throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution };
+        unevenNote = `steps come unevenly (mean step ${figure(uneven.meanMs)} ms against a median of ${figure(stepTime!)} ms: bursts, as a loader with workers hands over several batches at once): the throughput is the steady steps' work over their time, not the median step`;
+        stepTime = uneven.meanMs;
+      }
     }
     // "With them": warm-up and left-out steps both put back.
     if (stepTimesKnown) stepTimeWithOutliers = median(points.map((p) => p.stepTimeMs));
@@ -257,7 +264,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     lossCurve: lossCurve(all, lossSeries),
     evalCurve: lossCurve(all, evalLosses),
     finalMetrics: finalMetrics(all, samples),
-    notes: [...restartNotes(all, samples, steps), ...clockNotes(stepTime, betweenLines)],
+    notes: [...restartNotes(all, samples, steps), ...clockNotes(stepTime, betweenLines), ...(unevenNote === null ? [] : [unevenNote])],
   };
 }
 
@@ -511,6 +518,32 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
 }
 
 /**
+ * Where the mean steady step is this much longer than the median one, the median misses the run's pace: most steps
+ * are quick and a regular few wait (a loader with 4 workers: 3 steps of 1 ms, then one of 37 ms), so the median says
+ * 10× the true throughput. An even run with slow eval or logging steps now and then stays well under it (a step of 6×
+ * the median every 50th: 1.1).
+ */
+const UNEVEN_PACE_RATIO = 1.5;
+
+/** The steady steps' work over their time, where their pace is uneven (see UNEVEN_PACE_RATIO); null for an even run. */
+function unevenPace(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[], medianMs: number) {
+  let totalMs = 0;
+  let work = 0;
+  let coarsest = 0;
+  for (const i of steady) {
+    const ms = points[i]!.stepTimeMs;
+    totalMs += ms;
+    // A step's work is its rate times its time (its tokens or samples; 1 for steps/s).
+    work += (throughputs[i]! * ms) / 1000;
+    coarsest = Math.max(coarsest, grains[i]! * ms);
+  }
+  const meanMs = totalMs / steady.length;
+  if (!(totalMs > 0) || meanMs <= UNEVEN_PACE_RATIO * medianMs) return null;
+  // A sum of step times is off only by the grain at its two ends.
+  return { throughput: (work * 1000) / totalMs, meanMs, resolution: (2 * coarsest) / totalMs };
+}
+
+/**
  * Records read at one time (a burst): for each record, the last record of its burst and the last record before the
  * burst (-1 for the first burst), so each step of a burst is timed by the whole burst over the time since the read before.
  */
@@ -541,6 +574,11 @@ function lossTrend(losses: readonly number[]): boolean | null {
   const n = Math.max(1, Math.floor(losses.length / 10));
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return mean(losses.slice(-n)) < mean(losses.slice(0, n));
+}
+
+/** Three significant figures, for a note: 10, 37.5, 0.842. */
+function figure(value: number): string {
+  return String(Number(value.toPrecision(3)));
 }
 
 function round(value: number, digits: number): number {

@@ -45,3 +45,36 @@ describe('steps whose lines arrive in bursts', () => {
     expect(summary.stepTimeMs.median).toBe(20);
   });
 });
+
+describe('steps that come unevenly, each timed', () => {
+  /** A loader with 4 workers feeding a fast step: 3 steps of 1 ms, then one that waits 37 ms for the next 4 batches. */
+  function bursty(steps: number): MetricSample[] {
+    const list: MetricSample[] = [];
+    let t = 1_732_712_345_000;
+    for (let step = 1; step <= steps; step++) {
+      t += step % 4 === 0 ? 37 : 1;
+      list.push({ step, tMs: t, name: 'loss', value: 1, source: 'text', kind: 'train' });
+    }
+    return list;
+  }
+
+  it('are measured by their work over their time, not by the median step, and say so', () => {
+    // 4 steps every 40 ms: 100 steps/s. The median step (1 ms) would say 1,000.
+    const summary = summarizeMetrics(bursty(800), { warmup: { kind: 'steps', steps: 8 } });
+    expect(summary.throughput.median).toBeCloseTo(100, 0);
+    expect(summary.stepTimeMs.median).toBeCloseTo(10, 1);
+    expect(summary.notes.join(' ')).toMatch(/steps come unevenly.*mean step 10 ms against a median of 1 ms/u);
+  });
+
+  it('leave an even run to its median step', () => {
+    const list: MetricSample[] = [];
+    let t = 1_732_712_345_000;
+    for (let step = 1; step <= 400; step++) {
+      t += step % 50 === 0 ? 90 : 15 + (step % 3);
+      list.push({ step, tMs: t, name: 'loss', value: 1, source: 'text', kind: 'train' });
+    }
+    const summary = summarizeMetrics(list, { warmup: { kind: 'steps', steps: 8 } });
+    expect(summary.stepTimeMs.median).toBe(16);
+    expect(summary.notes.join(' ')).not.toMatch(/unevenly/u);
+  });
+});
