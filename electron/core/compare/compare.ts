@@ -21,6 +21,8 @@ export interface CompareOptions {
   commands?: readonly string[] | undefined;
   /** Speedups between rows from different machines too (flagged); without it those rows get none. */
   acrossMachines?: boolean | undefined;
+  /** See compareRequest.measureBy. */
+  measureBy?: 'auto' | 'workOverTime' | undefined;
 }
 
 interface Group {
@@ -67,8 +69,13 @@ const meanOf = (values: ReadonlyArray<number | null | undefined>) => {
 };
 
 /** One run's steady throughput in each unit it can be given in: its own, and others through its work per step. */
-function ratesOf(run: Run): Record<Unit, number | null> {
-  const { median, unit } = run.summary.throughput;
+/**
+ * A run's throughput in each unit it converts to. `byOverall`: its steady steps' work over their time rather than its
+ * median step, for every run of a comparison that holds a run whose steps come unevenly (no two runs measured two ways).
+ */
+function ratesOf(run: Run, byOverall = false): Record<Unit, number | null> {
+  const { unit } = run.summary.throughput;
+  const median = byOverall ? (run.summary.throughput.overall ?? run.summary.throughput.median) : run.summary.throughput.median;
   const tokens = positive(run.summary.tokensPerStep);
   const samples = positive(run.summary.samplesPerStep);
   const rates: Record<Unit, number | null> = { 'tokens/s': null, 'samples/s': null, 'steps/s': null };
@@ -104,7 +111,7 @@ function differingWork(runs: readonly Run[]): Array<{ name: string; values: stri
  * whether their steps are alike) and no variable that changes a step's work differs.
  */
 function commonUnit(runs: readonly Run[]): { unit: Unit | null; workDiffers: Array<{ name: string; values: string[] }> } {
-  const rates = runs.map(ratesOf);
+  const rates = runs.map((run) => ratesOf(run));
   const workDiffers = differingWork(runs);
   for (const unit of UNITS) {
     if (!rates.every((r) => r[unit] !== null)) continue;
@@ -455,6 +462,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   // The unit every row is shown in when one fits them all; otherwise each row is compared in the unit it shares with the baseline.
   const everyRun = groups.flatMap(speedRuns);
   const shared = commonUnit(everyRun).unit;
+  const unevenRuns = everyRun.filter((r) => r.summary.throughput.uneven);
+  const byOverall = unevenRuns.length > 0 || options.measureBy === 'workOverTime';
 
   const acrossMachines = options.acrossMachines ?? false;
   const rows: ComparisonRow[] = groups.map((group) => {
@@ -462,7 +471,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const counted = speedRuns(group);
     const pair = isBaseline ? { unit: shared ?? commonUnit(counted).unit, workDiffers: [] } : commonUnit([...baseRuns, ...counted]);
     const unit = isBaseline ? pair.unit : (shared ?? pair.unit);
-    const rateIn = (run: Run) => (unit === null ? null : ratesOf(run)[unit]);
+    const rateIn = (run: Run) => (unit === null ? null : ratesOf(run, byOverall)[unit]);
     const values = nums(counted.map(rateIn));
     const throughput = rowThroughput(values, Math.max(0, ...counted.map((r) => r.summary.throughput.resolution ?? 0)));
     const n = counted.length;
@@ -569,6 +578,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
   const machines = machineNote(rows, acrossMachines);
   if (machines !== null) notes.push(machines);
+  if (unevenRuns.length > 0) {
+    notes.push(`Steps come unevenly in run${unevenRuns.length === 1 ? '' : 's'} ${unevenRuns.map((r) => r.id).join(', ')} (bursts): every run here is measured by its steady steps' work over their time, not its median step, so all are measured one way.`);
+  }
   notes.push('Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.');
   return {
     columns,

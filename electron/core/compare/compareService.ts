@@ -72,7 +72,7 @@ export class CompareService {
     }
     return compareRuns(
       runs,
-      { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, minEffect: request.minEffect, now: this.clock.now(), commands, acrossMachines: request.acrossMachines },
+      { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, minEffect: request.minEffect, now: this.clock.now(), commands, acrossMachines: request.acrossMachines, measureBy: request.measureBy },
       sweepNames,
     );
   }

@@ -14,7 +14,7 @@ export interface TrainingSummary {
    * `blocks`: medians of up to THROUGHPUT_BLOCKS consecutive stretches of the steady state, in order.
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
-  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null };
+  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null; overall: number | null; uneven: boolean };
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: number | null;
   /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
@@ -176,7 +176,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const unit = timed.unit;
   const profiledSteps = profiled.size;
 
-  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null };
+  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, uneven: false };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let stepTimeWithOutliers: number | null = null;
@@ -211,11 +211,12 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       const values = steadyIndexes.map((i) => throughputs[i]!);
       // The grain of a typical steady step: the median of rounded step times is off by about one grain at most.
       const resolution = median(steadyIndexes.map((i) => grains[i]!));
-      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution };
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
-      const uneven = stepTimesKnown && stepTime !== null ? unevenPace(steadyIndexes, points, throughputs, grains, stepTime) : null;
+      const pace = stepTimesKnown && stepTime !== null ? workOverTime(steadyIndexes, points, throughputs, grains) : null;
+      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution, overall: pace?.throughput ?? null, uneven: false };
+      const uneven = pace !== null && stepTime !== null && pace.meanMs > UNEVEN_PACE_RATIO * stepTime ? pace : null;
       if (uneven !== null) {
-        throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution };
+        throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution, uneven: true };
         unevenNote = `steps come unevenly (mean step ${figure(uneven.meanMs)} ms against a median of ${figure(stepTime!)} ms: bursts, as a loader with workers hands over several batches at once): the throughput is the steady steps' work over their time, not the median step`;
         stepTime = uneven.meanMs;
       }
@@ -525,8 +526,8 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
  */
 const UNEVEN_PACE_RATIO = 1.5;
 
-/** The steady steps' work over their time, where their pace is uneven (see UNEVEN_PACE_RATIO); null for an even run. */
-function unevenPace(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[], medianMs: number) {
+/** The steady steps' work over their time, their mean step, and how finely the sum of their times is known; null without time. */
+function workOverTime(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[]) {
   let totalMs = 0;
   let work = 0;
   let coarsest = 0;
@@ -537,8 +538,8 @@ function unevenPace(steady: readonly number[], points: readonly TimedPoint[], th
     work += (throughputs[i]! * ms) / 1000;
     coarsest = Math.max(coarsest, grains[i]! * ms);
   }
+  if (!(totalMs > 0)) return null;
   const meanMs = totalMs / steady.length;
-  if (!(totalMs > 0) || meanMs <= UNEVEN_PACE_RATIO * medianMs) return null;
   // A sum of step times is off only by the grain at its two ends.
   return { throughput: (work * 1000) / totalMs, meanMs, resolution: (2 * coarsest) / totalMs };
 }

@@ -275,6 +275,18 @@ export class TuneLadder {
         out.candidate.rows.push(candidateRow);
         out.candidate.runIds.push(...candidateRow.runIds);
         out.candidate.speeds.push(...speedsOf(candidateRow));
+        // Rounds compared apart measure their runs one way each: where any run of the step has steps that come
+        // unevenly, every round is measured again by work over time, so the pooled runs are all measured alike.
+        const pooledRuns = [...out.base.runIds, ...out.candidate.runIds].map((id) => this.deps.getRun(id));
+        if (out.sweepIds.length > 1 && pooledRuns.some((run) => run.summary.throughput.uneven)) {
+          out.base.speeds = [];
+          out.candidate.speeds = [];
+          for (const sweepId of out.sweepIds) {
+            const again = this.deps.compare({ sweepIds: [sweepId], runIds: [], groupBy: 'config', gate: request.gate, minEffect: request.minEffect, measureBy: 'workOverTime' });
+            out.base.speeds.push(...speedsOf(again.rows.find((r) => r.configIndex === 0)));
+            out.candidate.speeds.push(...speedsOf(again.rows.find((r) => r.configIndex === candidateIndex)));
+          }
+        }
         // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
         // Every round is a look at the runs: each look judges at the confidence that keeps all of them under 5 %.
         const verdict = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect, confidence: result.confidence });

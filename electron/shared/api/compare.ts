@@ -147,6 +147,11 @@ export const compareRequest = z.object({
   gate: qualityGate.default(() => qualityGate.parse({})),
   /** δ: a speedup whose interval lies inside 1 ± minEffect is "same" (DESIGN: 2 %). */
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
+  /**
+   * `auto`: each run by its median step, unless a run compared has steps that come unevenly, when every run is measured
+   * by its steady steps' work over their time; `workOverTime`: every run so, always (tune pools rounds compared apart).
+   */
+  measureBy: z.enum(['auto', 'workOverTime']).optional(),
   /** Give speedups and verdicts between rows measured on different machines too (flagged); by default there are none. */
   acrossMachines: z.boolean().optional(),
 });

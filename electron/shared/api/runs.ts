@@ -45,6 +45,13 @@ export const runSummary = z.object({
      * timed by the arrival of their lines is 0.016; printed step times to 0.01 ms, about 0. Null: not known (older runs).
      */
     resolution: nullableNumber.default(null),
+    /** The steady steps' work over their time (per second, in `unit`): the median's companion; null where steps have no times. */
+    overall: nullableNumber.default(null),
+    /**
+     * The mean steady step is more than 1.5× the median one (bursts): `median` then holds `overall`, and a comparison
+     * that holds such a run measures every run by `overall`, so no two runs are measured two ways.
+     */
+    uneven: z.boolean().default(false),
   }),
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: z.number().int().nonnegative().nullable().default(null),
