@@ -508,7 +508,8 @@ export class SweepQueue {
       const knobs = knobValues(values);
       const extras = { ...(units ? { unitsPerStep: units } : {}), ...(Object.keys(knobs).length > 0 ? { extraConfig: knobs } : {}) };
       const run = await this.runOne(id, live, workload, commandValues(values), { configIndex: config.index, repeatIndex: 0 }, what, limits, idleTempC, extras);
-      if (run === null) return 'cancelled';
+      // A probe stopped by a cancel or by the engine closing measured nothing: the finder stops (resumable), not failed.
+      if (run === null || live.cancelled) return 'cancelled';
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
       throw new Error(`the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`);
