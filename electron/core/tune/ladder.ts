@@ -84,8 +84,10 @@ export function batchFinderOutcome(
   variable: string,
   finder: Pick<Sweep, 'status' | 'error'> & { result: Pick<NonNullable<Sweep['result']>, 'largestFit' | 'message'> | null },
 ): { measure: number } | { status: 'skipped' | 'failed'; reason: string } {
-  if (finder.status === 'failed') return { status: 'failed', reason: `the batch-size finder failed: ${finder.error ?? 'no reason given'}` };
-  if (finder.result === null) return { status: 'failed', reason: `the batch-size finder gave no answer (${finder.status})` };
+  // A finder whose every probe ran out of memory failed with an answer (none fits); one that stopped on another failure has none.
+  if (finder.result === null) {
+    return { status: 'failed', reason: finder.status === 'failed' ? `the batch-size finder failed: ${finder.error ?? 'no reason given'}` : `the batch-size finder gave no answer (${finder.status})` };
+  }
   const { largestFit, message } = finder.result;
   if (largestFit === null) return { status: 'failed', reason: `out of memory: ${message}` };
   if (largestFit <= current) return { status: 'skipped', reason: `${message}: nothing larger than ${variable}=${current} to try` };
