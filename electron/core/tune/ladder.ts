@@ -496,7 +496,7 @@ export class TuneLadder {
       }
     }
     const suggested = suggestChanges(keptKnobs, request.command.cwd, this.deps.readFile);
-    result.suggestions = result.batch === null ? suggested.suggestions : [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)];
+    result.suggestions = result.batch ? [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)] : suggested.suggestions;
     result.patch = suggested.patch;
     const skipped = result.steps.filter((s) => s.status === 'skipped');
     if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
@@ -507,7 +507,7 @@ export class TuneLadder {
   private async measureTotal(result: TuneResult, keptRungs: ReadonlyArray<{ rung: Rung }>, measure: (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number) => Promise<Measured>): Promise<void> {
     // The kept knobs are the ladder, the kept batch its last rung (the batch was tried with every kept knob).
     const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
-    if (result.batch !== null) vary.push({ name: result.batch.variable, values: [String(result.batch.from), String(result.batch.to)] });
+    if (result.batch) vary.push({ name: result.batch.variable, values: [String(result.batch.from), String(result.batch.to)] });
     if (vary.length === 0) {
       result.notes.push('nothing kept: none of the knobs tried made this script faster here');
       return;

@@ -105,8 +105,8 @@ export const tuneResult = z.object({
   machine: z.object({ torch: z.string().nullable(), cuda: z.boolean().nullable() }),
   notes: z.array(z.string()),
   error: z.string().nullable(),
-  /** The batch kept by the `batch` step: the placeholder, the batch it ran at and the larger one kept; null when none was. */
-  batch: z.object({ variable: z.string(), from: z.number().int(), to: z.number().int() }).nullable().default(null),
+  /** The batch kept by the `batch` step: the placeholder, the batch it ran at and the larger one kept; null or absent when none was (absent in tunes kept before the step existed). */
+  batch: z.object({ variable: z.string(), from: z.number().int(), to: z.number().int() }).nullable().optional(),
 });
 
 export type TuneRequest = z.output<typeof tuneRequest>;
