@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, TuneRequest, TuneResult, Workload } from '../shared/api.js';
-import { ApiFailure, compareRequest, sweepRequest } from '../shared/api.js';
+import { ApiFailure, compareRequest, methods, sweepRequest } from '../shared/api.js';
 import { TuneLadder } from './tune/ladder.js';
 import { TuneService } from './tune/tuneService.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
@@ -475,6 +475,7 @@ export function createCore(options: CoreOptions): EngineCore {
   };
   const tuneLadder = new TuneLadder({
     startSweep: (request) => sweeps.start(sweepRequest.parse(request)),
+    findBatch: (request) => sweeps.findBatch(methods['sweeps.findBatch'].input.parse(request)),
     waitForSweepEnd: (id) => sweeps.waitForEnd(id),
     cancelSweep: cancelTuneSweep,
     compare: (request) => compare.compare(compareRequest.parse(request)),

@@ -1,6 +1,6 @@
 // The ladder's decisions with fixed numbers: kept only when faster and within the gate, more rounds while undecided, rungs that cannot apply skipped with why.
 import { describe, expect, it } from 'vitest';
-import { decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason, tuneConfidence } from '../../electron/core/tune/ladder.js';
+import { batchFinderOutcome, batchPlaceholder, batchSuggestion, decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason, TuneError, tuneConfidence } from '../../electron/core/tune/ladder.js';
 import { seededRandom } from '../../electron/core/compare/random.js';
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../../electron/core/compare/verdict.js';
 import { tuneRequest } from '../../electron/shared/api.js';
@@ -100,7 +100,7 @@ describe('the verdict a step rests on, pooled over its rounds', () => {
 describe('the rungs', () => {
   it('are the seeds ladder by default, workers with persistent workers beside them', () => {
     const rungs = ladderRungs(tuneRequest.parse({ command: { template: ['python', 'train.py'], cwd: '/tmp' } }));
-    expect(rungs.map((r) => `${r.knob}=${r.value}`)).toEqual(['workers=4', 'autocast=bf16', 'tf32=on', 'cudnnBenchmark=on', 'compile=on']);
+    expect(rungs.map((r) => `${r.knob}=${r.value}`)).toEqual(['workers=4', 'autocast=bf16', 'tf32=on', 'cudnnBenchmark=on', 'compile=on', 'batch=largest']);
     expect(rungs[0]!.companions).toEqual({ persistentWorkers: 'on' });
   });
 
@@ -116,5 +116,49 @@ describe('the rungs', () => {
     expect(rungSkipReason(tf32!, { torch: null, cuda: null })).toBeNull();
     const [fp16] = ladderRungs({ steps: ['autocast'], workers: 4, autocast: 'fp16', threads: undefined });
     expect(rungSkipReason(fp16!, cpu)).toBe('fp16 autocast needs CUDA (on the CPU torch takes bf16: --autocast bf16)');
+  });
+});
+
+describe('the batch rung', () => {
+  const command = (template: string[], mode: 'argv' | 'shell' = 'argv') => ({ template, mode, cwd: '/tmp' });
+
+  it('runs where the command has the placeholder and its batch is given; else says what to give', () => {
+    const withBatch = command(['python', 'train.py', '--batch-size', '{batch}']);
+    expect(batchPlaceholder({ command: withBatch, values: { batch: '32' }, batchVariable: 'batch' })).toEqual({ variable: 'batch', value: 32, reason: null });
+    expect(batchPlaceholder({ command: command(['python', 'train.py']), values: {}, batchVariable: 'batch' })).toEqual({
+      variable: 'batch',
+      value: null,
+      reason: 'no {batch} placeholder in the command: give one and --set batch=N to try larger batches',
+    });
+    expect(batchPlaceholder({ command: command(['python', 'train.py', '--bs={bs}']), values: { bs: '8' }, batchVariable: 'bs' })).toMatchObject({ variable: 'bs', value: 8 });
+    expect(() => batchPlaceholder({ command: withBatch, values: {}, batchVariable: 'batch' })).toThrow(new TuneError('the command has {batch}: give the batch it runs at now with --set batch=N'));
+    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '0' }, batchVariable: 'batch' })).toThrow('--set batch=0: the batch is a positive whole number, e.g. batch=32');
+    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '32', lr: '1e-3' }, batchVariable: 'batch' })).toThrow('--set lr=...: the command has no {lr} placeholder (it has {batch})');
+  });
+
+  it('measures the largest batch that fits only when it is larger than the batch now', () => {
+    const found = (largestFit: number | null, message: string) => ({ status: 'succeeded' as const, error: null, result: { largestFit, message } });
+    expect(batchFinderOutcome(32, 'batch', found(96, 'batch=96 is the largest that fits; 97 ran out of memory'))).toEqual({ measure: 96 });
+    expect(batchFinderOutcome(32, 'batch', found(32, 'batch=32 is the largest that fits; 33 ran out of memory'))).toEqual({
+      status: 'skipped',
+      reason: 'batch=32 is the largest that fits; 33 ran out of memory: nothing larger than batch=32 to try',
+    });
+    expect(batchFinderOutcome(32, 'batch', { ...found(null, 'even batch=32 ran out of memory'), status: 'failed' })).toEqual({ status: 'failed', reason: 'out of memory: even batch=32 ran out of memory' });
+    expect(batchFinderOutcome(32, 'batch', { status: 'failed', error: 'the probe at batch=64 failed for another reason than memory (error: exit 2); fix that first', result: null })).toEqual({
+      status: 'failed',
+      reason: 'the batch-size finder failed: the probe at batch=64 failed for another reason than memory (error: exit 2); fix that first',
+    });
+  });
+
+  it('says the value to pass for a kept batch, with the flag before the placeholder, and no diff', () => {
+    expect(batchSuggestion(command(['python', 'train.py', '--batch-size', '{batch}']), 'batch', 32, 96)).toEqual({
+      knobs: ['batch=96'],
+      file: null,
+      line: null,
+      text: 'batch=96: pass --batch-size 96 (it ran at 32; the largest that fits with the knobs kept)',
+      diff: null,
+    });
+    expect(batchSuggestion(command(['python', 'train.py', '--bs={batch}']), 'batch', 8, 24).text).toBe('batch=24: pass --bs=24 (it ran at 8; the largest that fits with the knobs kept)');
+    expect(batchSuggestion(command(['python train.py --bs {batch}'], 'shell'), 'batch', 8, 24).text).toBe('batch=24: run it with batch=24 (it ran at 8; the largest that fits with the knobs kept)');
   });
 });

@@ -6,6 +6,7 @@ import type { TuneRecord, TuneResult, TuneStepName } from '../../shared/api.js';
 import { tuneRequest, TUNE_STEPS } from '../../shared/api.js';
 import { confidenceText } from '../../shared/confidenceText.js';
 import { UsageError } from '../errors.js';
+import { parseAssignments } from './run.js';
 import { StopSignals } from '../stopSignals.js';
 
 export interface TuneCommandOptions {
@@ -16,6 +17,11 @@ export interface TuneCommandOptions {
   workers?: number;
   autocast?: string;
   threads?: number;
+  /** `--set VAR=VALUE`: the command's placeholders (the batch's is the batch it runs at now). */
+  set?: string[];
+  batchVar?: string;
+  samplesPerStep?: string;
+  tokensPerStep?: string;
   maxSteps?: number;
   timeout?: number;
   repeats?: number;
@@ -86,7 +92,7 @@ export function formatTuneResult(result: TuneResult): string {
     lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
   }
   lines.push(`Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.`);
-  const keptList = Object.entries(result.kept).map(([k, v]) => `${k}=${v}`).join(' ');
+  const keptList = [...Object.entries(result.kept), ...(result.batch ? [[result.batch.variable, String(result.batch.to)]] : [])].map(([k, v]) => `${k}=${v}`).join(' ');
   if (result.total) {
     lines.push(`Total: ${keptList}: ${speedupText(result.total.ratio, result.total.ci95)} against the baseline, ${result.total.verdict} (${result.total.measuredBy}; sweep${result.total.sweepIds.length === 1 ? '' : 's'} ${result.total.sweepIds.join(', ')})`);
   }
@@ -125,6 +131,10 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
     ...(options.workers === undefined ? {} : { workers: options.workers }),
     ...(options.autocast === undefined ? {} : { autocast: options.autocast }),
     ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.set === undefined || options.set.length === 0 ? {} : { values: parseAssignments(options.set) }),
+    ...(options.batchVar === undefined ? {} : { batchVariable: options.batchVar }),
+    ...(options.samplesPerStep === undefined ? {} : { samplesPerStep: options.samplesPerStep }),
+    ...(options.tokensPerStep === undefined ? {} : { tokensPerStep: options.tokensPerStep }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     ...(options.timeout === undefined ? {} : { timeoutSeconds: options.timeout }),
     ...(options.repeats === undefined ? {} : { repeats: options.repeats }),

@@ -30,5 +30,9 @@ export function readSweepRequest(sweepId: number, stored: unknown): StoredSweepR
 export function readFindBatchRequest(sweepId: number, stored: unknown): FindBatchRequest {
   const parsed = storedFindBatchRequest.safeParse(stored);
   if (!parsed.success) throw new ApiFailure('invalid_input', `batch-size finder ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start it again`);
+  // The finder runs a registered workload or a typed command: a request with neither names nothing to run.
+  if (parsed.data.workloadId === undefined && parsed.data.command === undefined) {
+    throw new ApiFailure('invalid_input', `batch-size finder ${sweepId}'s stored request cannot be read (workloadId: needed where there is no command); start it again`);
+  }
   return parsed.data;
 }

@@ -221,17 +221,25 @@ export class SweepQueue {
 
   /** A batch-size finder runs as a sweep of its own, its configs added probe by probe. */
   findBatch(request: FindBatchRequest): Sweep {
-    const workload = this.requireWorkload(request.workloadId);
+    const workload = this.sweepWorkload(request);
     if (!workload.variables.some((v) => v.name === request.variable)) {
-      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${request.variable}`);
+      throw new ApiFailure(
+        'invalid_input',
+        request.command !== undefined
+          ? `the command has no {${request.variable}} placeholder: put one where the batch size goes (e.g. --batch-size {${request.variable}})`
+          : `the workload ${workload.name} has no variable ${request.variable}`,
+      );
     }
-    this.deps.runner.preview(workload, { ...request.values, [request.variable]: String(request.start) });
-    workPerStep(request, workload, { ...request.values, [request.variable]: String(request.start) });
+    // The values are checked as a sweep's are (unknown names, every knob's value), then the first probe's command is built.
+    this.plan({ vary: [{ name: request.variable, values: [String(request.start)] }], values: request.values, plan: 'ladder' }, workload);
+    const first = { ...request.values, [request.variable]: String(request.start) };
+    this.deps.runner.preview(workload, commandValues(first));
+    workPerStep(request, workload, first);
     const record = this.deps.store.sweeps.insert({
       createdAt: this.deps.clock.now(),
       name: `${workload.name} batch-size finder (${request.variable})`,
       kind: 'batch-finder',
-      workloadId: workload.id,
+      workloadId: workload.id > 0 ? workload.id : null,
       workloadName: workload.name,
       plan: 'double then bisect',
       request: { ...request },
@@ -312,7 +320,7 @@ export class SweepQueue {
     await this.draining;
   }
 
-  private plan(request: SweepRequest, workload: Workload): SweepConfig[] {
+  private plan(request: Pick<SweepRequest, 'vary' | 'values' | 'plan'>, workload: Workload): SweepConfig[] {
     const known = new Set([...workload.variables.map((v) => v.name), GIT_VARIABLE]);
     const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name) && knobOfVariable(name) === null);
     if (unknown) {
@@ -407,17 +415,20 @@ export class SweepQueue {
     const record = this.requireRecord(id);
     const live = this.live.get(id)!;
     if (live.cancelled) return;
-    const request = record.kind === 'batch-finder' ? null : readSweepRequest(id, record.request);
-    const workload = request?.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
+    // A finder's workload, like a sweep's, is the typed command its stored request gives, or the registered one.
+    const finder = record.kind === 'batch-finder' ? readFindBatchRequest(id, record.request) : null;
+    const request = finder === null ? readSweepRequest(id, record.request) : null;
+    const command = finder?.command ?? request?.command;
+    const workload = command ? adHocWorkload(command) : this.requireWorkload(record.workloadId ?? -1);
     this.setStatus(id, 'running');
     if (request !== null && !this.leases.get(id) && hasRunSettings(request.gpuSettings)) {
       this.leases.set(id, await this.acquire(id, request.gpuSettings, true));
     }
     const idleTempC = await this.idleTemperature();
 
-    if (request === null) {
-      await this.runFinder(id, workload, readFindBatchRequest(id, record.request), idleTempC);
-    } else {
+    if (finder !== null) {
+      await this.runFinder(id, workload, finder, idleTempC);
+    } else if (request !== null) {
       await this.runPlan(id, live, record, workload, request, idleTempC);
     }
     if (this.closed) return;
@@ -493,8 +504,12 @@ export class SweepQueue {
       const units = workPerStep(request, workload, values);
       const place = { run: config.index + 1, of: null, configIndex: config.index, config: config.name, repeat: 1, repeats: 1 };
       const what = { label: `probe ${config.index + 1}: ${config.name}`, place };
-      const run = await this.runOne(id, live, workload, values, { configIndex: config.index, repeatIndex: 0 }, what, limits, idleTempC, units ? { unitsPerStep: units } : {});
-      if (run === null) return 'cancelled';
+      // Knobs (`knob.NAME`) are applied in the run and recorded in its config, as a sweep's are; the rest fill the command.
+      const knobs = knobValues(values);
+      const extras = { ...(units ? { unitsPerStep: units } : {}), ...(Object.keys(knobs).length > 0 ? { extraConfig: knobs } : {}) };
+      const run = await this.runOne(id, live, workload, commandValues(values), { configIndex: config.index, repeatIndex: 0 }, what, limits, idleTempC, extras);
+      // A probe stopped by a cancel or by the engine closing measured nothing: the finder stops (resumable), not failed.
+      if (run === null || live.cancelled) return 'cancelled';
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
       throw new Error(`the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`);

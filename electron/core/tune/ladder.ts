@@ -1,7 +1,8 @@
 // `tune`: the knobs' ladder on an unmodified script. Each step is a sweep of the best so far against it plus one knob
 // (repeats interleaved by the sweep queue), judged by compare's verdict and quality gate, with more rounds while the
 // verdict is undecided; a knob is kept only when faster and within the gate, so each step builds on what helped.
-import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, TuneStep, TuneStepName } from '../../shared/api.js';
+import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, TuneStep, TuneStepName, TuneSuggestion } from '../../shared/api.js';
+import { templateVariables } from '../../shared/variables.js';
 import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../compare/verdict.js';
 import { rowThroughput } from '../compare/compare.js';
@@ -11,6 +12,8 @@ import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
 /** What the ladder needs of the engine (createCore gives the sweep queue, compare and the run store). */
 export interface TuneDeps {
   startSweep(request: Record<string, unknown>): Promise<Sweep>;
+  /** Starts the batch-size finder (`sweeps.findBatch`) on the typed command: its end is waited for as a sweep's. */
+  findBatch(request: Record<string, unknown>): Sweep;
   waitForSweepEnd(id: number): Promise<Sweep>;
   /** Cancels a step's sweep (a tune cancelled while it was starting). */
   cancelSweep(id: number): void;
@@ -41,6 +44,9 @@ export function ladderRungs(request: Pick<TuneRequest, 'steps' | 'workers' | 'au
       case 'threads':
         if (request.threads === undefined) throw new TuneError('the threads step needs a count: --threads N');
         return { name, knob: 'threads', value: String(request.threads), companions: {} };
+      case 'batch':
+        // Not a knob: the batch placeholder's value, found by the batch-size finder when the rung is reached.
+        return { name, knob: 'batch', value: 'largest', companions: {} };
       default:
         return { name, knob: name, value: 'on', companions: {} };
     }
@@ -48,6 +54,58 @@ export function ladderRungs(request: Pick<TuneRequest, 'steps' | 'workers' | 'au
 }
 
 export class TuneError extends Error {}
+
+/** The batch placeholder of a tune: its variable and the batch it runs at now, or why the batch step cannot run. */
+export type BatchPlaceholder = { variable: string; value: number; reason: null } | { variable: string; value: null; reason: string };
+
+/**
+ * The request's batch placeholder (`{batch}`, or `batchVariable`'s), and its values checked: each names a placeholder
+ * of the command, and a placeholder that is there has its batch given (a positive whole number). Throws what to do.
+ */
+export function batchPlaceholder(request: Pick<TuneRequest, 'command' | 'values' | 'batchVariable'>): BatchPlaceholder {
+  const variable = request.batchVariable;
+  const placeholders = templateVariables(request.command.template, request.command.mode).map((spec) => spec.name);
+  const unknown = Object.keys(request.values).find((name) => !placeholders.includes(name));
+  if (unknown !== undefined) {
+    throw new TuneError(`--set ${unknown}=...: the command has no {${unknown}} placeholder${placeholders.length > 0 ? ` (it has ${placeholders.map((p) => `{${p}}`).join(', ')})` : ''}`);
+  }
+  if (!placeholders.includes(variable)) {
+    return { variable, value: null, reason: `no {${variable}} placeholder in the command: give one and --set ${variable}=N to try larger batches` };
+  }
+  const given = request.values[variable];
+  if (given === undefined) throw new TuneError(`the command has {${variable}}: give the batch it runs at now with --set ${variable}=N`);
+  if (!/^\d+$/u.test(given) || Number(given) < 1) throw new TuneError(`--set ${variable}=${given}: the batch is a positive whole number, e.g. ${variable}=32`);
+  return { variable, value: Number(given), reason: null };
+}
+
+/** What the batch-size finder's end means for the batch step: a larger batch to measure, or why there is none. */
+export function batchFinderOutcome(
+  current: number,
+  variable: string,
+  finder: Pick<Sweep, 'status' | 'error'> & { result: Pick<NonNullable<Sweep['result']>, 'largestFit' | 'message'> | null },
+): { measure: number } | { status: 'skipped' | 'failed'; reason: string } {
+  // A finder whose every probe ran out of memory failed with an answer (none fits); one that stopped on another failure has none.
+  if (finder.result === null) {
+    return { status: 'failed', reason: finder.status === 'failed' ? `the batch-size finder failed: ${finder.error ?? 'no reason given'}` : `the batch-size finder gave no answer (${finder.status})` };
+  }
+  const { largestFit, message } = finder.result;
+  if (largestFit === null) return { status: 'failed', reason: `out of memory: ${message}` };
+  if (largestFit <= current) return { status: 'skipped', reason: `${message}: nothing larger than ${variable}=${current} to try` };
+  return { measure: largestFit };
+}
+
+/** A kept batch in words: the placeholder's value to pass (with its flag where the command has one before it), no diff. */
+export function batchSuggestion(command: TuneRequest['command'], variable: string, from: number, to: number): TuneSuggestion {
+  const placeholder = `{${variable}}`;
+  const uses = command.template.flatMap((arg, index) => {
+    if (!arg.includes(placeholder)) return [];
+    const previous = command.template[index - 1];
+    const value = arg.split(placeholder).join(String(to));
+    return [arg === placeholder && previous !== undefined && previous.startsWith('-') ? `${previous} ${value}` : value];
+  });
+  const where = command.mode === 'argv' && uses.length > 0 ? `pass ${uses.join(' and ')}` : `run it with ${variable}=${to}`;
+  return { knobs: [`${variable}=${to}`], file: null, line: null, text: `${variable}=${to}: ${where} (it ran at ${from}; the largest that fits with the knobs kept)`, diff: null };
+}
 
 /** Why a rung cannot apply on this machine and torch, or null when it may (the run's own record has the last word). */
 export function rungSkipReason(rung: Rung, machine: { torch: string | null; cuda: boolean | null }): string | null {
@@ -142,6 +200,7 @@ export function emptyResult(request: TuneRequest): TuneResult {
     machine: { torch: null, cuda: null },
     notes: [],
     error: null,
+    batch: null,
   };
 }
 
@@ -167,6 +226,7 @@ function decidedPart(stopped: TuneResult): TuneResult {
     patch: null,
     notes: [],
     error: null,
+    batch: null,
   };
 }
 
@@ -191,8 +251,21 @@ export class TuneLadder {
     const kept: KnobSettings = {};
     const keptRungs: Array<{ rung: Rung; runs: Run[] }> = [];
     let baselineDone = result.steps.some((s) => s.status === 'baseline');
+    // The batch placeholder: every step's runs fill it with the batch given, and their throughput is per sample.
+    const batch = batchPlaceholder(request);
+    const isBatchStep = (name: string) => name === `+${batch.variable}` || name.startsWith(`+${batch.variable}=`);
+    const work =
+      request.tokensPerStep !== undefined || request.samplesPerStep !== undefined
+        ? { ...(request.tokensPerStep === undefined ? {} : { tokensPerStep: request.tokensPerStep }), ...(request.samplesPerStep === undefined ? {} : { samplesPerStep: request.samplesPerStep }) }
+        : batch.value === null
+          ? {}
+          : { samplesPerStep: `{${batch.variable}}` };
     for (const step of result.steps) {
       if (!step.kept) continue;
+      if (isBatchStep(step.name) && batch.value !== null) {
+        result.batch = { variable: batch.variable, from: batch.value, to: Number(step.knobs[batch.variable]) };
+        continue;
+      }
       const rung = rungs.find((r) => stepNameOf(r) === step.name);
       if (rung === undefined) continue;
       const runs = step.runIds.map((id) => this.deps.getRun(id));
@@ -222,7 +295,9 @@ export class TuneLadder {
         const started = await this.deps.startSweep({
           command: request.command,
           name: `tune: ${label}`,
-          values: knobsAsConfig(values),
+          // The command's values less those the step varies (the batch step varies the batch).
+          values: { ...Object.fromEntries(Object.entries(request.values).filter(([name]) => !vary.some((v) => v.name === name))), ...knobsAsConfig(values) },
+          ...work,
           vary,
           plan: 'ladder',
           repeats,
@@ -328,18 +403,40 @@ export class TuneLadder {
       };
     };
 
+    const notMeasured = { ratio: null, ci95: null, verdict: '-', reason: null };
     for (const rung of rungs) {
-      const stepName = stepNameOf(rung);
-      if (result.steps.some((s) => s.name === stepName)) continue;
-      const skip = rungSkipReason(rung, result.machine);
+      const batchRung = rung.name === 'batch';
+      let stepName = batchRung ? `+${batch.variable}` : stepNameOf(rung);
+      if (result.steps.some((s) => (batchRung ? isBatchStep(s.name) : s.name === stepName))) continue;
+      const skip = batchRung ? batch.reason : rungSkipReason(rung, result.machine);
       if (skip !== null) {
-        result.steps.push(stepRow(stepName, { [rung.knob]: rung.value }, null, { status: 'skipped', reason: skip, speedup: { ratio: null, ci95: null, verdict: '-', reason: null } }));
+        result.steps.push(stepRow(stepName, batchRung ? {} : { [rung.knob]: rung.value }, null, { status: 'skipped', reason: skip, speedup: notMeasured }));
         say(`tune: ${stepName} skipped: ${skip}`);
         progress();
         continue;
       }
-      const values: KnobSettings = { ...kept, ...rung.companions };
-      const m = await measure(stepName, values, [{ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }], 1, rung.knob);
+      let stepKnobs: Record<string, string> = { [rung.knob]: rung.value, ...rung.companions };
+      let m: Measured;
+      if (batchRung && batch.value !== null) {
+        // The largest batch that fits with the knobs kept, then the batch now against it like any other step.
+        const found = await this.findLargerBatch(request, batch.variable, batch.value, kept, { maxSteps, work }, say, options);
+        if ('status' in found) {
+          result.steps.push(stepRow(stepName, {}, null, { status: found.status, reason: found.reason, sweepIds: found.sweepId === null ? [] : [found.sweepId], speedup: notMeasured }));
+          say(`tune: ${stepName}: ${found.status} (${found.reason})`);
+          if (found.status === 'cancelled') {
+            result.status = 'cancelled';
+            break;
+          }
+          progress();
+          continue;
+        }
+        stepName = `+${batch.variable}=${found.measure}`;
+        stepKnobs = { [batch.variable]: String(found.measure) };
+        m = await measure(stepName, { ...kept }, [{ name: batch.variable, values: [String(batch.value), String(found.measure)] }], 1);
+        m.sweepIds.unshift(found.sweepId);
+      } else {
+        m = await measure(stepName, { ...kept, ...rung.companions }, [{ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }], 1, rung.knob);
+      }
       if (!baselineDone && m.base.row) {
         baselineDone = true;
         const base = m.base.row;
@@ -371,10 +468,11 @@ export class TuneLadder {
       this.learnMachine(result, candidateRuns);
       if (m.status === 'cancelled') {
         result.status = 'cancelled';
-        result.steps.push(stepRow(stepName, { [rung.knob]: rung.value, ...rung.companions }, m, { status: 'cancelled', reason: 'cancelled' }));
+        result.steps.push(stepRow(stepName, stepKnobs, m, { status: 'cancelled', reason: 'cancelled' }));
         break;
       }
-      const knob = knobRecord(candidateRuns, rung.knob);
+      // The batch is not a knob: nothing in the runs reports on it.
+      const knob = batchRung ? { state: null, reason: null, text: null } : knobRecord(candidateRuns, rung.knob);
       const decided = decideStep({
         verdict: m.verdict.verdict,
         verdictReason: m.verdict.reason,
@@ -385,10 +483,12 @@ export class TuneLadder {
         candidateStatus: m.candidate.configStatus,
         failure: m.candidate.failure ?? m.error,
       });
-      const step = stepRow(stepName, { [rung.knob]: rung.value, ...rung.companions }, m, { ...decided, knobState: knob.text });
+      const step = stepRow(stepName, stepKnobs, m, { ...decided, knobState: knob.text });
       result.steps.push(step);
       say(`tune: ${stepName}: ${decided.status} (${decided.reason})`);
-      if (decided.kept) {
+      if (decided.kept && batchRung && batch.value !== null) {
+        result.batch = { variable: batch.variable, from: batch.value, to: Number(stepKnobs[batch.variable]) };
+      } else if (decided.kept) {
         kept[rung.knob] = rung.value;
         // A companion stays only where it applied (persistent workers with the workers just kept).
         for (const [name, value] of Object.entries(rung.companions)) if (knobRecord(candidateRuns, name).state === 'applied') kept[name] = value;
@@ -408,20 +508,23 @@ export class TuneLadder {
       }
     }
     const suggested = suggestChanges(keptKnobs, request.command.cwd, this.deps.readFile);
-    result.suggestions = suggested.suggestions;
+    result.suggestions = result.batch ? [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)] : suggested.suggestions;
     result.patch = suggested.patch;
     const skipped = result.steps.filter((s) => s.status === 'skipped');
     if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
     return result;
   }
 
-  /** The kept knobs together against the baseline, measured side by side (one kept: its own step was that measurement). */
+  /** The kept knobs (and a kept batch) together against the baseline, measured side by side (one kept: its own step was that measurement). */
   private async measureTotal(result: TuneResult, keptRungs: ReadonlyArray<{ rung: Rung }>, measure: (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number) => Promise<Measured>): Promise<void> {
-    if (keptRungs.length === 0) {
+    // The kept knobs are the ladder, the kept batch its last rung (the batch was tried with every kept knob).
+    const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
+    if (result.batch) vary.push({ name: result.batch.variable, values: [String(result.batch.from), String(result.batch.to)] });
+    if (vary.length === 0) {
       result.notes.push('nothing kept: none of the knobs tried made this script faster here');
       return;
     }
-    if (keptRungs.length === 1) {
+    if (vary.length === 1) {
       const step = result.steps.find((s) => s.kept)!;
       result.total = { ratio: step.speedup.ratio, ci95: step.speedup.ci95, verdict: step.speedup.verdict, reason: step.speedup.reason, sweepIds: step.sweepIds, measuredBy: `${step.name} was measured against the baseline itself` };
       return;
@@ -429,8 +532,7 @@ export class TuneLadder {
     // Companions that applied are set on every config (they act only with their knob); the kept knobs are the ladder.
     const companions: KnobSettings = {};
     for (const { rung } of keptRungs) for (const name of Object.keys(rung.companions)) if (result.kept[name] !== undefined) companions[name] = result.kept[name];
-    const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
-    const m = await measure('kept together', companions, vary, keptRungs.length);
+    const m = await measure('kept together', companions, vary, vary.length);
     if (m.status === 'cancelled') result.status = 'cancelled';
     result.total = {
       ratio: m.verdict.ratio,
@@ -440,6 +542,39 @@ export class TuneLadder {
       sweepIds: m.sweepIds,
       measuredBy: `a sweep of the baseline, each kept knob added in turn, the last config (all kept) against the baseline`,
     };
+  }
+
+  /**
+   * The batch-size finder on the command from the batch it runs at now, with the knobs kept (doubling until out of
+   * memory, then bisecting): a larger batch to measure, or why there is none.
+   */
+  private async findLargerBatch(
+    request: TuneRequest,
+    variable: string,
+    current: number,
+    kept: KnobSettings,
+    limits: { maxSteps: number | undefined; work: Record<string, string> },
+    say: (line: string) => void,
+    options: LadderRunOptions,
+  ): Promise<{ sweepId: number; measure: number } | { sweepId: number | null; status: 'skipped' | 'failed' | 'cancelled'; reason: string }> {
+    if (options.signal?.aborted) return { sweepId: null, status: 'cancelled', reason: 'cancelled' };
+    const finder = this.deps.findBatch({
+      command: request.command,
+      values: { ...Object.fromEntries(Object.entries(request.values).filter(([name]) => name !== variable)), ...knobsAsConfig(kept) },
+      variable,
+      start: current,
+      maxSteps: limits.maxSteps ?? DEFAULT_TUNE_MAX_STEPS,
+      ...(request.timeoutSeconds === undefined ? {} : { timeoutSeconds: request.timeoutSeconds }),
+      ...limits.work,
+    });
+    const knobs = Object.entries(kept).map(([name, value]) => `${name}=${value}`).join(' ');
+    say(`tune: +${variable}: batch-size finder ${finder.id}, from ${variable}=${current}${knobs === '' ? '' : ` with ${knobs}`}`);
+    options.onSweep?.(finder.id);
+    // Cancelled while it was being started: the finder is stopped now it has an id.
+    if (options.signal?.aborted) this.deps.cancelSweep(finder.id);
+    const ended = await this.deps.waitForSweepEnd(finder.id).finally(() => options.onSweep?.(null));
+    if (ended.status === 'cancelled' || ended.status === 'interrupted') return { sweepId: finder.id, status: 'cancelled', reason: 'cancelled' };
+    return { sweepId: finder.id, ...batchFinderOutcome(current, variable, ended) };
   }
 
   /** Torch and CUDA as the runs' knobs saw them: later rungs are skipped where they cannot apply. */

@@ -8,7 +8,7 @@ import type { EventHub } from '../events.js';
 import { renderTuneReport } from '../export/tuneReport.js';
 import type { StoredTune, TuneStatus, TuneStore } from '../store/tuneStore.js';
 import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
-import { emptyResult, ladderRungs, TuneError, type TuneLadder } from './ladder.js';
+import { batchPlaceholder, emptyResult, ladderRungs, TuneError, type TuneLadder } from './ladder.js';
 
 export interface TuneServiceDeps {
   store: TuneStore;
@@ -50,6 +50,7 @@ export class TuneService {
     this.refuseWhenClosed();
     try {
       ladderRungs(request);
+      batchPlaceholder(request);
     } catch (error) {
       if (error instanceof TuneError) throw new ApiFailure('invalid_input', error.message);
       throw error;

@@ -229,8 +229,12 @@ export const sweepMethods = {
   /** Doubles a batch variable until out of memory, then bisects to the largest that fits (short runs). */
   'sweeps.findBatch': {
     input: z.object({
-      workloadId: z.number().int().positive(),
-      values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+      /** A registered workload, or... */
+      workloadId: z.number().int().positive().optional(),
+      /** ...a typed command whose `{batch}` (or `variable`) placeholder is the batch (exactly one of the two). */
+      command: typedCommand.optional(),
+      /** Values every probe shares; `knob.NAME` ones are knobs, applied in each probe (a tune's kept knobs). */
+      values: z.record(sweepVariableName, z.string().max(LIMITS.argChars)).default({}),
       variable: varName.default('batch'),
       start: z.number().int().positive().max(1 << 20).default(1),
       maxSteps: z.number().int().positive().default(20),

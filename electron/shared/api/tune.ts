@@ -1,15 +1,18 @@
 // Tuning an unmodified script: the knobs' ladder (baseline, +workers, +autocast, +TF32, +cudnn.benchmark, +compile), each step kept only when faster and within the quality gate.
 import { z } from 'zod';
-import { interval, MAX_RUN_SECONDS } from './common.js';
+import { interval, LIMITS, MAX_RUN_SECONDS, varName } from './common.js';
 import { DEFAULT_MIN_EFFECT, minEffect, qualityGate } from './compare.js';
 import { typedCommand } from './workloads.js';
 
-/** The ladder's steps, in the order they are tried; `threads` only when asked (`--threads N`). */
-export const TUNE_STEPS = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile', 'threads'] as const;
+/**
+ * The ladder's steps, in the order they are tried; `threads` only when asked (`--threads N`); `batch` last: the
+ * largest batch that fits with the knobs kept, tried where the command has a batch placeholder.
+ */
+export const TUNE_STEPS = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile', 'threads', 'batch'] as const;
 export const tuneStepName = z.enum(TUNE_STEPS);
 
 /** The seeds' ladder: what `tune` tries unless told otherwise. */
-export const DEFAULT_TUNE_STEPS: readonly (typeof TUNE_STEPS)[number][] = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile'];
+export const DEFAULT_TUNE_STEPS: readonly (typeof TUNE_STEPS)[number][] = ['workers', 'autocast', 'tf32', 'cudnnBenchmark', 'compile', 'batch'];
 
 /** Short runs by default: 30 steps hold a warm-up and a steady stretch of a small script (the steady-state finder needs about 10). */
 export const DEFAULT_TUNE_MAX_STEPS = 30;
@@ -22,6 +25,13 @@ export const tuneRequest = z.object({
   autocast: z.enum(['bf16', 'fp16']).default('bf16'),
   /** torch.set_num_threads for the `threads` step. */
   threads: z.number().int().min(1).max(1024).optional(),
+  /** Values of the command's `{var}` placeholders, for every run (`--set batch=32`): the batch's is the batch it runs at now. */
+  values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+  /** The placeholder that is the batch size: every step's work per step comes from it, and the `batch` step tries larger ones. */
+  batchVariable: varName.default('batch'),
+  /** What one step holds, as a sweep's (`{batch}*{seq_len}`); with a batch placeholder and neither given, samples per step are `{batch}`. */
+  tokensPerStep: z.string().trim().min(1).max(500).optional(),
+  samplesPerStep: z.string().trim().min(1).max(500).optional(),
   /** Each run stops after this many steps (default DEFAULT_TUNE_MAX_STEPS unless timeoutSeconds is given), or after this long. */
   maxSteps: z.number().int().positive().optional(),
   timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
@@ -95,6 +105,8 @@ export const tuneResult = z.object({
   machine: z.object({ torch: z.string().nullable(), cuda: z.boolean().nullable() }),
   notes: z.array(z.string()),
   error: z.string().nullable(),
+  /** The batch kept by the `batch` step: the placeholder, the batch it ran at and the larger one kept; null or absent when none was (absent in tunes kept before the step existed). */
+  batch: z.object({ variable: z.string(), from: z.number().int(), to: z.number().int() }).nullable().optional(),
 });
 
 export type TuneRequest = z.output<typeof tuneRequest>;
