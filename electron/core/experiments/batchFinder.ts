@@ -16,7 +16,7 @@ export const MAX_BATCH = 1 << 20;
  * `probe(batch)` runs a short training at that batch; it throws when the run fails for another reason
  * than memory (the finder cannot tell anything from it), and the search stops there.
  */
-export async function findLargestBatch(start: number, probe: (batch: number) => Promise<ProbeOutcome | 'cancelled'>): Promise<BatchSearchResult | null> {
+export async function findLargestBatch(start: number, probe: (batch: number) => Promise<ProbeOutcome | 'cancelled'>, maxBatch = MAX_BATCH): Promise<BatchSearchResult | null> {
   const probes: BatchSearchResult['probes'] = [];
   let fit: number | null = null;
   let failure: number | null = null;
@@ -27,7 +27,8 @@ export async function findLargestBatch(start: number, probe: (batch: number) => 
     return outcome;
   };
 
-  for (let batch = start; batch <= MAX_BATCH; batch *= 2) {
+  const largest = Math.min(maxBatch, MAX_BATCH);
+  for (let batch = start; batch <= largest; batch = batch * 2 > largest && batch < largest ? largest : batch * 2) {
     const outcome = await tryBatch(batch);
     if (outcome === null) return null;
     if (outcome === 'oom') {

@@ -513,7 +513,7 @@ export class SweepQueue {
       if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
       if (run.exitClass === 'ok') return 'fits';
       throw new Error(`the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`);
-    });
+    }, request.maxBatch);
     if (result === null) return;
     const message =
       result.largestFit === null

@@ -175,6 +175,13 @@ function speedsOf(row: ComparisonRow | undefined): RunSpeed[] {
   return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null, resolution: r.resolution }]));
 }
 
+/**
+ * How far tune's batch step looks: up to this many times the batch the script runs with. Past it the learning rate
+ * and schedule want retuning too, which is no longer a speed-up of the same training; and where memory never runs
+ * out (a CPU) the doubling would otherwise go on to a million.
+ */
+export const TUNE_MAX_BATCH_FACTOR = 16;
+
 export interface LadderRunOptions {
   resumeFrom?: TuneResult;
   signal?: AbortSignal;
@@ -563,6 +570,7 @@ export class TuneLadder {
       values: { ...Object.fromEntries(Object.entries(request.values).filter(([name]) => name !== variable)), ...knobsAsConfig(kept) },
       variable,
       start: current,
+      maxBatch: current * TUNE_MAX_BATCH_FACTOR,
       maxSteps: limits.maxSteps ?? DEFAULT_TUNE_MAX_STEPS,
       ...(request.timeoutSeconds === undefined ? {} : { timeoutSeconds: request.timeoutSeconds }),
       ...limits.work,

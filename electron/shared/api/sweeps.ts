@@ -237,6 +237,8 @@ export const sweepMethods = {
       values: z.record(sweepVariableName, z.string().max(LIMITS.argChars)).default({}),
       variable: varName.default('batch'),
       start: z.number().int().positive().max(1 << 20).default(1),
+      /** The largest batch tried (default: doubling up to about a million): where memory never runs out, as on a CPU, the search stops here. */
+      maxBatch: z.number().int().positive().max(1 << 20).optional(),
       maxSteps: z.number().int().positive().default(20),
       timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
       /** What one step holds (as in a sweep): each probe records it, so its throughput is per token or per sample. */

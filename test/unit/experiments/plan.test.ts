@@ -114,6 +114,14 @@ describe('findLargestBatch', () => {
     expect(await findLargestBatch(1, limit(0))).toMatchObject({ largestFit: null, firstFailure: 1 });
     expect(await findLargestBatch(1, async () => 'cancelled')).toBeNull();
   });
+
+  it('stops at the largest batch it may try, the cap itself included, where memory never runs out', async () => {
+    const capped = await findLargestBatch(4, limit(Number.MAX_SAFE_INTEGER), 50);
+    expect(capped).toMatchObject({ largestFit: 50, firstFailure: null });
+    expect(capped!.probes.map((p) => p.batch)).toEqual([4, 8, 16, 32, 50]);
+    expect((await findLargestBatch(4, limit(Number.MAX_SAFE_INTEGER), 64))!.probes.map((p) => p.batch)).toEqual([4, 8, 16, 32, 64]);
+    expect(await findLargestBatch(4, limit(20), 64)).toMatchObject({ largestFit: 20, firstFailure: 21 });
+  });
 });
 
 describe('waitForFairConditions', () => {
