@@ -463,7 +463,11 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const everyRun = groups.flatMap(speedRuns);
   const shared = commonUnit(everyRun).unit;
   const unevenRuns = everyRun.filter((r) => r.summary.throughput.uneven);
-  const byOverall = unevenRuns.length > 0 || options.measureBy === 'workOverTime';
+  // Whole-ms timing of short steps cannot place the median step closer than the change worth telling; the sum of the
+  // steady steps' times is known to the grain at its two ends only.
+  const coarseRuns = everyRun.filter((r) => (r.summary.throughput.resolution ?? 0) > minEffect / 2 && r.summary.throughput.overall !== null);
+  const byOverall = unevenRuns.length > 0 || coarseRuns.length > 0 || options.measureBy === 'workOverTime';
+  const resolutionOf = (run: Run) => (byOverall ? (run.summary.throughput.overallResolution ?? run.summary.throughput.resolution) : run.summary.throughput.resolution);
 
   const acrossMachines = options.acrossMachines ?? false;
   const rows: ComparisonRow[] = groups.map((group) => {
@@ -473,13 +477,13 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const unit = isBaseline ? pair.unit : (shared ?? pair.unit);
     const rateIn = (run: Run) => (unit === null ? null : ratesOf(run, byOverall)[unit]);
     const values = nums(counted.map(rateIn));
-    const throughput = rowThroughput(values, Math.max(0, ...counted.map((r) => r.summary.throughput.resolution ?? 0)));
+    const throughput = rowThroughput(values, Math.max(0, ...counted.map((r) => resolutionOf(r) ?? 0)));
     const n = counted.length;
     // Rounds pair up only within one interleaved sweep: both sides' runs from it, each with its repeat.
     const oneSweep = counted.length > 0 && [...counted, ...baseRuns].every((r) => r.sweepId !== null && r.sweepId === counted[0]!.sweepId && r.repeatIndex !== null);
     const evidence = (list: readonly Run[]) => list.flatMap((r) => {
       const rate = rateIn(r);
-      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: r.summary.throughput.resolution }];
+      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: resolutionOf(r) }];
     });
     let speedup: ComparisonRow['speedup'] = { ratio: null, ci95: null, verdict: isBaseline ? 'baseline' : 'unknown', reason: null, method: null, moreRepeats: null };
     if (isBaseline) {
@@ -525,7 +529,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
         id: r.id,
         identicalTo: copyOf(r, group.runs.slice(0, i)),
         throughput: countsForSpeed(r) ? rateIn(r) : null,
-        resolution: r.summary.throughput.resolution,
+        resolution: resolutionOf(r),
         steadySteps: r.summary.steadySteps,
         warmupSteps: r.summary.warmup?.steps ?? null,
         leftOutSteps: r.summary.outlierSteps,
@@ -578,6 +582,9 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
   const machines = machineNote(rows, acrossMachines);
   if (machines !== null) notes.push(machines);
+  if (unevenRuns.length === 0 && coarseRuns.length > 0 && options.measureBy !== 'workOverTime') {
+    notes.push(`The step timing of run${coarseRuns.length === 1 ? '' : 's'} ${coarseRuns.map((r) => r.id).join(', ')} is too coarse to place a median step within ±${Number((minEffect * 50).toPrecision(2))} % (whole milliseconds of short steps): every run here is measured by its steady steps' work over their time, whose sum is known to the millisecond at its two ends.`);
+  }
   if (unevenRuns.length > 0) {
     notes.push(`Steps come unevenly in run${unevenRuns.length === 1 ? '' : 's'} ${unevenRuns.map((r) => r.id).join(', ')} (bursts): every run here is measured by its steady steps' work over their time, not its median step, so all are measured one way.`);
   }

@@ -14,7 +14,7 @@ export interface TrainingSummary {
    * `blocks`: medians of up to THROUGHPUT_BLOCKS consecutive stretches of the steady state, in order.
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
-  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null; overall: number | null; uneven: boolean };
+  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null; overall: number | null; overallResolution: number | null; uneven: boolean };
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: number | null;
   /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
@@ -176,7 +176,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const unit = timed.unit;
   const profiledSteps = profiled.size;
 
-  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, uneven: false };
+  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, overallResolution: null, uneven: false };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let stepTimeWithOutliers: number | null = null;
@@ -213,7 +213,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       const resolution = median(steadyIndexes.map((i) => grains[i]!));
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
       const pace = stepTimesKnown && stepTime !== null ? workOverTime(steadyIndexes, points, throughputs, grains) : null;
-      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution, overall: pace?.throughput ?? null, uneven: false };
+      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution, overall: pace?.throughput ?? null, overallResolution: pace?.resolution ?? null, uneven: false };
       const uneven = pace !== null && stepTime !== null && pace.meanMs > UNEVEN_PACE_RATIO * stepTime ? pace : null;
       if (uneven !== null) {
         throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution, uneven: true };

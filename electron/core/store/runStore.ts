@@ -140,7 +140,7 @@ export interface OrphanCandidate {
 
 export const EMPTY_SUMMARY: RunSummary = {
   steps: null,
-  throughput: { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, uneven: false },
+  throughput: { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, overallResolution: null, uneven: false },
   steadySteps: null,
   steadyFromMs: null,
   stepTimeMs: { median: null, medianWithOutliers: null, betweenLines: null },

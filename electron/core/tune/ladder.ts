@@ -357,10 +357,11 @@ export class TuneLadder {
         out.candidate.rows.push(candidateRow);
         out.candidate.runIds.push(...candidateRow.runIds);
         out.candidate.speeds.push(...speedsOf(candidateRow));
-        // Rounds compared apart measure their runs one way each: where any run of the step has steps that come
-        // unevenly, every round is measured again by work over time, so the pooled runs are all measured alike.
+        // Rounds compared apart measure their runs one way each: where any run of the step is measured by work over
+        // time (steps that come unevenly, or timing too coarse for the median step), every round is measured so again.
         const pooledRuns = [...out.base.runIds, ...out.candidate.runIds].map((id) => this.deps.getRun(id));
-        if (out.sweepIds.length > 1 && pooledRuns.some((run) => run.summary.throughput.uneven)) {
+        const measuredByWork = (run: Run) => run.summary.throughput.uneven || ((run.summary.throughput.resolution ?? 0) > request.minEffect / 2 && run.summary.throughput.overall !== null);
+        if (out.sweepIds.length > 1 && pooledRuns.some(measuredByWork)) {
           out.base.speeds = [];
           out.candidate.speeds = [];
           for (const sweepId of out.sweepIds) {

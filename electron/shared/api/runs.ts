@@ -47,6 +47,8 @@ export const runSummary = z.object({
     resolution: nullableNumber.default(null),
     /** The steady steps' work over their time (per second, in `unit`): the median's companion; null where steps have no times. */
     overall: nullableNumber.default(null),
+    /** How far `overall` may be off through the step timing's grain, relative: the grain at the two ends of the steady time only. */
+    overallResolution: nullableNumber.default(null),
     /**
      * The mean steady step is more than 1.5× the median one (bursts): `median` then holds `overall`, and a comparison
      * that holds such a run measures every run by `overall`, so no two runs are measured two ways.

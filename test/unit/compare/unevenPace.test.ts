@@ -7,13 +7,13 @@ import { qualityGate, run as runSchema, type Run } from '../../../electron/share
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 let nextId = 1;
 
-function run(config: Record<string, string>, medianStep: number, overall: number, uneven: boolean): Run {
+function run(config: Record<string, string>, medianStep: number, overall: number, uneven: boolean, resolution: number | null = null): Run {
   const id = nextId++;
   return runSchema.parse({
     id, workloadId: null, workloadName: null, status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null,
     startedAt: NOW.toISOString(), endedAt: NOW.toISOString(), command: ['python', 'train.py'], cwd: '/tmp', config, env: {}, pid: null, outputBytes: 0,
     summary: {
-      steps: 400, throughput: { median: uneven ? overall : medianStep, iqr: null, unit: 'steps/s', overall, uneven },
+      steps: 400, throughput: { median: uneven ? overall : medianStep, iqr: null, unit: 'steps/s', overall, uneven, resolution, overallResolution: resolution === null ? null : 0.0005 },
       stepTimeMs: { median: null }, finalLoss: 1, nanDetected: false, gpu: null, host: null, lossCurve: [],
     },
     gpuSettings: null,
@@ -45,5 +45,14 @@ describe('a comparison holding a run whose steps come unevenly', () => {
     expect(byMedian.notes.join(' ')).not.toMatch(/unevenly/u);
     const asked = compareRuns(even, { groupBy: 'config', gate: qualityGate.parse({}), now: NOW, measureBy: 'workOverTime' });
     expect(asked.rows[0]!.runs.map((r) => r.throughput)).toEqual([50, 49.6]);
+  });
+
+  it('measures every run by work over time where whole-ms timing cannot place the median step, with the finer grain', () => {
+    // 18 ms steps timed by arrival: the median is known to 1/18 (5.6 %), the 40 steps' sum to 1 ms at each end.
+    const coarse = [run({ amp: 'off' }, 55.6, 56.2, false, 1 / 18), run({ amp: 'off' }, 55.6, 56.4, false, 1 / 18), run({ amp: 'on' }, 55.6, 60.1, false, 1 / 18), run({ amp: 'on' }, 55.6, 60.3, false, 1 / 18)];
+    const comparison = compareRuns(coarse, { groupBy: 'config', gate: qualityGate.parse({}), now: NOW });
+    expect(comparison.rows[1]!.runs.map((r) => [r.throughput, r.resolution])).toEqual([[60.1, 0.0005], [60.3, 0.0005]]);
+    expect(comparison.rows[1]!.speedup.verdict).toBe('faster');
+    expect(comparison.notes.join(' ')).toMatch(/too coarse to place a median step within ±1 %/u);
   });
 });
