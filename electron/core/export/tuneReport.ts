@@ -159,7 +159,7 @@ function permanent(result: TuneResult): Report['permanent'] {
 
 const method = (confidence: number) =>
   'Each step is a sweep of the best so far (the baseline, then the knobs kept before it) against it plus one knob, their runs interleaved. ' +
-  "Throughput: the geometric mean of the runs' steady-state medians, with a 95 % t-interval over runs. " +
+  "Throughput: the geometric mean of the runs' steady-state medians (or of their steady steps' work over their time, where steps come unevenly or their timing is too coarse to place a median step), with a 95 % t-interval over runs. " +
   `Speedup: the ratio of geometric means against what the step was measured against, with a ${confidenceText(confidence)} t-interval over runs (Runs: candidate+against)${confidence > CONFIDENCE ? ': a step looks at its runs again as it adds rounds while undecided, so the 5 % is shared between its looks, and a knob is called faster when it is not at most 5 % of the time' : ''}. ` +
   'A knob is kept only when it is faster (the interval above 1) and within the quality gate, so each step builds on what helped. ' +
   "The total is the kept combination measured against the baseline side by side; the steps' speedups are never multiplied. " +

@@ -373,7 +373,10 @@ export class TuneLadder {
         // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
         // Every round is a look at the runs: each look judges at the confidence that keeps all of them under 5 %.
         const verdict = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect, confidence: result.confidence });
-        out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: verdict.reason };
+        const byWork = pooledRuns.some(measuredByWork)
+          ? `; runs measured by their steady steps' work over their time (${pooledRuns.some((run) => run.summary.throughput.uneven) ? 'steps that come unevenly' : 'step timing too coarse to place a median step'})`
+          : '';
+        out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: `${verdict.reason}${byWork}` };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
         // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
         const state = knob === null ? null : knobRecord(out.candidate.runIds.map((id) => this.deps.getRun(id)), knob).state;
