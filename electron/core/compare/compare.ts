@@ -69,6 +69,16 @@ const meanOf = (values: ReadonlyArray<number | null | undefined>) => {
 };
 
 /** One run's steady throughput in each unit it can be given in: its own, and others through its work per step. */
+/** Whole-ms timing of its short steps cannot place its median step within δ/2, and its work over time is known. */
+function timedTooCoarsely(run: Run, minEffect: number): boolean {
+  return (run.summary.throughput.resolution ?? 0) > minEffect / 2 && run.summary.throughput.overall !== null;
+}
+
+/** A comparison holding this run measures every run by work over time (steps that come unevenly, or timing too coarse). */
+export function measuredByWorkOverTime(run: Run, minEffect: number): boolean {
+  return run.summary.throughput.uneven || timedTooCoarsely(run, minEffect);
+}
+
 /**
  * A run's throughput in each unit it converts to. `byOverall`: its steady steps' work over their time rather than its
  * median step, for every run of a comparison that holds a run whose steps come unevenly (no two runs measured two ways).
@@ -465,7 +475,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   const unevenRuns = everyRun.filter((r) => r.summary.throughput.uneven);
   // Whole-ms timing of short steps cannot place the median step closer than the change worth telling; the sum of the
   // steady steps' times is known to the grain at its two ends only.
-  const coarseRuns = everyRun.filter((r) => (r.summary.throughput.resolution ?? 0) > minEffect / 2 && r.summary.throughput.overall !== null);
+  const coarseRuns = everyRun.filter((r) => timedTooCoarsely(r, minEffect));
   const byOverall = unevenRuns.length > 0 || coarseRuns.length > 0 || options.measureBy === 'workOverTime';
   const resolutionOf = (run: Run) => (byOverall ? (run.summary.throughput.overallResolution ?? run.summary.throughput.resolution) : run.summary.throughput.resolution);
 

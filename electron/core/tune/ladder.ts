@@ -5,7 +5,7 @@ import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, Tu
 import { templateVariables } from '../../shared/variables.js';
 import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../compare/verdict.js';
-import { rowThroughput } from '../compare/compare.js';
+import { measuredByWorkOverTime, rowThroughput } from '../compare/compare.js';
 import { suggestChanges, type KeptKnob } from './suggest.js';
 import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
 
@@ -360,7 +360,7 @@ export class TuneLadder {
         // Rounds compared apart measure their runs one way each: where any run of the step is measured by work over
         // time (steps that come unevenly, or timing too coarse for the median step), every round is measured so again.
         const pooledRuns = [...out.base.runIds, ...out.candidate.runIds].map((id) => this.deps.getRun(id));
-        const measuredByWork = (run: Run) => run.summary.throughput.uneven || ((run.summary.throughput.resolution ?? 0) > request.minEffect / 2 && run.summary.throughput.overall !== null);
+        const measuredByWork = (run: Run) => measuredByWorkOverTime(run, request.minEffect);
         if (out.sweepIds.length > 1 && pooledRuns.some(measuredByWork)) {
           out.base.speeds = [];
           out.candidate.speeds = [];

@@ -37,8 +37,7 @@ export class TuneService {
   recoverInterrupted(): number[] {
     const interrupted: number[] = [];
     for (const tune of this.deps.store.running()) {
-      const owner = tune.ownerPid === null ? null : { pid: tune.ownerPid, startTicks: tune.ownerStartTicks };
-      if (owner !== null && !sameProcess(owner, this.deps.owner) && isStillRunning(owner, new Date(tune.createdAt))) continue;
+      if (this.ownedElsewhere(tune)) continue;
       this.deps.store.setStatus(tune.id, 'interrupted', null);
       interrupted.push(tune.id);
     }
