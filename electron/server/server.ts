@@ -156,8 +156,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
 
   sockets.on('connection', (ws: WebSocket) => {
+    const calls = new CallQueue();
     const send = (message: WsServerMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      const text = JSON.stringify(message);
+      calls.messageQueued(text.length);
+      ws.send(text, () => calls.messageSent(text.length));
     };
     // ws emits 'error' (then closes) for a frame over maxPayload or a broken frame; without a listener it would throw.
     ws.on('error', (error) => {
@@ -173,8 +177,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ws.on('close', () => {
       closed = true;
       subscription.unsubscribe();
+      calls.close();
     });
-    const calls = new CallQueue();
     ws.on('message', (raw) => {
       // The one error boundary of a message: a bad one closes this socket with a reason; the server and its runs go on.
       try {

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { MAX_UNSENT_CHARS } from '../../electron/server/callQueue.js';
 import { startServer, type RunningServer } from '../../electron/server/server.js';
 import { MAX_IMPORT_CHARS } from '../../electron/shared/api.js';
 import { MAX_WS_MESSAGE_BYTES, type WsServerMessage } from '../../electron/shared/protocol.js';
+import { storeFinishedRun } from '../helpers/storedRuns.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -212,4 +214,46 @@ describe('the headless server never falls over', () => {
     await stillServes();
     await expectWitnessFinished(run.id);
   }, 60_000);
+
+  it('starts no more calls for a client that stops reading once a few MB of answers wait for it, and answers all when it reads', async () => {
+    // Before, every call was answered at once into the socket's queue (hundreds of MB for a burst of lists), and the
+    // pile went to the kernel in one writev that held the engine's thread for up to 0.9 s.
+    for (let i = 0; i < 40; i++) await storeFinishedRun(harness.core, [Buffer.from(`run ${i}\n`)], `listed ${i}`);
+    const ws = await connect();
+    const answered = new Set<number>();
+    let answerChars = 0;
+    ws.on('message', (raw) => {
+      const text = raw.toString();
+      const message = JSON.parse(text) as WsServerMessage;
+      if (message.type !== 'result') return;
+      answerChars = text.length;
+      answered.add(message.id);
+    });
+    const listAll = (id: number) => ws.send(JSON.stringify({ type: 'call', id, method: 'runs.list', input: { limit: 500 } }));
+    listAll(0);
+    await expect.poll(() => answered.has(0)).toBe(true);
+
+    const lists = vi.spyOn(harness.core.store.runs, 'list');
+    try {
+      ws.pause();
+      // Answers of ten times the bound and the kernel's socket buffers on both sides (a few MB each on loopback).
+      const calls = Math.ceil((10 * MAX_UNSENT_CHARS + 32 * 1024 * 1024) / answerChars);
+      for (let id = 1; id <= calls; id++) listAll(id);
+      // Calls start until the unsent answers pass the bound, then stop: wait until no call has started for a while.
+      let started = -1;
+      while (lists.mock.calls.length !== started) {
+        started = lists.mock.calls.length;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(started).toBeGreaterThan(0);
+      expect(started).toBeLessThan(calls / 2);
+      ws.resume();
+      await expect.poll(() => answered.size, { timeout: 60_000 }).toBe(calls + 1);
+      expect(lists.mock.calls.length).toBe(calls);
+    } finally {
+      lists.mockRestore();
+      ws.close();
+    }
+    await stillServes();
+  }, 120_000);
 });
