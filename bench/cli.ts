@@ -79,7 +79,7 @@ function importRows(dir: string): BenchRow[] {
 function storedSamples(db: string): string {
   const file = new Database(db, { readonly: true });
   try {
-    const rows = file.prepare<[], { kind: string; n: number }>('SELECT kind, COUNT(*) AS n FROM metric_samples GROUP BY kind ORDER BY kind').all();
+    const rows = file.prepare<[], { kind: string; n: number }>('SELECT kind, SUM(count) AS n FROM metric_blocks GROUP BY kind ORDER BY kind').all();
     return rows.map((row) => `${row.n.toLocaleString('en')} ${row.kind}`).join(', ');
   } finally {
     file.close();

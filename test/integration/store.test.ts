@@ -25,7 +25,7 @@ describe('openDatabase', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(
-      expect.arrayContaining(['workloads', 'runs', 'run_output', 'metric_samples', 'gpu_samples', 'host_samples', 'gpu_settings_journal']),
+      expect.arrayContaining(['workloads', 'runs', 'run_output', 'metric_blocks', 'gpu_samples', 'host_samples', 'gpu_settings_journal']),
     );
     db.close();
   });

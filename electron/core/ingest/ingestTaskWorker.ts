@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
 import { columnsForSummary } from '../metrics/summaryInput.js';
-import { KIND_CODE } from '../metrics/sampleColumns.js';
+import { KIND_CODE } from '../store/sampleColumns.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import type { OutputSink } from '../store/outputSink.js';

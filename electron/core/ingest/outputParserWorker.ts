@@ -6,12 +6,12 @@ import Database from 'better-sqlite3';
 import { boundWal } from '../store/open.js';
 import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
-import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
+import { SampleBlockWriter } from '../store/sampleBlocks.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
-import { COMMIT_INTERVAL_MS, CommitPolicy } from './commitPolicy.js';
+import { COMMIT_INTERVAL_MS, COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import { liveView } from './liveSamples.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
@@ -27,11 +27,8 @@ interface RunParsing {
 
 /** Chunks read at once when catching up from the file: at most 16 x 256 KiB. */
 const READ_BACK_PAGE_CHUNKS = 16;
-/**
- * Samples committed in one transaction: about 15 ms of row inserts here (70,000 a second measured), so a byte
- * commit that wants the file's write lock waits at most that long for this thread to let go of it.
- */
-const SAMPLES_PER_TRANSACTION = 1000;
+/** Samples committed in one transaction: a byte commit that wants the file's write lock waits at most that long for this thread (see commitPolicy.ts). */
+const SAMPLES_PER_TRANSACTION = COMMIT_MAX_SAMPLES;
 /** The longest this thread waits for a byte commit to be done before it takes its own turn (one stuck on another process's lock). */
 const BYTES_FIRST_MAX_WAIT_MS = 1000;
 /**
@@ -52,7 +49,7 @@ db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 boundWal(db);
-const insertSample = db.prepare(INSERT_SAMPLE_SQL);
+const sampleBlocks = new SampleBlockWriter(db);
 const readPage = db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
   'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
 );
@@ -74,14 +71,7 @@ let lastTransactionMs = 0;
 const toWriter = (message: ParserToWriter) => port.postMessage(message);
 const toEngine = (message: ParserToEngine) => engine.postMessage(message);
 
-const commitTransaction = db.transaction((batch: Array<{ runId: number; samples: MetricSample[] }>) => {
-  for (const entry of batch) {
-    for (const sample of entry.samples) {
-      const { value, special } = toColumns(sample.value);
-      insertSample.run(entry.runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
-    }
-  }
-});
+const commitTransaction = db.transaction((batch: Array<{ runId: number; samples: MetricSample[] }>) => sampleBlocks.writeEntries(batch));
 
 function setStatus(next: WriterStatus): void {
   const changed = next.state !== status.state || (next.state === 'paused' && status.state === 'paused' && next.fault !== status.fault);

@@ -1,6 +1,7 @@
 // The engine's side of the output path: hands chunks to the writer thread (which stores them and has them parsed on the parser thread), and waits for it when asked.
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { MetricSample } from '../metrics/samples.js';
+import type { SampleColumns } from '../store/sampleColumns.js';
 import type { FromOutputWriter, ParserToEngine, ToOutputWriter } from './outputWriterProtocol.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { BytesFirst } from './writeTurns.js';
@@ -163,9 +164,10 @@ export class OutputWriter {
   }
 
   /** A chunk of a run started with startParsedRun, with the samples parsed from it (the buffer moves as with append). */
-  appendParsed(runId: number, seq: number, tMs: number, data: Buffer, samples: MetricSample[]): void {
+  appendParsed(runId: number, seq: number, tMs: number, data: Buffer, samples: SampleColumns): void {
     if (this.closing || this.failure) return;
-    this.worker?.postMessage({ type: 'chunk', runId, seq, tMs, data, samples } satisfies ToOutputWriter, movable(data));
+    const { packed, transfer } = samples.pack();
+    this.worker?.postMessage({ type: 'chunk', runId, seq, tMs, data, samples: packed } satisfies ToOutputWriter, [...movable(data), ...transfer]);
   }
 
   /**
@@ -173,7 +175,7 @@ export class OutputWriter {
    * lag behind the store) and its last samples are committed, or kept for retry when the file refuses them.
    * `samples`: the last ones parsed by the caller, for a run started with startParsedRun.
    */
-  endRun(runId: number, tMs: number, samples?: MetricSample[]): Promise<void> {
+  endRun(runId: number, tMs: number, samples?: SampleColumns): Promise<void> {
     if (this.closing || this.failure) return Promise.resolve();
     this.worker?.ref();
     const parsed = new Promise<void>((resolve) =>
@@ -182,7 +184,11 @@ export class OutputWriter {
         resolve();
       }),
     );
-    this.post({ type: 'endRun', runId, tMs, ...(samples ? { samples } : {}) });
+    if (samples === undefined) this.post({ type: 'endRun', runId, tMs });
+    else {
+      const { packed, transfer } = samples.pack();
+      this.worker?.postMessage({ type: 'endRun', runId, tMs, samples: packed } satisfies ToOutputWriter, transfer);
+    }
     return parsed;
   }
 

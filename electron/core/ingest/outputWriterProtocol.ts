@@ -1,6 +1,7 @@
 // Messages of the output path: between the engine and the writer thread, and between the writer and the parser thread.
 import type { MetricSample } from '../metrics/samples.js';
 import type { WriterStatus } from '../store/batchWriter.js';
+import type { PackedSamples } from '../store/sampleColumns.js';
 
 export interface OutputWriterConfig {
   file: string;
@@ -22,13 +23,13 @@ export type ToOutputWriter =
    * engine's thread while this one stores): nothing is parsed here, nothing sent back.
    */
   | { type: 'startParsedRun'; runId: number }
-  /** `samples`: what the sender parsed from this chunk (a run parsed by its sender), committed with it. */
-  | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array; samples?: MetricSample[] }
+  /** `samples`: what the sender parsed from this chunk (a run parsed by its sender), committed with it; as columns, moved. */
+  | { type: 'chunk'; runId: number; seq: number; tMs: number; data: Uint8Array; samples?: PackedSamples }
   /**
    * The run's output is complete: a last partial line is parsed too (or its samples come with this). Once
    * its parsing has caught up and the last samples are committed, the writer answers `runParsed`.
    */
-  | { type: 'endRun'; runId: number; tMs: number; samples?: MetricSample[] }
+  | { type: 'endRun'; runId: number; tMs: number; samples?: PackedSamples }
   /** Commit what waits now; answered `flushed` after the attempt (parsing that lags is not waited for). */
   | { type: 'flush'; id: number }
   /** Caps the file at this many pages (SQLite's max_page_count), as a full disk would; tests use it. */

@@ -5,7 +5,8 @@ import { workerData, parentPort, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { boundWal } from '../store/open.js';
 import type { MetricSample } from '../metrics/samples.js';
-import { INSERT_SAMPLE_SQL, toColumns } from '../store/metricStore.js';
+import { SampleBlockWriter } from '../store/sampleBlocks.js';
+import { SampleColumns, type PackedSamples } from '../store/sampleColumns.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
@@ -60,7 +61,7 @@ boundWal(db);
 const insertChunk = db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)');
 const addBytes = db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?');
 const addDropped = db.prepare('UPDATE runs SET output_dropped_bytes = output_dropped_bytes + ? WHERE id = ?');
-const insertSample = db.prepare(INSERT_SAMPLE_SQL);
+const sampleBlocks = new SampleBlockWriter(db);
 
 const policy = new CommitPolicy();
 const liveRuns = new Map<number, LiveRun>();
@@ -74,7 +75,14 @@ let forwardedBytesTotal = 0;
 
 let chunks: Chunk[] = [];
 /** An import's samples (parsed by its sender) waiting for a commit, in arrival order. */
-let samplesQueue: Array<{ runId: number; samples: MetricSample[] }> = [];
+/** A part (`from` to `to`) of the columns an import's sender parsed from one chunk. */
+interface QueuedSamples {
+  runId: number;
+  samples: SampleColumns;
+  from: number;
+  to: number;
+}
+let samplesQueue: QueuedSamples[] = [];
 let queuedSamples = 0;
 
 /**
@@ -94,7 +102,7 @@ let samplesCommittedTotal = 0;
 /** Answers that wait for samples to be committed, each with the count it waits for (see whenQueuedSamplesCommitted). */
 let waitingForSamples: Array<{ through: number; answer: () => void }> = [];
 
-const commitTransaction = db.transaction((batch: Chunk[], samples: Array<{ runId: number; samples: MetricSample[] }>, droppedByRun: Map<number, number>) => {
+const commitTransaction = db.transaction((batch: Chunk[], samples: QueuedSamples[], droppedByRun: Map<number, number>) => {
   const bytesByRun = new Map<number, number>();
   for (const chunk of batch) {
     insertChunk.run(chunk.runId, chunk.seq, chunk.tMs, Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength));
@@ -102,12 +110,7 @@ const commitTransaction = db.transaction((batch: Chunk[], samples: Array<{ runId
   }
   for (const [runId, bytes] of bytesByRun) addBytes.run(bytes, runId);
   for (const [runId, bytes] of droppedByRun) addDropped.run(bytes, runId);
-  for (const entry of samples) {
-    for (const sample of entry.samples) {
-      const { value, special } = toColumns(sample.value);
-      insertSample.run(entry.runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
-    }
-  }
+  sampleBlocks.writeEntries(samples);
 });
 
 const send = (message: FromOutputWriter) => port.postMessage(message);
@@ -132,9 +135,10 @@ function setStatus(next: WriterStatus): void {
 }
 
 /** An import's samples wait for the next commit: one of output that is due, or their own timer (see armForWaiting). */
-function queueSamples(runId: number, samples: MetricSample[]): void {
-  if (samples.length === 0) return;
-  samplesQueue.push({ runId, samples });
+function queueSamples(runId: number, packed: PackedSamples): void {
+  if (packed.length === 0) return;
+  const samples = SampleColumns.unpack(packed);
+  samplesQueue.push({ runId, samples, from: 0, to: samples.length });
   queuedSamples += samples.length;
   samplesQueuedTotal += samples.length;
   armForWaiting();
@@ -160,23 +164,23 @@ function answerWaitingForSamples(all: boolean): void {
 }
 
 /** The next commit's samples: at most COMMIT_MAX_SAMPLES, in order (the last entry split if need be). */
-function takeSamples(): Array<{ runId: number; samples: MetricSample[] }> {
+function takeSamples(): QueuedSamples[] {
   if (queuedSamples <= COMMIT_MAX_SAMPLES) {
     const all = samplesQueue;
     samplesQueue = [];
     queuedSamples = 0;
     return all;
   }
-  const taken: Array<{ runId: number; samples: MetricSample[] }> = [];
+  const taken: QueuedSamples[] = [];
   let room = COMMIT_MAX_SAMPLES;
   while (room > 0 && samplesQueue.length > 0) {
     const entry = samplesQueue[0]!;
-    if (entry.samples.length <= room) {
+    if (entry.to - entry.from <= room) {
       taken.push(samplesQueue.shift()!);
-      room -= entry.samples.length;
+      room -= entry.to - entry.from;
     } else {
-      taken.push({ runId: entry.runId, samples: entry.samples.slice(0, room) });
-      entry.samples = entry.samples.slice(room);
+      taken.push({ ...entry, to: entry.from + room });
+      entry.from += room;
       room = 0;
     }
   }
@@ -202,7 +206,7 @@ function commit(): boolean {
       // The transaction rolled back as a whole: nothing of the batch is stored, so all of it goes back.
       chunks = batch.concat(chunks);
       samplesQueue = samples.concat(samplesQueue);
-      queuedSamples += samples.reduce((sum, entry) => sum + entry.samples.length, 0);
+      queuedSamples += samples.reduce((sum, entry) => sum + entry.to - entry.from, 0);
       for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
       dropped = droppedByRun;
       failures += 1;
@@ -215,14 +219,19 @@ function commit(): boolean {
       return false;
     }
     for (const chunk of batch) heldBytes -= chunk.data.byteLength;
-    for (const entry of samples) samplesCommittedTotal += entry.samples.length;
+    for (const entry of samples) samplesCommittedTotal += entry.to - entry.from;
     toldDropping.clear();
     failures = 0;
     failingSince = null;
     retryAt = 0;
     if (status.state !== 'writing') setStatus({ state: 'writing' });
     // Only what is committed is announced, so a view that asks for it finds it.
-    for (const entry of samples) if (!parsedBySender.has(entry.runId)) send({ type: 'metrics', runId: entry.runId, samples: entry.samples });
+    for (const entry of samples) {
+      if (parsedBySender.has(entry.runId)) continue;
+      const committed: MetricSample[] = [];
+      for (let i = entry.from; i < entry.to; i++) committed.push(entry.samples.sample(i));
+      send({ type: 'metrics', runId: entry.runId, samples: committed });
+    }
     for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
   }
   policy.committed(performance.now(), false);

@@ -12,12 +12,15 @@ import type { Store } from '../store/store.js';
 import { IMPORTED_COMMAND } from './importLog.js';
 import { stepUnits } from './unitsPerStep.js';
 import { summaryChoices } from './stepChoices.js';
+import { COMMIT_MAX_SAMPLES } from './commitPolicy.js';
 import { bulkWriteGapMs, sleepThread, type BytesFirst } from './writeTurns.js';
 
 /** How long each write of a reparse waits for live runs' byte commits to go first. */
 const BYTES_FIRST_MAX_WAIT_MS = 1000;
-/** Rows a reparse writes or deletes per transaction: about as long as a parser's sample transaction (see outputParserWorker.ts). */
-const ROWS_PER_TRANSACTION = 1000;
+/** Samples a reparse writes per transaction: as long as a parser's sample transaction (see commitPolicy.ts). */
+const ROWS_PER_TRANSACTION = COMMIT_MAX_SAMPLES;
+/** Blocks of an old parse deleted per transaction: each holds up to a few thousand samples (see store/sampleBlocks.ts). */
+const BLOCKS_DELETED_PER_TRANSACTION = 16;
 
 export class ReparseRefused extends Error {
   constructor(message: string) {
@@ -75,8 +78,8 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
     return result;
   };
   const clearOthers = () => {
-    for (let after = store.metrics.rowidBefore(id), deleted = 1; deleted > 0; ) {
-      ({ deleted, lastRowid: after } = inTurns(() => store.metrics.deleteOtherTextGenerations(id, after, ROWS_PER_TRANSACTION)));
+    for (let after = 0, deleted = 1; deleted > 0; ) {
+      ({ deleted, lastBlock: after } = inTurns(() => store.metrics.deleteOtherTextGenerations(id, after, BLOCKS_DELETED_PER_TRANSACTION)));
     }
   };
   // What a parse that stopped half-way (a crash) left behind.

@@ -1,6 +1,6 @@
 // Each run's chart series, decimated once (min and max per bucket, so spikes survive) and stored, so a
 // comparison of ten one-hour runs reads ten small rows instead of a million samples.
-import { KIND_CODE, SampleColumns, SOURCE_CODE } from '../metrics/sampleColumns.js';
+import { KIND_CODE, SampleColumns, SOURCE_CODE } from '../store/sampleColumns.js';
 import type { SummaryInput } from '../metrics/summary.js';
 import { groupByStep } from '../metrics/stepColumns.js';
 import type { StoredSeries } from '../store/runStore.js';

@@ -1,6 +1,6 @@
 // Samples grouped by step as typed columns (one entry per step, in step order): a summary or chart of millions of
 // steps holds a few numbers a step, where an object and a Map per step held about 320 bytes a step.
-import type { SampleColumns } from './sampleColumns.js';
+import type { SampleColumns } from '../store/sampleColumns.js';
 
 export interface StepColumns {
   /** Each step once, ascending. */

@@ -1,7 +1,7 @@
 // A run's training summary from its metric samples: steady throughput, step time, loss facts.
 import { interquartileRange, median } from 'simple-statistics';
 import type { MetricSample } from './samples.js';
-import { KIND_CODE, SampleColumns, SOURCE_CODE } from './sampleColumns.js';
+import { KIND_CODE, SampleColumns, SOURCE_CODE } from '../store/sampleColumns.js';
 import { groupByStep, type StepColumns } from './stepColumns.js';
 import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
 import { clockGrain, printedGrain } from './timingResolution.js';

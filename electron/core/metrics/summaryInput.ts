@@ -1,7 +1,7 @@
 // The samples a finished run's summary and chart series are made from, read into columns and without every bar redraw where they are not needed.
 import type { MetricStore, OrderedSample } from '../store/metricStore.js';
 import type { MetricSample } from './samples.js';
-import { SampleColumns } from './sampleColumns.js';
+import { SampleColumns } from '../store/sampleColumns.js';
 import { readsEveryProgressSample } from './summary.js';
 
 /**

@@ -1,10 +1,9 @@
 // MLflow's side of the database: this database's id, the record of what was published where, the setting, the
 // streamed reads a publication sends (series, telemetry by the second) and the rows a run pulled back is written as.
 import type { Publication, Run, RunOrigin } from '../../shared/api.js';
-import { toColumns, fromColumns, INSERT_SAMPLE_SQL } from './metricStore.js';
+import { SampleBlockReader, SampleBlockWriter } from './sampleBlocks.js';
 import type { GpuSampleRecord, HostSample, MetricKind, MetricSource } from './records.js';
 
-type Special = 'nan' | 'inf' | '-inf' | null;
 import type { Db } from './open.js';
 
 /** Which thing a publication is of: a run, a sweep or a comparison (by the digest of what it compares). */
@@ -108,7 +107,13 @@ function toPublication(row: PublicationRow): StoredPublication {
 }
 
 export class MlflowStore {
-  constructor(private readonly db: Db) {}
+  private readonly samples: SampleBlockReader;
+  private readonly sampleBlocks: SampleBlockWriter;
+
+  constructor(private readonly db: Db) {
+    this.samples = new SampleBlockReader(db);
+    this.sampleBlocks = new SampleBlockWriter(db);
+  }
 
   /** This database's random id (made by its migration): with a run's id, it names the run in MLflow. */
   databaseId(): string {
@@ -219,46 +224,24 @@ export class MlflowStore {
 
   /**
    * A page of a run's metric series, one value per name and step (the last logged there), name by name in step
-   * order, after the point given; from the (run_id, name, step) index. Read in pages, never through an open
+   * order, after the point given; from the run's sample blocks. Read in pages, never through an open
    * iterator: the connection must stay free for live runs while a page is being sent.
    */
   seriesPage(runId: number, after: { name: string; step: number } | null, limit: number): SeriesPoint[] {
-    const rows = this.db
-      .prepare<[number, string, string, number, number], { name: string; step: number; t_ms: number; value: number | null; special: Special; last: number }>(
-        `SELECT name, step, t_ms, value, special, MAX(rowid) AS last FROM metric_samples
-         WHERE run_id = ? AND step IS NOT NULL AND (name > ? OR (name = ? AND step > ?))
-         GROUP BY name, step ORDER BY name, step LIMIT ?`,
-      )
-      .all(runId, after?.name ?? '', after?.name ?? '', after?.step ?? -Infinity, limit);
-    return rows.map((row) => ({ name: row.name, step: row.step, tMs: row.t_ms, value: fromColumns(row.value, row.special) }));
+    return this.samples.seriesPage(runId, after, limit);
   }
 
   /**
    * A page of the samples without a step of names that have none with one, in the order they were logged: such a
-   * name's values are numbered from 0 by the caller. `afterRowid` is the last row of the previous page.
+   * name's values are numbered from 0 by the caller. `afterRowid` is the order of the last sample of the previous page.
    */
   unsteppedPage(runId: number, afterRowid: number, limit: number): Array<SeriesPoint & { rowid: number }> {
-    return this.db
-      .prepare<[number, number, number, number], { rowid: number; name: string; t_ms: number; value: number | null; special: Special }>(
-        `SELECT rowid, name, t_ms, value, special FROM metric_samples AS s WHERE run_id = ? AND step IS NULL AND rowid > ?
-           AND NOT EXISTS (SELECT 1 FROM metric_samples AS o WHERE o.run_id = ? AND o.name = s.name AND o.step IS NOT NULL)
-         ORDER BY rowid LIMIT ?`,
-      )
-      .all(runId, afterRowid, runId, limit)
-      .map((row) => ({ rowid: row.rowid, name: row.name, step: 0, tMs: row.t_ms, value: fromColumns(row.value, row.special) }));
+    return this.samples.unsteppedPage(runId, afterRowid, limit).map((point) => ({ rowid: point.order, name: point.name, step: 0, tMs: point.tMs, value: point.value }));
   }
 
   /** The kind each metric of a run was logged as (train, eval, progress, summary): the most common one per name. */
   metricKinds(runId: number): Record<string, MetricKind> {
-    const kinds: Record<string, MetricKind> = {};
-    const rows = this.db
-      .prepare<[number], { name: string; kind: MetricKind }>(
-        // SQLite takes a bare column from the row that holds the MAX().
-        'SELECT name, kind, MAX(n) FROM (SELECT name, kind, COUNT(*) AS n FROM metric_samples WHERE run_id = ? GROUP BY name, kind) GROUP BY name',
-      )
-      .all(runId);
-    for (const row of rows) kinds[row.name] = row.kind;
-    return kinds;
+    return this.samples.kindsByName(runId);
   }
 
   /** The GPUs a run has samples of. */
@@ -346,13 +329,7 @@ export class MlflowStore {
 
   /** One page of an imported run's metric samples, in one transaction. */
   appendImportedMetrics(runId: number, samples: readonly ImportedSample[]): void {
-    const insert = this.db.prepare(INSERT_SAMPLE_SQL);
-    this.db.transaction(() => {
-      for (const sample of samples) {
-        const { value, special } = toColumns(sample.value);
-        insert.run(runId, sample.step, sample.tMs, sample.name, value, special, sample.source, sample.kind);
-      }
-    })();
+    this.db.transaction(() => this.sampleBlocks.write(runId, samples))();
   }
 
   /** An imported run's GPU samples (a second each), in one transaction; the whole sample is kept as JSON as the sampler's are. */

@@ -296,7 +296,10 @@ function migrate(db: Db, file: string): void {
   if (current > SCHEMA_VERSION) throw new DatabaseTooNewError(file, current);
   if (current === SCHEMA_VERSION) return;
   db.transaction(() => {
-    for (const migration of migrations.slice(current)) db.exec(migration.sql);
+    for (const migration of migrations.slice(current)) {
+      db.exec(migration.sql);
+      migration.convert?.(db);
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -1,7 +1,8 @@
 // Samples held as columns give back what was put in: steps (or none), times, names, values (non-finite too), sources and kinds.
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
-import { SampleColumns } from '../../../electron/core/metrics/sampleColumns.js';
+import { SampleColumns } from '../../../electron/core/store/sampleColumns.js';
 
 describe('SampleColumns', () => {
   it('round-trips samples past its first capacity, in order', () => {
@@ -22,6 +23,26 @@ describe('SampleColumns', () => {
     expect(columns.names).toHaveLength(40);
     expect(columns.nameCode('metric_3')).toBe(3);
     expect(columns.nameCode('absent')).toBe(-1);
+  });
+
+  it('moves to another thread as columns: the same samples arrive, and the sender keeps no copy', () => {
+    const samples: MetricSample[] = Array.from({ length: 1500 }, (_, i) => ({
+      step: i % 5 === 0 ? null : i,
+      tMs: i,
+      name: ['loss', 'lr', 'grad_norm'][i % 3]!,
+      value: i === 7 ? Number.NaN : i / 3,
+      source: 'text',
+      kind: i % 11 === 0 ? 'eval' : 'train',
+    }));
+    const columns = SampleColumns.from(samples);
+    const { port1, port2 } = new MessageChannel();
+    const { packed, transfer } = columns.pack();
+    port1.postMessage(packed, transfer);
+    expect(packed.step.byteLength).toBe(0);
+    const arrived = SampleColumns.unpack(receiveMessageOnPort(port2)!.message as typeof packed);
+    expect(Array.from({ length: arrived.length }, (_, i) => arrived.sample(i))).toEqual(samples);
+    expect(arrived.nameCode('grad_norm')).toBe(2);
+    port1.close();
   });
 
   it('picks indexes in order, of all or of a list', () => {

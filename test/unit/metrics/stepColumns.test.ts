@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { decimate, decimateColumns } from '../../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
-import { SampleColumns } from '../../../electron/core/metrics/sampleColumns.js';
+import { SampleColumns } from '../../../electron/core/store/sampleColumns.js';
 import { groupByStep } from '../../../electron/core/metrics/stepColumns.js';
 
 const sample = (step: number | null, tMs: number, name: string, value: number): MetricSample => ({ step, tMs, name, value, source: 'text', kind: 'train' });

@@ -16,12 +16,16 @@ import { processIdentity } from './0014-process-identity.js';
 import { typedCommand } from './0015-typed-command.js';
 import { runKnobs } from './0016-run-knobs.js';
 import { tunes } from './0017-tunes.js';
+import { sampleBlocks } from './0018-sample-blocks.js';
+import type { Db } from '../open.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Moves data the SQL alone cannot (run after it, in the same transaction). */
+  convert?: (db: Db) => void;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes, sampleBlocks];
 export const SCHEMA_VERSION = migrations.length;

@@ -1,0 +1,499 @@
+// A run's metric samples stored in blocks: one row holds up to BLOCK_SAMPLES samples of one metric (name, source,
+// kind, parse) as four float64 columns in one BLOB, beside a small index (count, orders, steps, times, values).
+// A row a sample capped a dense log near 180,000 samples a second here (the row, its text cells and its index
+// entry); a block costs one row per few thousand samples. Every connection that stores samples (the engine's, the
+// output writer's, the parser's) writes through SampleBlockWriter, and every read goes through SampleBlockReader.
+import type { MetricKind, MetricSample, MetricSource } from './records.js';
+import type { Db } from './open.js';
+import { KINDS, SampleColumns, SOURCES } from './sampleColumns.js';
+
+/** Samples as the engine holds them, or as columns (an import's, handed between threads). */
+export type SampleInput = readonly MetricSample[] | SampleColumns;
+
+/** Samples in a full block: 128 KiB of columns, a few pages, decoded in microseconds. */
+export const BLOCK_SAMPLES = 4096;
+/**
+ * A block not yet full takes new samples by being written again, while it holds at most this many times as many
+ * as arrive: a metric logged a value per commit still fills blocks of dozens, and no commit rewrites more than
+ * this multiple of what it adds.
+ */
+const REWRITE_FACTOR = 64;
+/** Columns of a block, in this order, each `count` float64s (the platforms Node runs on here are little-endian). */
+const COLUMNS = 4;
+
+/** Where a sample lies in the run's order: given by the writer as samples arrive, kept from a row's rowid for migrated ones. */
+export interface BlockColumns {
+  order: Float64Array;
+  /** NaN where the sample has no step. */
+  step: Float64Array;
+  tMs: Float64Array;
+  /** NaN and ±Infinity as they were logged. */
+  value: Float64Array;
+}
+
+export interface BlockKey {
+  name: string;
+  source: MetricSource;
+  kind: MetricKind;
+}
+
+export interface BlockInfo extends BlockKey {
+  id: number;
+  count: number;
+  minStep: number | null;
+  maxStep: number | null;
+}
+
+export function encodeBlock(columns: BlockColumns, from: number, to: number): Buffer {
+  const count = to - from;
+  const packed = new Float64Array(count * COLUMNS);
+  packed.set(columns.order.subarray(from, to), 0);
+  packed.set(columns.step.subarray(from, to), count);
+  packed.set(columns.tMs.subarray(from, to), 2 * count);
+  packed.set(columns.value.subarray(from, to), 3 * count);
+  return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+}
+
+/** Copied out of SQLite's buffer, which need not be aligned for a Float64Array. */
+export function decodeBlock(data: Buffer, count: number): BlockColumns {
+  if (data.byteLength !== count * COLUMNS * 8) throw new Error(`a metric block of ${count} samples holds ${data.byteLength} bytes, not ${count * COLUMNS * 8}`);
+  const packed = new Float64Array(count * COLUMNS);
+  new Uint8Array(packed.buffer).set(data);
+  return { order: packed.subarray(0, count), step: packed.subarray(count, 2 * count), tMs: packed.subarray(2 * count, 3 * count), value: packed.subarray(3 * count) };
+}
+
+function emptyColumns(capacity: number): BlockColumns {
+  return { order: new Float64Array(capacity), step: new Float64Array(capacity), tMs: new Float64Array(capacity), value: new Float64Array(capacity) };
+}
+
+/** The block's index columns, from its samples. */
+function blockStats(columns: BlockColumns, from: number, to: number) {
+  let minStep = Number.POSITIVE_INFINITY;
+  let maxStep = Number.NEGATIVE_INFINITY;
+  let minValue = Number.POSITIVE_INFINITY;
+  let maxValue = Number.NEGATIVE_INFINITY;
+  let nonFinite = 0;
+  let unstepped = 0;
+  for (let i = from; i < to; i++) {
+    const step = columns.step[i]!;
+    if (Number.isNaN(step)) unstepped++;
+    else {
+      if (step < minStep) minStep = step;
+      if (step > maxStep) maxStep = step;
+    }
+    const value = columns.value[i]!;
+    if (!Number.isFinite(value)) nonFinite++;
+    else {
+      if (value < minValue) minValue = value;
+      if (value > maxValue) maxValue = value;
+    }
+  }
+  const finiteOrNull = (x: number) => (Number.isFinite(x) ? x : null);
+  return {
+    count: to - from,
+    firstOrder: columns.order[from]!,
+    lastOrder: columns.order[to - 1]!,
+    minStep: finiteOrNull(minStep),
+    maxStep: finiteOrNull(maxStep),
+    minValue: finiteOrNull(minValue),
+    maxValue: finiteOrNull(maxValue),
+    nonFinite,
+    unstepped,
+  };
+}
+
+export const CREATE_BLOCKS_SQL = `
+  CREATE TABLE metric_blocks (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    -- text (parsed from the terminal), channel (TUNING_BENCH_METRICS), derived (computed by the engine)
+    source TEXT NOT NULL CHECK (source IN ('text', 'channel', 'derived')),
+    -- train, eval, progress (a progress bar's state) or summary (a framework's end-of-run totals)
+    kind TEXT NOT NULL CHECK (kind IN ('train', 'eval', 'progress', 'summary')),
+    -- Which parse of the run's terminal output a text block belongs to (see runs.text_generation).
+    generation INTEGER NOT NULL DEFAULT 0,
+    count INTEGER NOT NULL CHECK (count > 0),
+    first_order REAL NOT NULL,
+    last_order REAL NOT NULL,
+    -- Of the samples with a step (NULL: none has one), of the finite values (NULL: none is).
+    min_step REAL,
+    max_step REAL,
+    min_value REAL,
+    max_value REAL,
+    non_finite INTEGER NOT NULL,
+    unstepped INTEGER NOT NULL,
+    -- count float64 orders, then steps (NaN: none), times (ms since the run started), values.
+    data BLOB NOT NULL
+  );
+  CREATE INDEX metric_blocks_by_key ON metric_blocks (run_id, name, source, kind, generation);
+  -- The next order a sample of the run is given: orders rise as samples are stored, across every connection.
+  ALTER TABLE runs ADD COLUMN sample_orders INTEGER NOT NULL DEFAULT 0;
+`;
+
+const INSERT_BLOCK_SQL = `INSERT INTO metric_blocks (run_id, name, source, kind, generation, count, first_order, last_order, min_step, max_step, min_value, max_value, non_finite, unstepped, data)
+  VALUES (@runId, @name, @source, @kind, @generation, @count, @firstOrder, @lastOrder, @minStep, @maxStep, @minValue, @maxValue, @nonFinite, @unstepped, @data)`;
+
+/** Stores samples as blocks through one connection; every call runs inside the caller's transaction. */
+export class SampleBlockWriter {
+  private readonly takeOrders;
+  private readonly lastBlock;
+  private readonly blockData;
+  private readonly insert;
+  private readonly rewrite;
+
+  constructor(db: Db) {
+    this.takeOrders = db.prepare<[number, number], number>('UPDATE runs SET sample_orders = sample_orders + ? WHERE id = ? RETURNING sample_orders').pluck();
+    this.lastBlock = db.prepare<[number, string, string, string, number], { id: number; count: number }>(
+      'SELECT id, count FROM metric_blocks WHERE run_id = ? AND name = ? AND source = ? AND kind = ? AND generation = ? ORDER BY id DESC LIMIT 1',
+    );
+    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_blocks WHERE id = ?').pluck();
+    this.insert = db.prepare(INSERT_BLOCK_SQL);
+    this.rewrite = db.prepare(
+      `UPDATE metric_blocks SET count = @count, first_order = @firstOrder, last_order = @lastOrder, min_step = @minStep, max_step = @maxStep,
+         min_value = @minValue, max_value = @maxValue, non_finite = @nonFinite, unstepped = @unstepped, data = @data WHERE id = @id`,
+    );
+  }
+
+  /**
+   * Gives the samples the run's next orders (in the order given) and stores them by metric: the last block of a
+   * metric takes them while it has room and is not too large to write again (REWRITE_FACTOR), new blocks the rest.
+   * `from`/`to`: a part of the columns. A run removed meanwhile takes nothing.
+   */
+  write(runId: number, input: SampleInput, generation = 0, from = 0, to = input.length): void {
+    const count = to - from;
+    if (count <= 0) return;
+    const samples = input instanceof SampleColumns ? input : SampleColumns.from(input);
+    const last = this.takeOrders.get(count, runId);
+    if (last === undefined) return;
+    const firstOrder = last - count + 1;
+    // Metrics by name, source and kind codes: one number a sample, no string made.
+    const byKey = new Map<number, number[]>();
+    for (let i = from; i < to; i++) {
+      const key = (samples.name[i]! * 4 + samples.source[i]!) * 4 + samples.kind[i]!;
+      const indexes = byKey.get(key);
+      if (indexes === undefined) byKey.set(key, [i]);
+      else indexes.push(i);
+    }
+    for (const indexes of byKey.values()) {
+      const fresh = emptyColumns(indexes.length);
+      for (let k = 0; k < indexes.length; k++) {
+        const i = indexes[k]!;
+        fresh.order[k] = firstOrder + (i - from);
+        fresh.step[k] = samples.step[i]!;
+        fresh.tMs[k] = samples.tMs[i]!;
+        fresh.value[k] = samples.value[i]!;
+      }
+      const first = indexes[0]!;
+      const key: BlockKey = { name: samples.names[samples.name[first]!]!, source: SOURCES[samples.source[first]!]!, kind: KINDS[samples.kind[first]!]! };
+      this.writeKey(runId, key, generation, fresh, indexes.length);
+    }
+  }
+
+  /**
+   * Entries of several runs (a commit's), in the order given. A run's entries in a row are written as one: a live
+   * run's commit holds an entry per chunk, and each write may write a metric's last block again.
+   */
+  writeEntries(entries: ReadonlyArray<{ runId: number; samples: SampleInput; from?: number; to?: number }>): void {
+    for (let at = 0; at < entries.length; ) {
+      let end = at + 1;
+      while (end < entries.length && entries[end]!.runId === entries[at]!.runId) end++;
+      const first = entries[at]!;
+      if (end === at + 1) this.write(first.runId, first.samples, 0, first.from, first.to);
+      else {
+        const parts = entries.slice(at, end).map((entry) => ({ columns: entry.samples instanceof SampleColumns ? entry.samples : SampleColumns.from(entry.samples), from: entry.from ?? 0, to: entry.to ?? entry.samples.length }));
+        const joined = new SampleColumns(parts.reduce((sum, part) => sum + part.to - part.from, 0));
+        for (const part of parts) joined.pushFrom(part.columns, part.from, part.to);
+        this.write(first.runId, joined);
+      }
+      at = end;
+    }
+  }
+
+  private writeKey(runId: number, key: BlockKey, generation: number, fresh: BlockColumns, count: number): void {
+    let from = 0;
+    const previous = this.lastBlock.get(runId, key.name, key.source, key.kind, generation);
+    if (previous !== undefined && previous.count < BLOCK_SAMPLES && previous.count <= REWRITE_FACTOR * count) {
+      const taken = Math.min(count, BLOCK_SAMPLES - previous.count);
+      const old = decodeBlock(this.blockData.get(previous.id)!, previous.count);
+      const merged = emptyColumns(previous.count + taken);
+      for (const column of ['order', 'step', 'tMs', 'value'] as const) {
+        merged[column].set(old[column], 0);
+        merged[column].set(fresh[column].subarray(0, taken), previous.count);
+      }
+      this.rewrite.run({ id: previous.id, ...blockStats(merged, 0, merged.order.length), data: encodeBlock(merged, 0, merged.order.length) });
+      from = taken;
+    }
+    for (; from < count; from += BLOCK_SAMPLES) {
+      const to = Math.min(count, from + BLOCK_SAMPLES);
+      this.insert.run({ runId, ...key, generation, ...blockStats(fresh, from, to), data: encodeBlock(fresh, from, to) });
+    }
+  }
+}
+
+/** Which of a run's blocks a read sees: any not parsed from the terminal, and of those parsed, the run's current parse. */
+const CURRENT_PARSE = "(source <> 'text' OR generation = (SELECT text_generation FROM runs WHERE id = ?))";
+
+/** One metric's blocks read one at a time, in the run's order. */
+class KeyCursor {
+  private blockAt = -1;
+  private columns: BlockColumns | null = null;
+  at = 0;
+
+  constructor(
+    readonly key: BlockKey,
+    private readonly blocks: ReadonlyArray<{ id: number; count: number }>,
+    private readonly load: (id: number, count: number) => BlockColumns,
+  ) {}
+
+  /** Moves to the next sample; false when the metric has no more. */
+  next(): boolean {
+    if (this.columns !== null && this.at + 1 < this.columns.order.length) {
+      this.at++;
+      return true;
+    }
+    if (++this.blockAt >= this.blocks.length) {
+      this.columns = null;
+      return false;
+    }
+    const block = this.blocks[this.blockAt]!;
+    this.columns = this.load(block.id, block.count);
+    this.at = 0;
+    return true;
+  }
+
+  get current(): BlockColumns {
+    return this.columns!;
+  }
+
+  get order(): number {
+    return this.columns!.order[this.at]!;
+  }
+}
+
+export interface BlockFilter {
+  /** Only blocks of this kind, or of every kind but this one. */
+  kind?: MetricKind;
+  exceptKind?: MetricKind;
+  /** Only these names. */
+  names?: ReadonlySet<string>;
+}
+
+/** Reads a run's samples from its blocks: in order across metrics, one block per metric in memory at a time. */
+export class SampleBlockReader {
+  private readonly blockList;
+  private readonly blockData;
+  private readonly countOf;
+
+  constructor(db: Db) {
+    this.blockList = db.prepare<[number, number], BlockInfo & { first_order: number }>(
+      `SELECT id, name, source, kind, count, min_step AS minStep, max_step AS maxStep, first_order FROM metric_blocks
+       WHERE run_id = ? AND ${CURRENT_PARSE} ORDER BY id`,
+    );
+    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_blocks WHERE id = ?').pluck();
+    this.countOf = db.prepare<[number, number], { kind: MetricKind; n: number }>(
+      `SELECT kind, SUM(count) AS n FROM metric_blocks WHERE run_id = ? AND ${CURRENT_PARSE} GROUP BY kind`,
+    );
+  }
+
+  /** The index rows of the run's visible blocks (a few dozen bytes each), in stored order. */
+  blocks(runId: number, filter: BlockFilter = {}): BlockInfo[] {
+    return this.blockList
+      .all(runId, runId)
+      .filter(
+        (block) =>
+          (filter.kind === undefined || block.kind === filter.kind) &&
+          (filter.exceptKind === undefined || block.kind !== filter.exceptKind) &&
+          (filter.names === undefined || filter.names.has(block.name)),
+      );
+  }
+
+  load(id: number, count: number): BlockColumns {
+    const data = this.blockData.get(id);
+    if (data === undefined) throw new Error(`metric block ${id} is gone`);
+    return decodeBlock(data, count);
+  }
+
+  /** Samples counted by kind, from the index alone. */
+  countByKind(runId: number): Map<MetricKind, number> {
+    return new Map(this.countOf.all(runId, runId).map((row) => [row.kind, row.n]));
+  }
+
+  /**
+   * Every sample of the given blocks in the run's order (the order they were stored in), merged across metrics
+   * with one decoded block per metric held at a time. `visit` returning false stops the read.
+   */
+  mergeInOrder(blocks: readonly BlockInfo[], visit: (key: BlockKey, columns: BlockColumns, at: number) => boolean | void): void {
+    const byKey = new Map<string, { key: BlockKey; blocks: Array<{ id: number; count: number }> }>();
+    for (const block of blocks) {
+      const id = `${block.kind}\u0000${block.source}\u0000${block.name}`;
+      let group = byKey.get(id);
+      if (group === undefined) byKey.set(id, (group = { key: { name: block.name, source: block.source, kind: block.kind }, blocks: [] }));
+      group.blocks.push(block);
+    }
+    const heap: KeyCursor[] = [];
+    for (const { key, blocks: ofKey } of byKey.values()) {
+      const cursor = new KeyCursor(key, ofKey, (id, count) => this.load(id, count));
+      if (cursor.next()) heapPush(heap, cursor);
+    }
+    while (heap.length > 0) {
+      const cursor = heap[0]!;
+      if (visit(cursor.key, cursor.current, cursor.at) === false) return;
+      if (cursor.next()) siftDown(heap, 0);
+      else {
+        const lastCursor = heap.pop()!;
+        if (heap.length > 0) {
+          heap[0] = lastCursor;
+          siftDown(heap, 0);
+        }
+      }
+    }
+  }
+
+  /**
+   * A page of the run's per-step series, one value per name and step (the last stored there, of any source and
+   * kind), name by name in step order, after the point given. Holds at most about twice `limit` points: the
+   * smallest steps past `after` are kept as blocks are read, and blocks whose steps all lie beyond them are skipped.
+   */
+  seriesPage(runId: number, after: { name: string; step: number } | null, limit: number): Array<{ name: string; step: number; tMs: number; value: number }> {
+    const byName = new Map<string, BlockInfo[]>();
+    for (const block of this.blocks(runId)) {
+      if (block.maxStep === null) continue;
+      const list = byName.get(block.name);
+      if (list === undefined) byName.set(block.name, [block]);
+      else list.push(block);
+    }
+    // SQLite's order of names (bytes of UTF-8), which the previous page's `after` was taken in.
+    const names = [...byName.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const page: Array<{ name: string; step: number; tMs: number; value: number }> = [];
+    for (const name of names) {
+      if (after !== null && Buffer.compare(Buffer.from(name), Buffer.from(after.name)) < 0) continue;
+      const afterStep = after !== null && name === after.name ? after.step : Number.NEGATIVE_INFINITY;
+      const room = limit - page.length;
+      const best = new Map<number, { order: number; tMs: number; value: number }>();
+      let beyond = Number.POSITIVE_INFINITY;
+      const prune = () => {
+        const steps = [...best.keys()].sort((a, b) => a - b);
+        for (const step of steps.slice(room)) best.delete(step);
+        if (steps.length >= room) beyond = steps[room - 1]!;
+      };
+      for (const block of byName.get(name)!) {
+        if (block.maxStep! <= afterStep || block.minStep! > beyond) continue;
+        const columns = this.load(block.id, block.count);
+        for (let i = 0; i < columns.order.length; i++) {
+          const step = columns.step[i]!;
+          if (Number.isNaN(step) || step <= afterStep || step > beyond) continue;
+          const known = best.get(step);
+          if (known !== undefined && known.order > columns.order[i]!) continue;
+          best.set(step, { order: columns.order[i]!, tMs: columns.tMs[i]!, value: columns.value[i]! });
+          if (best.size > 2 * room) prune();
+        }
+      }
+      prune();
+      for (const step of [...best.keys()].sort((a, b) => a - b)) {
+        const point = best.get(step)!;
+        page.push({ name, step, tMs: point.tMs, value: point.value });
+      }
+      if (page.length >= limit) break;
+    }
+    return page;
+  }
+
+  /**
+   * A page of the samples without a step of names that have none with one, in the order they were stored, after
+   * the order given (the last of the previous page).
+   */
+  unsteppedPage(runId: number, afterOrder: number, limit: number): Array<{ order: number; name: string; tMs: number; value: number }> {
+    const blocks = this.blocks(runId);
+    const stepped = new Set(blocks.filter((block) => block.maxStep !== null).map((block) => block.name));
+    const page: Array<{ order: number; name: string; tMs: number; value: number }> = [];
+    this.mergeInOrder(
+      blocks.filter((block) => !stepped.has(block.name)),
+      (key, columns, at) => {
+        const order = columns.order[at]!;
+        if (order > afterOrder) page.push({ order, name: key.name, tMs: columns.tMs[at]!, value: columns.value[at]! });
+        return page.length < limit;
+      },
+    );
+    return page;
+  }
+
+  /** The kind each metric of a run was logged as: the one most of its samples have. */
+  kindsByName(runId: number): Record<string, MetricKind> {
+    const counts = new Map<string, Map<MetricKind, number>>();
+    for (const block of this.blocks(runId)) {
+      const ofName = counts.get(block.name) ?? new Map<MetricKind, number>();
+      ofName.set(block.kind, (ofName.get(block.kind) ?? 0) + block.count);
+      counts.set(block.name, ofName);
+    }
+    const kinds: Record<string, MetricKind> = {};
+    for (const [name, ofName] of counts) kinds[name] = [...ofName].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    return kinds;
+  }
+
+  /** The blocks of one metric, one decoded at a time, in stored order. */
+  scan(blocks: readonly BlockInfo[], visit: (block: BlockInfo, columns: BlockColumns) => void): void {
+    for (const block of blocks) visit(block, this.load(block.id, block.count));
+  }
+}
+
+function heapPush(heap: KeyCursor[], cursor: KeyCursor): void {
+  heap.push(cursor);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]!.order <= heap[i]!.order) break;
+    [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+    i = parent;
+  }
+}
+
+function siftDown(heap: KeyCursor[], from: number): void {
+  let i = from;
+  for (;;) {
+    const left = 2 * i + 1;
+    const right = left + 1;
+    let smallest = i;
+    if (left < heap.length && heap[left]!.order < heap[smallest]!.order) smallest = left;
+    if (right < heap.length && heap[right]!.order < heap[smallest]!.order) smallest = right;
+    if (smallest === i) return;
+    [heap[smallest], heap[i]] = [heap[i]!, heap[smallest]!];
+    i = smallest;
+  }
+}
+
+/**
+ * Moves a database's samples from one row each (schema 17 and before) into blocks, run by run and metric by metric
+ * in stored order, a block's worth of rows at a time: a sample's order is its old rowid, so every read sees the same
+ * order as before. Runs inside the migration's transaction.
+ */
+export function moveRowsIntoBlocks(db: Db): void {
+  db.exec('CREATE INDEX metric_samples_by_key ON metric_samples (run_id, name, source, kind, generation)');
+  const keys = db
+    .prepare<[], { run_id: number; name: string; source: MetricSource; kind: MetricKind; generation: number }>(
+      'SELECT DISTINCT run_id, name, source, kind, generation FROM metric_samples',
+    )
+    .all();
+  const page = db.prepare<[number, string, string, string, number, number, number], { rowid: number; step: number | null; t_ms: number; value: number | null; special: string | null }>(
+    `SELECT rowid, step, t_ms, value, special FROM metric_samples WHERE run_id = ? AND name = ? AND source = ? AND kind = ? AND generation = ? AND rowid > ?
+     ORDER BY rowid LIMIT ?`,
+  );
+  const insert = db.prepare(INSERT_BLOCK_SQL);
+  for (const key of keys) {
+    for (let after = 0; ; ) {
+      const rows = page.all(key.run_id, key.name, key.source, key.kind, key.generation, after, BLOCK_SAMPLES);
+      if (rows.length === 0) break;
+      const columns = emptyColumns(rows.length);
+      rows.forEach((row, i) => {
+        columns.order[i] = row.rowid;
+        columns.step[i] = row.step ?? Number.NaN;
+        columns.tMs[i] = row.t_ms;
+        columns.value[i] = row.special === 'nan' ? Number.NaN : row.special === 'inf' ? Number.POSITIVE_INFINITY : row.special === '-inf' ? Number.NEGATIVE_INFINITY : (row.value ?? Number.NaN);
+      });
+      insert.run({ runId: key.run_id, name: key.name, source: key.source, kind: key.kind, generation: key.generation, ...blockStats(columns, 0, rows.length), data: encodeBlock(columns, 0, rows.length) });
+      after = rows.at(-1)!.rowid;
+    }
+  }
+  db.exec(`UPDATE runs SET sample_orders = COALESCE((SELECT MAX(rowid) FROM metric_samples WHERE run_id = runs.id), 0);
+    DROP TABLE metric_samples;`);
+}
