@@ -169,10 +169,12 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   // Timed with every record (a step's time may come from its neighbour's stamp), then the profiled ones left out.
   const timed = timePoints(records, tokensPerStep, options.samplesPerStep ?? null);
   const stepTimesKnown = timed.stepTimesKnown;
-  const keep = timed.points.map((point) => !profiled.has(point.step));
-  const points = timed.points.filter((_, i) => keep[i]);
-  const throughputs = timed.throughputs.filter((_, i) => keep[i]);
-  const grains = timed.grains.filter((_, i) => keep[i]);
+  // Copied only when a profiler ran: each copy is a few arrays of a number a step.
+  const keep = profiled.size === 0 ? null : timed.points.map((point) => !profiled.has(point.step));
+  const kept = <T>(list: T[]): T[] => (keep === null ? list : list.filter((_, i) => keep[i]));
+  const points = kept(timed.points);
+  const throughputs = kept(timed.throughputs);
+  const grains = kept(timed.grains);
   const unit = timed.unit;
   const profiledSteps = profiled.size;
 
@@ -191,8 +193,8 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, all, timingSource) };
     const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
     const outliers = new Set(split.outliers);
-    const afterWarmup = points.map((_, i) => i).filter((i) => i >= split.start);
-    const steadyIndexes = afterWarmup.filter((i) => !outliers.has(i));
+    const steadyIndexes: number[] = [];
+    for (let i = split.start; i < points.length; i++) if (!outliers.has(i)) steadyIndexes.push(i);
     outlierSteps = split.outliers.length;
     outlierReasons = { marked: split.marked, byUser: split.byUser, byRule: split.byRule, flaggedKept: split.flaggedKept.length };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
@@ -223,7 +225,9 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     }
     // "With them": warm-up and left-out steps both put back.
     if (stepTimesKnown) stepTimeWithOutliers = median(points.map((p) => p.stepTimeMs));
-    betweenLines = clockPerStep(points, timed.printed.filter((_, i) => keep[i]), new Set(steadyIndexes));
+    const steadyFlags = new Uint8Array(points.length);
+    for (const i of steadyIndexes) steadyFlags[i] = 1;
+    betweenLines = clockPerStep(points, kept(timed.printed), steadyFlags);
   }
 
   const trainAndProgress = new Uint32Array(train.length + progress.length);
@@ -273,12 +277,12 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
  * The median wall-clock time per step between consecutive steady lines that printed their own step time,
  * or null when fewer than MIN_CLOCK_PAIRS such pairs have times that move (an import without stamps).
  */
-function clockPerStep(points: readonly TimedPoint[], printed: readonly boolean[], steady: ReadonlySet<number>): number | null {
+function clockPerStep(points: readonly TimedPoint[], printed: readonly boolean[], steady: Uint8Array): number | null {
   const perStep: number[] = [];
   for (let i = 1; i < points.length; i++) {
     const point = points[i]!;
     const previous = points[i - 1]!;
-    if (!steady.has(i) || !steady.has(i - 1) || !printed[i] || !printed[i - 1]) continue;
+    if (steady[i] !== 1 || steady[i - 1] !== 1 || !printed[i] || !printed[i - 1]) continue;
     if (point.step <= previous.step || point.tMs <= previous.tMs) continue;
     perStep.push((point.tMs - previous.tMs) / (point.step - previous.step));
   }
