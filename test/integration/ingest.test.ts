@@ -189,6 +189,25 @@ describe('a stored run parsed again', () => {
     expect(result!.run.summary.evalLoss).toBe(2.25);
   });
 
+  it('parses a dense log of many blocks again into the same samples, summary and series, the old parse gone', async () => {
+    // Three metrics a step over 30,000 steps: blocks of every metric, several transactions of the new parse.
+    const log = Array.from({ length: 30_000 }, (_, i) => `step ${i + 1}: loss ${(4 - i / 10_000).toFixed(4)}, 10.0 ms/step, grad_norm 0.5\n`).join('');
+    const imported = await importLogText(harness.core, log, { name: 'dense', now: new Date() });
+    const before = harness.core.store.metrics.forRun(imported.id);
+    const series = harness.core.store.runs.get(imported.id)!.series;
+    const blocks = () => harness.core.store.db.prepare('SELECT COUNT(*) FROM metric_blocks WHERE run_id = ?').pluck().get(imported.id);
+    const blocksBefore = blocks();
+    const [again] = await call('runs.reparse', { ids: [imported.id] });
+    expect(again!.before.samples).toBe(90_000);
+    expect(again!.after.samples).toBe(90_000);
+    expect(harness.core.store.metrics.forRun(imported.id)).toEqual(before);
+    const { notes: _notes, ...summary } = again!.run.summary;
+    const { notes: _before, ...summaryBefore } = imported.summary;
+    expect(summary).toEqual(summaryBefore);
+    expect(again!.run.series).toEqual(series);
+    expect(blocks()).toBe(blocksBefore);
+  });
+
   it('refuses a running run and an unknown one, changing nothing', async () => {
     const workload = harness.core.store.workloads.getByName('synthetic')!;
     const running = harness.core.runner.start({ workload, values: { steps: '100000' } });

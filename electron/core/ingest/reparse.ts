@@ -9,6 +9,7 @@ import { columnsForSummary } from '../metrics/summaryInput.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
+import { SampleColumns } from '../store/sampleColumns.js';
 import { IMPORTED_COMMAND } from './importLog.js';
 import { stepUnits } from './unitsPerStep.js';
 import { summaryChoices } from './stepChoices.js';
@@ -31,9 +32,10 @@ export class ReparseRefused extends Error {
 
 /**
  * Reads the stored bytes in order (never the whole log at once), parses them as a live run's parser
- * thread would, and replaces the run's text-parsed samples, summary and chart series at once for every
- * reader (one small transaction makes the new parse the run's); the summary it had is kept in its history.
- * Samples from the structured channel stay.
+ * thread would (its samples stored as they come, never held as objects), and replaces the run's
+ * text-parsed samples, summary and chart series at once for every reader (one small transaction makes
+ * the new parse the run's); the summary it had is kept in its history. Samples from the structured
+ * channel stay.
  */
 export async function reparseRun(store: Store, id: number, now: Date, bytesFirst?: BytesFirst): Promise<ReparseResult> {
   const run = store.runs.get(id);
@@ -46,27 +48,11 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   // Read as it was first read: a live run by its arrival times, an import by the log's own clocks.
   const collector = new MetricsCollector({ metricRegex: workload?.metricRegex ?? '', ...(imported ? IMPORTED_LOG_READING : LIVE_READING) });
   const decoder = new TextDecoder('utf-8');
-  const parsed: MetricSample[] = [];
-  let lastTMs = 0;
-  for (const chunk of store.runs.storedOutput(id)) {
-    for (const sample of collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs)) parsed.push(sample);
-    lastTMs = chunk.tMs;
-  }
-  for (const sample of [...collector.push(decoder.decode(), lastTMs), ...collector.end(lastTMs)]) parsed.push(sample);
-
-  const previous = store.metrics.forRun(id);
-  const kept = previous.filter((sample) => sample.source !== 'text');
-  const samples = [...kept, ...parsed];
-  const units = stepUnits(run.unitsPerStep, workload, run.config);
-  // Steps the profiler ran over stay out of the timing, as they were when the run ended.
-  const span = store.profiles.ownSpan(id);
-  const startedAtMs = Date.parse(run.startedAt);
-  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
-  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan }) };
-  const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
   // The new parse goes in beside the old one, invisible, over short transactions that let live runs' byte
-  // commits go first; one small update then makes it the run's, and the old one is deleted the same way.
+  // commits go first, as it is parsed (nothing of the run is held: its samples stream from the stored bytes into
+  // blocks). Its summary is then made from what was stored, one small update makes it the run's, and the old one
+  // is deleted the same way.
   let lastTransactionMs: number | null = null;
   const inTurns = <T>(write: () => T): T => {
     if (lastTransactionMs !== null) sleepThread(bulkWriteGapMs(lastTransactionMs));
@@ -85,9 +71,39 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   // What a parse that stopped half-way (a crash) left behind.
   clearOthers();
   const generation = store.metrics.textGeneration(id) + 1;
-  for (let at = 0; at < parsed.length; at += ROWS_PER_TRANSACTION) {
-    inTurns(() => store.metrics.insertTextGeneration(id, generation, parsed.slice(at, at + ROWS_PER_TRANSACTION)));
+  let pending = new SampleColumns();
+  let parsedCount = 0;
+  const take = (samples: readonly MetricSample[]) => {
+    for (const sample of samples) pending.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
+    if (pending.length < ROWS_PER_TRANSACTION) return;
+    const batch = pending;
+    inTurns(() => store.metrics.insertTextGeneration(id, generation, batch));
+    parsedCount += batch.length;
+    pending = new SampleColumns();
+  };
+  let lastTMs = 0;
+  for (const chunk of store.runs.storedOutput(id)) {
+    take(collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs));
+    lastTMs = chunk.tMs;
   }
+  take([...collector.push(decoder.decode(), lastTMs), ...collector.end(lastTMs)]);
+  if (pending.length > 0) {
+    const batch = pending;
+    inTurns(() => store.metrics.insertTextGeneration(id, generation, batch));
+    parsedCount += batch.length;
+  }
+
+  const previousTextCount = store.metrics.textCount(id);
+  const units = stepUnits(run.unitsPerStep, workload, run.config);
+  // Steps the profiler ran over stay out of the timing, as they were when the run ended.
+  const span = store.profiles.ownSpan(id);
+  const startedAtMs = Date.parse(run.startedAt);
+  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
+  // The channel's samples stay; the text ones are the new parse's.
+  const samples = columnsForSummary(store.metrics, id, generation);
+  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan }) };
+  const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
+
   inTurns(() => {
     store.metrics.useTextGeneration(id, generation);
     store.runs.keepSummaryInHistory(id, 'parsed again', now);
@@ -97,7 +113,7 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   clearOthers();
 
   const facts = (count: number, s: RunSummary) => ({ samples: count, steps: s.steps, throughput: s.throughput.median, unit: s.throughput.unit });
-  return { run: store.runs.get(id)!, before: facts(previous.filter((s) => s.source === 'text').length, run.summary), after: facts(parsed.length, summary) };
+  return { run: store.runs.get(id)!, before: facts(previousTextCount, run.summary), after: facts(parsedCount, summary) };
 }
 
 /** Lines of stored output that hold a number, for a run that gave no metrics: what a regex could be written against. */

@@ -12,21 +12,22 @@ import { readsEveryProgressSample } from './summary.js';
  * Read straight into columns, never as one object a sample: a dense log (a metric line a step) writes
  * three samples a step, and objects held about 300 bytes a step to the end of the run.
  * The result is the same summary and series as from every sample (test/integration/summaryInput.test.ts).
+ * `parse`: with the text samples of that parse instead of the run's current one (a parse being made, see reparse.ts).
  */
-export function columnsForSummary(metrics: MetricStore, runId: number): SampleColumns {
-  const digest = metrics.progressDigest(runId);
-  const merged = new SampleColumns(metrics.countNumeric(runId, 'exceptProgress') + digest.length);
+export function columnsForSummary(metrics: MetricStore, runId: number, parse?: number): SampleColumns {
+  const digest = metrics.progressDigest(runId, parse);
+  const merged = new SampleColumns(metrics.countNumeric(runId, 'exceptProgress', parse) + digest.length);
   // The digest's few samples go in among the others by their place in the run's order.
   let next = 0;
   const pushDigest = (sample: OrderedSample) => merged.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
   metrics.readNumeric(runId, 'exceptProgress', (order, step, tMs, name, value, source, kind) => {
     while (next < digest.length && digest[next]!.order < order) pushDigest(digest[next++]!);
     merged.push(step, tMs, name, value, source, kind);
-  });
+  }, parse);
   while (next < digest.length) pushDigest(digest[next++]!);
   if (!readsEveryProgressSample(merged)) return merged;
-  const all = new SampleColumns(metrics.countNumeric(runId, 'all'));
-  metrics.readNumeric(runId, 'all', (_order, step, tMs, name, value, source, kind) => all.push(step, tMs, name, value, source, kind));
+  const all = new SampleColumns(metrics.countNumeric(runId, 'all', parse));
+  metrics.readNumeric(runId, 'all', (_order, step, tMs, name, value, source, kind) => all.push(step, tMs, name, value, source, kind), parse);
   return all;
 }
 

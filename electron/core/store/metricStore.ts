@@ -2,7 +2,7 @@
 import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { BatchWriter } from './batchWriter.js';
 import type { Db } from './open.js';
-import { SampleBlockReader, SampleBlockWriter, type BlockInfo } from './sampleBlocks.js';
+import { SampleBlockReader, SampleBlockWriter, type BlockInfo, type SampleInput } from './sampleBlocks.js';
 
 /** A sample with its place in the run's order: samples read in parts are merged back by it. */
 export interface OrderedSample extends MetricSample {
@@ -73,7 +73,7 @@ export class MetricStore {
    * Writes samples of a new parse of the run's text (generation above textGeneration): invisible to every read
    * until useTextGeneration makes them the run's, so they can go in over many short transactions.
    */
-  insertTextGeneration(runId: number, generation: number, samples: readonly MetricSample[]): void {
+  insertTextGeneration(runId: number, generation: number, samples: SampleInput): void {
     this.blocks.write(runId, samples, generation);
   }
 
@@ -101,22 +101,29 @@ export class MetricStore {
   }
 
   /** How many samples readNumeric hands over (from the blocks' index): a reader sizes what it keeps them in once. */
-  countNumeric(runId: number, which: 'all' | 'exceptProgress'): number {
+  countNumeric(runId: number, which: 'all' | 'exceptProgress', parse?: number): number {
     let count = 0;
-    for (const [kind, n] of this.reader.countByKind(runId)) if (which === 'all' || kind !== 'progress') count += n;
+    for (const [kind, n] of this.reader.countByKind(runId, parse)) if (which === 'all' || kind !== 'progress') count += n;
     return count;
+  }
+
+  /** Text samples of the run's current parse. */
+  textCount(runId: number): number {
+    return this.reader.textCount(runId);
   }
 
   /**
    * A run's samples in stored order, handed over one by one and not kept (the caller holds them as it likes:
    * columns, see summaryInput.ts); one decoded block per metric is held at a time, whatever the run's length.
+   * `parse`: the text samples of that parse instead of the run's current one (a parse being made).
    */
   readNumeric(
     runId: number,
     which: 'all' | 'exceptProgress',
     onSample: (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => void,
+    parse?: number,
   ): void {
-    const blocks = this.reader.blocks(runId, which === 'exceptProgress' ? { exceptKind: 'progress' } : {});
+    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
     this.reader.mergeInOrder(blocks, (key, columns, at) => {
       const step = columns.step[at]!;
       onSample(columns.order[at]!, Number.isNaN(step) ? null : step, columns.tMs[at]!, key.name, columns.value[at]!, key.source, key.kind);
@@ -129,10 +136,10 @@ export class MetricStore {
    * one non-finite loss, eval loss or gradient norm where there was any. A few samples however many;
    * the bar's blocks are read one at a time.
    */
-  progressDigest(runId: number): OrderedSample[] {
+  progressDigest(runId: number, parse?: number): OrderedSample[] {
     const found = new Map<number, OrderedSample>();
     const groups = new Map<string, BlockInfo[]>();
-    for (const block of this.reader.blocks(runId, { kind: 'progress' })) {
+    for (const block of this.reader.blocks(runId, { kind: 'progress', ...(parse === undefined ? {} : { parse }) })) {
       const id = `${block.source}\u0000${block.name}`;
       const group = groups.get(id);
       if (group === undefined) groups.set(id, [block]);

@@ -277,11 +277,14 @@ export interface BlockFilter {
   exceptKind?: MetricKind;
   /** Only these names. */
   names?: ReadonlySet<string>;
+  /** Text samples of this parse (generation), not the run's current one. */
+  parse?: number;
 }
 
 /** Reads a run's samples from its blocks: in order across metrics, one block per metric in memory at a time. */
 export class SampleBlockReader {
   private readonly blockList;
+  private readonly blockListOfParse;
   private readonly blockData;
   private readonly countOf;
 
@@ -290,16 +293,22 @@ export class SampleBlockReader {
       `SELECT id, name, source, kind, count, min_step AS minStep, max_step AS maxStep, first_order FROM metric_blocks
        WHERE run_id = ? AND ${CURRENT_PARSE} ORDER BY id`,
     );
+    this.blockListOfParse = db.prepare<[number, number], BlockInfo & { first_order: number }>(
+      `SELECT id, name, source, kind, count, min_step AS minStep, max_step AS maxStep, first_order FROM metric_blocks
+       WHERE run_id = ? AND (source <> 'text' OR generation = ?) ORDER BY id`,
+    );
     this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_blocks WHERE id = ?').pluck();
     this.countOf = db.prepare<[number, number], { kind: MetricKind; n: number }>(
       `SELECT kind, SUM(count) AS n FROM metric_blocks WHERE run_id = ? AND ${CURRENT_PARSE} GROUP BY kind`,
     );
   }
 
-  /** The index rows of the run's visible blocks (a few dozen bytes each), in stored order. */
+  /**
+   * The index rows of the run's visible blocks (a few dozen bytes each), in stored order; with `filter.parse`, the
+   * text samples of that parse instead of the run's current one (a parse being made, see reparse.ts).
+   */
   blocks(runId: number, filter: BlockFilter = {}): BlockInfo[] {
-    return this.blockList
-      .all(runId, runId)
+    return (filter.parse === undefined ? this.blockList.all(runId, runId) : this.blockListOfParse.all(runId, filter.parse))
       .filter(
         (block) =>
           (filter.kind === undefined || block.kind === filter.kind) &&
@@ -314,9 +323,17 @@ export class SampleBlockReader {
     return decodeBlock(data, count);
   }
 
-  /** Samples counted by kind, from the index alone. */
-  countByKind(runId: number): Map<MetricKind, number> {
-    return new Map(this.countOf.all(runId, runId).map((row) => [row.kind, row.n]));
+  /** Samples counted by kind, from the index alone (of a parse being made, with `parse`). */
+  countByKind(runId: number, parse?: number): Map<MetricKind, number> {
+    if (parse === undefined) return new Map(this.countOf.all(runId, runId).map((row) => [row.kind, row.n]));
+    const counts = new Map<MetricKind, number>();
+    for (const block of this.blocks(runId, { parse })) counts.set(block.kind, (counts.get(block.kind) ?? 0) + block.count);
+    return counts;
+  }
+
+  /** Text samples of the run's current parse, from the index alone. */
+  textCount(runId: number): number {
+    return this.blocks(runId).reduce((sum, block) => sum + (block.source === 'text' ? block.count : 0), 0);
   }
 
   /**
