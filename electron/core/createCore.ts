@@ -596,6 +596,12 @@ export function createCore(options: CoreOptions): EngineCore {
       await store.flush();
       return store.metrics.forRun(id).map(toPoint);
     },
+    'runs.chartMetrics': async ({ id, maxPointsPerMetric }) => {
+      requireRun(id);
+      await store.flush();
+      const { samples, stored } = store.metrics.chartSamples(id, maxPointsPerMetric);
+      return { points: samples.map(toPoint), stored };
+    },
     'runs.import': async ({ name, text }) => {
       const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: now() }).catch((error: unknown) => {
         throw importFailure(error);

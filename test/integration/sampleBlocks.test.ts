@@ -169,6 +169,45 @@ describe('samples in blocks', () => {
   });
 });
 
+describe("a long run's charts", () => {
+  it('get every sample of a short metric, and of a long one its first, last, lowest, highest per stretch and first NaN', () => {
+    const s = openStore();
+    const run = newRun(s);
+    const steps = 200_000;
+    const loss = (i: number) => 4 - i / 100_000 + ((i * 7919) % 100) / 10_000;
+    const samples: MetricSample[] = [];
+    for (let i = 1; i <= steps; i++) {
+      samples.push(sample('loss', i, i, i === 123_457 ? 9 : i === 150_001 ? Number.NaN : loss(i)));
+      if (i % 1000 === 0) samples.push(sample('eval_loss', i, i, 3, 'eval'));
+    }
+    for (let at = 0; at < samples.length; at += 20_000) s.metrics.insertNow(run, samples.slice(at, at + 20_000));
+
+    const { samples: picked, stored } = s.metrics.chartSamples(run, 2000);
+    expect(stored).toEqual(expect.arrayContaining([
+      { name: 'loss', source: 'text', kind: 'train', samples: steps },
+      { name: 'eval_loss', source: 'text', kind: 'eval', samples: 200 },
+    ]));
+    const losses = picked.filter((x) => x.name === 'loss');
+    expect(losses.length).toBeLessThanOrEqual(2001);
+    expect(losses.length).toBeGreaterThan(1000);
+    // In the run's order, the spike and the NaN kept, the ends kept.
+    expect(losses.map((x) => x.step)).toEqual([...losses.map((x) => x.step!)].sort((a, b) => a - b));
+    expect(losses.find((x) => x.step === 123_457)?.value).toBe(9);
+    expect(Number.isNaN(losses.find((x) => x.step === 150_001)?.value ?? 0)).toBe(true);
+    expect(losses[0]!.step).toBe(1);
+    expect(losses.at(-1)!.step).toBe(steps);
+    // Each stretch's lowest is there: the chart's low envelope is the data's.
+    const lowestOf = (list: readonly MetricSample[]) => list.reduce((low, x) => (x.name === 'loss' && Number.isFinite(x.value) && x.value < low ? x.value : low), Infinity);
+    expect(lowestOf(losses)).toBe(lowestOf(samples));
+    // A metric under the bound comes whole.
+    expect(picked.filter((x) => x.name === 'eval_loss')).toHaveLength(200);
+    // A short run's chart is every sample.
+    const short = newRun(s);
+    s.metrics.insertNow(short, samples.slice(0, 500));
+    expect(s.metrics.chartSamples(short, 2000).samples).toEqual(samples.slice(0, 500));
+  });
+});
+
 describe('a database made by the previous version (a row a sample)', () => {
   it('is converted with every sample, its order, its parse and non-finite values; new samples follow', async () => {
     dir = makeTempDir();

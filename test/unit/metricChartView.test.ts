@@ -58,3 +58,21 @@ describe("New run's address that copies a run", () => {
     expect(viewHash({ kind: 'new' })).toBe('#/new');
   });
 });
+
+describe('MetricSeriesSet of a long run fetched thinned', () => {
+  it('says how many points each metric has in all, live points counted on top, while drawing the thinned ones', () => {
+    const set = new MetricSeriesSet();
+    const point = (step: number, name = 'grad_norm') => ({ step, tMs: step, name, value: 1, kind: 'train' as const, source: 'text' as const });
+    set.add([point(1), point(500_000), point(1_000_000)]);
+    set.setStored([{ name: 'grad_norm', kind: 'train', source: 'text', samples: 1_000_000 }]);
+    expect(set.view().metrics.find((entry) => entry.name === 'grad_norm')).toMatchObject({ samples: 1_000_000 });
+    expect(set.view().metrics.find((entry) => entry.name === 'grad_norm')!.data).toHaveLength(3);
+    set.add([point(1_000_001)]);
+    expect(set.view().metrics.find((entry) => entry.name === 'grad_norm')!.samples).toBe(1_000_001);
+    expect(set.size).toBe(1_000_001);
+    // Fetched whole (a short run), a metric's count is its points.
+    const whole = new MetricSeriesSet();
+    whole.add([point(1), point(2)]);
+    expect(whole.view().metrics[0]!.samples).toBe(2);
+  });
+});

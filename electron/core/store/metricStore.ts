@@ -178,6 +178,12 @@ export class MetricStore {
     return [...found.values()].sort((a, b) => a.order - b.order);
   }
 
+  /** A run's samples for its charts, at most about `maxPerMetric` a metric (see SampleBlockReader.chartSamples). */
+  chartSamples(runId: number, maxPerMetric: number): { samples: MetricSample[]; stored: Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> } {
+    const { samples, stored } = this.reader.chartSamples(runId, maxPerMetric);
+    return { samples: samples.map(({ name, source, kind, step, tMs, value }) => ({ name, source, kind, step, tMs, value })), stored };
+  }
+
   count(runId: number): number {
     return this.countNumeric(runId, 'all');
   }

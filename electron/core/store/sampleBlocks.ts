@@ -37,6 +37,14 @@ export interface BlockKey {
   kind: MetricKind;
 }
 
+/** A sample picked for a chart, with its metric and its place in the run's order. */
+export interface ChartSample extends BlockKey {
+  order: number;
+  step: number | null;
+  tMs: number;
+  value: number;
+}
+
 export interface BlockInfo extends BlockKey {
   id: number;
   count: number;
@@ -433,6 +441,100 @@ export class SampleBlockReader {
       },
     );
     return page;
+  }
+
+  /**
+   * A run's samples for charts, in the run's order: of a metric with at most `maxPerMetric` samples every one; of a
+   * longer one, in each of `maxPerMetric / 4` runs of equal count, its first, last, lowest and highest sample (so a
+   * spike stays on the chart), and the metric's first non-finite value. Its blocks are read one at a time; what is
+   * kept is at most `maxPerMetric` samples a metric, whatever the run's length.
+   */
+  chartSamples(runId: number, maxPerMetric: number): { samples: ChartSample[]; stored: Array<BlockKey & { samples: number }> } {
+    const byKey = new Map<string, BlockInfo[]>();
+    for (const block of this.blocks(runId)) {
+      const id = `${block.kind}\u0000${block.source}\u0000${block.name}`;
+      const list = byKey.get(id);
+      if (list === undefined) byKey.set(id, [block]);
+      else list.push(block);
+    }
+    const samples: ChartSample[] = [];
+    const stored: Array<BlockKey & { samples: number }> = [];
+    for (const blocks of byKey.values()) {
+      const key: BlockKey = { name: blocks[0]!.name, source: blocks[0]!.source, kind: blocks[0]!.kind };
+      const total = blocks.reduce((sum, block) => sum + block.count, 0);
+      stored.push({ ...key, samples: total });
+      const buckets = Math.max(1, Math.floor(maxPerMetric / 4));
+      const every = total <= maxPerMetric;
+      const make = (columns: BlockColumns, i: number): ChartSample => {
+        const step = columns.step[i]!;
+        return { ...key, order: columns.order[i]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[i]!, value: columns.value[i]! };
+      };
+      // The stretch being read: its first, last, lowest and highest samples, as positions in the decoded blocks
+      // (made into samples only when the stretch ends: a sample object each was most of the time on a long run).
+      let index = 0;
+      let bucket = -1;
+      let nonFinite: ChartSample | null = null;
+      let nonFiniteSeen = false;
+      let first: ChartSample | null = null;
+      let lastColumns: BlockColumns | null = null;
+      let lastAt = 0;
+      let lowColumns: BlockColumns | null = null;
+      let lowAt = 0;
+      let lowValue = Number.POSITIVE_INFINITY;
+      let highColumns: BlockColumns | null = null;
+      let highAt = 0;
+      let highValue = Number.NEGATIVE_INFINITY;
+      const endBucket = () => {
+        const kept = new Map<number, ChartSample>();
+        for (const sample of [first, nonFinite]) if (sample !== null) kept.set(sample.order, sample);
+        for (const [columns, at] of [[lastColumns, lastAt], [lowColumns, lowAt], [highColumns, highAt]] as const) {
+          if (columns !== null && !kept.has(columns.order[at]!)) kept.set(columns.order[at]!, make(columns, at));
+        }
+        for (const sample of [...kept.values()].sort((a, b) => a.order - b.order)) samples.push(sample);
+        first = null;
+        nonFinite = null;
+        lastColumns = null;
+        lowColumns = null;
+        lowValue = Number.POSITIVE_INFINITY;
+        highColumns = null;
+        highValue = Number.NEGATIVE_INFINITY;
+      };
+      this.scan(blocks, (_block, columns) => {
+        for (let i = 0; i < columns.order.length; i++, index++) {
+          if (every) {
+            samples.push(make(columns, i));
+            continue;
+          }
+          const at = Math.floor((index * buckets) / total);
+          if (at !== bucket) {
+            if (bucket >= 0) endBucket();
+            bucket = at;
+            first = make(columns, i);
+          }
+          lastColumns = columns;
+          lastAt = i;
+          const value = columns.value[i]!;
+          if (!Number.isFinite(value)) {
+            if (!nonFiniteSeen) nonFinite = make(columns, i);
+            nonFiniteSeen = true;
+            continue;
+          }
+          if (value < lowValue) {
+            lowColumns = columns;
+            lowAt = i;
+            lowValue = value;
+          }
+          if (value > highValue) {
+            highColumns = columns;
+            highAt = i;
+            highValue = value;
+          }
+        }
+      });
+      if (!every && bucket >= 0) endBucket();
+    }
+    samples.sort((a, b) => a.order - b.order);
+    return { samples, stored };
   }
 
   /** The kind each metric of a run was logged as: the one most of its samples have. */

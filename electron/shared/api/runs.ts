@@ -468,6 +468,18 @@ export const runMethods = {
   },
   /** A run's metric samples in the order they were recorded. */
   'runs.metrics': { input: z.object({ id: runId }), output: z.array(metricPoint) },
+  /**
+   * A run's metric samples for its charts, in the order recorded: every sample of a metric with at most
+   * `maxPointsPerMetric`, else the first and last, the lowest and highest, of each of that many quarters of its
+   * samples (spikes stay), and its first non-finite value. `stored`: how many samples each metric has in all.
+   */
+  'runs.chartMetrics': {
+    input: z.object({ id: runId, maxPointsPerMetric: z.number().int().min(64).max(1_000_000) }),
+    output: z.object({
+      points: z.array(metricPoint),
+      stored: z.array(z.object({ name: z.string(), kind: metricPoint.shape.kind, source: metricPoint.shape.source, samples: z.number().int() })),
+    }),
+  },
   /** A log made elsewhere becomes a run: parsed, summarised, its failure classified. */
   'runs.import': {
     input: z.object({ name: name.optional(), text: z.string().min(1, 'the log is empty (0 bytes): nothing to import').max(MAX_IMPORT_CHARS) }),

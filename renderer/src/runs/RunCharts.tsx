@@ -242,7 +242,7 @@ export function RunCharts({ runId, running, tokensPerStep = null }: RunChartsPro
                 <option value="">{addable.length === 0 ? 'no other metric parsed' : `another metric… (${addable.length})`}</option>
                 {addable.map((entry) => (
                   <option key={entry.key} value={entry.key}>
-                    {metricLabel(entry)} · {entry.data.length.toLocaleString()} points
+                    {metricLabel(entry)} · {entry.samples.toLocaleString()} points
                   </option>
                 ))}
               </select>

@@ -34,6 +34,8 @@ export interface MetricSeriesEntry {
   name: string;
   kind: string;
   data: readonly StepPoint[];
+  /** How many points the run has of it: more than `data` when a long run's stored points came thinned for the chart. */
+  samples: number;
 }
 
 /** What the charts draw at one moment; the arrays are the set's own and keep growing, so a chart copies them. */
@@ -101,12 +103,33 @@ export class MetricSeriesSet {
   /** Structured-channel points win over parsed text when there are any, as in the engine's summary. */
   private readonly groups: Record<Group, GroupState> = { channel: emptyGroup(), text: emptyGroup() };
   private pointCount = 0;
+  /**
+   * Of a long run fetched thinned (see setStored), how many points each series has in the store, by group and
+   * `kind:name`, and the live points counted on top since; null when every stored point was given.
+   */
+  private stored: Map<string, number> | null = null;
+
+  /** The stored points were thinned for the chart: these are how many each metric has (runs.chartMetrics's `stored`). */
+  setStored(stored: ReadonlyArray<{ name: string; kind: string; source: string; samples: number }>): void {
+    this.stored = new Map();
+    this.pointCount = 0;
+    for (const entry of stored) {
+      const id = `${entry.source === 'channel' ? 'channel' : 'text'}|${entry.kind}:${entry.name}`;
+      this.stored.set(id, (this.stored.get(id) ?? 0) + entry.samples);
+      this.pointCount += entry.samples;
+    }
+  }
 
   add(points: readonly MetricPoint[]): void {
     for (const point of points) {
       this.pointCount += 1;
       // Engine-derived points sit with the parsed text: they are worked out from it.
-      const group = this.groups[point.source === 'channel' ? 'channel' : 'text'];
+      const groupName: Group = point.source === 'channel' ? 'channel' : 'text';
+      const group = this.groups[groupName];
+      if (this.stored !== null) {
+        const id = `${groupName}|${point.kind}:${point.name}`;
+        this.stored.set(id, (this.stored.get(id) ?? 0) + 1);
+      }
       if (typeof point.value !== 'number') {
         if ((point.name === 'loss' || point.name === 'eval_loss') && point.kind !== 'summary') {
           const seen = group.nonFiniteLoss;
@@ -153,7 +176,13 @@ export class MetricSeriesSet {
       source,
       metrics: [...group.series.entries()]
         .filter(([key, data]) => data.length > 0 && !NOT_PLOTTED.has(key.slice(key.indexOf(':') + 1)))
-        .map(([key, data]) => ({ key, kind: key.slice(0, key.indexOf(':')), name: key.slice(key.indexOf(':') + 1), data }))
+        .map(([key, data]) => ({
+          key,
+          kind: key.slice(0, key.indexOf(':')),
+          name: key.slice(key.indexOf(':') + 1),
+          data,
+          samples: Math.max(data.length, this.stored?.get(`${source}|${key}`) ?? 0),
+        }))
         .sort((a, b) => a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind)),
     };
   }

@@ -4,12 +4,15 @@ import type { Bridge } from '../bridge/types.js';
 import { LiveFeed, type FeedSnapshot } from './liveFeed.js';
 import { MetricSeriesSet, type MetricsView } from './metricSeries.js';
 
+/** Stored points fetched a metric at most: of a longer one, the first, last, lowest and highest of each of 2,000 stretches, so spikes stay. */
+const CHART_POINTS_PER_METRIC = 8000;
+
 /** `points`: how many points the run has so far, plotted or not. */
 export type MetricsSnapshot = FeedSnapshot<{ view: MetricsView; points: number }>;
 
 export interface RunMetricsFeedOptions {
   runId: number;
-  api: Pick<ApiClient, 'runs.metrics'>;
+  api: Pick<ApiClient, 'runs.chartMetrics'>;
   on: Bridge['on'];
   onChange: (snapshot: MetricsSnapshot) => void;
 }
@@ -26,7 +29,11 @@ export class RunMetricsFeed extends LiveFeed<MetricSeriesSet, readonly MetricPoi
           }),
         fetch: async () => {
           const series = new MetricSeriesSet();
-          series.add(await options.api['runs.metrics']({ id: options.runId }));
+          // Thinned to a few thousand points a metric: a run of millions of steps loads in a moment, and the chart
+          // draws about that many anyway (MetricChart's LTTB).
+          const { points, stored } = await options.api['runs.chartMetrics']({ id: options.runId, maxPointsPerMetric: CHART_POINTS_PER_METRIC });
+          series.add(points);
+          series.setStored(stored);
           return series;
         },
         add: (series, points) => series.add(points),
