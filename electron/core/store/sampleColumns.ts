@@ -10,17 +10,8 @@ export const KIND_CODE = { train: 0, eval: 1, progress: 2, summary: 3 } as const
 /** Room for this many samples at first; the columns double as they fill (a short run stays small). */
 const INITIAL_CAPACITY = 1024;
 
-/** SampleColumns between threads (see SampleColumns.pack). */
-export interface PackedSamples {
-  length: number;
-  step: Float64Array;
-  tMs: Float64Array;
-  value: Float64Array;
-  name: Uint32Array;
-  source: Uint8Array;
-  kind: Uint8Array;
-  names: string[];
-}
+/** SampleColumns between threads (see SampleColumns.pack): its columns, cut to its length, and its names. */
+export type PackedSamples = Pick<SampleColumns, 'length' | 'step' | 'tMs' | 'value' | 'name' | 'source' | 'kind'> & { names: string[] };
 
 export class SampleColumns {
   length = 0;
