@@ -210,7 +210,8 @@ describe("a long run's charts", () => {
 });
 
 describe('a database made by the previous version (a row a sample)', () => {
-  it('is converted with every sample, its order, its parse and non-finite values; new samples follow', async () => {
+  /** A new file with the schema as it was before blocks (migrations 1 to 17), open for rows to be put in. */
+  function fileBeforeBlocks(): { file: string; raw: Database.Database } {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     const raw = new Database(file);
@@ -218,6 +219,11 @@ describe('a database made by the previous version (a row a sample)', () => {
     raw.pragma(`application_id = ${APPLICATION_ID}`);
     for (const migration of migrations.filter((m) => m.version <= 17)) raw.exec(migration.sql);
     raw.pragma('user_version = 17');
+    return { file, raw };
+  }
+
+  it('is converted with every sample, its order, its parse and non-finite values; new samples follow', async () => {
+    const { file, raw } = fileBeforeBlocks();
     const addRun = raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')");
     const first = Number(addRun.run(new Date(0).toISOString()).lastInsertRowid);
     const second = Number(addRun.run(new Date(0).toISOString()).lastInsertRowid);
@@ -251,13 +257,7 @@ describe('a database made by the previous version (a row a sample)', () => {
   });
 
   it('is said before a long first open from the CLI, once', () => {
-    dir = makeTempDir();
-    const file = path.join(dir, 'runs.db');
-    const raw = new Database(file);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma(`application_id = ${APPLICATION_ID}`);
-    for (const migration of migrations.filter((m) => m.version <= 17)) raw.exec(migration.sql);
-    raw.pragma('user_version = 17');
+    const { file, raw } = fileBeforeBlocks();
     const run = Number(raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString()).lastInsertRowid);
     const insert = raw.prepare("INSERT INTO metric_samples (run_id, step, t_ms, name, value, source, kind) VALUES (?, ?, ?, 'loss', 1.5, 'text', 'train')");
     raw.transaction(() => {
