@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createCore, type Core } from '../core/createCore.js';
 import type { ReadOnlyState } from '../core/store/store.js';
 import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
-import { checkDatabaseFile, samplesToMoveIntoBlocks, setAsideDatabase, unwritableReason } from '../core/store/open.js';
+import { checkDatabaseFile, setAsideDatabase, unwritableReason } from '../core/store/open.js';
 import { ApiFailure, DEFAULT_GATE_ABSOLUTE, type Run } from '../shared/api.js';
 import { knobList } from '../shared/knobs.js';
 import { formatRunDetails, formatRunTable } from './format.js';
@@ -74,21 +74,12 @@ function checkNamedDatabase(options: GlobalOptions): void {
   process.stderr.write(`tuning-bench: a new database at ${named}\n`);
 }
 
-/** Samples to move into blocks (a first open after an upgrade) worth a word: fewer take well under a second. */
-const MIGRATION_NOTICE_SAMPLES = 100_000;
-
 /** `gpu` picks the GPU to sample and control, as TUNING_BENCH_GPU would. */
 function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true): Core {
   checkNamedDatabase(options);
   const env = gpu === undefined ? process.env : { ...process.env, TUNING_BENCH_GPU: gpu };
   // A command that only reads still works on a file it cannot write (a full disk, a read-only copy): it says so.
   const dbPath = options.db ?? defaultDatabasePath(env);
-  const moving = samplesToMoveIntoBlocks(dbPath);
-  if (moving >= MIGRATION_NOTICE_SAMPLES) {
-    process.stderr.write(
-      `tuning-bench: ${dbPath} was made by an earlier version: moving its ${moving.toLocaleString('en')} metric samples into blocks, once (a few seconds a million samples)\n`,
-    );
-  }
   let core: Core;
   try {
     core = createCore({ face: 'headless', env, dbPath, readOnlyFallback: options.records !== true });

@@ -12,7 +12,6 @@ import { Store } from '../../electron/core/store/store.js';
 import { BLOCK_SAMPLES, SampleBlockReader } from '../../electron/core/store/sampleBlocks.js';
 import type { MetricKind, MetricSample, MetricSource } from '../../electron/core/store/records.js';
 import { makeTempDir } from '../helpers/tempCore.js';
-import { runCli } from '../helpers/cli.js';
 
 let dir: string;
 let store: Store | null = null;
@@ -254,20 +253,5 @@ describe('a database made by the previous version (a row a sample)', () => {
     s.metrics.insertNow(first, [sample('loss', 99_999, 99_999, 0.5)]);
     expect(s.metrics.forRun(first).at(-1)).toEqual(sample('loss', 99_999, 99_999, 0.5));
     expect(s.metrics.forRun(first)).toHaveLength(expected.length + 1);
-  });
-
-  it('is said before a long first open from the CLI, once', () => {
-    const { file, raw } = fileBeforeBlocks();
-    const run = Number(raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString()).lastInsertRowid);
-    const insert = raw.prepare("INSERT INTO metric_samples (run_id, step, t_ms, name, value, source, kind) VALUES (?, ?, ?, 'loss', 1.5, 'text', 'train')");
-    raw.transaction(() => {
-      for (let i = 0; i < 120_000; i++) insert.run(run, i, i);
-    })();
-    raw.close();
-    const first = runCli(['--db', file, 'runs', '--json']);
-    expect(first.status, first.stderr).toBe(0);
-    expect(first.stderr).toContain('was made by an earlier version: moving its 120,000 metric samples into blocks, once');
-    const again = runCli(['--db', file, 'runs', '--json']);
-    expect(again.stderr).not.toContain('moving its');
   });
 });

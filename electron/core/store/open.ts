@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations, SCHEMA_VERSION } from './migrations/index.js';
-import { sampleBlocks } from './migrations/0018-sample-blocks.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type Db = Database.Database;
@@ -240,26 +239,6 @@ export class DatabaseReadOnlyError extends Error {
         'Give the file and its folder write permission, or copy it somewhere writable and use --db; `tuning-bench db check` reads it as it is.',
     );
     this.name = 'DatabaseReadOnlyError';
-  }
-}
-
-/**
- * About how many metric samples opening `file` will move into blocks (migration 18: a row a sample before), or 0:
- * a face says so before a long first open. Read without writing; any trouble reading is left to the open itself.
- */
-export function samplesToMoveIntoBlocks(file: string): number {
-  if (file === ':memory:' || !fs.existsSync(file)) return 0;
-  let db: Db | null = null;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    if ((db.pragma('user_version', { simple: true }) as number) >= sampleBlocks.version) return 0;
-    const table = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'metric_samples'").pluck().get();
-    // The largest rowid, not a count: a count walks every row, this one lookup.
-    return table === 1 ? Number(db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM metric_samples').pluck().get()) : 0;
-  } catch {
-    return 0;
-  } finally {
-    db?.close();
   }
 }
 
