@@ -339,7 +339,7 @@ export function createCore(options: CoreOptions): EngineCore {
 
   const compare = new CompareService(store, clock);
   // Finished runs and sweeps this engine recorded go to MLflow where that was asked for (or on their own, by the setting).
-  const publisher = new Publisher({ store, mlflow: new MlflowStore(store.db), compare, events, clock, env, ownerPid: process.pid, waitForRun: (id) => runner.waitForExit(id) });
+  const publisher = new Publisher({ store, mlflow: new MlflowStore(store.db, store.metrics), compare, events, clock, env, ownerPid: process.pid, waitForRun: (id) => runner.waitForExit(id) });
   const publishing = events.subscribe((event, payload) => publisher.onEvent(event, payload));
   /** A run pulled back from MLflow was recorded on another box: what depends on its output or its machine is refused, saying so. */
   const refuseImported = (id: number, what: string) => {

@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { columnsForSummary } from '../metrics/summaryInput.js';
+import { summaryInput } from '../metrics/summaryInput.js';
 import { KIND_CODE } from '../store/sampleColumns.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
@@ -43,8 +43,8 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
     case 'reparse':
       return reparseRun(store, message.runId, new Date(message.nowIso), bytesFirst);
     case 'finishImport': {
-      const samples = columnsForSummary(store.metrics, message.runId);
-      const summary = { ...EMPTY_SUMMARY, ...summarizeMetrics(samples) };
+      const { columns: samples, sampling } = summaryInput(store.metrics, message.runId);
+      const summary = { ...EMPTY_SUMMARY, ...summarizeMetrics(samples, { sampling }) };
       const series = buildSeries(samples, []);
       bytesFirst.awaitTurn(1000);
       store.db
@@ -56,8 +56,9 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
       return null;
     }
     case 'summarizeRun': {
-      const samples = columnsForSummary(store.metrics, message.runId);
-      const summary = summarizeMetrics(samples, message.options);
+      // A profiled run's steps are matched to its trace one by one: read whole.
+      const { columns: samples, sampling } = summaryInput(store.metrics, message.runId, { exact: message.stepMarks });
+      const summary = summarizeMetrics(samples, { ...message.options, sampling });
       const series = buildSeries(samples, storedGpuSamples(store.telemetry, message.runId));
       const stepMarks = message.stepMarks
         ? Array.from(samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)), (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }))

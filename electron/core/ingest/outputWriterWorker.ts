@@ -74,8 +74,7 @@ let parserAlive = true;
 let forwardedBytesTotal = 0;
 
 let chunks: Chunk[] = [];
-/** An import's samples (parsed by its sender) waiting for a commit, in arrival order. */
-/** A part (`from` to `to`) of the columns an import's sender parsed from one chunk. */
+/** A part (`from` to `to`) of the columns an import's sender parsed from one chunk, waiting for a commit in arrival order. */
 interface QueuedSamples {
   runId: number;
   samples: SampleColumns;

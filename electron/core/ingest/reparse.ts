@@ -5,7 +5,7 @@ import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeMetrics } from '../metrics/summary.js';
-import { columnsForSummary } from '../metrics/summaryInput.js';
+import { summaryInput } from '../metrics/summaryInput.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
@@ -100,8 +100,8 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   // The channel's samples stay; the text ones are the new parse's.
-  const samples = columnsForSummary(store.metrics, id, generation);
-  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan }) };
+  const { columns: samples, sampling } = summaryInput(store.metrics, id, { parse: generation });
+  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan, sampling }) };
   const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
   inTurns(() => {
@@ -155,11 +155,11 @@ export async function resummarizeRun(store: Store, id: number, choices: { warmup
   await store.flush();
   const steps = choices.warmupSteps === null && choices.excludeSteps.length === 0 ? null : { ...choices, setBy: 'run' as const };
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
-  const samples = columnsForSummary(store.metrics, id);
+  const { columns: samples, sampling } = summaryInput(store.metrics, id);
   const span = store.profiles.ownSpan(id);
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
-  const training = summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan });
+  const training = summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan, sampling });
   const clockLock = run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? (run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null : null;
   const fairness =
     run.summary.host === null && run.summary.gpu === null

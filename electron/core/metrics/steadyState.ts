@@ -70,8 +70,12 @@ export interface SteadySplit {
   flaggedKept: number[];
 }
 
-export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE, marks: StepMarks = {}): SteadySplit {
-  const { start, reason } = findStart(points, rule, marks.warmupHints ?? new Set());
+/**
+ * `decided`: where the steady state starts, found beforehand (a long run's warm-up is looked for among its first steps
+ * read whole, its statistics made over a sample of the rest: see summaryInput.ts).
+ */
+export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE, marks: StepMarks = {}, decided?: { start: number; reason: string }): SteadySplit {
+  const { start, reason } = decided ?? findStart(points, rule, marks.warmupHints ?? new Set());
   const markedIndexes = marks.markedIndexes ?? new Set<number>();
   const userSteps = marks.userSteps ?? new Set<number>();
   const leftOut = new Map<number, 'marked' | 'user' | 'rule'>();
@@ -123,7 +127,7 @@ function stepsCovered(points: readonly TimedPoint[], i: number): number {
   return Math.max(1, points[i]!.step - (i > 0 ? points[i - 1]!.step : 0));
 }
 
-function warmupSteps(points: readonly TimedPoint[], start: number): number {
+export function warmupSteps(points: readonly TimedPoint[], start: number): number {
   let steps = 0;
   for (let i = 0; i < start; i++) steps += stepsCovered(points, i);
   return steps;
@@ -134,13 +138,14 @@ function warmupSteps(points: readonly TimedPoint[], start: number): number {
  * (a log printing every 10 steps prints their average). Process start-up is not counted, and an
  * imported log without timestamps gets the same answer as a live run.
  */
-function warmupSeconds(points: readonly TimedPoint[], start: number): number {
+export function warmupSeconds(points: readonly TimedPoint[], start: number): number {
   let ms = 0;
   for (let i = 0; i < start; i++) ms += points[i]!.stepTimeMs * stepsCovered(points, i);
   return ms / 1000;
 }
 
-function findStart(points: readonly TimedPoint[], rule: WarmupRule, hintedIndexes: ReadonlySet<number>): { start: number; reason: string } {
+/** Index of the first steady point by the rule, and why. */
+export function findStart(points: readonly TimedPoint[], rule: WarmupRule, hintedIndexes: ReadonlySet<number>): { start: number; reason: string } {
   if (points.length === 0) return { start: 0, reason: 'no timed steps' };
   switch (rule.kind) {
     case 'steps': {

@@ -1,9 +1,10 @@
 // A run's training summary from its metric samples: steady throughput, step time, loss facts.
 import { interquartileRange, median } from 'simple-statistics';
-import type { MetricSample } from './samples.js';
-import { KIND_CODE, SampleColumns, SOURCE_CODE } from '../store/sampleColumns.js';
+import type { MetricKind, MetricSample } from './samples.js';
+import { KIND_CODE, KINDS, SampleColumns, SOURCE_CODE } from '../store/sampleColumns.js';
 import { groupByStep, type StepColumns } from './stepColumns.js';
-import { slowStretches, splitSteadyState, type SlowStretch, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+import { findStart, slowStretches, splitSteadyState, warmupSeconds, warmupSteps, type SlowStretch, type SteadySplit, type StepMarks, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+import { onGrid, seriesKey, type SeriesFacts, type StepSampling } from './stepSampling.js';
 import { clockGrain, printedGrain } from './timingResolution.js';
 
 export type ThroughputUnit = 'tokens/s' | 'samples/s' | 'steps/s';
@@ -77,6 +78,8 @@ export interface SummaryOptions {
   profiledSpan?: { fromTMs: number; toTMs: number } | null;
   /** Steps the user says to leave out of the steady statistics. */
   excludeSteps?: readonly number[];
+  /** The input holds a sample of a long run's steps (see summaryInput.ts), not every one. */
+  sampling?: StepSampling | null;
 }
 
 /** The values a step's timing is read from (timedPoints): the only ones kept per step. */
@@ -175,8 +178,12 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const points = kept(timed.points);
   const throughputs = kept(timed.throughputs);
   const grains = kept(timed.grains);
+  const printed = kept(timed.printed);
   const unit = timed.unit;
-  const profiledSteps = profiled.size;
+  const sampling = options.sampling ?? null;
+  // Of a sampled run, each step on the grid stands for `every` steps: counts of steps are the grid's times that.
+  const weight = sampling?.every ?? 1;
+  const profiledSteps = sampling === null ? profiled.size : [...profiled].filter((step) => onGrid(sampling, step)).length * weight;
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, overallResolution: null, uneven: false };
   let stepTime: number | null = null;
@@ -191,12 +198,15 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   let unevenNote: string | null = null;
   if (points.length > 0) {
     const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, all, timingSource) };
-    const split = splitSteadyState(points, options.warmup ?? DEFAULT_WARMUP_RULE, marks);
+    const rule = options.warmup ?? DEFAULT_WARMUP_RULE;
+    // What the steady statistics are made over: every point, or of a sampled run the grid's (an even 1 in `every`).
+    const view = sampling === null ? { points, throughputs, grains, split: splitSteadyState(points, rule, marks), fullIndex: null } : sampledSplit(sampling, points, throughputs, grains, rule, marks);
+    const split = view.split;
     const outliers = new Set(split.outliers);
     const steadyIndexes: number[] = [];
-    for (let i = split.start; i < points.length; i++) if (!outliers.has(i)) steadyIndexes.push(i);
-    outlierSteps = split.outliers.length;
-    outlierReasons = { marked: split.marked, byUser: split.byUser, byRule: split.byRule, flaggedKept: split.flaggedKept.length };
+    for (let i = split.start; i < view.points.length; i++) if (!outliers.has(i)) steadyIndexes.push(i);
+    outlierSteps = split.outliers.length * weight;
+    outlierReasons = { marked: split.marked * weight, byUser: split.byUser * weight, byRule: split.byRule * weight, flaggedKept: split.flaggedKept.length * weight };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
     warmup = {
       rule: split.rule,
@@ -206,15 +216,15 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       reason: split.reason,
       setBy: split.rule === 'auto' ? null : (options.warmupSetBy ?? 'run'),
     };
-    steadySteps = steadyIndexes.length;
-    steadyFromMs = split.start < points.length ? points[split.start]!.tMs : null;
-    stretches = slowStretches(points, split.start);
+    steadySteps = steadyIndexes.length * weight;
+    steadyFromMs = split.start < view.points.length ? view.points[split.start]!.tMs : null;
+    stretches = slowStretches(view.points, split.start).map((stretch) => ({ ...stretch, steps: stretch.steps * weight }));
     if (steadyIndexes.length > 0) {
-      const values = steadyIndexes.map((i) => throughputs[i]!);
+      const values = steadyIndexes.map((i) => view.throughputs[i]!);
       // The grain of a typical steady step: the median of rounded step times is off by about one grain at most.
-      const resolution = median(steadyIndexes.map((i) => grains[i]!));
-      stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => points[i]!.stepTimeMs)) : null;
-      const pace = stepTimesKnown && stepTime !== null ? workOverTime(steadyIndexes, points, throughputs, grains) : null;
+      const resolution = median(steadyIndexes.map((i) => view.grains[i]!));
+      stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => view.points[i]!.stepTimeMs)) : null;
+      const pace = stepTimesKnown && stepTime !== null ? workOverTime(steadyIndexes, view.points, view.throughputs, view.grains, weight) : null;
       throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution, overall: pace?.throughput ?? null, overallResolution: pace?.resolution ?? null, uneven: false };
       const uneven = pace !== null && stepTime !== null && pace.meanMs > UNEVEN_PACE_RATIO * stepTime ? pace : null;
       if (uneven !== null) {
@@ -224,10 +234,19 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       }
     }
     // "With them": warm-up and left-out steps both put back.
-    if (stepTimesKnown) stepTimeWithOutliers = median(points.map((p) => p.stepTimeMs));
+    if (stepTimesKnown) stepTimeWithOutliers = median(view.points.map((p) => p.stepTimeMs));
+    // Pairs of consecutive lines: of a sampled run, each grid step with the step before it (its lead-in).
     const steadyFlags = new Uint8Array(points.length);
-    for (const i of steadyIndexes) steadyFlags[i] = 1;
-    betweenLines = clockPerStep(points, kept(timed.printed), steadyFlags);
+    const pairEnds = view.fullIndex === null ? null : new Uint8Array(points.length);
+    for (const i of steadyIndexes) {
+      const at = view.fullIndex === null ? i : view.fullIndex[i]!;
+      steadyFlags[at] = 1;
+      if (pairEnds !== null) {
+        pairEnds[at] = 1;
+        if (at > 0) steadyFlags[at - 1] = 1;
+      }
+    }
+    betweenLines = clockPerStep(points, printed, steadyFlags, pairEnds);
   }
 
   const trainAndProgress = new Uint32Array(train.length + progress.length);
@@ -236,16 +255,32 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const losses = byStepThenTime(all, named(all, trainAndProgress, 'loss'));
   const trainLosses = all.where((i) => all.kind[i] === KIND_CODE.train, losses);
   const lossSeries = trainLosses.length > 0 ? trainLosses : losses;
+  // Of a sampled run the curve and trend are of the grid's steps, an even sample (the head's every step would weigh too much).
+  const curveLosses = sampling === null ? lossSeries : all.where((i) => !Number.isNaN(all.step[i]!) && onGrid(sampling, all.step[i]!), lossSeries);
   const finiteLosses: number[] = [];
-  for (const i of lossSeries) if (Number.isFinite(all.value[i]!)) finiteLosses.push(all.value[i]!);
+  for (const i of curveLosses) if (Number.isFinite(all.value[i]!)) finiteLosses.push(all.value[i]!);
   const evalLosses = byStepThenTime(all, named(all, samples, 'eval_loss'));
   let steps: number | null = null;
   for (const i of samples) {
     const step = all.stepAt(i);
     if (step !== null && (steps === null || step > steps)) steps = step;
   }
-  const watched = new Set(['loss', 'eval_loss', 'grad_norm'].map((name) => all.nameCode(name)));
-  const nanDetected = samples.length === 0 ? null : samples.some((i) => watched.has(all.name[i]!) && !Number.isFinite(all.value[i]!));
+  const watched = new Set(WATCHED_FOR_NAN.map((name) => all.nameCode(name)));
+  let nanDetected = samples.length === 0 ? null : samples.some((i) => watched.has(all.name[i]!) && !Number.isFinite(all.value[i]!));
+  let finalLoss = lastFinite(all, lossSeries);
+  let bestLoss = finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null;
+  let evalLoss = lastFinite(all, evalLosses);
+  let lastValues = finalMetrics(all, samples);
+  let samplingNotes: string[] = [];
+  if (sampling !== null && metricsSource !== null) {
+    // What a sample of steps would get wrong (the last step, the lowest loss, one NaN) comes from every sample.
+    const facts = everySampleFacts(sampling, metricsSource);
+    ({ steps, finalLoss, bestLoss, evalLoss } = facts);
+    nanDetected = facts.nanDetected;
+    lastValues = facts.finalMetrics;
+    samplingNotes = [samplingNote(sampling)];
+  }
+  const notes = [...restartNotes(all, samples, steps), ...clockNotes(stepTime, betweenLines), ...(unevenNote === null ? [] : [unevenNote]), ...samplingNotes];
 
   return {
     steps,
@@ -253,9 +288,9 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     steadySteps,
     steadyFromMs,
     stepTimeMs: { median: stepTime, medianWithOutliers: stepTimeWithOutliers, betweenLines },
-    finalLoss: lastFinite(all, lossSeries),
-    bestLoss: finiteLosses.length > 0 ? finiteLosses.reduce((a, b) => (b < a ? b : a)) : null,
-    evalLoss: lastFinite(all, evalLosses),
+    finalLoss,
+    bestLoss,
+    evalLoss,
     nanDetected,
     lossFell: lossTrend(finiteLosses),
     warmup,
@@ -266,23 +301,109 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     metricsSource,
     tokensPerStep,
     samplesPerStep: options.samplesPerStep ?? null,
-    lossCurve: lossCurve(all, lossSeries),
+    lossCurve: lossCurve(all, curveLosses),
     evalCurve: lossCurve(all, evalLosses),
-    finalMetrics: finalMetrics(all, samples),
-    notes: [...restartNotes(all, samples, steps), ...clockNotes(stepTime, betweenLines), ...(unevenNote === null ? [] : [unevenNote])],
+    finalMetrics: lastValues,
+    notes,
   };
+}
+
+/** The names whose NaN or infinity the summary reports (nanDetected). */
+const WATCHED_FOR_NAN = ['loss', 'eval_loss', 'grad_norm'];
+
+/**
+ * The steady split of a sampled run: warm-up looked for among the head's points (read whole; a hand rule over all
+ * points), the rest of the statistics over the grid's points. `fullIndex`: each grid point's index among all points.
+ */
+function sampledSplit(sampling: StepSampling, points: TimedPoint[], throughputs: number[], grains: number[], rule: WarmupRule, marks: Required<StepMarks>) {
+  let headCount = 0;
+  while (headCount < points.length && points[headCount]!.step <= sampling.headLastStep) headCount++;
+  const fullIndex: number[] = [];
+  for (let i = 0; i < points.length; i++) if (onGrid(sampling, points[i]!.step)) fullIndex.push(i);
+  // The automatic rule looks at the head's every step, then the grid's (a slow stretch later on, the steady level).
+  const searched = [...Array.from({ length: headCount }, (_, i) => i), ...fullIndex.filter((i) => i >= headCount)];
+  const found =
+    rule.kind === 'auto'
+      ? (({ start: at, reason }) => ({ start: at < searched.length ? searched[at]! : points.length, reason }))(findStart(searched.map((i) => points[i]!), rule, marks.warmupHints))
+      : findStart(points, rule, marks.warmupHints);
+  let start = fullIndex.findIndex((i) => i >= found.start);
+  if (start < 0) start = fullIndex.length;
+  const markedOnGrid = new Set<number>();
+  fullIndex.forEach((i, k) => {
+    if (marks.markedIndexes.has(i)) markedOnGrid.add(k);
+  });
+  const gridPoints = fullIndex.map((i) => points[i]!);
+  const split: SteadySplit = {
+    ...splitSteadyState(gridPoints, rule, { markedIndexes: markedOnGrid, userSteps: marks.userSteps }, { start, reason: found.reason }),
+    // Counted over every point: the warm-up lies in the head, read whole.
+    warmupSteps: warmupSteps(points, found.start),
+    warmupSeconds: warmupSeconds(points, found.start),
+  };
+  return { points: gridPoints, throughputs: fullIndex.map((i) => throughputs[i]!), grains: fullIndex.map((i) => grains[i]!), split, fullIndex };
+}
+
+/** A sampled run's facts that need every sample, from what summaryInput saw of each series as it read them. */
+function everySampleFacts(sampling: StepSampling, source: 'channel' | 'text') {
+  const of = (name: string, kinds: readonly MetricKind[]) => kinds.map((kind) => sampling.facts.get(seriesKey(name, source, kind))).filter((fact) => fact !== undefined);
+  const latest = (facts: readonly SeriesFacts[]) => {
+    let best: SeriesFacts['last'] = null;
+    for (const { last } of facts) {
+      if (last !== null && (best === null || last.step > best.step || (last.step === best.step && (last.tMs > best.tMs || (last.tMs === best.tMs && last.order > best.order))))) best = last;
+    }
+    return best?.value ?? null;
+  };
+  const trainLoss = of('loss', ['train']);
+  const lossFacts = trainLoss.length > 0 ? trainLoss : of('loss', ['progress']);
+  const lows = lossFacts.map((fact) => fact.lowest).filter((low) => low !== null);
+  const ofSource = [...sampling.facts.values()].filter((fact) => fact.source === source);
+  const steps = ofSource.reduce<number | null>((max, fact) => (fact.maxStep !== null && (max === null || fact.maxStep > max) ? fact.maxStep : max), null);
+  const finalMetrics: Record<string, number> = {};
+  for (const name of new Set(ofSource.map((fact) => fact.name))) {
+    if (BOOKKEEPING_SAMPLES.has(name)) continue;
+    const value = latest(ofSource.filter((fact) => fact.name === name));
+    if (value !== null) finalMetrics[name] = value;
+  }
+  return {
+    steps,
+    finalLoss: latest(lossFacts),
+    bestLoss: lows.length > 0 ? Math.min(...lows) : null,
+    evalLoss: latest(of('eval_loss', KINDS)),
+    nanDetected: ofSource.some((fact) => WATCHED_FOR_NAN.includes(fact.name) && fact.nonFinite),
+    finalMetrics,
+  };
+}
+
+/**
+ * The sampled medians' error, in words. An even 1-in-k sample of n steps puts the median within about
+ * 1.3 / sqrt(n) of the exact one in rank (99 % for independent step times; a drifting run's even sample does better):
+ * 0.5 percentile points at SUMMARY_SAMPLED_STEPS (tested in test/unit/summarySampling.test.ts).
+ */
+function samplingNote(sampling: StepSampling): string {
+  const sampled = Math.round(sampling.steps / sampling.every);
+  const points = (100 * samplingRankError(sampled)).toPrecision(2);
+  return (
+    `This run logged ${sampling.steps.toLocaleString('en-US')} steps: its step statistics are from every ${sampling.every}th step ` +
+    `(${sampled.toLocaleString('en-US')} steps, the warm-up looked for among the first ones, read whole), so medians are within about ${points} percentile points of every step's ` +
+    `and counts of steps are ${sampling.every} times the sample's. The last step, the final, lowest and eval loss and NaNs are from every step.`
+  );
+}
+
+/** The share of ranks (0.005: half a percentile point) a median of `n` evenly sampled steps may be off by. */
+export function samplingRankError(n: number): number {
+  return 1.3 / Math.sqrt(Math.max(1, n));
 }
 
 /**
  * The median wall-clock time per step between consecutive steady lines that printed their own step time,
  * or null when fewer than MIN_CLOCK_PAIRS such pairs have times that move (an import without stamps).
  */
-function clockPerStep(points: readonly TimedPoint[], printed: readonly boolean[], steady: Uint8Array): number | null {
+function clockPerStep(points: readonly TimedPoint[], printed: readonly boolean[], steady: Uint8Array, pairEnds: Uint8Array | null): number | null {
   const perStep: number[] = [];
   for (let i = 1; i < points.length; i++) {
     const point = points[i]!;
     const previous = points[i - 1]!;
     if (steady[i] !== 1 || steady[i - 1] !== 1 || !printed[i] || !printed[i - 1]) continue;
+    if (pairEnds !== null && pairEnds[i] !== 1) continue;
     if (point.step <= previous.step || point.tMs <= previous.tMs) continue;
     perStep.push((point.tMs - previous.tMs) / (point.step - previous.step));
   }
@@ -531,7 +652,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
 const UNEVEN_PACE_RATIO = 1.5;
 
 /** The steady steps' work over their time, their mean step, and how finely the sum of their times is known; null without time. */
-function workOverTime(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[]) {
+function workOverTime(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[], weight: number) {
   let totalMs = 0;
   let work = 0;
   let coarsest = 0;
@@ -544,8 +665,8 @@ function workOverTime(steady: readonly number[], points: readonly TimedPoint[], 
   }
   if (!(totalMs > 0)) return null;
   const meanMs = totalMs / steady.length;
-  // A sum of step times is off only by the grain at its two ends.
-  return { throughput: (work * 1000) / totalMs, meanMs, resolution: (2 * coarsest) / totalMs };
+  // A sum of step times is off only by the grain at its two ends (of a sampled run, the sum stands for `weight` times its time).
+  return { throughput: (work * 1000) / totalMs, meanMs, resolution: (2 * coarsest) / (totalMs * weight) };
 }
 
 /**

@@ -1,34 +1,160 @@
-// The samples a finished run's summary and chart series are made from, read into columns and without every bar redraw where they are not needed.
+// The samples a finished run's summary and chart series are made from, read into columns and without every bar redraw
+// where they are not needed; of a very long run, a bounded sample of its steps and the facts that need every sample.
 import type { MetricStore, OrderedSample } from '../store/metricStore.js';
-import type { MetricSample } from './samples.js';
+import type { MetricKind, MetricSample, MetricSource } from './samples.js';
 import { SampleColumns } from '../store/sampleColumns.js';
 import { readsEveryProgressSample } from './summary.js';
+import { seriesKey, type SeriesFacts, type StepSampling } from './stepSampling.js';
 
 /**
- * What summarizeMetrics and buildSeries read for a run: its training, evaluation and summary
- * samples, and of its progress bars' only the few values the summary takes from them — unless the
- * training lines lack timing or loss, when every bar sample is read as before. Bar redraws are most
- * rows of a long or imported run: reading them all back held an import's memory at 1.5 GB.
- * Read straight into columns, never as one object a sample: a dense log (a metric line a step) writes
- * three samples a step, and objects held about 300 bytes a step to the end of the run.
- * The result is the same summary and series as from every sample (test/integration/summaryInput.test.ts).
- * `parse`: with the text samples of that parse instead of the run's current one (a parse being made, see reparse.ts).
+ * How many steps a summary reads in full before it samples them: the first SUMMARY_HEAD_STEPS (where warm-up is),
+ * then SUMMARY_SAMPLED_STEPS evenly spread over the rest. A run with at most SUMMARY_EXACT_STEPS steps is read whole.
+ * 150,000 steps are about 75 MB of summary work here; a run of 10 M steps would be 5 GB.
  */
-export function columnsForSummary(metrics: MetricStore, runId: number, parse?: number): SampleColumns {
+export const SUMMARY_HEAD_STEPS = 16_384;
+export const SUMMARY_SAMPLED_STEPS = 65_536;
+export const SUMMARY_EXACT_STEPS = 150_000;
+
+export interface SamplingLimits {
+  headSteps: number;
+  sampledSteps: number;
+  exactSteps: number;
+}
+
+const LIMITS: SamplingLimits = { headSteps: SUMMARY_HEAD_STEPS, sampledSteps: SUMMARY_SAMPLED_STEPS, exactSteps: SUMMARY_EXACT_STEPS };
+
+/**
+ * What summarizeMetrics and buildSeries read for a run: its training, evaluation and summary samples, and of its
+ * progress bars' only the few values the summary takes from them — unless the training lines lack timing or loss,
+ * when every bar sample is read as before. Read straight into columns, never as one object a sample.
+ * A run of more than `exactSteps` logged steps is read as a StepSampling (above), so the summary's memory and time stay
+ * bounded whatever the run's length; a shorter one gives the same summary and series as every sample
+ * (test/integration/summaryInput.test.ts).
+ * `parse`: with the text samples of that parse instead of the run's current one (a parse being made, see reparse.ts).
+ * `exact`: never sampled (a profiled run's step marks are matched to its trace one by one).
+ */
+export function summaryInput(
+  metrics: MetricStore,
+  runId: number,
+  options: { parse?: number; exact?: boolean; limits?: SamplingLimits } = {},
+): { columns: SampleColumns; sampling: StepSampling | null } {
+  const { parse } = options;
+  const limits = options.limits ?? LIMITS;
   const digest = metrics.progressDigest(runId, parse);
-  const merged = new SampleColumns(metrics.countNumeric(runId, 'exceptProgress', parse) + digest.length);
-  // The digest's few samples go in among the others by their place in the run's order.
+  const exceptProgress = readInto(metrics, runId, 'exceptProgress', digest, parse, options.exact === true ? null : limits);
+  if (!readsEveryProgressSample(exceptProgress.columns)) return exceptProgress;
+  return readInto(metrics, runId, 'all', [], parse, options.exact === true ? null : limits);
+}
+
+/** summaryInput's columns alone (a chart's reader). */
+export function columnsForSummary(metrics: MetricStore, runId: number, parse?: number): SampleColumns {
+  return summaryInput(metrics, runId, parse === undefined ? {} : { parse }).columns;
+}
+
+function readInto(
+  metrics: MetricStore,
+  runId: number,
+  which: 'all' | 'exceptProgress',
+  digest: readonly OrderedSample[],
+  parse: number | undefined,
+  limits: SamplingLimits | null,
+): { columns: SampleColumns; sampling: StepSampling | null } {
+  const series = metrics.seriesCounts(runId, which, parse);
+  // Per-step series: training lines and bar redraws. Evals and summaries are few whatever the run's length.
+  const perStep = (kind: MetricKind) => kind === 'train' || kind === 'progress';
+  const steps = Math.max(0, ...series.filter((s) => perStep(s.kind)).map((s) => s.samples));
+  if (limits === null || steps <= limits.exactSteps) {
+    const columns = new SampleColumns(series.reduce((sum, s) => sum + s.samples, 0) + digest.length);
+    // The digest's few samples go in among the others by their place in the run's order.
+    let next = 0;
+    const pushDigest = (sample: OrderedSample) => columns.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
+    metrics.readNumeric(
+      runId,
+      which,
+      (order, step, tMs, name, value, source, kind) => {
+        while (next < digest.length && digest[next]!.order < order) pushDigest(digest[next++]!);
+        columns.push(step, tMs, name, value, source, kind);
+      },
+      parse,
+    );
+    while (next < digest.length) pushDigest(digest[next++]!);
+    return { columns, sampling: null };
+  }
+  return readSampled(metrics, runId, which, digest, parse, limits, series, steps);
+}
+
+function readSampled(
+  metrics: MetricStore,
+  runId: number,
+  which: 'all' | 'exceptProgress',
+  digest: readonly OrderedSample[],
+  parse: number | undefined,
+  limits: SamplingLimits,
+  series: ReadonlyArray<{ name: string; source: MetricSource; kind: MetricKind; samples: number }>,
+  stepsGuess: number,
+): { columns: SampleColumns; sampling: StepSampling } {
+  const every = Math.max(2, Math.ceil((stepsGuess - limits.headSteps) / limits.sampledSteps));
+  // A series of few samples (an lr logged every 1,000 steps) is kept whole, as evals are.
+  const sampled = new Set(series.filter((s) => (s.kind === 'train' || s.kind === 'progress') && s.samples > limits.sampledSteps / 4).map((s) => seriesKey(s.name, s.source, s.kind)));
+  const columns = new SampleColumns(Math.min(1 << 20, 4 * (limits.headSteps + 2 * limits.sampledSteps) + digest.length));
+  const facts = new Map<string, SeriesFacts>();
+  const grid = new Set<number>();
+  // Steps in the order the dense series first show them; a step seen again (a bar redrawn after its line) keeps its place.
+  let stepIndex = -1;
+  let maxStep = Number.NEGATIVE_INFINITY;
+  let headLastStep = Number.NEGATIVE_INFINITY;
+  const place = new Map<number, boolean>();
+  const keepStep = (step: number): boolean => {
+    if (step <= maxStep) return place.get(step) ?? false;
+    maxStep = step;
+    stepIndex++;
+    let keep: boolean;
+    if (stepIndex < limits.headSteps) {
+      keep = true;
+      headLastStep = step;
+      if ((limits.headSteps - stepIndex) % every === 0) grid.add(step);
+    } else {
+      const phase = (stepIndex - limits.headSteps) % every;
+      keep = phase === 0 || phase === every - 1;
+      if (phase === 0) grid.add(step);
+    }
+    place.set(step, keep);
+    // Only recent steps come back (a bar's redraw): forget the rest, so the map stays small.
+    if (place.size > 256) place.delete(place.keys().next().value!);
+    return keep;
+  };
+  const take = (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => {
+    const key = seriesKey(name, source, kind);
+    let fact = facts.get(key);
+    if (fact === undefined) {
+      fact = { name, source, kind, lowest: null, last: null, nonFinite: false, maxStep: null };
+      facts.set(key, fact);
+    }
+    if (step !== null && (fact.maxStep === null || step > fact.maxStep)) fact.maxStep = step;
+    if (!Number.isFinite(value)) fact.nonFinite = true;
+    else {
+      if (fact.lowest === null || value < fact.lowest) fact.lowest = value;
+      const stepKey = step ?? Number.MAX_SAFE_INTEGER;
+      const last = fact.last;
+      if (last === null || stepKey > last.step || (stepKey === last.step && (tMs > last.tMs || (tMs === last.tMs && order > last.order)))) {
+        fact.last = { step: stepKey, tMs, order, value };
+      }
+    }
+    if (step === null || !sampled.has(key) || keepStep(step)) columns.push(step, tMs, name, value, source, kind);
+  };
   let next = 0;
-  const pushDigest = (sample: OrderedSample) => merged.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
-  metrics.readNumeric(runId, 'exceptProgress', (order, step, tMs, name, value, source, kind) => {
-    while (next < digest.length && digest[next]!.order < order) pushDigest(digest[next++]!);
-    merged.push(step, tMs, name, value, source, kind);
-  }, parse);
-  while (next < digest.length) pushDigest(digest[next++]!);
-  if (!readsEveryProgressSample(merged)) return merged;
-  const all = new SampleColumns(metrics.countNumeric(runId, 'all', parse));
-  metrics.readNumeric(runId, 'all', (_order, step, tMs, name, value, source, kind) => all.push(step, tMs, name, value, source, kind), parse);
-  return all;
+  const takeDigest = (sample: OrderedSample) => take(sample.order, sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
+  metrics.readNumeric(
+    runId,
+    which,
+    (order, step, tMs, name, value, source, kind) => {
+      while (next < digest.length && digest[next]!.order < order) takeDigest(digest[next++]!);
+      take(order, step, tMs, name, value, source, kind);
+    },
+    parse,
+  );
+  while (next < digest.length) takeDigest(digest[next++]!);
+  return { columns, sampling: { steps: stepIndex + 1, every, headLastStep, grid, facts } };
 }
 
 /** columnsForSummary as samples, for a reader that wants them one by one. */

@@ -37,7 +37,7 @@ export class MetricStore {
   private readonly deleteBlock;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly writer: BatchWriter,
   ) {
     this.blocks = new SampleBlockWriter(db);
@@ -105,6 +105,19 @@ export class MetricStore {
     let count = 0;
     for (const [kind, n] of this.reader.countByKind(runId, parse)) if (which === 'all' || kind !== 'progress') count += n;
     return count;
+  }
+
+  /** Samples in each series (name, source, kind) readNumeric would hand over, from the blocks' index alone. */
+  seriesCounts(runId: number, which: 'all' | 'exceptProgress', parse?: number): Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> {
+    const counts = new Map<string, { name: string; source: MetricSource; kind: MetricKind; samples: number }>();
+    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
+    for (const block of blocks) {
+      const id = `${block.source}\u0000${block.kind}\u0000${block.name}`;
+      const entry = counts.get(id);
+      if (entry === undefined) counts.set(id, { name: block.name, source: block.source, kind: block.kind, samples: block.count });
+      else entry.samples += block.count;
+    }
+    return [...counts.values()];
   }
 
   /** Text samples of the run's current parse. */
@@ -176,6 +189,26 @@ export class MetricStore {
       if (WATCHED_FOR_NAN.includes(name)) keep(nonFinite);
     }
     return [...found.values()].sort((a, b) => a.order - b.order);
+  }
+
+  /** A page of a run's series, one value per name and step (see SampleBlockReader.seriesPage): MLflow's publisher reads them so. */
+  seriesPage(runId: number, after: { name: string; step: number } | null, limit: number): Array<{ name: string; step: number; tMs: number; value: number }> {
+    return this.reader.seriesPage(runId, after, limit);
+  }
+
+  /** A page of the samples without a step of names that have none with one (see SampleBlockReader.unsteppedPage). */
+  unsteppedPage(runId: number, afterOrder: number, limit: number): Array<{ order: number; name: string; tMs: number; value: number }> {
+    return this.reader.unsteppedPage(runId, afterOrder, limit);
+  }
+
+  /** The kind each metric of a run was logged as: the most common one per name. */
+  kindsByName(runId: number): Record<string, MetricKind> {
+    return this.reader.kindsByName(runId);
+  }
+
+  /** Samples written at once in their own transaction, not through the batch writer (a page pulled back from MLflow). */
+  writeNow(runId: number, samples: SampleInput): void {
+    this.db.transaction(() => this.blocks.write(runId, samples))();
   }
 
   /** A run's samples for its charts, at most about `maxPerMetric` a metric (see SampleBlockReader.chartSamples). */

@@ -1,7 +1,7 @@
 // MLflow's side of the database: this database's id, the record of what was published where, the setting, the
 // streamed reads a publication sends (series, telemetry by the second) and the rows a run pulled back is written as.
 import type { Publication, Run, RunOrigin } from '../../shared/api.js';
-import { SampleBlockReader, SampleBlockWriter } from './sampleBlocks.js';
+import type { MetricStore } from './metricStore.js';
 import type { GpuSampleRecord, HostSample, MetricKind, MetricSource } from './records.js';
 
 import type { Db } from './open.js';
@@ -107,13 +107,11 @@ function toPublication(row: PublicationRow): StoredPublication {
 }
 
 export class MlflowStore {
-  private readonly samples: SampleBlockReader;
-  private readonly sampleBlocks: SampleBlockWriter;
-
-  constructor(private readonly db: Db) {
-    this.samples = new SampleBlockReader(db);
-    this.sampleBlocks = new SampleBlockWriter(db);
-  }
+  /** `metrics`: the store's, the one owner of the sample blocks' reads and writes. */
+  constructor(
+    private readonly db: Db,
+    private readonly metrics: MetricStore,
+  ) {}
 
   /** This database's random id (made by its migration): with a run's id, it names the run in MLflow. */
   databaseId(): string {
@@ -228,7 +226,7 @@ export class MlflowStore {
    * iterator: the connection must stay free for live runs while a page is being sent.
    */
   seriesPage(runId: number, after: { name: string; step: number } | null, limit: number): SeriesPoint[] {
-    return this.samples.seriesPage(runId, after, limit);
+    return this.metrics.seriesPage(runId, after, limit);
   }
 
   /**
@@ -236,12 +234,12 @@ export class MlflowStore {
    * name's values are numbered from 0 by the caller. `afterRowid` is the order of the last sample of the previous page.
    */
   unsteppedPage(runId: number, afterRowid: number, limit: number): Array<SeriesPoint & { rowid: number }> {
-    return this.samples.unsteppedPage(runId, afterRowid, limit).map((point) => ({ rowid: point.order, name: point.name, step: 0, tMs: point.tMs, value: point.value }));
+    return this.metrics.unsteppedPage(runId, afterRowid, limit).map((point) => ({ rowid: point.order, name: point.name, step: 0, tMs: point.tMs, value: point.value }));
   }
 
   /** The kind each metric of a run was logged as (train, eval, progress, summary): the most common one per name. */
   metricKinds(runId: number): Record<string, MetricKind> {
-    return this.samples.kindsByName(runId);
+    return this.metrics.kindsByName(runId);
   }
 
   /** The GPUs a run has samples of. */
@@ -329,7 +327,7 @@ export class MlflowStore {
 
   /** One page of an imported run's metric samples, in one transaction. */
   appendImportedMetrics(runId: number, samples: readonly ImportedSample[]): void {
-    this.db.transaction(() => this.sampleBlocks.write(runId, samples))();
+    this.metrics.writeNow(runId, samples);
   }
 
   /** An imported run's GPU samples (a second each), in one transaction; the whole sample is kept as JSON as the sampler's are. */

@@ -209,9 +209,13 @@ export class SampleBlockWriter {
       const first = entries[at]!;
       if (end === at + 1) this.write(first.runId, first.samples, 0, first.from, first.to);
       else {
-        const parts = entries.slice(at, end).map((entry) => ({ columns: entry.samples instanceof SampleColumns ? entry.samples : SampleColumns.from(entry.samples), from: entry.from ?? 0, to: entry.to ?? entry.samples.length }));
-        const joined = new SampleColumns(parts.reduce((sum, part) => sum + part.to - part.from, 0));
-        for (const part of parts) joined.pushFrom(part.columns, part.from, part.to);
+        const parts = entries.slice(at, end);
+        const joined = new SampleColumns(parts.reduce((sum, part) => sum + (part.to ?? part.samples.length) - (part.from ?? 0), 0));
+        // Each sample copied once into the joined columns, objects (a live run's parsed lines) as they are.
+        for (const { samples, from = 0, to = samples.length } of parts) {
+          if (samples instanceof SampleColumns) joined.pushFrom(samples, from, to);
+          else for (let i = from; i < to; i++) joined.push(samples[i]!.step, samples[i]!.tMs, samples[i]!.name, samples[i]!.value, samples[i]!.source, samples[i]!.kind);
+        }
         this.write(first.runId, joined);
       }
       at = end;
