@@ -4,12 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrations, SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { APPLICATION_ID, integrityCheck } from '../../electron/core/store/open.js';
 import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { BLOCK_SAMPLES, SampleBlockReader } from '../../electron/core/store/sampleBlocks.js';
+import { SampleColumns } from '../../electron/core/store/sampleColumns.js';
 import type { MetricKind, MetricSample, MetricSource } from '../../electron/core/store/records.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
@@ -208,6 +209,36 @@ describe("a long run's charts", () => {
   });
 });
 
+describe("a very long run's charts", () => {
+  it("come from the blocks' points, decoding no block but the one holding the first NaN", () => {
+    const s = openStore();
+    const run = newRun(s);
+    const steps = 1_100_000;
+    const columns = new SampleColumns(steps);
+    let lowest = Infinity;
+    for (let i = 1; i <= steps; i++) {
+      const value = i === 777_777 ? 50 : i === 900_001 ? Number.NaN : 4 - i / 400_000 + ((i * 7919) % 100) / 10_000;
+      if (Number.isFinite(value)) lowest = Math.min(lowest, value);
+      columns.push(i, i * 10, 'loss', value, 'text', 'train');
+    }
+    s.metrics.writeNow(run, columns);
+    const load = vi.spyOn(SampleBlockReader.prototype, 'load');
+    const { samples: picked, stored } = s.metrics.chartSamples(run, 8000);
+    expect(load).toHaveBeenCalledTimes(1);
+    load.mockRestore();
+    expect(stored).toEqual([{ name: 'loss', source: 'text', kind: 'train', samples: steps }]);
+    // 269 blocks: a stretch a block, its first, last, lowest and highest (some the same sample).
+    expect(picked.length).toBeLessThanOrEqual(4 * Math.ceil(steps / BLOCK_SAMPLES) + 1);
+    expect(picked.length).toBeGreaterThan(2 * Math.ceil(steps / BLOCK_SAMPLES));
+    expect(picked.map((x) => x.step)).toEqual([...picked.map((x) => x.step!)].sort((a, b) => a - b));
+    expect(picked[0]).toMatchObject({ step: 1, tMs: 10 });
+    expect(picked.at(-1)!.step).toBe(steps);
+    expect(picked.find((x) => x.step === 777_777)?.value).toBe(50);
+    expect(Number.isNaN(picked.find((x) => x.step === 900_001)?.value ?? 0)).toBe(true);
+    expect(Math.min(...picked.filter((x) => Number.isFinite(x.value)).map((x) => x.value))).toBe(lowest);
+  });
+});
+
 describe('a database made by the previous version (a row a sample)', () => {
   /** A new file with the schema as it was before blocks (migrations 1 to 17), open for rows to be put in. */
   function fileBeforeBlocks(): { file: string; raw: Database.Database } {
@@ -253,5 +284,40 @@ describe('a database made by the previous version (a row a sample)', () => {
     s.metrics.insertNow(first, [sample('loss', 99_999, 99_999, 0.5)]);
     expect(s.metrics.forRun(first).at(-1)).toEqual(sample('loss', 99_999, 99_999, 0.5));
     expect(s.metrics.forRun(first)).toHaveLength(expected.length + 1);
+  });
+
+  it('made by the version with blocks beside their index, gets them apart and each block its points', () => {
+    const { file, raw } = fileBeforeBlocks();
+    const run = Number(raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString()).lastInsertRowid);
+    const insert = raw.prepare('INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 0)');
+    const expected: MetricSample[] = [];
+    raw.transaction(() => {
+      for (let i = 0; i < 3 * BLOCK_SAMPLES + 7; i++) {
+        const value = i === 5000 ? -3 : Math.sin(i / 100);
+        insert.run(run, i, i, 'loss', value, 'text', 'train');
+        expected.push(sample('loss', i, i, value));
+      }
+    })();
+    // Schema 18 as it was: the BLOB in the index row.
+    const blocks = migrations.find((m) => m.version === 18)!;
+    raw.exec(blocks.sql);
+    blocks.convert!(raw);
+    raw.pragma('user_version = 18');
+    raw.close();
+
+    const s = (store = new Store(file, (db) => new OutputWriter(db)));
+    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(integrityCheck(s.db)).toEqual(['ok']);
+    const columns = s.db.prepare<[], { name: string }>('PRAGMA table_info(metric_blocks)').all().map((c) => c.name);
+    expect(columns).not.toContain('data');
+    expect(s.db.prepare('SELECT COUNT(*) FROM metric_block_data').pluck().get()).toBe(4);
+    expect(s.db.prepare('SELECT COUNT(*) FROM metric_blocks WHERE points IS NULL').pluck().get()).toBe(0);
+    expect(s.metrics.forRun(run)).toEqual(expected);
+    // The second block's points: its first (4096), last (8191), lowest (-3 at 5000) and highest samples.
+    const second = Float64Array.from(new Float64Array(new Uint8Array(s.db.prepare<[], Buffer>('SELECT points FROM metric_blocks ORDER BY id LIMIT 1 OFFSET 1').pluck().get()!).buffer));
+    expect([second[1], second[5], second[9], second[11]]).toEqual([4096, 8191, 5000, -3]);
+    // A block deleted takes its data with it.
+    s.db.prepare('DELETE FROM runs WHERE id = ?').run(run);
+    expect(s.db.prepare('SELECT COUNT(*) FROM metric_block_data').pluck().get()).toBe(0);
   });
 });

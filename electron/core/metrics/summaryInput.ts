@@ -123,33 +123,48 @@ function readSampled(
     if (place.size > 256) place.delete(place.keys().next().value!);
     return keep;
   };
-  const take = (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => {
+  // One state a series, found by the reader's key object (no string made a sample); the digest's few by name.
+  const factOf = (name: string, source: MetricSource, kind: MetricKind) => {
     const key = seriesKey(name, source, kind);
     let fact = facts.get(key);
     if (fact === undefined) {
       fact = { name, source, kind, lowest: null, last: null, nonFinite: false, maxStep: null };
       facts.set(key, fact);
     }
-    if (step !== null && (fact.maxStep === null || step > fact.maxStep)) fact.maxStep = step;
+    return { fact, sampled: sampled.has(key) };
+  };
+  const states = new Map<object, { fact: SeriesFacts; sampled: boolean }>();
+  const take = (state: { fact: SeriesFacts; sampled: boolean }, order: number, step: number, tMs: number, value: number) => {
+    const fact = state.fact;
+    const stepped = !Number.isNaN(step);
+    if (stepped && (fact.maxStep === null || step > fact.maxStep)) fact.maxStep = step;
     if (!Number.isFinite(value)) fact.nonFinite = true;
     else {
       if (fact.lowest === null || value < fact.lowest) fact.lowest = value;
-      const stepKey = step ?? Number.MAX_SAFE_INTEGER;
+      const stepKey = stepped ? step : Number.MAX_SAFE_INTEGER;
       const last = fact.last;
-      if (last === null || stepKey > last.step || (stepKey === last.step && (tMs > last.tMs || (tMs === last.tMs && order > last.order)))) {
-        fact.last = { step: stepKey, tMs, order, value };
+      // Changed in place: an object a sample would be millions made for the collector.
+      if (last === null) fact.last = { step: stepKey, tMs, order, value };
+      else if (stepKey > last.step || (stepKey === last.step && (tMs > last.tMs || (tMs === last.tMs && order > last.order)))) {
+        last.step = stepKey;
+        last.tMs = tMs;
+        last.order = order;
+        last.value = value;
       }
     }
-    if (step === null || !sampled.has(key) || keepStep(step)) columns.push(step, tMs, name, value, source, kind);
+    if (!stepped || !state.sampled || keepStep(step)) columns.push(stepped ? step : null, tMs, fact.name, value, fact.source, fact.kind);
   };
   let next = 0;
-  const takeDigest = (sample: OrderedSample) => take(sample.order, sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
-  metrics.readNumeric(
+  const takeDigest = (sample: OrderedSample) => take(factOf(sample.name, sample.source, sample.kind), sample.order, sample.step ?? Number.NaN, sample.tMs, sample.value);
+  metrics.readInOrder(
     runId,
     which,
-    (order, step, tMs, name, value, source, kind) => {
+    (key, block, at) => {
+      const order = block.order[at]!;
       while (next < digest.length && digest[next]!.order < order) takeDigest(digest[next++]!);
-      take(order, step, tMs, name, value, source, kind);
+      let state = states.get(key);
+      if (state === undefined) states.set(key, (state = factOf(key.name, key.source, key.kind)));
+      take(state, order, block.step[at]!, block.tMs[at]!, block.value[at]!);
     },
     parse,
   );

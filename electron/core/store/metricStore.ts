@@ -2,7 +2,7 @@
 import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { BatchWriter } from './batchWriter.js';
 import type { Db } from './open.js';
-import { SampleBlockReader, SampleBlockWriter, type BlockInfo, type SampleInput } from './sampleBlocks.js';
+import { SampleBlockReader, SampleBlockWriter, type BlockColumns, type BlockInfo, type BlockKey, type SampleInput } from './sampleBlocks.js';
 
 /** A sample with its place in the run's order: samples read in parts are merged back by it. */
 export interface OrderedSample extends MetricSample {
@@ -35,6 +35,7 @@ export class MetricStore {
   private readonly setGeneration;
   private readonly staleTextBlocks;
   private readonly deleteBlock;
+  private readonly deleteBlockData;
 
   constructor(
     private readonly db: Db,
@@ -50,6 +51,8 @@ export class MetricStore {
       )
       .pluck();
     this.deleteBlock = db.prepare<[number]>('DELETE FROM metric_blocks WHERE id = ?');
+    // Said outright, not left to the foreign key's cascade: a connection may have foreign keys off.
+    this.deleteBlockData = db.prepare<[number]>('DELETE FROM metric_block_data WHERE block_id = ?');
   }
 
   /** Queued; committed with the next batch. */
@@ -89,7 +92,10 @@ export class MetricStore {
    */
   deleteOtherTextGenerations(runId: number, afterBlock: number, limit: number): { deleted: number; lastBlock: number } {
     const ids = this.staleTextBlocks.all(runId, this.textGeneration(runId), afterBlock, limit);
-    for (const id of ids) this.deleteBlock.run(id);
+    for (const id of ids) {
+      this.deleteBlockData.run(id);
+      this.deleteBlock.run(id);
+    }
     return { deleted: ids.length, lastBlock: ids.at(-1) ?? afterBlock };
   }
 
@@ -141,6 +147,15 @@ export class MetricStore {
       const step = columns.step[at]!;
       onSample(columns.order[at]!, Number.isNaN(step) ? null : step, columns.tMs[at]!, key.name, columns.value[at]!, key.source, key.kind);
     });
+  }
+
+  /**
+   * readNumeric at the block level, for a reader of millions of samples: `key` is one object per series for the whole
+   * read (a reader keeps its state per series by it, making no string a sample), `columns[at]` the sample.
+   */
+  readInOrder(runId: number, which: 'all' | 'exceptProgress', visit: (key: BlockKey, columns: BlockColumns, at: number) => void, parse?: number): void {
+    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
+    this.reader.mergeInOrder(blocks, visit);
   }
 
   /**

@@ -1,7 +1,9 @@
 // A run's metric samples stored in blocks: one row holds up to BLOCK_SAMPLES samples of one metric (name, source,
 // kind, parse) as four float64 columns in one BLOB, beside a small index (count, orders, steps, times, values).
 // A row a sample capped a dense log near 180,000 samples a second here (the row, its text cells and its index
-// entry); a block costs one row per few thousand samples. Every connection that stores samples (the engine's, the
+// entry); a block costs one row per few thousand samples. The BLOB lies in its own table (metric_block_data): the index
+// rows stay a few dozen bytes, so listing a run's blocks reads kilobytes, not the blocks; each index row also keeps
+// its block's first, last, lowest and highest sample (`points`), from which a long run's charts are drawn. Every connection that stores samples (the engine's, the
 // output writer's, the parser's) writes through SampleBlockWriter, and every read goes through SampleBlockReader.
 import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { Db } from './open.js';
@@ -62,11 +64,18 @@ export function encodeBlock(columns: BlockColumns, from: number, to: number): Bu
   return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
 }
 
-/** Copied out of SQLite's buffer, which need not be aligned for a Float64Array. */
+/**
+ * Read in place where SQLite's buffer is aligned for a Float64Array (a buffer of a block's size has its own memory,
+ * at offset 0), else copied out: a copy a block was half the memory a long read churned through.
+ */
 export function decodeBlock(data: Buffer, count: number): BlockColumns {
   if (data.byteLength !== count * COLUMNS * 8) throw new Error(`a metric block of ${count} samples holds ${data.byteLength} bytes, not ${count * COLUMNS * 8}`);
-  const packed = new Float64Array(count * COLUMNS);
-  new Uint8Array(packed.buffer).set(data);
+  let packed: Float64Array;
+  if (data.byteOffset % 8 === 0) packed = new Float64Array(data.buffer, data.byteOffset, count * COLUMNS);
+  else {
+    packed = new Float64Array(count * COLUMNS);
+    new Uint8Array(packed.buffer).set(data);
+  }
   return { order: packed.subarray(0, count), step: packed.subarray(count, 2 * count), tMs: packed.subarray(2 * count, 3 * count), value: packed.subarray(3 * count) };
 }
 
@@ -139,8 +148,71 @@ export const CREATE_BLOCKS_SQL = `
   ALTER TABLE runs ADD COLUMN sample_orders INTEGER NOT NULL DEFAULT 0;
 `;
 
-const INSERT_BLOCK_SQL = `INSERT INTO metric_blocks (run_id, name, source, kind, generation, count, first_order, last_order, min_step, max_step, min_value, max_value, non_finite, unstepped, data)
+/** Schema 18's insert, with the BLOB in the index row: only for moving schema 17's rows (migration 19 moves it out). */
+const INSERT_BLOCK_V18_SQL = `INSERT INTO metric_blocks (run_id, name, source, kind, generation, count, first_order, last_order, min_step, max_step, min_value, max_value, non_finite, unstepped, data)
   VALUES (@runId, @name, @source, @kind, @generation, @count, @firstOrder, @lastOrder, @minStep, @maxStep, @minValue, @maxValue, @nonFinite, @unstepped, @data)`;
+
+const INSERT_BLOCK_SQL = `INSERT INTO metric_blocks (run_id, name, source, kind, generation, count, first_order, last_order, min_step, max_step, min_value, max_value, non_finite, unstepped, points)
+  VALUES (@runId, @name, @source, @kind, @generation, @count, @firstOrder, @lastOrder, @minStep, @maxStep, @minValue, @maxValue, @nonFinite, @unstepped, @points)`;
+
+/** Migration 19: each block's BLOB in a table of its own, and its chart points beside its index (see blockPoints). */
+export const SPLIT_BLOCK_DATA_SQL = `
+  CREATE TABLE metric_block_data (
+    block_id INTEGER PRIMARY KEY REFERENCES metric_blocks(id) ON DELETE CASCADE,
+    data BLOB NOT NULL
+  );
+  INSERT INTO metric_block_data (block_id, data) SELECT id, data FROM metric_blocks;
+  ALTER TABLE metric_blocks DROP COLUMN data;
+  -- The block's first, last, lowest and highest samples: 4 x (order, step, time, value) float64s (NaN: none finite).
+  ALTER TABLE metric_blocks ADD COLUMN points BLOB;
+`;
+
+/** Migration 19's conversion: the points of every block moved out of schema 18, a page of blocks at a time. */
+export function addBlockPoints(db: Db): void {
+  const page = db.prepare<[number, number], { id: number; count: number; data: Buffer }>(
+    'SELECT b.id, b.count, d.data FROM metric_blocks b JOIN metric_block_data d ON d.block_id = b.id WHERE b.id > ? ORDER BY b.id LIMIT ?',
+  );
+  const setPoints = db.prepare<[Buffer, number]>('UPDATE metric_blocks SET points = ? WHERE id = ?');
+  for (let after = 0; ; ) {
+    const rows = page.all(after, 256);
+    if (rows.length === 0) break;
+    for (const row of rows) setPoints.run(blockPoints(decodeBlock(row.data, row.count), 0, row.count), row.id);
+    after = rows.at(-1)!.id;
+  }
+}
+
+/**
+ * A metric of at least buckets / this many blocks is charted from its blocks' points (a stretch of whole blocks each,
+ * at least a fourth as many points as the budget): a run of a million samples a metric and up.
+ */
+const CHART_BLOCKS_PER_BUCKET_SHARE = 8;
+/** Float64s a block's points take: first, last, lowest, highest, each (order, step, time, value). */
+const POINT_FIELDS = 4;
+const POINTS = 4;
+
+/** A block's first, last, lowest and highest (finite) samples, encoded for `metric_blocks.points`. */
+export function blockPoints(columns: BlockColumns, from: number, to: number): Buffer {
+  const points = new Float64Array(POINTS * POINT_FIELDS).fill(Number.NaN);
+  let low = -1;
+  let high = -1;
+  for (let i = from; i < to; i++) {
+    const value = columns.value[i]!;
+    if (!Number.isFinite(value)) continue;
+    if (low < 0 || value < columns.value[low]!) low = i;
+    if (high < 0 || value > columns.value[high]!) high = i;
+  }
+  [from, to - 1, low, high].forEach((at, k) => {
+    if (at < 0) return;
+    points.set([columns.order[at]!, columns.step[at]!, columns.tMs[at]!, columns.value[at]!], k * POINT_FIELDS);
+  });
+  return Buffer.from(points.buffer);
+}
+
+function decodePoints(data: Buffer): Float64Array {
+  const points = new Float64Array(POINTS * POINT_FIELDS);
+  new Uint8Array(points.buffer).set(data);
+  return points;
+}
 
 /** Stores samples as blocks through one connection; every call runs inside the caller's transaction. */
 export class SampleBlockWriter {
@@ -148,19 +220,23 @@ export class SampleBlockWriter {
   private readonly lastBlock;
   private readonly blockData;
   private readonly insert;
+  private readonly insertData;
   private readonly rewrite;
+  private readonly rewriteData;
 
   constructor(db: Db) {
     this.takeOrders = db.prepare<[number, number], number>('UPDATE runs SET sample_orders = sample_orders + ? WHERE id = ? RETURNING sample_orders').pluck();
     this.lastBlock = db.prepare<[number, string, string, string, number], { id: number; count: number }>(
       'SELECT id, count FROM metric_blocks WHERE run_id = ? AND name = ? AND source = ? AND kind = ? AND generation = ? ORDER BY id DESC LIMIT 1',
     );
-    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_blocks WHERE id = ?').pluck();
+    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_block_data WHERE block_id = ?').pluck();
     this.insert = db.prepare(INSERT_BLOCK_SQL);
+    this.insertData = db.prepare<[number | bigint, Buffer]>('INSERT INTO metric_block_data (block_id, data) VALUES (?, ?)');
     this.rewrite = db.prepare(
       `UPDATE metric_blocks SET count = @count, first_order = @firstOrder, last_order = @lastOrder, min_step = @minStep, max_step = @maxStep,
-         min_value = @minValue, max_value = @maxValue, non_finite = @nonFinite, unstepped = @unstepped, data = @data WHERE id = @id`,
+         min_value = @minValue, max_value = @maxValue, non_finite = @nonFinite, unstepped = @unstepped, points = @points WHERE id = @id`,
     );
+    this.rewriteData = db.prepare<[Buffer, number]>('UPDATE metric_block_data SET data = ? WHERE block_id = ?');
   }
 
   /**
@@ -233,12 +309,15 @@ export class SampleBlockWriter {
         merged[column].set(old[column], 0);
         merged[column].set(fresh[column].subarray(0, taken), previous.count);
       }
-      this.rewrite.run({ id: previous.id, ...blockStats(merged, 0, merged.order.length), data: encodeBlock(merged, 0, merged.order.length) });
+      const length = merged.order.length;
+      this.rewrite.run({ id: previous.id, ...blockStats(merged, 0, length), points: blockPoints(merged, 0, length) });
+      this.rewriteData.run(encodeBlock(merged, 0, length), previous.id);
       from = taken;
     }
     for (; from < count; from += BLOCK_SAMPLES) {
       const to = Math.min(count, from + BLOCK_SAMPLES);
-      this.insert.run({ runId, ...key, generation, ...blockStats(fresh, from, to), data: encodeBlock(fresh, from, to) });
+      const { lastInsertRowid } = this.insert.run({ runId, ...key, generation, ...blockStats(fresh, from, to), points: blockPoints(fresh, from, to) });
+      this.insertData.run(lastInsertRowid, encodeBlock(fresh, from, to));
     }
   }
 }
@@ -298,6 +377,7 @@ export class SampleBlockReader {
   private readonly blockList;
   private readonly blockListOfParse;
   private readonly blockData;
+  private readonly pointsOf;
   private readonly countOf;
 
   constructor(db: Db) {
@@ -309,7 +389,8 @@ export class SampleBlockReader {
       `SELECT id, name, source, kind, count, min_step AS minStep, max_step AS maxStep, first_order FROM metric_blocks
        WHERE run_id = ? AND (source <> 'text' OR generation = ?) ORDER BY id`,
     );
-    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_blocks WHERE id = ?').pluck();
+    this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_block_data WHERE block_id = ?').pluck();
+    this.pointsOf = db.prepare<[number], { points: Buffer | null; nonFinite: number }>('SELECT points, non_finite AS nonFinite FROM metric_blocks WHERE id = ?');
     this.countOf = db.prepare<[number, number], { kind: MetricKind; n: number }>(
       `SELECT kind, SUM(count) AS n FROM metric_blocks WHERE run_id = ? AND ${CURRENT_PARSE} GROUP BY kind`,
     );
@@ -451,7 +532,8 @@ export class SampleBlockReader {
    * A run's samples for charts, in the run's order: of a metric with at most `maxPerMetric` samples every one; of a
    * longer one, in each of `maxPerMetric / 4` runs of equal count, its first, last, lowest and highest sample (so a
    * spike stays on the chart), and the metric's first non-finite value. Its blocks are read one at a time; what is
-   * kept is at most `maxPerMetric` samples a metric, whatever the run's length.
+   * kept is at most `maxPerMetric` samples a metric, whatever the run's length. A metric of many blocks takes its
+   * stretches as whole blocks and their points from the index (chartFromPoints): a run of 10 M steps decoded 1 GB.
    */
   chartSamples(runId: number, maxPerMetric: number): { samples: ChartSample[]; stored: Array<BlockKey & { samples: number }> } {
     const byKey = new Map<string, BlockInfo[]>();
@@ -469,6 +551,10 @@ export class SampleBlockReader {
       stored.push({ ...key, samples: total });
       const buckets = Math.max(1, Math.floor(maxPerMetric / 4));
       const every = total <= maxPerMetric;
+      if (!every && blocks.length >= buckets / CHART_BLOCKS_PER_BUCKET_SHARE) {
+        this.chartFromPoints(key, blocks, buckets, samples);
+        continue;
+      }
       const make = (columns: BlockColumns, i: number): ChartSample => {
         const step = columns.step[i]!;
         return { ...key, order: columns.order[i]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[i]!, value: columns.value[i]! };
@@ -541,6 +627,50 @@ export class SampleBlockReader {
     return { samples, stored };
   }
 
+  /**
+   * A long metric's chart from its blocks' points alone (no block decoded but the one holding its first non-finite
+   * value): whole blocks to a stretch, each stretch's first, last, lowest and highest sample.
+   */
+  private chartFromPoints(key: BlockKey, blocks: readonly BlockInfo[], buckets: number, out: ChartSample[]): void {
+    const perBucket = Math.ceil(blocks.length / buckets);
+    const sample = (points: Float64Array, k: number): ChartSample | null => {
+      const at = k * POINT_FIELDS;
+      if (Number.isNaN(points[at]!)) return null;
+      const step = points[at + 1]!;
+      return { ...key, order: points[at]!, step: Number.isNaN(step) ? null : step, tMs: points[at + 2]!, value: points[at + 3]! };
+    };
+    let nonFiniteFound = false;
+    for (let start = 0; start < blocks.length; start += perBucket) {
+      const kept = new Map<number, ChartSample>();
+      let low: ChartSample | null = null;
+      let high: ChartSample | null = null;
+      let last: ChartSample | null = null;
+      for (let b = start; b < Math.min(blocks.length, start + perBucket); b++) {
+        const block = blocks[b]!;
+        const row = this.pointsOf.get(block.id)!;
+        const points = row.points === null ? decodePoints(blockPoints(this.load(block.id, block.count), 0, block.count)) : decodePoints(row.points);
+        if (b === start) {
+          const first = sample(points, 0);
+          if (first !== null) kept.set(first.order, first);
+        }
+        last = sample(points, 1) ?? last;
+        const blockLow = sample(points, 2);
+        const blockHigh = sample(points, 3);
+        if (blockLow !== null && (low === null || blockLow.value < low.value)) low = blockLow;
+        if (blockHigh !== null && (high === null || blockHigh.value > high.value)) high = blockHigh;
+        if (!nonFiniteFound && row.nonFinite > 0) {
+          nonFiniteFound = true;
+          const columns = this.load(block.id, block.count);
+          const at = columns.value.findIndex((value) => !Number.isFinite(value));
+          const step = columns.step[at]!;
+          kept.set(columns.order[at]!, { ...key, order: columns.order[at]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[at]!, value: columns.value[at]! });
+        }
+      }
+      for (const picked of [last, low, high]) if (picked !== null && !kept.has(picked.order)) kept.set(picked.order, picked);
+      for (const picked of [...kept.values()].sort((a, b) => a.order - b.order)) out.push(picked);
+    }
+  }
+
   /** The kind each metric of a run was logged as: the one most of its samples have. */
   kindsByName(runId: number): Record<string, MetricKind> {
     const counts = new Map<string, Map<MetricKind, number>>();
@@ -601,7 +731,7 @@ export function moveRowsIntoBlocks(db: Db): void {
     `SELECT rowid, step, t_ms, value, special FROM metric_samples WHERE run_id = ? AND name = ? AND source = ? AND kind = ? AND generation = ? AND rowid > ?
      ORDER BY rowid LIMIT ?`,
   );
-  const insert = db.prepare(INSERT_BLOCK_SQL);
+  const insert = db.prepare(INSERT_BLOCK_V18_SQL);
   for (const key of keys) {
     for (let after = 0; ; ) {
       const rows = page.all(key.run_id, key.name, key.source, key.kind, key.generation, after, BLOCK_SAMPLES);

@@ -17,6 +17,7 @@ import { typedCommand } from './0015-typed-command.js';
 import { runKnobs } from './0016-run-knobs.js';
 import { tunes } from './0017-tunes.js';
 import { sampleBlocks } from './0018-sample-blocks.js';
+import { blockDataApart } from './0019-block-data-apart.js';
 import type { Db } from '../open.js';
 
 export interface Migration {
@@ -27,5 +28,5 @@ export interface Migration {
   convert?: (db: Db) => void;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes, sampleBlocks];
+export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes, sampleBlocks, blockDataApart];
 export const SCHEMA_VERSION = migrations.length;
