@@ -82,7 +82,7 @@ function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true)
   const dbPath = options.db ?? defaultDatabasePath(env);
   let core: Core;
   try {
-    core = createCore({ face: 'headless', env, dbPath, readOnlyFallback: options.records !== true });
+    core = createCore({ face: 'headless', env, dbPath, readOnlyFallback: options.records !== true, onMigrating: (message) => process.stderr.write(`${message}\n`) });
   } catch (error) {
     const reason = unwritableReason(dbPath, error);
     if (reason === null) throw error;

@@ -72,6 +72,8 @@ export interface CoreOptions {
    * of being refused: the CLI's commands that only read use it. Nothing is recovered or recorded then.
    */
   readOnlyFallback?: boolean;
+  /** Told before an update of the file that moves its data (see store/open.ts MigrationNotice); the face says it. */
+  onMigrating?: (message: string) => void;
 }
 
 /**
@@ -183,7 +185,7 @@ export function createCore(options: CoreOptions): EngineCore {
     throw new Error(`TUNING_BENCH_GPU_ELEVATION is one of ${ELEVATION_SETTINGS.join(', ')}, got "${elevationSetting}"`);
   }
   // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
-  const store = new Store(dbPath, (file, readOnly) => new OutputWriter(file, undefined, readOnly), clock, { readOnlyFallback: options.readOnlyFallback === true });
+  const store = new Store(dbPath, (file, readOnly) => new OutputWriter(file, undefined, readOnly), clock, { readOnlyFallback: options.readOnlyFallback === true, ...(options.onMigrating ? { onMigrating: options.onMigrating } : {}) });
   const writable = store.readOnly === null;
   // DESIGN: nvidia-smi on PATH, or the one TUNING_BENCH_NVIDIA_SMI names; none means host telemetry only.
   // A TUNING_BENCH_NVIDIA_SMI that names no file means no GPU tools, said as such (not "exited 1").

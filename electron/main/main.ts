@@ -106,6 +106,8 @@ async function start(): Promise<void> {
       // `{node}` in a workload runs Electron as plain Node, so the synthetic workload needs no Node install.
       nodePath: process.execPath,
       nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
+      // Before any window: a terminal that started the app says why its first start waits.
+      onMigrating: (message) => console.warn(message),
     });
   try {
     core = open();

@@ -286,7 +286,7 @@ describe('a database made by the previous version (a row a sample)', () => {
     expect(s.metrics.forRun(first)).toHaveLength(expected.length + 1);
   });
 
-  it('made by the version with blocks beside their index, gets them apart and each block its points', () => {
+  it('made by the version with blocks beside their index, gets them apart and each block its points', async () => {
     const { file, raw } = fileBeforeBlocks();
     const run = Number(raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString()).lastInsertRowid);
     const insert = raw.prepare('INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 0)');
@@ -305,7 +305,9 @@ describe('a database made by the previous version (a row a sample)', () => {
     raw.pragma('user_version = 18');
     raw.close();
 
-    const s = (store = new Store(file, (db) => new OutputWriter(db)));
+    const notices: string[] = [];
+    const s = (store = new Store(file, (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) }));
+    expect(notices).toEqual([expect.stringMatching(/^Updating .*runs\.db for this version \(block-data-apart\): its metric samples are moved/u)]);
     expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(integrityCheck(s.db)).toEqual(['ok']);
     const columns = s.db.prepare<[], { name: string }>('PRAGMA table_info(metric_blocks)').all().map((c) => c.name);
@@ -319,5 +321,11 @@ describe('a database made by the previous version (a row a sample)', () => {
     // A block deleted takes its data with it.
     s.db.prepare('DELETE FROM runs WHERE id = ?').run(run);
     expect(s.db.prepare('SELECT COUNT(*) FROM metric_block_data').pluck().get()).toBe(0);
+    // Opened again, or made new: nothing to say.
+    await s.close();
+    store = new Store(file, (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) });
+    await store.close();
+    store = new Store(path.join(dir, 'new.db'), (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) });
+    expect(notices).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { BatchWriter, type WriterStatus } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
 import { TuneStore } from './tuneStore.js';
-import { BUSY_TIMEOUT_MS, openDatabase, openDatabaseReadOnly, unwritableReason, type Db } from './open.js';
+import { BUSY_TIMEOUT_MS, openDatabase, openDatabaseReadOnly, unwritableReason, type Db, type MigrationNotice } from './open.js';
 import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
 import { ProfileStore } from './profileStore.js';
@@ -23,9 +23,9 @@ export interface ReadOnlyState {
   unreadWalBytes: number;
 }
 
-function openForUse(file: string, readOnlyFallback: boolean): { db: Db; readOnly: ReadOnlyState | null } {
+function openForUse(file: string, readOnlyFallback: boolean, onMigrating?: MigrationNotice): { db: Db; readOnly: ReadOnlyState | null } {
   try {
-    return { db: openDatabase(file), readOnly: null };
+    return { db: openDatabase(file, onMigrating), readOnly: null };
   } catch (error) {
     const reason = readOnlyFallback ? unwritableReason(file, error) : null;
     if (reason === null) throw error;
@@ -67,9 +67,9 @@ export class Store<Output extends OutputSink = OutputSink> {
     readonly file: string,
     openOutput: (file: string, readOnly: string | null) => Output,
     clock: Clock = systemClock,
-    options: { readOnlyFallback?: boolean } = {},
+    options: { readOnlyFallback?: boolean; onMigrating?: MigrationNotice } = {},
   ) {
-    const opened = openForUse(file, options.readOnlyFallback === true);
+    const opened = openForUse(file, options.readOnlyFallback === true, options.onMigrating);
     this.db = opened.db;
     this.readOnly = opened.readOnly;
     this.writer = new BatchWriter(this.db, undefined, clock);
