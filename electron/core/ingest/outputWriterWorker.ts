@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { boundWal } from '../store/open.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
+import { sendChunkCopy } from './chunkCopy.js';
 import { SampleColumns, type PackedSamples } from '../store/sampleColumns.js';
 import type { WriterStatus } from '../store/batchWriter.js';
 import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
@@ -322,10 +323,9 @@ function forwardToParser(chunk: Chunk, run: LiveRun, wasDropped: boolean): void 
   if (!parserAlive) return;
   if (run.deferredAfterSeq === null && !backlogFull()) {
     // A copy: the original is committed from here, and its memory is released once stored.
-    const copy = new Uint8Array(chunk.data);
-    toParser({ type: 'chunk', runId: chunk.runId, seq: chunk.seq, tMs: chunk.tMs, data: copy }, [copy.buffer]);
-    run.forwardedBytes += copy.byteLength;
-    forwardedBytesTotal += copy.byteLength;
+    const bytes = sendChunkCopy(parser, chunk.data, (copy): ToOutputParser => ({ type: 'chunk', runId: chunk.runId, seq: chunk.seq, tMs: chunk.tMs, data: copy }));
+    run.forwardedBytes += bytes;
+    forwardedBytesTotal += bytes;
     return;
   }
   run.deferredAfterSeq ??= chunk.seq - 1;
