@@ -6,7 +6,9 @@ import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { samplingRankError, summarizeMetrics, type TrainingSummary } from '../../electron/core/metrics/summary.js';
 import { summaryInput, type SamplingLimits } from '../../electron/core/metrics/summaryInput.js';
 import { Store } from '../../electron/core/store/store.js';
-import { makeTempDir } from '../helpers/tempCore.js';
+import { importLogText } from '../../electron/core/ingest/importLog.js';
+import { capturedTrainingLogs } from '../helpers/fixtures.js';
+import { makeTempDir, tempCore } from '../helpers/tempCore.js';
 
 const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
 afterAll(() => store.close());
@@ -155,5 +157,30 @@ describe('a long run summarized from a sample of its steps', () => {
     expect(input.sampling).toBeNull();
     const whole = summaryInput(store.metrics, short, { exact: true });
     expect(summarizeMetrics(input.columns, { sampling: input.sampling })).toEqual(summarizeMetrics(whole.columns));
+  });
+});
+
+describe('every captured training log, sampled hard', () => {
+  const harness = tempCore();
+  afterAll(() => harness.cleanup());
+
+  // The logs are short (10 to 450 steps), so at the real limits each is read whole: here a tenth of each is head and a
+  // quarter sampled, to put the sampled path through every framework's output.
+  it('keeps the facts taken from every sample (steps, losses, NaNs, last values, warm-up, unit) equal to the exact summary', async () => {
+    let sampledLogs = 0;
+    for (const [name, text] of capturedTrainingLogs()) {
+      const run = await importLogText(harness.core, text, { name, now: new Date('2026-11-28T12:00:00Z') });
+      const metrics = harness.core.store.metrics;
+      const steps = Math.max(0, ...metrics.seriesCounts(run.id, 'all').filter((s) => s.kind === 'train' || s.kind === 'progress').map((s) => s.samples));
+      if (steps < 10) continue;
+      const limits = { headSteps: Math.max(2, Math.floor(steps / 10)), sampledSteps: Math.max(2, Math.floor(steps / 4)), exactSteps: 5 };
+      const input = summaryInput(metrics, run.id, { limits });
+      const whole = summaryInput(metrics, run.id, { exact: true });
+      expect(input.sampling, name).not.toBeNull();
+      const facts = (summary: TrainingSummary) => [summary.steps, summary.finalLoss, summary.bestLoss, summary.evalLoss, summary.nanDetected, summary.finalMetrics, summary.warmup?.steps, summary.throughput.unit];
+      expect(facts(summarizeMetrics(input.columns, { sampling: input.sampling })), name).toEqual(facts(summarizeMetrics(whole.columns)));
+      sampledLogs++;
+    }
+    expect(sampledLogs).toBeGreaterThanOrEqual(9);
   });
 });
