@@ -2,8 +2,7 @@
 // its own connection, so the engine's thread stays free to read live runs' output.
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
-import { summarizeMetrics } from '../metrics/summary.js';
-import { summaryInput } from '../metrics/summaryInput.js';
+import { summarizeStored } from '../metrics/summaryInput.js';
 import { KIND_CODE } from '../store/sampleColumns.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
@@ -43,8 +42,8 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
     case 'reparse':
       return reparseRun(store, message.runId, new Date(message.nowIso), bytesFirst);
     case 'finishImport': {
-      const { columns: samples, sampling } = summaryInput(store.metrics, message.runId);
-      const summary = { ...EMPTY_SUMMARY, ...summarizeMetrics(samples, { sampling }) };
+      const { summary: training, columns: samples } = summarizeStored(store.metrics, message.runId);
+      const summary = { ...EMPTY_SUMMARY, ...training };
       const series = buildSeries(samples, []);
       bytesFirst.awaitTurn(1000);
       store.db
@@ -57,8 +56,7 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
     }
     case 'summarizeRun': {
       // A profiled run's steps are matched to its trace one by one: read whole.
-      const { columns: samples, sampling } = summaryInput(store.metrics, message.runId, { exact: message.stepMarks });
-      const summary = summarizeMetrics(samples, { ...message.options, sampling });
+      const { summary, columns: samples } = summarizeStored(store.metrics, message.runId, message.options, { exact: message.stepMarks });
       const series = buildSeries(samples, storedGpuSamples(store.telemetry, message.runId));
       const stepMarks = message.stepMarks
         ? Array.from(samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)), (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }))

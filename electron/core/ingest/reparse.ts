@@ -4,8 +4,7 @@ import { stripAnsi } from '../../shared/ansi.js';
 import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
-import { summarizeMetrics } from '../metrics/summary.js';
-import { summaryInput } from '../metrics/summaryInput.js';
+import { summarizeStored } from '../metrics/summaryInput.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
@@ -100,8 +99,8 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   // The channel's samples stay; the text ones are the new parse's.
-  const { columns: samples, sampling } = summaryInput(store.metrics, id, { parse: generation });
-  const summary: RunSummary = { ...run.summary, ...summarizeMetrics(samples, { ...units, ...summaryChoices(run, workload), profiledSpan, sampling }) };
+  const { summary: training, columns: samples } = summarizeStored(store.metrics, id, { ...units, ...summaryChoices(run, workload), profiledSpan }, { parse: generation });
+  const summary: RunSummary = { ...run.summary, ...training };
   const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
   inTurns(() => {
@@ -155,11 +154,10 @@ export async function resummarizeRun(store: Store, id: number, choices: { warmup
   await store.flush();
   const steps = choices.warmupSteps === null && choices.excludeSteps.length === 0 ? null : { ...choices, setBy: 'run' as const };
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
-  const { columns: samples, sampling } = summaryInput(store.metrics, id);
   const span = store.profiles.ownSpan(id);
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
-  const training = summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan, sampling });
+  const training = summarizeStored(store.metrics, id, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan }).summary;
   const clockLock = run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? (run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null : null;
   const fairness =
     run.summary.host === null && run.summary.gpu === null

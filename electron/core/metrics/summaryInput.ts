@@ -3,7 +3,7 @@
 import type { MetricStore, OrderedSample } from '../store/metricStore.js';
 import type { MetricKind, MetricSample, MetricSource } from './samples.js';
 import { SampleColumns } from '../store/sampleColumns.js';
-import { readsEveryProgressSample } from './summary.js';
+import { readsEveryProgressSample, summarizeMetrics, type SummaryOptions, type TrainingSummary } from './summary.js';
 import { seriesKey, type SeriesFacts, type StepSampling } from './stepSampling.js';
 
 /**
@@ -44,6 +44,21 @@ export function summaryInput(
   const exceptProgress = readInto(metrics, runId, 'exceptProgress', digest, parse, options.exact === true ? null : limits);
   if (!readsEveryProgressSample(exceptProgress.columns)) return exceptProgress;
   return readInto(metrics, runId, 'all', [], parse, options.exact === true ? null : limits);
+}
+
+/**
+ * A stored run's training summary, the one recipe of a run's end, an import, a recovery and a parse again: its
+ * samples read as summaryInput reads them (a long run's sampled) and summarized with the run's options. The columns
+ * come back for the chart series made from the same read.
+ */
+export function summarizeStored(
+  metrics: MetricStore,
+  runId: number,
+  options: Omit<SummaryOptions, 'sampling'> = {},
+  read: { parse?: number; exact?: boolean } = {},
+): { summary: TrainingSummary; columns: SampleColumns } {
+  const { columns, sampling } = summaryInput(metrics, runId, read);
+  return { summary: summarizeMetrics(columns, { ...options, sampling }), columns };
 }
 
 /** summaryInput's columns alone (a chart's reader). */

@@ -1,9 +1,8 @@
 // At start: runs left "running" by an engine that died are marked interrupted, summarised from the steps they logged; survivors are reported.
-import { summaryInput } from '../metrics/summaryInput.js';
+import { summarizeStored } from '../metrics/summaryInput.js';
 import type { Run, RunSummary } from '../../shared/api.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import { summaryChoices } from '../ingest/stepChoices.js';
-import { summarizeMetrics } from '../metrics/summary.js';
 import type { RunProcessStore } from '../store/runProcessStore.js';
 import { EMPTY_SUMMARY, type OrphanCandidate, type RunStore } from '../store/runStore.js';
 import type { Store } from '../store/store.js';
@@ -89,8 +88,7 @@ function asOrphan(candidate: OrphanCandidate, command: string[]): OrphanedProces
 
 /** An interrupted run's summary from the metrics it stored (tokens per step from its workload, as at a normal end); null without metrics. */
 export function summarizeInterrupted(store: Store, run: Run): RunSummary | null {
-  const { columns: samples, sampling } = summaryInput(store.metrics, run.id);
-  if (samples.length === 0) return null;
+  if (store.metrics.count(run.id) === 0) return null;
   const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
-  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeMetrics(samples, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload), sampling }) };
+  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeStored(store.metrics, run.id, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload) }).summary };
 }
