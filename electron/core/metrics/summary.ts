@@ -181,9 +181,11 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const printed = kept(timed.printed);
   const unit = timed.unit;
   const sampling = options.sampling ?? null;
-  // Of a sampled run, each step on the grid stands for `every` steps: counts of steps are the grid's times that.
-  const weight = sampling?.every ?? 1;
-  const profiledSteps = sampling === null ? profiled.size : [...profiled].filter((step) => onGrid(sampling, step)).length * weight;
+  // Of a sampled run, each step on the grid stands for the run's steps over the grid's (about `every`): counts of steps
+  // are the grid's scaled so, never more than the run has.
+  const weight = sampling === null ? 1 : sampling.steps / Math.max(1, sampling.grid.size);
+  const scaled = (count: number) => Math.round(count * weight);
+  const profiledSteps = sampling === null ? profiled.size : scaled([...profiled].filter((step) => onGrid(sampling, step)).length);
 
   let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, overallResolution: null, uneven: false };
   let stepTime: number | null = null;
@@ -205,8 +207,8 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     const outliers = new Set(split.outliers);
     const steadyIndexes: number[] = [];
     for (let i = split.start; i < view.points.length; i++) if (!outliers.has(i)) steadyIndexes.push(i);
-    outlierSteps = split.outliers.length * weight;
-    outlierReasons = { marked: split.marked * weight, byUser: split.byUser * weight, byRule: split.byRule * weight, flaggedKept: split.flaggedKept.length * weight };
+    outlierSteps = scaled(split.outliers.length);
+    outlierReasons = { marked: scaled(split.marked), byUser: scaled(split.byUser), byRule: scaled(split.byRule), flaggedKept: scaled(split.flaggedKept.length) };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
     warmup = {
       rule: split.rule,
@@ -216,9 +218,9 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       reason: split.reason,
       setBy: split.rule === 'auto' ? null : (options.warmupSetBy ?? 'run'),
     };
-    steadySteps = steadyIndexes.length * weight;
+    steadySteps = scaled(steadyIndexes.length);
     steadyFromMs = split.start < view.points.length ? view.points[split.start]!.tMs : null;
-    stretches = slowStretches(view.points, split.start).map((stretch) => ({ ...stretch, steps: stretch.steps * weight }));
+    stretches = slowStretches(view.points, split.start).map((stretch) => ({ ...stretch, steps: scaled(stretch.steps) }));
     if (steadyIndexes.length > 0) {
       const values = steadyIndexes.map((i) => view.throughputs[i]!);
       // The grain of a typical steady step: the median of rounded step times is off by about one grain at most.
@@ -384,7 +386,7 @@ function samplingNote(sampling: StepSampling): string {
   return (
     `This run logged ${sampling.steps.toLocaleString('en-US')} steps: its step statistics are from every ${sampling.every}th step ` +
     `(${sampled.toLocaleString('en-US')} steps, the warm-up looked for among the first ones, read whole), so medians are within about ${points} percentile points of every step's ` +
-    `and counts of steps are ${sampling.every} times the sample's. The last step, the final, lowest and eval loss and NaNs are from every step.`
+    `and counts of steps are the sample's scaled to the run. The last step, the final, lowest and eval loss and NaNs are from every step.`
   );
 }
 
