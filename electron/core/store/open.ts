@@ -270,11 +270,7 @@ export function openDatabase(file: string, onMigrating?: MigrationNotice): Db {
     // blobs (measured: 100 MB in ~250 ms instead of ~550 ms) and suit the sample tables too.
     db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     db.pragma('journal_mode = WAL');
-    boundWal(db);
-    db.pragma('foreign_keys = ON');
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // NORMAL is durable across an application crash in WAL mode; only a power cut can lose the last commits.
-    db.pragma('synchronous = NORMAL');
+    applyConnectionPragmas(db, BUSY_TIMEOUT_MS);
     migrate(db, file, onMigrating);
     if (inspection.needsApplicationId) db.pragma(`application_id = ${APPLICATION_ID}`);
     return db;
@@ -287,6 +283,19 @@ export function openDatabase(file: string, onMigrating?: MigrationNotice): Db {
 }
 
 /** Holds this connection's WAL to WAL_LIMIT_BYTES: each connection checkpoints after its own commits, so every writer sets it. */
+/**
+ * What every connection to the file sets, the engine's and each worker thread's: a wait for the write lock, foreign
+ * keys (a run's delete takes its samples and blocks with it), and NORMAL sync (durable across an application crash
+ * in WAL mode; only a power cut can lose the last commits), and the WAL's bound. WAL mode itself and the schema are
+ * the engine's connection's to set (openDatabase), once.
+ */
+export function applyConnectionPragmas(db: Db, busyTimeoutMs: number): void {
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  boundWal(db);
+}
+
 export function boundWal(db: Db): void {
   const pageBytes = db.pragma('page_size', { simple: true }) as number;
   db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(WAL_LIMIT_BYTES / pageBytes))}`);
