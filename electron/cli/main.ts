@@ -503,15 +503,9 @@ export function buildProgram(): Command {
       const global = globals(command);
       await withCore(global, async (core) => {
         await requireRun(core, id);
-        // JSON has no NaN: the contract gives non-finite values as the strings "nan", "inf", "-inf".
-        const points = (await contractClient(core)['runs.metrics']({ id })).map((point) => {
-          return { step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source };
-        });
-        print(global.json, points, () =>
-          points.length === 0
-            ? `run ${id} has no parsed metric values`
-            : ['STEP\tT_S\tNAME\tVALUE', ...points.map((p) => `${p.step ?? '-'}\t${p.t.toFixed(3)}\t${p.name}\t${p.value}`)].join('\n'),
-        );
+        // Streamed: a long run has tens of millions of values. JSON has no NaN: non-finite values are "nan", "inf", "-inf".
+        const written = await core.writeRunMetrics(id, global.json ? 'json' : 'table', process.stdout);
+        if (written === 0) process.stdout.write(global.json ? '[]\n' : `run ${id} has no parsed metric values\n`);
       });
     });
 

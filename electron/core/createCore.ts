@@ -24,7 +24,7 @@ import { compileUserRegex, testUserRegexSafely, UserRegexError } from './metrics
 import { IMPORTED_COMMAND, ImportEmpty, ImportNotText, importLogFile, importLogText, ImportTooLarge, type ImportRequest } from './ingest/importLog.js';
 import { IngestTasks } from './ingest/ingestTasks.js';
 import { ImportSessionError, ImportSessions } from './ingest/importSessions.js';
-import { writeRunLog } from './runner/runLog.js';
+import { writeRunLog, writeRunMetrics } from './runner/runLog.js';
 import { ReparseRefused, resummarizeRun } from './ingest/reparse.js';
 import { resolveCommand } from './system/resolveCommand.js';
 import { classifyNvidiaSmiMessage, parseNvidiaSmiXml } from './telemetry/nvidiaSmi/index.js';
@@ -110,6 +110,8 @@ export interface Core {
    * the server's download and the desktop's Save all write it this way.
    */
   writeRunLog(id: number, format: LogFormat, sink: Writable): Promise<void>;
+  /** A run's metric values to a stream, a page at a time (the CLI's `metrics`): how many were written. */
+  writeRunMetrics(id: number, format: 'table' | 'json', sink: Writable): Promise<number>;
   /** A log file (`-`: standard input) read in pieces into a new run, dated by the core's clock; the faces hear of it like any new run. */
   importLogFile(file: string, options: Omit<ImportRequest, 'now'>): Promise<Run>;
   /** Origins of the MLflow UIs this database publishes to: the desktop app opens links to them in the browser. */
@@ -782,6 +784,15 @@ export function createCore(options: CoreOptions): EngineCore {
         requireRun(id);
         await store.flush();
         await writeRunLog(store.runs, id, format, sink);
+      } catch (error) {
+        throw explainCorruption(error, dbPath);
+      }
+    },
+    async writeRunMetrics(id, format, sink) {
+      try {
+        requireRun(id);
+        await store.flush();
+        return await writeRunMetrics(store.metrics, id, format, sink);
       } catch (error) {
         throw explainCorruption(error, dbPath);
       }

@@ -1,8 +1,11 @@
-// Writes a run's whole stored log to a stream, raw or as plain text: read a page at a time, with the stream's backpressure, in short slices of the engine's thread.
+// Writes a run's whole stored log to a stream, raw or as plain text, and its metric values as a table or JSON: read a
+// page at a time, with the stream's backpressure, in short slices of the engine's thread.
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import type { LogFormat } from '../../shared/api.js';
 import type { RunStore } from '../store/runStore.js';
+import type { MetricStore } from '../store/metricStore.js';
+import { toPoint } from '../metrics/runMetrics.js';
 import { stripAnsi, toPlainText } from '../../shared/ansi.js';
 import { MAX_LINE_CHARS } from '../metrics/text/lineSplitter.js';
 import { TimeSlice } from '../system/timeSlice.js';
@@ -87,6 +90,46 @@ export async function writeRunLog(runs: RunStore, id: number, format: LogFormat,
       await slice.pause();
     }
     if (plain) await write(plain.end());
+  } finally {
+    gone.dispose();
+  }
+}
+
+/** Metric values a page: a few MB of text at most between waits for the sink. */
+const METRICS_PAGE = 20_000;
+
+/**
+ * A run's metric values as the CLI's `metrics` prints them, to `sink`: a tab-separated table (`STEP T_S NAME VALUE`,
+ * `-` for no step) or the JSON array `--json` gives (non-finite values as "nan", "inf", "-inf"). Streamed a page of
+ * samples at a time with the sink's backpressure: a run of 30 million values took gigabytes as one array. Returns
+ * how many were written (none: nothing is written, the caller says so).
+ */
+export async function writeRunMetrics(metrics: MetricStore, id: number, format: 'table' | 'json', sink: Writable): Promise<number> {
+  const gone = sinkEnding(sink);
+  const slice = new TimeSlice();
+  let written = 0;
+  try {
+    const write = async (text: string): Promise<boolean> => {
+      if (gone.state.ended) return false;
+      if (!sink.write(text)) await Promise.race([new Promise<void>((resolve) => sink.once('drain', resolve)), gone.promise]);
+      if (gone.state.error) throw gone.state.error;
+      return !gone.state.ended;
+    };
+    for (const page of metrics.pagesInOrder(id, METRICS_PAGE)) {
+      const lines = page.map((sample, i) => {
+        const point = toPoint(sample);
+        if (format === 'table') return `${point.step ?? '-'}\t${(point.tMs / 1000).toFixed(3)}\t${point.name}\t${point.value}\n`;
+        // As JSON.stringify(array, null, 2) lays out the whole array: each object two spaces in.
+        const item = JSON.stringify({ step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source }, null, 2).replaceAll('\n', '\n  ');
+        return `${written + i === 0 ? '' : ',\n'}  ${item}`;
+      });
+      const head = written > 0 ? '' : format === 'table' ? 'STEP\tT_S\tNAME\tVALUE\n' : '[\n';
+      written += page.length;
+      if (!(await write(head + lines.join('')))) return written;
+      await slice.pause();
+    }
+    if (written > 0 && format === 'json') await write('\n]\n');
+    return written;
   } finally {
     gone.dispose();
   }

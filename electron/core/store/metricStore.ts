@@ -149,6 +149,13 @@ export class MetricStore {
     });
   }
 
+  /** A run's samples in stored order, a page at a time (see SampleBlockReader.pagesInOrder): an export of any length. */
+  *pagesInOrder(runId: number, pageSize: number): Generator<MetricSample[]> {
+    for (const page of this.reader.pagesInOrder(this.reader.blocks(runId), pageSize)) {
+      yield page.map(({ name, source, kind, step, tMs, value }) => ({ name, source, kind, step, tMs, value }));
+    }
+  }
+
   /**
    * readNumeric at the block level, for a reader of millions of samples: `key` is one object per series for the whole
    * read (a reader keeps its state per series by it, making no string a sample), `columns[at]` the sample.

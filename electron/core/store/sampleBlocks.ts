@@ -434,6 +434,16 @@ export class SampleBlockReader {
    * with one decoded block per metric held at a time. `visit` returning false stops the read.
    */
   mergeInOrder(blocks: readonly BlockInfo[], visit: (key: BlockKey, columns: BlockColumns, at: number) => boolean | void): void {
+    const heap = this.cursorHeap(blocks);
+    while (heap.length > 0) {
+      const cursor = heap[0]!;
+      if (visit(cursor.key, cursor.current, cursor.at) === false) return;
+      advance(heap, cursor);
+    }
+  }
+
+  /** A cursor per metric over its blocks, in a heap by the order of each one's current sample. */
+  private cursorHeap(blocks: readonly BlockInfo[]): KeyCursor[] {
     const byKey = new Map<string, { key: BlockKey; blocks: Array<{ id: number; count: number }> }>();
     for (const block of blocks) {
       const id = `${block.kind}\u0000${block.source}\u0000${block.name}`;
@@ -446,18 +456,28 @@ export class SampleBlockReader {
       const cursor = new KeyCursor(key, ofKey, (id, count) => this.load(id, count));
       if (cursor.next()) heapPush(heap, cursor);
     }
+    return heap;
+  }
+
+  /**
+   * mergeInOrder in pages of up to `pageSize` samples, for a reader that waits between them (a download to a slow
+   * client): the merge's place is kept between pages, and one block per metric is held, whatever the run's length.
+   */
+  *pagesInOrder(blocks: readonly BlockInfo[], pageSize: number): Generator<ChartSample[]> {
+    const heap = this.cursorHeap(blocks);
+    let page: ChartSample[] = [];
     while (heap.length > 0) {
       const cursor = heap[0]!;
-      if (visit(cursor.key, cursor.current, cursor.at) === false) return;
-      if (cursor.next()) siftDown(heap, 0);
-      else {
-        const lastCursor = heap.pop()!;
-        if (heap.length > 0) {
-          heap[0] = lastCursor;
-          siftDown(heap, 0);
-        }
+      const columns = cursor.current;
+      const step = columns.step[cursor.at]!;
+      page.push({ ...cursor.key, order: columns.order[cursor.at]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[cursor.at]!, value: columns.value[cursor.at]! });
+      if (page.length >= pageSize) {
+        yield page;
+        page = [];
       }
+      advance(heap, cursor);
     }
+    if (page.length > 0) yield page;
   }
 
   /**
@@ -687,6 +707,18 @@ export class SampleBlockReader {
   /** The blocks of one metric, one decoded at a time, in stored order. */
   scan(blocks: readonly BlockInfo[], visit: (block: BlockInfo, columns: BlockColumns) => void): void {
     for (const block of blocks) visit(block, this.load(block.id, block.count));
+  }
+}
+
+/** The heap's top cursor moved on to its next sample, or out of the heap when its metric has no more. */
+function advance(heap: KeyCursor[], cursor: KeyCursor): void {
+  if (cursor.next()) siftDown(heap, 0);
+  else {
+    const lastCursor = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = lastCursor;
+      siftDown(heap, 0);
+    }
   }
 }
 
