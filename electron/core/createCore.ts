@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ApiHandlers, CallContext, EventArgs, LogFormat, Run, Sweep, TuneRequest, TuneResult, Workload } from '../shared/api.js';
-import { ApiFailure, compareRequest, methods, sweepRequest } from '../shared/api.js';
+import { ApiFailure, compareRequest, MAX_METRICS_ANSWER, methods, sweepRequest } from '../shared/api.js';
 import { TuneLadder } from './tune/ladder.js';
 import { TuneService } from './tune/tuneService.js';
 import { EventHub, type SubscribeOptions, type Subscription } from './events.js';
@@ -598,6 +598,14 @@ export function createCore(options: CoreOptions): EngineCore {
     'runs.metrics': async ({ id }) => {
       requireRun(id);
       await store.flush();
+      const count = store.metrics.count(id);
+      if (count > MAX_METRICS_ANSWER) {
+        throw new ApiFailure(
+          'invalid_input',
+          `run ${id} has ${count.toLocaleString('en-US')} metric values, more than one answer carries (${MAX_METRICS_ANSWER.toLocaleString('en-US')}): ` +
+            `its charts read runs.chartMetrics, and \`tuning-bench metrics ${id}\` streams every value`,
+        );
+      }
       return store.metrics.forRun(id).map(toPoint);
     },
     'runs.chartMetrics': async ({ id, maxPointsPerMetric }) => {

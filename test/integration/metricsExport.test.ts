@@ -3,6 +3,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importLogText } from '../../electron/core/ingest/importLog.js';
+import { MAX_METRICS_ANSWER } from '../../electron/shared/api.js';
+import { SampleColumns } from '../../electron/core/store/sampleColumns.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -68,5 +70,27 @@ describe("a run's metric values, streamed", () => {
     });
     const written = await harness.core.writeRunMetrics(long.id, 'table', closing);
     expect(written).toBeLessThan(60_000);
+  });
+});
+
+describe('a run too long for one answer', () => {
+  it('is refused by runs.metrics with what to use instead, and still streamed whole', async () => {
+    const store = harness.core.store;
+    const run = store.runs.insert({ workloadId: null, workloadName: 'long', command: ['train'], cwd: harness.dir, config: {}, env: {}, startedAt: new Date(0), enginePid: process.pid });
+    const columns = new SampleColumns(MAX_METRICS_ANSWER + 1);
+    for (let step = 1; step <= MAX_METRICS_ANSWER + 1; step++) columns.push(step, step, 'loss', 1 + 1 / step, 'text', 'train');
+    store.metrics.writeNow(run.id, columns);
+    await expect(harness.core.handlers['runs.metrics']({ id: run.id }, { subscriberId: null })).rejects.toThrow(
+      new RegExp(`run ${run.id} has 1,000,001 metric values, more than one answer carries \\(1,000,000\\): its charts read runs.chartMetrics, and \`tuning-bench metrics ${run.id}\` streams every value`, 'u'),
+    );
+    let lines = 0;
+    const counting = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const byte of chunk) if (byte === 0x0a) lines++;
+        done();
+      },
+    });
+    expect(await harness.core.writeRunMetrics(run.id, 'table', counting)).toBe(MAX_METRICS_ANSWER + 1);
+    expect(lines).toBe(MAX_METRICS_ANSWER + 2);
   });
 });

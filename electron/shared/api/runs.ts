@@ -9,6 +9,9 @@ import { typedCommand } from './workloads.js';
 /** An imported log's run has this as its command's first word (then where the log came from): no command to run again. */
 export const IMPORTED_COMMAND = '(imported)';
 
+/** The most metric values `runs.metrics` answers with at once: about 100 MB of answer (see its doc). */
+export const MAX_METRICS_ANSWER = 1_000_000;
+
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
 
 export const exitClass = z.enum([
@@ -466,7 +469,11 @@ export const runMethods = {
     input: z.object({ id: runId, format: logFormat }),
     output: z.object({ path: z.string().nullable(), downloadUrl: z.string().nullable() }),
   },
-  /** A run's metric samples in the order they were recorded. */
+  /**
+   * A run's metric samples in the order they were recorded, in one answer: refused for a run of more than
+   * MAX_METRICS_ANSWER (a long run's every value is gigabytes on the engine's thread): its charts read
+   * `runs.chartMetrics`, and the CLI's `metrics` streams every value.
+   */
   'runs.metrics': { input: z.object({ id: runId }), output: z.array(metricPoint) },
   /**
    * A run's metric samples for its charts, in the order recorded: every sample of a metric with at most
