@@ -110,7 +110,8 @@ export async function writeRunMetrics(metrics: MetricStore, id: number, format: 
   let written = 0;
   try {
     const write = async (text: string): Promise<boolean> => {
-      if (gone.state.ended) return false;
+      // Destroyed is read now, not only heard as an event: a reader that left is not written a further page.
+      if (gone.state.ended || sink.destroyed) return false;
       if (!sink.write(text)) await Promise.race([new Promise<void>((resolve) => sink.once('drain', resolve)), gone.promise]);
       if (gone.state.error) throw gone.state.error;
       return !gone.state.ended;
