@@ -1,6 +1,8 @@
 // One run's output into metric samples: lines (every progress redraw too), the workload's regex, then the parsers.
 import { GlobalSteps, type StepOrigin } from './globalSteps.js';
 import { allParsers, forEachRecord, stripLinePrefix } from './parsers/detect.js';
+import { LineTemplates } from './parsers/lineTemplates.js';
+import { freshParsers } from './parsers/registry.js';
 import { readBar } from './parsers/tqdm.js';
 import type { LineParser, MetricRecord } from './parsers/types.js';
 import type { MetricSample } from './samples.js';
@@ -83,7 +85,8 @@ export class MetricsCollector {
   private userRegexStrikes = 0;
   /** What the person should hear of (a pattern switched off), taken by takeNotices(). */
   private notices: string[] = [];
-  private readonly parsers: LineParser[];
+  /** The parsers, through templates of the line shapes a long log repeats (see lineTemplates.ts). */
+  private readonly lineReader: LineTemplates;
   private readonly progressIntervalMs: number;
   private lastProgressTMs = Number.NEGATIVE_INFINITY;
   private readonly tokensPerStep = new TokensPerStepReader();
@@ -103,7 +106,8 @@ export class MetricsCollector {
     this.userRegex = options.metricRegex ? safeCompile(options.metricRegex) : null;
     // Every parser, in priority order: a live run's format is not known until it prints, and a
     // line is offered to the narrower formats first (see parsers/registry.ts).
-    this.parsers = options.parsers ?? allParsers();
+    const parsers = options.parsers ?? allParsers();
+    this.lineReader = new LineTemplates(parsers, () => freshParsers(parsers));
     this.progressIntervalMs = options.progressIntervalMs ?? 0;
     // A redraw that a newer one will overwrite within the interval is not even parsed (nor cleaned of
     // its escapes, which the splitter skips for it): in a flood of bar updates this is most of the
@@ -205,7 +209,7 @@ export class MetricsCollector {
           continue;
         }
       }
-      forEachRecord(line.text, this.parsers, (record) => {
+      forEachRecord(line.text, this.lineReader, (record) => {
         record.step = this.placeStep('parser', record.kind, record.step, record.values.epoch, line.tMs, samples);
         if (record.kind === 'progress' && this.progressIntervalMs > 0) {
           // A bar's finished state is its last word on the run's steps: kept however soon it follows.

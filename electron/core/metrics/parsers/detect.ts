@@ -2,8 +2,8 @@
 import { LinePrefixReader } from './linePrefix.js';
 import { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
 import { readBar } from './tqdm.js';
+import { LineTemplates, parseLineTracked } from './lineTemplates.js';
 import type { LineParser, MetricRecord } from './types.js';
-import { dropPlaceholders, hasValues } from './values.js';
 
 /** Lines read to detect the format: enough for setup output and the first log intervals, cheap on a 100 MB log. */
 export const DETECTION_LINES = 2000;
@@ -38,24 +38,9 @@ function countRecords(parser: LineParser, lines: readonly string[]): number {
   return count;
 }
 
-/** The parser's record of the line with placeholder values dropped; null when nothing measured is left. */
-function parseWith(parser: LineParser, line: string): MetricRecord | null {
-  if (!parser.matches(line)) return null;
-  const record = parser.parse(line);
-  if (record === null) return null;
-  dropPlaceholders(record.values, parser.isPlaceholder);
-  return hasValues(record.values) ? record : null;
-}
-
 /** The record of the first parser that reads the line, or null. A bar line goes only to the bar parsers. */
 export function parseLine(line: string, parsers: readonly LineParser[]): MetricRecord | null {
-  const isBar = readBar(line) !== null;
-  for (const parser of parsers) {
-    if (isBar && parser.readsBars !== true) continue;
-    const record = parseWith(parser, line);
-    if (record !== null) return record;
-  }
-  return null;
+  return parseLineTracked(line, parsers).record;
 }
 
 /**
@@ -112,13 +97,14 @@ export function stripLinePrefix(line: string): string {
  * Each record the line holds, after its prefix: one, or one per bar state and one for the text
  * glued after the last bar, or none. A record of a line that has a stamp carries it as `wallTimeMs`.
  */
-export function forEachRecord(line: string, parsers: readonly LineParser[], take: (record: MetricRecord) => void): void {
+export function forEachRecord(line: string, parsers: readonly LineParser[] | LineTemplates, take: (record: MetricRecord) => void): void {
   const start = prefixes.read(line);
   const wallTimeMs = prefixes.wallTimeMs;
   let rest = start === 0 ? line : line.slice(start);
   for (let bars = 0; ; bars++) {
     const tail = bars < MAX_GLUED_BARS ? gluedTailStart(rest) : -1;
-    const record = parseLine(tail === -1 ? rest : rest.slice(0, tail), parsers);
+    const text = tail === -1 ? rest : rest.slice(0, tail);
+    const record = parsers instanceof LineTemplates ? parsers.read(text) : parseLine(text, parsers);
     if (record !== null) {
       if (wallTimeMs !== null) record.wallTimeMs = wallTimeMs;
       take(record);

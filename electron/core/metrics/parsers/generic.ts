@@ -194,6 +194,8 @@ export function createGenericParser(): LineParser {
   let headerEpoch: number | null = null;
   return {
     name: 'generic',
+    // Its one state, the epoch of a header line, is set only on that line, which makes no record.
+    keepsStateOnRecord: true,
     matches: (line) =>
       line.length <= MAX_GENERIC_LINE_CHARS &&
       (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch') || looksLikePlainStepLine(line)),

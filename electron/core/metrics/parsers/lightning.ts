@@ -15,6 +15,9 @@ const EPOCH_START = /^\s*Epoch \d+:/;
 export function createLightningParser(): LineParser {
   return {
     name: 'lightning',
+    // It keeps no state.
+    keepsStateOnNull: true,
+    keepsStateOnRecord: true,
     readsBars: true,
     matches: (line) => EPOCH_START.test(line) && readBar(line) !== null,
     parse(line) {

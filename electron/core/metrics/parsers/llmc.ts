@@ -47,6 +47,8 @@ export function createLlmcParser(): LineParser {
 
   return {
     name: 'llmc',
+    // The last step is remembered only from a line that makes a record.
+    keepsStateOnNull: true,
     matches: (line) => beginsWith(line, 'step ', 'val loss', 'HellaSwag'),
     parse(line) {
       const fields = STEP_FIELDS.exec(line);

@@ -15,6 +15,9 @@ const EVAL = /^\s*step (\d+): train loss ([^\s,]+), val loss ([^\s,]+)/;
 export function createNanoGptParser(): LineParser {
   return {
     name: 'nanogpt',
+    // It keeps no state.
+    keepsStateOnNull: true,
+    keepsStateOnRecord: true,
     matches: (line) => beginsWith(line, 'iter ', 'step '),
     parse(line) {
       const iter = ITER.exec(line);

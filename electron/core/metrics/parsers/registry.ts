@@ -14,7 +14,7 @@ import { createTimmParser } from './timm.js';
 import { createTorchtitanParser } from './torchtitan.js';
 import { createTorchvisionParser } from './torchvision.js';
 import { createTqdmParser } from './tqdm.js';
-import type { LineParserFactory } from './types.js';
+import type { LineParser, LineParserFactory } from './types.js';
 
 /**
  * Specific formats, most specific first. Where two could claim the same line the earlier one is
@@ -39,3 +39,18 @@ export const SPECIFIC_PARSER_FACTORIES: readonly LineParserFactory[] = [
 ];
 
 export const GENERIC_PARSER_FACTORY: LineParserFactory = createGenericParser;
+
+const FACTORIES_BY_NAME: ReadonlyMap<string, LineParserFactory> = new Map(
+  [...SPECIFIC_PARSER_FACTORIES, GENERIC_PARSER_FACTORY].map((factory) => [factory().name, factory] as const),
+);
+
+/** New instances of the same parsers in the same order, or null when one is not a built-in parser. */
+export function freshParsers(parsers: readonly LineParser[]): LineParser[] | null {
+  const fresh: LineParser[] = [];
+  for (const parser of parsers) {
+    const factory = FACTORIES_BY_NAME.get(parser.name);
+    if (factory === undefined) return null;
+    fresh.push(factory());
+  }
+  return fresh;
+}

@@ -14,6 +14,8 @@ export function createSyntheticParser(): LineParser {
   let lastStep: number | null = null;
   return {
     name: 'synthetic',
+    // The last step is remembered only from a line that makes a record.
+    keepsStateOnNull: true,
     matches: (line) => beginsWith(line, 'step ', 'Step ', 'eval: ', 'done: '),
     parse(line) {
       const step = STEP.exec(line);

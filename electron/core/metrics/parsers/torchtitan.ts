@@ -12,6 +12,9 @@ const MEMORY = /^([\d.]+)GiB\(([\d.]+)%\)$/;
 export function createTorchtitanParser(): LineParser {
   return {
     name: 'torchtitan',
+    // It keeps no state.
+    keepsStateOnNull: true,
+    keepsStateOnRecord: true,
     matches: (line) => line.includes('step:') && (line.includes('loss:') || line.includes('tps:') || line.includes('wps:')),
     parse(line) {
       const match = STEP.exec(line);

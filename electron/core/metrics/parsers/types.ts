@@ -46,6 +46,14 @@ export interface LineParser {
    * apply to every parser besides.
    */
   isPlaceholder?(name: string, value: number): boolean;
+  /**
+   * True where `parse` changes none of the parser's state when it returns null: a line it makes no record of
+   * cannot change how it reads later lines. Line templates (lineTemplates.ts) skip such calls on lines whose
+   * shape they know; a parser that does not say so is assumed to change state (an epoch header, an open dict).
+   */
+  keepsStateOnNull?: boolean;
+  /** The same for the lines it returns a record of (a parser that remembers the last step does not). */
+  keepsStateOnRecord?: boolean;
 }
 
 export type LineParserFactory = () => LineParser;

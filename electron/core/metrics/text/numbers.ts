@@ -92,15 +92,20 @@ const MAX_FAST_DIGITS = 15;
  * and logs are mostly numbers like these.
  */
 function simpleDecimal(text: string): number | null {
-  let i = 0;
-  const first = text.charCodeAt(0);
+  return decimalIn(text, 0, text.length);
+}
+
+/** simpleDecimal of `text` from `start` to `end`, read in place (no slice): line templates read their numbers so. */
+export function decimalIn(text: string, start: number, end: number): number | null {
+  let i = start;
+  const first = text.charCodeAt(start);
   const negative = first === 0x2d;
-  if (negative || first === 0x2b) i = 1;
+  if (negative || first === 0x2b) i++;
   let mantissa = 0;
   let digits = 0;
   let fractionDigits = 0;
   let point = false;
-  for (; i < text.length; i++) {
+  for (; i < end; i++) {
     const code = text.charCodeAt(i);
     if (code >= 0x30 && code <= 0x39) {
       if (++digits > MAX_FAST_DIGITS) return null;
