@@ -196,6 +196,7 @@ export function createGenericParser(): LineParser {
     name: 'generic',
     // Its one state, the epoch of a header line, is set only on that line, which makes no record.
     keepsStateOnRecord: true,
+    stateOf: () => headerEpoch,
     matches: (line) =>
       line.length <= MAX_GENERIC_LINE_CHARS &&
       (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch') || looksLikePlainStepLine(line)),

@@ -8,8 +8,9 @@ import { dropPlaceholders, hasValues } from './values.js';
  * WHY THIS IS EXACT. A line's shape is the line with each digit of a number read as one mark (so `step 12:
  * loss 3.25` and `step 47: loss 1.08` share one, and `step 100` does not; the digits of a name, `top5_acc`, stay). A template is made for a shape on its second
  * line, only where all of these hold:
- *   - every parser that was asked (its `parse` called) declares that call keeps its state (types.ts), so
- *     skipping it on later lines skips nothing they would remember;
+ *   - every parser that was asked (its `parse` called) declares that call keeps its state, or shows it did
+ *     (types.ts), so skipping it on later lines skips nothing they would remember; the fresh parsers below,
+ *     which start from nothing remembered, must keep theirs on every line tried too;
  *   - fresh parsers read the line as the run's own do, so the record does not depend on what came before;
  *   - each value (and the step) follows one number of the line through one of a few exact operations
  *     (OPERATIONS, those the parsers apply: units of time and size, ×1000 suffixes), found by changing one
@@ -76,12 +77,14 @@ export function parseLineTracked(line: string, parsers: readonly LineParser[]): 
   for (const parser of parsers) {
     if (isBar && parser.readsBars !== true) continue;
     if (!parser.matches(line)) continue;
+    const before = parser.stateOf?.();
     const record = parser.parse(line);
+    const unchanged = parser.stateOf !== undefined && Object.is(before, parser.stateOf());
     if (record === null) {
-      keptState &&= parser.keepsStateOnNull === true;
+      keptState &&= parser.keepsStateOnNull === true || unchanged;
       continue;
     }
-    keptState &&= parser.keepsStateOnRecord === true;
+    keptState &&= parser.keepsStateOnRecord === true || unchanged;
     dropPlaceholders(record.values, parser.isPlaceholder);
     if (hasValues(record.values)) return { record, keptState, parser };
   }

@@ -54,6 +54,11 @@ export interface LineParser {
   keepsStateOnNull?: boolean;
   /** The same for the lines it returns a record of (a parser that remembers the last step does not). */
   keepsStateOnRecord?: boolean;
+  /**
+   * What the parser remembers, for a parser whose state changes only on some lines it makes no record of (an
+   * epoch header): a call that leaves it the same (Object.is) kept the state, whatever the flags above say.
+   */
+  stateOf?(): unknown;
 }
 
 export type LineParserFactory = () => LineParser;
