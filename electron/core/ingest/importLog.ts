@@ -21,8 +21,10 @@ export { IMPORTED_COMMAND };
 /** Stored in pieces of this size, like a live run's merged chunks. */
 const IMPORT_CHUNK_BYTES = 256 * 1024;
 /**
- * The importer waits for the writer thread to commit after this much: what is in flight between
- * the threads stays bounded (a few chunks), whatever the file's size.
+ * After each this much, the importer asks the writer thread for a commit and waits for the one it asked for before
+ * (not this one): what is in flight between the threads stays under twice this, whatever the file's size, and this
+ * thread parses the next stretch while the writer stores the last (waiting for each commit at once left each thread
+ * idle half the time).
  */
 const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 /**
@@ -128,6 +130,7 @@ export async function importLogPieces({ store, tasks }: ImportTarget, request: I
   let read = 0;
   let seq = 0;
   let sinceFlush = 0;
+  let previousCommit: Promise<void> = Promise.resolve();
   try {
     for await (const piece of pieces) {
       // A zero byte never appears in a text log: a binary, or a hole in a sparse file; found by memchr, cheaply.
@@ -151,7 +154,9 @@ export async function importLogPieces({ store, tasks }: ImportTarget, request: I
       sinceFlush += piece.length;
       if (sinceFlush >= IN_FLIGHT_BYTES) {
         sinceFlush = 0;
-        await store.output.flush();
+        const commit = store.output.flush();
+        await previousCommit;
+        previousCommit = commit;
         request.onProgress?.(read, total);
       }
     }

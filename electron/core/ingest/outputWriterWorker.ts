@@ -251,7 +251,7 @@ let lastCommitEndedAt = 0;
 function armForWaiting(): void {
   const now = performance.now();
   const outputDue = policy.dueInMs(now);
-  const samplesDue = queuedSamples > 0 ? bulkWriteGapMs(lastCommitMs) - (now - lastCommitEndedAt) : null;
+  const samplesDue = queuedSamples > 0 ? bulkWriteGapMs(lastCommitMs, liveRuns.size > 0) - (now - lastCommitEndedAt) : null;
   const next = outputDue === null ? samplesDue : samplesDue === null ? outputDue : Math.min(outputDue, samplesDue);
   if (next === null) return;
   armCommitTimer(Math.max(next, retryAt - now, 0));

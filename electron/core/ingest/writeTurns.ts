@@ -43,10 +43,20 @@ export class BytesFirst {
  * bulk transactions kept the engine's thread waiting for seconds (measured during an 8 MB import).
  */
 export const BULK_WRITE_GAP_MS = 10;
+/**
+ * The gap while no run is being recorded (an import from the CLI, or from the app between runs): the engine's
+ * thread then writes only what a person does (a rename, a note), which may wait a few of the busy handler's
+ * sleeps, and no pty waits behind it. The writer thread still takes messages between transactions.
+ */
+export const BULK_WRITE_GAP_NOTHING_RECORDING_MS = 1;
 
-/** How long to leave the lock free after a bulk transaction that took `tookMs` (a duty cycle of at most a half). */
-export function bulkWriteGapMs(tookMs: number): number {
-  return Math.max(BULK_WRITE_GAP_MS, tookMs);
+/**
+ * How long to leave the lock free after a bulk transaction that took `tookMs`: a duty cycle of at most a half
+ * while a run is recorded (`recording`), whose telemetry and ending the engine's thread writes; otherwise a
+ * millisecond (a half left an import's writer idle half its time).
+ */
+export function bulkWriteGapMs(tookMs: number, recording = true): number {
+  return recording ? Math.max(BULK_WRITE_GAP_MS, tookMs) : BULK_WRITE_GAP_NOTHING_RECORDING_MS;
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
