@@ -2,7 +2,7 @@
 import { LinePrefixReader } from './linePrefix.js';
 import { GENERIC_PARSER_FACTORY, SPECIFIC_PARSER_FACTORIES } from './registry.js';
 import { readBar } from './tqdm.js';
-import { LineTemplates, parseLineTracked } from './lineTemplates.js';
+import { LineTemplates, parseLineTracked, type ParsedLine } from './lineTemplates.js';
 import type { LineParser, MetricRecord } from './types.js';
 
 /** Lines read to detect the format: enough for setup output and the first log intervals, cheap on a 100 MB log. */
@@ -40,8 +40,10 @@ function countRecords(parser: LineParser, lines: readonly string[]): number {
 
 /** The record of the first parser that reads the line, or null. A bar line goes only to the bar parsers. */
 export function parseLine(line: string, parsers: readonly LineParser[]): MetricRecord | null {
-  return parseLineTracked(line, parsers).record;
+  return parseLineTracked(line, parsers, parsedScratch).record;
 }
+
+const parsedScratch: ParsedLine = { record: null, keptState: true, parser: null };
 
 /**
  * Records for each line, from the first parser that reads it. A tqdm bar with other output glued

@@ -70,32 +70,43 @@ export interface ParsedLine {
   parser: LineParser | null;
 }
 
-/** The record of the first parser that reads the line (parseLine's rule), and whether reading it changed any parser's state. */
-export function parseLineTracked(line: string, parsers: readonly LineParser[]): ParsedLine {
+/**
+ * The record of the first parser that reads the line (parseLine's rule), and whether reading it changed any parser's
+ * state; written into `into` when given (every line goes through here: no object made per line).
+ */
+export function parseLineTracked(line: string, parsers: readonly LineParser[], into: ParsedLine = { record: null, keptState: true, parser: null }): ParsedLine {
   const isBar = readBar(line) !== null;
   let keptState = true;
   for (const parser of parsers) {
     if (isBar && parser.readsBars !== true) continue;
     if (!parser.matches(line)) continue;
-    const before = parser.stateOf?.();
+    const before = parser.stateOf === undefined ? undefined : parser.stateOf();
     const record = parser.parse(line);
-    const unchanged = parser.stateOf !== undefined && Object.is(before, parser.stateOf());
-    if (record === null) {
-      keptState &&= parser.keepsStateOnNull === true || unchanged;
-      continue;
+    if (keptState) {
+      const declared = record === null ? parser.keepsStateOnNull === true : parser.keepsStateOnRecord === true;
+      keptState = declared || (parser.stateOf !== undefined && Object.is(before, parser.stateOf()));
     }
-    keptState &&= parser.keepsStateOnRecord === true || unchanged;
+    if (record === null) continue;
     dropPlaceholders(record.values, parser.isPlaceholder);
-    if (hasValues(record.values)) return { record, keptState, parser };
+    if (hasValues(record.values)) {
+      into.record = record;
+      into.keptState = keptState;
+      into.parser = parser;
+      return into;
+    }
   }
-  return { record: null, keptState, parser: null };
+  into.record = null;
+  into.keptState = keptState;
+  into.parser = null;
+  return into;
 }
 
 export class LineTemplates {
   private readonly templates = new Map<number, Template>();
   /** Shapes (by hash) that make no template: their lines are parsed in full without trying again. */
   private readonly untemplated = new Map<number, string>();
-  private readonly seenOnce = new Map<number, string>();
+  /** Hashes of shapes seen once (a collision only makes a template be tried early: it is checked on the line it is made from). */
+  private readonly seenOnce = new Set<number>();
   private lastHit: Template | null = null;
   /** Lines read by a template (tests and benchmarks read it). */
   linesTemplated = 0;
@@ -154,29 +165,32 @@ export class LineTemplates {
   }
 
   private clear(): void {
+    // A bar-heavy log changes a parser's state on most lines: nothing to clear is the common case.
+    if (this.lastHit === null && this.templates.size === 0 && this.untemplated.size === 0 && this.seenOnce.size === 0) return;
     this.lastHit = null;
     this.templates.clear();
     this.untemplated.clear();
     this.seenOnce.clear();
   }
 
+  private readonly scratch: ParsedLine = { record: null, keptState: true, parser: null };
+
   private parseFully(line: string): MetricRecord | null {
-    const parsed = parseLineTracked(line, this.parsers);
+    const parsed = parseLineTracked(line, this.parsers, this.scratch);
     if (!parsed.keptState) this.clear();
     return parsed.record;
   }
 
   /** A line of a shape no template reads yet: parsed in full; on the shape's second line, a template is tried. */
   private learn(line: string, hash: number): MetricRecord | null {
-    const parsed = parseLineTracked(line, this.parsers);
+    const parsed = parseLineTracked(line, this.parsers, this.scratch);
     if (!parsed.keptState) {
       this.clear();
       return parsed.record;
     }
-    const seen = this.seenOnce.get(hash);
-    if (seen === undefined || !sameShape(line, seen)) {
+    if (!this.seenOnce.has(hash)) {
       if (this.seenOnce.size >= MAX_SHAPES_SEEN) this.seenOnce.clear();
-      this.seenOnce.set(hash, shapeOf(line));
+      this.seenOnce.add(hash);
       return parsed.record;
     }
     this.seenOnce.delete(hash);
