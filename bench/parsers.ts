@@ -12,7 +12,21 @@ export async function parserBenchmark(): Promise<BenchRow[]> {
   const rows = [...collectorRows('mixed log', buildMixedLog(SIZE_MIB))];
   // Issue 13: the same log with a job runner's, logger's or launcher's prefix on every line.
   rows.push(...collectorRows('mixed log, a prefix on every line', buildMixedLog(SIZE_MIB, { prefixed: true })));
+  // Issue 27: the log a long training writes, one metric line per step (bench/dense.ts's line), read by line templates.
+  rows.push(...collectorRows('dense log (one metric line a step)', denseLogText(DENSE_LINES)));
   return rows;
+}
+
+const DENSE_LINES = Number(process.env.BENCH_PARSER_DENSE_LINES ?? 1_000_000);
+
+/** bench/dense.ts's log, in memory: `step i: loss x, 10.0 ms/step, grad_norm 0.5`. */
+function denseLogText(lines: number): string {
+  const parts: string[] = [];
+  for (let step = 1; step <= lines; step++) {
+    const loss = 4 * Math.exp(-step / 200_000) + 1 + ((step * 7919) % 1000) / 100_000;
+    parts.push(`step ${step}: loss ${loss.toFixed(4)}, 10.0 ms/step, grad_norm 0.5\n`);
+  }
+  return parts.join('');
 }
 
 /** A first pass over this much lets the JIT compile the parsers before the clock starts. */
