@@ -76,22 +76,16 @@ function fromLastShownRedraw(line: string): string {
  */
 export async function writeRunLog(runs: RunStore, id: number, format: LogFormat, sink: Writable): Promise<void> {
   const plain = format === 'plain' ? new PlainTextStream() : null;
-  const gone = sinkEnding(sink);
+  const out = new PacedSink(sink);
   const slice = new TimeSlice();
   try {
-    const write = async (data: Buffer | string): Promise<boolean> => {
-      if (gone.state.ended) return false;
-      if (data.length > 0 && !sink.write(data)) await Promise.race([new Promise<void>((resolve) => sink.once('drain', resolve)), gone.promise]);
-      if (gone.state.error) throw gone.state.error;
-      return !gone.state.ended;
-    };
     for (const chunk of runs.storedOutput(id)) {
-      if (!(await write(plain ? plain.push(chunk.data) : chunk.data))) return;
+      if (!(await out.write(plain ? plain.push(chunk.data) : chunk.data))) return;
       await slice.pause();
     }
-    if (plain) await write(plain.end());
+    if (plain) await out.write(plain.end());
   } finally {
-    gone.dispose();
+    out.dispose();
   }
 }
 
@@ -105,17 +99,10 @@ const METRICS_PAGE = 20_000;
  * how many were written (none: nothing is written, the caller says so).
  */
 export async function writeRunMetrics(metrics: MetricStore, id: number, format: 'table' | 'json', sink: Writable): Promise<number> {
-  const gone = sinkEnding(sink);
+  const out = new PacedSink(sink);
   const slice = new TimeSlice();
   let written = 0;
   try {
-    const write = async (text: string): Promise<boolean> => {
-      // Destroyed is read now, not only heard as an event: a reader that left is not written a further page.
-      if (gone.state.ended || sink.destroyed) return false;
-      if (!sink.write(text)) await Promise.race([new Promise<void>((resolve) => sink.once('drain', resolve)), gone.promise]);
-      if (gone.state.error) throw gone.state.error;
-      return !gone.state.ended;
-    };
     for (const page of metrics.pagesInOrder(id, METRICS_PAGE)) {
       const lines = page.map((sample, i) => {
         const point = toPoint(sample);
@@ -126,41 +113,57 @@ export async function writeRunMetrics(metrics: MetricStore, id: number, format: 
       });
       const head = written > 0 ? '' : format === 'table' ? 'STEP\tT_S\tNAME\tVALUE\n' : '[\n';
       written += page.length;
-      if (!(await write(head + lines.join('')))) return written;
+      if (!(await out.write(head + lines.join('')))) return written;
       await slice.pause();
     }
-    if (written > 0 && format === 'json') await write('\n]\n');
+    if (written > 0 && format === 'json') await out.write('\n]\n');
     return written;
   } finally {
-    gone.dispose();
+    out.dispose();
   }
 }
 
-/** Follows a sink until it closes or fails, whichever comes first. */
-function sinkEnding(sink: Writable): { state: { ended: boolean; error: Error | null }; promise: Promise<void>; dispose: () => void } {
-  const state: { ended: boolean; error: Error | null } = { ended: sink.destroyed || sink.writableEnded, error: null };
-  let settle: () => void = () => undefined;
-  const promise = new Promise<void>((resolve) => (settle = resolve));
-  const onClose = () => {
-    state.ended = true;
-    settle();
+/**
+ * A sink written at its reader's pace: each write waits for it to drain, and says false once it has closed
+ * early (a cancelled download, a pager that quit); a failure is thrown. One owner of this for every stream
+ * the engine writes a run to.
+ */
+class PacedSink {
+  private ended: boolean;
+  private error: Error | null = null;
+  private settle: () => void = () => undefined;
+  private readonly gone: Promise<void>;
+  private readonly onClose = (): void => {
+    this.ended = true;
+    this.settle();
   };
-  const onError = (error: Error) => {
-    state.ended = true;
-    state.error = error;
-    settle();
+  private readonly onError = (error: Error): void => {
+    this.ended = true;
+    this.error = error;
+    this.settle();
   };
-  sink.once('close', onClose);
-  sink.once('error', onError);
-  if (state.ended) settle();
-  return {
-    state,
-    promise,
-    dispose: () => {
-      sink.off('close', onClose);
-      sink.off('error', onError);
-    },
-  };
+
+  constructor(private readonly sink: Writable) {
+    this.ended = sink.destroyed || sink.writableEnded;
+    this.gone = new Promise<void>((resolve) => (this.settle = resolve));
+    sink.once('close', this.onClose);
+    sink.once('error', this.onError);
+    if (this.ended) this.settle();
+  }
+
+  /** Writes `data` and waits for room; false once the sink has gone (nothing more is written). */
+  async write(data: Buffer | string): Promise<boolean> {
+    // Destroyed is read now, not only heard as an event: a reader that left is not written a further page.
+    if (this.ended || this.sink.destroyed) return false;
+    if (data.length > 0 && !this.sink.write(data)) await Promise.race([new Promise<void>((resolve) => this.sink.once('drain', resolve)), this.gone]);
+    if (this.error) throw this.error;
+    return !this.ended;
+  }
+
+  dispose(): void {
+    this.sink.off('close', this.onClose);
+    this.sink.off('error', this.onError);
+  }
 }
 
 /** A file name for a downloaded log: `tuning-bench-run-12.log` or `...-12.raw.log`. */
