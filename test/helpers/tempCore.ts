@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCore, type EngineCore, type CoreOptions } from '../../electron/core/createCore.js';
+import { dispatch, type ApiResult, type MethodName, type MethodOutput } from '../../electron/shared/api.js';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 export const SYNTHETIC_TRAIN = path.join(REPO_ROOT, 'resources/workloads/synthetic/train.js');
@@ -40,4 +41,11 @@ export function tempCore(options: Partial<CoreOptions> = {}): TempCore {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Calls one API method through the contract (its schemas), as a face would: the answer, or the error thrown with its code. */
+export async function callApi<M extends MethodName>(core: Pick<EngineCore, 'handlers'>, method: M, input: unknown): Promise<MethodOutput<M>> {
+  const result: ApiResult<unknown> = await dispatch(core.handlers, method, input);
+  if (!result.ok) throw Object.assign(new Error(`${result.error.code}: ${result.error.message}`), { code: result.error.code });
+  return result.value as MethodOutput<M>;
 }

@@ -4,19 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dispatch, type ApiResult, type MethodName, type MethodOutput } from '../../electron/shared/api.js';
+import type { MethodName, MethodOutput } from '../../electron/shared/api.js';
 import { CLI_ENTRY, TSX_LOADER, runCli } from '../helpers/cli.js';
 import { importLogText } from '../../electron/core/ingest/importLog.js';
-import { makeTempDir, tempCore } from '../helpers/tempCore.js';
+import { makeTempDir, tempCore, callApi } from '../helpers/tempCore.js';
 
 const harness = tempCore();
 afterAll(() => harness.cleanup());
 
-async function call<M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> {
-  const result: ApiResult<unknown> = await dispatch(harness.core.handlers, method, input);
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
-  return result.value as MethodOutput<M>;
-}
+const call = <M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> => callApi(harness.core, method, input);
 
 /** About a MiB of a chatty training log: a step line every 40 lines among filler, from step `first` on. */
 function chattyBlock(first: number): { text: string; steps: number } {

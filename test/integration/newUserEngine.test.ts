@@ -1,16 +1,12 @@
 // The engine's side of what a new user needed in the UI (issue 28): a file imported in pieces with progress, a run run again, charts told to refetch after a reparse.
 import { afterAll, describe, expect, it } from 'vitest';
-import { dispatch, type ApiResult, type EventArgs, type MethodName, type MethodOutput } from '../../electron/shared/api.js';
-import { SYNTHETIC_TRAIN, tempCore } from '../helpers/tempCore.js';
+import type { EventArgs, MethodName, MethodOutput } from '../../electron/shared/api.js';
+import { SYNTHETIC_TRAIN, tempCore, callApi } from '../helpers/tempCore.js';
 
 const harness = tempCore();
 afterAll(() => harness.cleanup());
 
-async function call<M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> {
-  const result: ApiResult<unknown> = await dispatch(harness.core.handlers, method, input);
-  if (!result.ok) throw Object.assign(new Error(`${result.error.code}: ${result.error.message}`), { code: result.error.code });
-  return result.value as MethodOutput<M>;
-}
+const call = <M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> => callApi(harness.core, method, input);
 
 const LOG = Array.from({ length: 300 }, (_, i) => `step ${i + 1}: loss ${(3 - i * 0.001).toFixed(4)}, 45 ms\n`).join('');
 

@@ -1,19 +1,15 @@
 // One run's summary is the same however it was made: at its normal end, at recovery after the engine died, by an
 // import of its log, and by parsing it again (issue 32: one recipe, units from one place).
 import { afterAll, describe, expect, it } from 'vitest';
-import { dispatch, type ApiResult, type MethodName, type MethodOutput, type RunSummary } from '../../electron/shared/api.js';
+import type { MethodName, MethodOutput, RunSummary } from '../../electron/shared/api.js';
 import { importLogText } from '../../electron/core/ingest/importLog.js';
 import { summarizeInterrupted } from '../../electron/core/runner/recovery.js';
-import { tempCore } from '../helpers/tempCore.js';
+import { tempCore, callApi } from '../helpers/tempCore.js';
 
 const harness = tempCore();
 afterAll(() => harness.cleanup());
 
-async function call<M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> {
-  const result: ApiResult<unknown> = await dispatch(harness.core.handlers, method, input);
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
-  return result.value as MethodOutput<M>;
-}
+const call = <M extends MethodName>(method: M, input: unknown): Promise<MethodOutput<M>> => callApi(harness.core, method, input);
 
 /**
  * A training's output whose every fact is printed (step times included), so no way of reading it depends on
