@@ -82,7 +82,8 @@ describe('line templates', () => {
     const templates = templatesOver();
     const records = lines.map((line) => templates.read(line)).filter((record) => record !== null);
     expect(records.map((record) => record.values.epoch)).toEqual([...Array<undefined>(50).fill(undefined), ...Array<number>(50).fill(2), ...Array<number>(50).fill(3)]);
-    expect(templates.linesTemplated).toBeGreaterThan(0);
+    // Each stretch gets templates of its own, made under its header's epoch: all but a few lines of each read by them.
+    expect(templates.linesTemplated).toBeGreaterThan(120);
   });
 
   it('stay in place across lines a parser reads without remembering anything (settings it takes for no metric)', () => {
@@ -113,6 +114,18 @@ describe('line templates', () => {
       lines.push(`step ${step}: loss ${step},${(step * 7) % 1000 === 0 ? '000' : '125'}.5 tokens`);
     }
     expect(firstDifference(lines)).toBeNull();
+  });
+
+  it('read a learning rate in exponent notation as one number of the line, whatever its exponent', () => {
+    const lines: string[] = [];
+    for (let step = 1; step <= 3000; step++) {
+      const lr = 3e-4 * Math.exp(-step / 400);
+      lines.push(`step ${step}: loss ${(3 / Math.sqrt(step)).toFixed(4)}, lr ${lr.toExponential(2)}, lr_raw ${lr.toExponential(3).replace('e-', 'E-')}, scale 1e5`);
+    }
+    expect(firstDifference(lines)).toBeNull();
+    const templates = templatesOver();
+    for (const line of lines) templates.read(line);
+    expect(templates.linesTemplated).toBeGreaterThan(2_900);
   });
 
   it('read lines with numbers of every width, and a step that goes past each power of ten', () => {

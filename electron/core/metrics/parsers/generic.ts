@@ -197,6 +197,9 @@ export function createGenericParser(): LineParser {
     // Its one state, the epoch of a header line, is set only on that line, which makes no record.
     keepsStateOnRecord: true,
     stateOf: () => headerEpoch,
+    adoptState: (state) => {
+      headerEpoch = typeof state === 'number' ? state : null;
+    },
     matches: (line) =>
       line.length <= MAX_GENERIC_LINE_CHARS &&
       (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch') || looksLikePlainStepLine(line)),

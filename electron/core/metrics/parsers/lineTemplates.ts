@@ -11,7 +11,8 @@ import { dropPlaceholders, hasValues } from './values.js';
  *   - every parser that was asked (its `parse` called) declares that call keeps its state, or shows it did
  *     (types.ts), so skipping it on later lines skips nothing they would remember; the fresh parsers below,
  *     which start from nothing remembered, must keep theirs on every line tried too;
- *   - fresh parsers read the line as the run's own do, so the record does not depend on what came before;
+ *   - fresh parsers, given what the run's own show they remember (a header's epoch), read the line as the run's
+ *     own do, so the record depends on nothing else that came before;
  *   - each value (and the step) follows one number of the line through one of a few exact operations
  *     (OPERATIONS, those the parsers apply: units of time and size, ×1000 suffixes), found by changing one
  *     number at a time, or stays the same whatever the numbers are;
@@ -154,6 +155,17 @@ export class LineTemplates {
     return this.parseFully(line);
   }
 
+  /** Fresh parsers in the state the run's own show (a header's epoch): a template made under that state is cleared when it changes. */
+  private freshInRunState(): LineParser[] | null {
+    const parsers = this.fresh();
+    if (parsers === null) return null;
+    parsers.forEach((parser, i) => {
+      const own = this.parsers[i];
+      if (own?.stateOf !== undefined && parser.adoptState !== undefined) parser.adoptState(own.stateOf());
+    });
+    return parsers;
+  }
+
   private judgeWindow(): void {
     if (this.windowsOff > 0) {
       if (--this.windowsOff === 0) this.clear();
@@ -194,7 +206,7 @@ export class LineTemplates {
       return parsed.record;
     }
     this.seenOnce.delete(hash);
-    const template = this.templates.size < MAX_TEMPLATES ? makeTemplate(line, parsed, this.fresh) : null;
+    const template = this.templates.size < MAX_TEMPLATES ? makeTemplate(line, parsed, () => this.freshInRunState()) : null;
     if (template !== null) this.templates.set(hash, template);
     else if (this.untemplated.size < MAX_SHAPES_SEEN) this.untemplated.set(hash, shapeOf(line));
     return parsed.record;
@@ -262,10 +274,28 @@ function slotsOf(shape: string): Int32Array {
       end++;
       while (end < shape.length && shape.charCodeAt(end) === NUMBER_DIGIT) end++;
     }
+    end = exponentEnd(shape, end);
     bounds.push(i, end);
     i = end;
   }
   return Int32Array.from(bounds);
+}
+
+/**
+ * Where an exponent after a number ends (`3e-4`, `1.5E+06`: a learning rate as it is usually printed), or `at` when
+ * none follows: a value read from both its parts is one number. Digits right after the `e` are the name-like kind
+ * (the shape keeps them), those after a sign are a number's: both belong to it.
+ */
+function exponentEnd(shape: string, at: number): number {
+  const e = shape.charCodeAt(at);
+  if (e !== 0x65 && e !== 0x45) return at;
+  let next = at + 1;
+  if (shape.charCodeAt(next) === 0x2b || shape.charCodeAt(next) === 0x2d) next++;
+  const isExponentDigit = (code: number): boolean => code === NUMBER_DIGIT || isDigit(code);
+  if (!isExponentDigit(shape.charCodeAt(next))) return at;
+  while (next < shape.length && isExponentDigit(shape.charCodeAt(next))) next++;
+  // `3e5x`: a word goes on after it; not a number.
+  return isWordCode(shape.charCodeAt(next)) ? at : next;
 }
 
 function slotValue(line: string, slots: Int32Array, slot: number): number {

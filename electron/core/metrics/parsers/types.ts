@@ -59,6 +59,8 @@ export interface LineParser {
    * epoch header): a call that leaves it the same (Object.is) kept the state, whatever the flags above say.
    */
   stateOf?(): unknown;
+  /** Takes on what another instance's stateOf gave: line templates try their lines on fresh parsers in the run's state. */
+  adoptState?(state: unknown): void;
 }
 
 export type LineParserFactory = () => LineParser;
