@@ -223,6 +223,17 @@ export function createGenericParser(): LineParser {
 
       const phase = PHASE_PREFIX.exec(line);
       const body = phase === null ? line : line.slice(phase[0].length);
+      const evalPhase = phase !== null && EVAL_PHASES.has((phase[1] ?? '').toLowerCase());
+      // `eval step 500: loss 0.14, acc 0.52`: a plain step line behind its phase word.
+      if (phase !== null && looksLikePlainStepLine(body)) {
+        const plain = readPlainStepLine(body);
+        if (plain !== null) {
+          if (plain.values.epoch === undefined && headerEpoch !== null) plain.values.epoch = headerEpoch;
+          const measured = Object.keys(plain.values).filter(isMeasuredName);
+          const kind: MetricRecordKind = evalPhase || measured.every((name) => name.startsWith('eval_')) ? 'eval' : 'train';
+          return { step: plain.step, kind, values: evalPhase ? toEvalValues(plain.values) : plain.values };
+        }
+      }
       let pairs = colonPairs(body);
       if (pairs.length === 0 && hasTwoPipes(line)) pairs = pipePairs(body);
       if (pairs.length === 0) return null;
@@ -245,7 +256,6 @@ export function createGenericParser(): LineParser {
       if (values.epoch === undefined && headerEpoch !== null) values.epoch = headerEpoch;
       if (!hasValues(values)) return null;
 
-      const evalPhase = phase !== null && EVAL_PHASES.has((phase[1] ?? '').toLowerCase());
       const measuredNames = Object.keys(values).filter(isMeasuredName);
       const allEval = measuredNames.length > 0 && measuredNames.every((name) => name.startsWith('eval_'));
       const kind: MetricRecordKind = evalPhase || allEval ? 'eval' : 'train';
