@@ -42,6 +42,8 @@ const CORE_LAYERS = {
   // The knobs' ladder: sweeps (experiments) judged by compare's verdict and gate.
   tune: [...RUNS, 'compare', 'experiments', 'export'],
   workloads: [],
+  // The application layer: what each method of the contract does, over the services createCore builds.
+  app: ['system', 'store', 'metrics', 'telemetry', 'ingest', 'runner', 'gpu-control', 'profile', 'export', 'compare', 'experiments', 'publish', 'tune', 'workloads'],
 };
 
 function coreLayer(folder, allowed) {
@@ -87,6 +89,22 @@ export default tseslint.config(
   },
   // Later blocks replace the rule's options for their files, so each repeats the engine's own restrictions.
   ...Object.entries(CORE_LAYERS).map(([folder, allowed]) => coreLayer(folder, allowed)),
+  {
+    // The composition root only wires: what a method does (refusals, answers, the contract's shapes) lives in app/.
+    files: ['electron/core/createCore.ts'],
+    rules: {
+      'max-lines': ['error', { max: 150 }],
+      'no-restricted-imports': restrict({
+        names: coreNames,
+        patterns: [coreFaces, layer(['**/shared/**'], 'createCore only wires the services: what a method of the contract does belongs in electron/core/app/')],
+      }),
+    },
+  },
+  {
+    // One handler module per domain, each small enough to read at once.
+    files: ['electron/core/app/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 150 }] },
+  },
   {
     files: ['electron/server/**/*.ts', 'electron/cli/**/*.ts'],
     rules: {

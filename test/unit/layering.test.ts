@@ -56,6 +56,10 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/ingest/x.ts', "import { createCore } from '../createCore.js';"],
     ['electron/core/compare/x.ts', "import { Publisher } from '../publish/publisher.js';"],
     ['electron/core/publish/x.ts', "import { SweepQueue } from '../experiments/sweepQueue.js';"],
+    ['electron/core/runner/x.ts', "import { apiHandlers } from '../app/handlers.js';"],
+    ['electron/core/tune/x.ts', "import { requireRun } from '../app/lookups.js';"],
+    // What a method does (its refusals, the contract's shapes) is the application layer's, not the composition root's.
+    ['electron/core/createCore.ts', "import { ApiFailure } from '../shared/api.js';"],
   ])('refuses in %s: %s', async (file, code) => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
   }, 30_000);
@@ -71,7 +75,19 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/store/x.ts', "import { systemClock } from '../clock.js';"],
     ['electron/core/x.ts', "import { RunManager } from './runner/runManager.js';"],
     ['electron/core/publish/x.ts', "import type { CompareService } from '../compare/compareService.js';"],
+    ['electron/core/app/handlers/x.ts', "import type { SweepQueue } from '../../experiments/sweepQueue.js';"],
+    ['electron/core/app/x.ts', "import { ApiFailure } from '../../shared/api.js';"],
   ])('allows in %s: %s', async (file, code) => {
     expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
+  }, 30_000);
+});
+
+describe('the composition root only wires', () => {
+  it('refuses a createCore.ts over 150 lines, and a handler module over 150', async () => {
+    const long = `${Array.from({ length: 151 }, (_, i) => `export const line${i} = ${i};`).join('\n')}\n`;
+    for (const file of ['electron/core/createCore.ts', 'electron/core/app/handlers/runs.ts']) {
+      const [result] = await eslint.lintText(long, { filePath: path.join(REPO_ROOT, file) });
+      expect(result!.messages.map((m) => m.ruleId)).toContain('max-lines');
+    }
   }, 30_000);
 });

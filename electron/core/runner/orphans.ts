@@ -1,6 +1,7 @@
 // Training processes that outlived a crashed engine: listed for the user, stopped on request, each known by pid and start time.
 import type { Orphan } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
+import type { Clock, Timer } from '../clock.js';
 import type { RunProcessStore } from '../store/runProcessStore.js';
 import { signalRunProcesses, type TrackedProcess } from '../system/processTree.js';
 import { survivingProcesses, type OrphanedProcess } from './recovery.js';
@@ -10,11 +11,12 @@ const ORPHAN_KILL_GRACE_MS = 3000;
 
 export class OrphanRegistry {
   private readonly orphans = new Map<number, OrphanedProcess>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<Timer>();
 
   constructor(
     found: readonly OrphanedProcess[],
     private readonly processes: RunProcessStore,
+    private readonly clock: Clock,
   ) {
     for (const orphan of found) this.orphans.set(orphan.runId, orphan);
   }
@@ -43,7 +45,7 @@ export class OrphanRegistry {
       throw new ApiFailure('not_found', `run ${runId} has no surviving process`);
     }
     signalRunProcesses(orphan.pid, alive, 'SIGTERM', { group: true });
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       this.timers.delete(timer);
       const left = this.survivors(orphan);
       if (left.length > 0) signalRunProcesses(orphan.pid, left, 'SIGKILL', { group: true });
@@ -52,7 +54,7 @@ export class OrphanRegistry {
   }
 
   close(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers) timer.cancel();
     this.timers.clear();
   }
 

@@ -1,5 +1,6 @@
 // Notices runs that another process (the CLI beside the desktop app or the server) adds or ends in the same database.
 import type { Run } from '../../shared/api.js';
+import type { Clock, Timer } from '../clock.js';
 import type { Db } from './open.js';
 import type { RunStore } from './runStore.js';
 import type { SweepStore } from './sweepStore.js';
@@ -20,7 +21,7 @@ export const EXTERNAL_POLL_INTERVAL_MS = 500;
  * or whose status changed since last seen. Runs this engine owns are skipped (it reports those itself).
  */
 export class ExternalChangeWatcher {
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
   private dataVersion: number;
   private lastId: number;
   /** Runs seen running, with their status, so their end is noticed too. */
@@ -33,15 +34,15 @@ export class ExternalChangeWatcher {
     private readonly runs: RunStore,
     private readonly ownsRun: (id: number) => boolean,
     private readonly onRun: (run: Run) => void,
-    intervalMs = EXTERNAL_POLL_INTERVAL_MS,
+    clock: Clock,
     private readonly sweeps: WatchedSweeps | null = null,
+    intervalMs = EXTERNAL_POLL_INTERVAL_MS,
   ) {
     this.dataVersion = this.readVersion();
     const known = this.runs.list(1)[0];
     this.lastId = known?.id ?? 0;
     for (const run of this.runs.newOrRunning(this.lastId)) this.seenRunning.set(run.id, run.status);
-    this.timer = setInterval(() => this.poll(), intervalMs);
-    this.timer.unref();
+    this.timer = clock.setInterval(() => this.poll(), intervalMs, { background: true });
   }
 
   poll(): void {
@@ -97,7 +98,7 @@ export class ExternalChangeWatcher {
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.timer.cancel();
   }
 
   private readVersion(): number {
