@@ -46,6 +46,21 @@ const CORE_LAYERS = {
   app: ['system', 'store', 'metrics', 'telemetry', 'ingest', 'runner', 'gpu-control', 'profile', 'export', 'compare', 'experiments', 'publish', 'tune', 'workloads'],
 };
 
+/**
+ * The engine's timers take its Clock (clock.ts), so a test moves time by hand. These files alone use Node's timers:
+ * clock.ts (the real clock, and the few real-time waits on what lies outside the engine, each saying why) and the
+ * worker threads, which no clock crosses.
+ */
+const REAL_TIME_FILES = [
+  'electron/core/clock.ts',
+  'electron/core/ingest/outputWriterWorker.ts',
+  'electron/core/ingest/outputParserWorker.ts',
+];
+const NODE_TIMERS = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'].map((name) => ({
+  name,
+  message: 'an engine timer takes the injected Clock (clock.setTimeout); real time only through realDelay, realTimeout or realInterval of clock.ts, saying why',
+}));
+
 function coreLayer(folder, allowed) {
   const refused = Object.keys(CORE_LAYERS).filter((other) => other !== folder && !allowed.includes(other));
   const may = allowed.length > 0 ? `imports only ${allowed.map((f) => `${f}/`).join(', ')} of the engine` : 'imports no other engine folder';
@@ -89,6 +104,11 @@ export default tseslint.config(
   },
   // Later blocks replace the rule's options for their files, so each repeats the engine's own restrictions.
   ...Object.entries(CORE_LAYERS).map(([folder, allowed]) => coreLayer(folder, allowed)),
+  {
+    files: ['electron/core/**/*.ts'],
+    ignores: REAL_TIME_FILES,
+    rules: { 'no-restricted-globals': ['error', ...NODE_TIMERS] },
+  },
   {
     // The composition root only wires: what a method does (refusals, answers, the contract's shapes) lives in app/.
     files: ['electron/core/createCore.ts'],

@@ -172,3 +172,27 @@ function nodeDelay(delayMs: number): number {
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+// Real time, whatever clock the engine was given: the few waits on something outside the engine (a process dying,
+// a file lock another process holds, a pty's next bytes, a regex on a worker), where a test's ManualClock has
+// nothing to say about when they are due. These and the worker threads (which no clock crosses) are the only
+// users of Node's timers in electron/core; ESLint refuses them anywhere else (REAL_TIME_FILES in eslint.config.js).
+
+/** A pause of real time: a process's exit settling, another process's write lock, a server's recovery. */
+export function realDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `fire` after `ms` of real time: the pty output's merge window, a regex's time limit, a process's answer. */
+export function realTimeout(fire: () => void, ms: number, options: TimerOptions = {}): Timer {
+  const handle = setTimeout(fire, ms);
+  if (options.background) handle.unref();
+  return { cancel: () => clearTimeout(handle) };
+}
+
+/** `fire` every `ms` of real time: sampling a run's process tree, which lives on real time. */
+export function realInterval(fire: () => void, ms: number, options: TimerOptions = {}): Timer {
+  const handle = setInterval(fire, ms);
+  if (options.background) handle.unref();
+  return { cancel: () => clearInterval(handle) };
+}

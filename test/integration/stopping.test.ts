@@ -1,9 +1,12 @@
 // Stopping and limits against a real pty: escalation for programs that ignore signals, time limits.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, realDelay } from '../../electron/core/clock.js';
 import { STOP_ESCALATION_MS } from '../../electron/core/runner/runManager.js';
 import { tempCore, type TempCore } from '../helpers/tempCore.js';
 
 let harness: TempCore;
+/** Long enough for a signal sent by mistake to end the shell, so "still running" means something. */
+const LANDING_MS = 300;
 afterEach(async () => harness?.cleanup());
 
 async function startShell(h: TempCore, script: string, timeoutSeconds?: number) {
@@ -18,23 +21,37 @@ async function startShell(h: TempCore, script: string, timeoutSeconds?: number) 
 }
 
 describe('Stop', () => {
-  it('escalates to SIGTERM for a program that ignores SIGINT', async () => {
-    harness = tempCore();
+  // Escalation is due by the engine's clock, so a ManualClock says exactly when; the real waits only let a wrongly
+  // sent signal land before the run is checked still alive.
+  it('escalates to SIGTERM for a program that ignores SIGINT, when the clock reaches the escalation', async () => {
+    const clock = new ManualClock();
+    harness = tempCore({ clock });
     const run = await startShell(harness, 'trap "" INT; echo ready; while :; do sleep 0.05; done');
-    const stoppedAt = Date.now();
     harness.core.runner.stop(run.id);
+    await realDelay(LANDING_MS);
+    clock.advance(STOP_ESCALATION_MS - 1);
+    await realDelay(LANDING_MS);
+    expect(harness.core.runner.isActive(run.id)).toBe(true);
+    clock.advance(1);
     const finished = await harness.core.runner.waitForExit(run.id);
-    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(STOP_ESCALATION_MS - 100);
     expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed', signal: 'SIGTERM' });
   });
 
-  it('escalates to SIGKILL for a program that ignores SIGINT and SIGTERM', async () => {
-    harness = tempCore();
+  it('escalates to SIGKILL for a program that ignores SIGINT and SIGTERM, one escalation later', async () => {
+    const clock = new ManualClock();
+    harness = tempCore({ clock });
     const run = await startShell(harness, 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done');
     harness.core.runner.stop(run.id);
+    clock.advance(STOP_ESCALATION_MS);
+    await realDelay(LANDING_MS);
+    clock.advance(STOP_ESCALATION_MS - 1);
+    await realDelay(LANDING_MS);
+    expect(harness.core.runner.isActive(run.id)).toBe(true);
+    clock.advance(1);
     const finished = await harness.core.runner.waitForExit(run.id);
     expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed', signal: 'SIGKILL' });
-  }, 20_000);
+    // Escalation on real timers would send SIGKILL only two real escalations after the stop: past this test's limit.
+  }, 2 * STOP_ESCALATION_MS - 1000);
 
   it('ends a run that never exits at its time limit, as timed_out', async () => {
     harness = tempCore();

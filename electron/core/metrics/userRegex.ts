@@ -1,4 +1,5 @@
 // A workload's own metric pattern: a regular expression whose named groups are metric values.
+import { realTimeout } from '../clock.js';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { stripAnsi } from '../../shared/ansi.js';
@@ -166,13 +167,13 @@ export async function testUserRegexSafely(pattern: string, text: string, timeLim
   const worker = new Worker(MATCHER_SOURCE, { eval: true, workerData: { pattern, lines } });
   try {
     const found = await new Promise<Array<[number, Record<string, string | undefined>]> | null>((resolve, reject) => {
-      const timer = setTimeout(() => resolve(null), timeLimitMs);
+      const timer = realTimeout(() => resolve(null), timeLimitMs);
       worker.once('message', (message: Array<[number, Record<string, string | undefined>]>) => {
-        clearTimeout(timer);
+        timer.cancel();
         resolve(message);
       });
       worker.once('error', (error) => {
-        clearTimeout(timer);
+        timer.cancel();
         reject(error);
       });
     });

@@ -1,5 +1,6 @@
 // A small typed client of MLflow's REST API 2.0 over fetch: the calls publishing and pulling back need, retries with
 // backoff for a network that fails, and refusals that say why (auth, permission, not an MLflow server, too old).
+import { realDelay } from '../clock.js';
 import { z } from 'zod';
 import type { TrackingServer } from './trackingServer.js';
 
@@ -121,7 +122,7 @@ export class MlflowClient {
   constructor(
     readonly server: TrackingServer,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    private readonly sleep: (ms: number) => Promise<void> = realDelay,
   ) {}
 
   /**

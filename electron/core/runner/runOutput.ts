@@ -1,6 +1,6 @@
 // A live run's terminal output: merged over a few ms, numbered, stored and sent; its last bytes kept to classify the ending.
 import { TextDecoder } from 'node:util';
-import type { Clock } from '../clock.js';
+import { type Clock, realTimeout, type Timer } from '../clock.js';
 import type { EventHub } from '../events.js';
 import type { RunStore } from '../store/runStore.js';
 import type { RunFaults } from './runFaults.js';
@@ -22,7 +22,7 @@ export class RunOutput {
   private seq = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  private mergeTimer: NodeJS.Timeout | null = null;
+  private mergeTimer: Timer | null = null;
   /** The last output as bytes, decoded only when the run ends (to classify it). */
   private readonly tail: Buffer[] = [];
   private tailBytes = 0;
@@ -46,7 +46,7 @@ export class RunOutput {
     this.pending.push(data);
     this.pendingBytes += data.length;
     if (this.pendingBytes >= MAX_CHUNK_BYTES) this.flush();
-    else this.mergeTimer ??= setTimeout(this.faults.guarded(this.runId, 'output could not be passed to the store', () => this.flush()), MERGE_WINDOW_MS);
+    else this.mergeTimer ??= realTimeout(this.faults.guarded(this.runId, 'output could not be passed to the store', () => this.flush()), MERGE_WINDOW_MS);
   }
 
   /** When the pty last handed over output: the run's end drains the pty until it has been quiet a while. */
@@ -56,7 +56,7 @@ export class RunOutput {
 
   /** Stores and sends what is held now, as one numbered chunk. */
   flush(): void {
-    if (this.mergeTimer) clearTimeout(this.mergeTimer);
+    this.mergeTimer?.cancel();
     this.mergeTimer = null;
     if (this.pendingBytes === 0) return;
     const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
@@ -87,7 +87,7 @@ export class RunOutput {
 
   /** Drops the merge timer; what is still held is not stored. */
   close(): void {
-    if (this.mergeTimer) clearTimeout(this.mergeTimer);
+    this.mergeTimer?.cancel();
   }
 
   /** Keeps (a copy of) the last OUTPUT_TAIL_BYTES of output. */

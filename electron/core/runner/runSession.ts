@@ -18,6 +18,7 @@ import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
+import { realDelay, realTimeout, type Timer } from '../clock.js';
 import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
 import { describeWriteFault, retryWrite } from '../store/writeFaults.js';
 import { readGitProvenance, type GitSnapshot } from './gitProvenance.js';
@@ -70,7 +71,7 @@ export class RunSession {
   private timedOut = false;
   /** Why the run was stopped, when it was not a person in the UI (the CLI's terminal closed, SIGTERM). */
   private stopReason: string | null = null;
-  private stopTimers: NodeJS.Timeout[] = [];
+  private stopTimers: Timer[] = [];
   private gpuLease: RunGpuLease | null;
   /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
   private readonly git: Promise<GitSnapshot | null>;
@@ -224,12 +225,12 @@ export class RunSession {
     if (options.reason !== undefined) this.stopReason = options.reason;
     if (options.timedOut) this.timedOut = true;
     else if (this.stoppedAtStep === null) this.stoppedByUser = true;
-    for (const timer of this.stopTimers.splice(0)) clearTimeout(timer);
+    for (const timer of this.stopTimers.splice(0)) timer.cancel();
     this.timeout?.cancel();
     this.tree.signalAll('SIGINT');
     this.stopTimers.push(
-      setTimeout(() => this.tree.signalAll('SIGTERM'), STOP_ESCALATION_MS),
-      setTimeout(() => this.tree.signalAll('SIGKILL'), 2 * STOP_ESCALATION_MS),
+      this.context.environment.clock.setTimeout(() => this.tree.signalAll('SIGTERM'), STOP_ESCALATION_MS),
+      this.context.environment.clock.setTimeout(() => this.tree.signalAll('SIGKILL'), 2 * STOP_ESCALATION_MS),
     );
   }
 
@@ -316,7 +317,7 @@ export class RunSession {
 
   /** Everything the session holds, released whatever failed before. */
   private release(): void {
-    for (const timer of this.stopTimers) clearTimeout(timer);
+    for (const timer of this.stopTimers) timer.cancel();
     this.timeout?.cancel();
     this.output.close();
     // Already stopped by finish() on the normal path; a fault before it would leave the channel polled forever.
@@ -344,7 +345,7 @@ export class RunSession {
     const deadline = performance.now() + SURVIVOR_GRACE_MS;
     let survivors = this.tree.alive();
     while (survivors.length > 0 && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await realDelay(50);
       survivors = this.tree.alive();
     }
     if (survivors.length === 0) return;
@@ -361,7 +362,7 @@ export class RunSession {
   private async onExit(exit: PtyExit): Promise<Run> {
     const { runs, events, environment } = this.context;
     await this.drainTrailingOutput();
-    for (const timer of this.stopTimers) clearTimeout(timer);
+    for (const timer of this.stopTimers) timer.cancel();
     this.timeout?.cancel();
     this.output.flush();
     // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
@@ -401,7 +402,7 @@ export class RunSession {
     const git = await this.git;
     if (git) await storeClosing(() => runs.setGit(this.id, git.provenance, git.diff));
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
-    const python = await Promise.race([this.python, new Promise<null>((resolve) => setTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS).unref())]);
+    const python = await Promise.race([this.python, new Promise<null>((resolve) => realTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS, { background: true }))]);
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
     await environment.flushStore();
@@ -490,7 +491,7 @@ export class RunSession {
     // Real time, whatever the engine's clock: this waits on the pty's last real bytes.
     const deadline = performance.now() + TRAILING_MAX_MS;
     while (performance.now() < deadline && performance.now() - this.output.lastDataAt < TRAILING_QUIET_MS) {
-      await new Promise((resolve) => setTimeout(resolve, TRAILING_QUIET_MS / 3));
+      await realDelay(TRAILING_QUIET_MS / 3);
     }
   }
 }

@@ -11,7 +11,7 @@ import { TelemetryStore } from './telemetryStore.js';
 import { RunProcessStore } from './runProcessStore.js';
 import { RunStore } from './runStore.js';
 import { WorkloadStore } from './workloadStore.js';
-import { systemClock, type Clock } from '../clock.js';
+import { type Clock, realDelay, systemClock } from '../clock.js';
 
 /** Between tries of a flush that meets another process's lock: the batch timer's own pace is 100 ms. */
 const LOCK_RETRY_MS = 50;
@@ -135,7 +135,7 @@ export class Store<Output extends OutputSink = OutputSink> {
   private async waitOutLock(): Promise<void> {
     const deadline = performance.now() + BUSY_TIMEOUT_MS;
     while (!this.writer.flushWithoutWaiting(0) && this.writer.waitingForLock && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+      await realDelay(LOCK_RETRY_MS);
     }
   }
 

@@ -1,4 +1,5 @@
 // Every process a run started, including those that left its tree or its process group (setsid, a double fork, os.setpgrp, `set -m`): found by /proc walks, stopped together.
+import { realInterval, type Timer } from '../clock.js';
 import fs from 'node:fs';
 import { readProcTable, type ProcEntry } from './procStat.js';
 
@@ -135,7 +136,7 @@ export function signalRunProcesses(rootPid: number, processes: readonly TrackedP
 export class ProcessTree {
   private readonly known = new Map<number, number>();
   private readonly checked = new Map<number, number>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Timer;
   private readonly run: Omit<RunProcesses, 'known'>;
 
   private readonly onFound: (found: TrackedProcess[]) => void;
@@ -144,8 +145,7 @@ export class ProcessTree {
     this.run = { rootPid, rootStartTicks: options.rootStartTicks, marker: options.marker };
     this.onFound = options.onFound ?? (() => undefined);
     this.sample();
-    this.timer = setInterval(() => this.sample(), TREE_SAMPLE_INTERVAL_MS);
-    this.timer.unref();
+    this.timer = realInterval(() => this.sample(), TREE_SAMPLE_INTERVAL_MS, { background: true });
   }
 
   /** Adds every process of the run alive now to the known set (see findRunProcesses). */
@@ -177,7 +177,7 @@ export class ProcessTree {
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.timer.cancel();
   }
 
   private knownList(): TrackedProcess[] {
