@@ -58,6 +58,7 @@ async function samplerCost(): Promise<BenchRow[]> {
   const fakeAfter = fakePids.reduce((sum, pid) => sum + childCpuSeconds(pid), 0);
   gpu.close();
   host.close();
+  const startRow = fakeStartRow(env);
   fs.rmSync(stateDir, { recursive: true, force: true });
   const engineShare = ((used.user + used.system - start.user - start.system) / 1e6 / wall) * 100;
   const fakeShare = ((fakeAfter - fakeBefore) / wall) * 100;
@@ -65,7 +66,19 @@ async function samplerCost(): Promise<BenchRow[]> {
     { benchmark: 'telemetry', metric: `engine CPU while sampling (${SAMPLER_SECONDS} s, 4 Hz GPU + 2 Hz host)`, value: engineShare, unit: '% of a core', target: '< 1', pass: engineShare < 1 },
     { benchmark: 'telemetry', metric: 'the fake nvidia-smi child (a Node script; real nvidia-smi differs)', value: fakeShare, unit: '% of a core' },
     { benchmark: 'telemetry', metric: 'GPU samples per second', value: (samples - samplesBefore) / wall, unit: 'Hz', target: '~4' },
+    startRow,
   ];
+}
+
+/** The tests spawn the fake for every query: a start this slow is what each one costs (median of 10 spawns). */
+function fakeStartRow(env: Record<string, string>): BenchRow {
+  const times = Array.from({ length: 10 }, () => {
+    const started = performance.now();
+    spawnSync(FAKE, ['--query-gpu=index,utilization.gpu', '--format=csv,noheader,nounits'], { env, stdio: 'ignore' });
+    return performance.now() - started;
+  });
+  const ms = median(times);
+  return { benchmark: 'telemetry', metric: 'one query of the fake nvidia-smi, spawn to exit (median of 10)', value: ms, unit: 'ms', target: '< 2000', pass: ms < 2000 };
 }
 
 function steadyTokensPerSecond(channelFile: string): number | null {

@@ -229,12 +229,6 @@ describe('fake nvidia-smi: formats', () => {
     const missing = await smi(['-i', '7', '-L'], two);
     expect(missing.code).toBe(NVIDIA_SMI_EXIT.notFound);
   });
-
-  it('starts fast enough to be spawned often', async () => {
-    const started = Date.now();
-    await smi(['--query-gpu=index,utilization.gpu', '--format=csv,noheader,nounits']);
-    expect(Date.now() - started).toBeLessThan(2000);
-  });
 });
 
 describe('fake nvidia-smi: GPU control', () => {
