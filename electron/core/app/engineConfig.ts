@@ -13,6 +13,8 @@ export interface EngineConfig {
   readonly dbPath: string;
   /** Beside the database: each profile's folder, the runs' channel files, worktrees of sweeps and re-runs. */
   readonly dataDir: string;
+  /** Each sweep's `git=` worktrees, and the worktree a side is made again in to profile or run it again. */
+  readonly worktreeDir: string;
   readonly resourcesDir: string;
   readonly version: string;
   /** Where the person stood when they started the engine (npm's INIT_CWD under `npm run serve`): a typed command's default directory. */
@@ -50,6 +52,7 @@ export function readEngineConfig(options: CoreOptions): EngineConfig {
     face: options.face,
     dbPath,
     dataDir: path.dirname(dbPath),
+    worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
     resourcesDir,
     version: options.version ?? readPackageVersion(resourcesDir),
     startedIn: env.INIT_CWD || process.cwd(),

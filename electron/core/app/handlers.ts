@@ -16,7 +16,13 @@ import type { EngineServices } from './services.js';
 export function apiHandlers(services: EngineServices): ApiHandlers {
   const { config } = services;
   const handlers: ApiHandlers = {
-    'app.info': () => ({ version: config.version, face: config.face, dbPath: config.dbPath, platform: `${process.platform}-${process.arch}`, cwd: config.startedIn }),
+    'app.info': () => ({
+      version: config.version,
+      face: config.face,
+      dbPath: config.dbPath,
+      platform: `${process.platform}-${process.arch}`,
+      cwd: config.startedIn,
+    }),
     ...workloadHandlers(services),
     ...runHandlers(services),
     ...runRecordHandlers(services),

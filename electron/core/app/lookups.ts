@@ -26,5 +26,9 @@ export function requireProfile(store: Stored, runId: number) {
 /** A run pulled back from MLflow was recorded on another box: what depends on its output or its machine is refused, saying so. */
 export function refuseImported(store: Stored, id: number, what: string): void {
   const origin = store.runs.get(id)?.origin;
-  if (origin) throw new ApiFailure('conflict', `run ${id} was pulled back from MLflow (recorded on ${origin.machine.label}) and is read-only here: ${what}; its MLflow run is ${origin.url}`);
+  if (origin)
+    throw new ApiFailure(
+      'conflict',
+      `run ${id} was pulled back from MLflow (recorded on ${origin.machine.label}) and is read-only here: ${what}; its MLflow run is ${origin.url}`,
+    );
 }

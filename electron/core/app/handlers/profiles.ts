@@ -22,7 +22,10 @@ export function profileHandlers({ store }: EngineServices): DomainHandlers<'prof
       }
       const bytes = fs.statSync(profile.tracePath).size;
       if (bytes > MAX_TRACE_DOWNLOAD_BYTES) {
-        throw new ApiFailure('unavailable', `the trace is ${Math.round(bytes / 2 ** 20)} MiB, too large to pass through the app; open ${profile.tracePath} in https://ui.perfetto.dev`);
+        throw new ApiFailure(
+          'unavailable',
+          `the trace is ${Math.round(bytes / 2 ** 20)} MiB, too large to pass through the app; open ${profile.tracePath} in https://ui.perfetto.dev`,
+        );
       }
       return { content: fs.readFileSync(profile.tracePath, 'utf8'), filename: `run-${profile.runId}-trace.json`, mimeType: 'application/json' };
     },

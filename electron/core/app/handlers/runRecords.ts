@@ -9,8 +9,16 @@ import { requireRun } from '../lookups.js';
 import type { EngineServices, HandlersOf } from '../services.js';
 
 type RecordMethod =
-  | 'runs.output' | 'runs.ackOutput' | 'runs.saveLog' | 'runs.metrics' | 'runs.chartMetrics' | 'runs.telemetry'
-  | 'runs.numericLines' | 'runs.codeDiff' | 'runs.codeDiffBetween' | 'metrics.testRegex';
+  | 'runs.output'
+  | 'runs.ackOutput'
+  | 'runs.saveLog'
+  | 'runs.metrics'
+  | 'runs.chartMetrics'
+  | 'runs.telemetry'
+  | 'runs.numericLines'
+  | 'runs.codeDiff'
+  | 'runs.codeDiffBetween'
+  | 'metrics.testRegex';
 
 export function runRecordHandlers({ store, tasks, events, runner, config }: EngineServices): HandlersOf<RecordMethod> {
   /** The run, once everything this thread still queues for it is stored, so a reader sees all it has written so far. */
@@ -60,9 +68,11 @@ export function runRecordHandlers({ store, tasks, events, runner, config }: Engi
     'metrics.testRegex': ({ pattern, text }) => testUserRegexSafely(pattern, text),
     'runs.codeDiff': ({ id }) => {
       const { git, origin } = requireRun(store, id);
-      if (origin && git?.dirty) return { diff: null, reason: `the diff stayed on ${origin.machine.label}, where the run was recorded (sha256 ${git.diffSha256 ?? 'unknown'})` };
+      if (origin && git?.dirty)
+        return { diff: null, reason: `the diff stayed on ${origin.machine.label}, where the run was recorded (sha256 ${git.diffSha256 ?? 'unknown'})` };
       if (!git) return { diff: null, reason: 'the run did not start in a git repository' };
-      if (!git.dirty || git.diffSha256 === null) return { diff: null, reason: `the code was committed as it ran (${git.commit?.slice(0, 12) ?? 'no commit'}), with no uncommitted changes` };
+      if (!git.dirty || git.diffSha256 === null)
+        return { diff: null, reason: `the code was committed as it ran (${git.commit?.slice(0, 12) ?? 'no commit'}), with no uncommitted changes` };
       const diff = store.runs.codeDiff(git.diffSha256);
       if (!diff) return { diff: null, reason: `the diff was ${git.diffBytes} bytes, too large to keep; its sha256 is ${git.diffSha256}` };
       return { diff: diff.toString('utf8'), reason: null };

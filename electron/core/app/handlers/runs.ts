@@ -7,20 +7,58 @@ import { requireRun, requireWorkload } from '../lookups.js';
 import type { EngineServices, HandlersOf } from '../services.js';
 
 type RunMethod =
-  | 'runs.list' | 'runs.get' | 'runs.start' | 'runs.rerun' | 'runs.profile' | 'runs.stop' | 'runs.write' | 'runs.resize'
-  | 'runs.annotate' | 'runs.setSteps' | 'runs.summaryHistory' | 'runs.orphans' | 'runs.killOrphan';
+  | 'runs.list'
+  | 'runs.get'
+  | 'runs.start'
+  | 'runs.rerun'
+  | 'runs.profile'
+  | 'runs.stop'
+  | 'runs.write'
+  | 'runs.resize'
+  | 'runs.annotate'
+  | 'runs.setSteps'
+  | 'runs.summaryHistory'
+  | 'runs.orphans'
+  | 'runs.killOrphan';
 
 export function runHandlers({ store, events, runner, orphans, reruns, startRun, clock }: EngineServices): HandlersOf<RunMethod> {
   return {
     'runs.list': ({ limit }) => store.runs.list(limit),
     'runs.get': ({ id }) => requireRun(store, id),
-    'runs.start': ({ workloadId, command, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps, knobs }) => {
+    'runs.start': ({
+      workloadId,
+      command,
+      values,
+      cols,
+      rows,
+      timeoutSeconds,
+      maxSteps,
+      gpuSettings,
+      confirmOtherProcesses,
+      unitsPerStep,
+      profile,
+      steps,
+      knobs,
+    }) => {
       if ((workloadId === undefined) === (command === undefined)) throw new ApiFailure('invalid_input', 'give a workload or a typed command (one of the two)');
       const workload = command ? adHocWorkload(command) : requireWorkload(store, workloadId!);
       const own = steps && (steps.warmupSteps !== null || steps.excludeSteps.length > 0) ? { ...steps, setBy: 'run' as const } : undefined;
       // Knobs are recorded in the run's config (`knob.NAME`), where a re-run and a comparison find them like any value.
       const knobConfig = knobs && Object.keys(knobs).length > 0 ? { extraConfig: knobsAsConfig(knobs) } : {};
-      return startRun({ workload, values, cols, rows, timeoutSeconds, maxSteps, gpuSettings, confirmOtherProcesses, unitsPerStep, profile, steps: own, ...knobConfig });
+      return startRun({
+        workload,
+        values,
+        cols,
+        rows,
+        timeoutSeconds,
+        maxSteps,
+        gpuSettings,
+        confirmOtherProcesses,
+        unitsPerStep,
+        profile,
+        steps: own,
+        ...knobConfig,
+      });
     },
     'runs.rerun': ({ id }) => reruns.start(id, null),
     'runs.profile': ({ id, warmupSteps, steps }) => reruns.start(id, { warmupSteps, steps }),
