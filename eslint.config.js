@@ -15,7 +15,10 @@ function restrict({ names = [], patterns = [] }) {
 const layer = (what, why) => ({ group: what, message: why });
 
 const coreNames = [noElectron, { name: 'react', message: 'the engine has no UI' }];
-const coreFaces = layer(['**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**', 'electron/*'], 'electron/core imports only electron/shared');
+const coreFaces = layer(
+  ['**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**', 'electron/*'],
+  'electron/core imports only electron/shared',
+);
 
 /**
  * The engine's layers (docs/architecture.md), bottom to top: each folder of electron/core and the folders it may
@@ -43,7 +46,22 @@ const CORE_LAYERS = {
   tune: [...RUNS, 'compare', 'experiments', 'export'],
   workloads: [],
   // The application layer: what each method of the contract does, over the services createCore builds.
-  app: ['system', 'store', 'metrics', 'telemetry', 'ingest', 'runner', 'gpu-control', 'profile', 'export', 'compare', 'experiments', 'publish', 'tune', 'workloads'],
+  app: [
+    'system',
+    'store',
+    'metrics',
+    'telemetry',
+    'ingest',
+    'runner',
+    'gpu-control',
+    'profile',
+    'export',
+    'compare',
+    'experiments',
+    'publish',
+    'tune',
+    'workloads',
+  ],
 };
 
 /**
@@ -51,11 +69,7 @@ const CORE_LAYERS = {
  * clock.ts (the real clock, and the few real-time waits on what lies outside the engine, each saying why) and the
  * worker threads, which no clock crosses.
  */
-const REAL_TIME_FILES = [
-  'electron/core/clock.ts',
-  'electron/core/ingest/outputWriterWorker.ts',
-  'electron/core/ingest/outputParserWorker.ts',
-];
+const REAL_TIME_FILES = ['electron/core/clock.ts', 'electron/core/ingest/outputWriterWorker.ts', 'electron/core/ingest/outputParserWorker.ts'];
 const NODE_TIMERS = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'].map((name) => ({
   name,
   message: 'an engine timer takes the injected Clock (clock.setTimeout); real time only through realDelay, realTimeout or realInterval of clock.ts, saying why',
@@ -69,7 +83,10 @@ function coreLayer(folder, allowed) {
     rules: {
       'no-restricted-imports': restrict({
         names: coreNames,
-        patterns: [coreFaces, layer([...refused.map((other) => `**/${other}/**`), '**/createCore*'], `electron/core/${folder}/ ${may} (the layers in docs/architecture.md)`)],
+        patterns: [
+          coreFaces,
+          layer([...refused.map((other) => `**/${other}/**`), '**/createCore*'], `electron/core/${folder}/ ${may} (the layers in docs/architecture.md)`),
+        ],
       }),
     },
   };
@@ -80,7 +97,24 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', __dirname: 'readonly', __filename: 'readonly', window: 'readonly', document: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        window: 'readonly',
+        document: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -92,7 +126,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict({
         names: [noElectron, ...nodeBuiltins.map((name) => ({ name, message: 'shared code runs in the renderer too: no Node modules' }))],
-        patterns: [layer(['**/core/**', '**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**'], 'electron/shared imports nothing of ours')],
+        patterns: [
+          layer(['**/core/**', '**/main/**', '**/preload/**', '**/server/**', '**/cli/**', '**/renderer/**'], 'electron/shared imports nothing of ours'),
+        ],
       }),
     },
   },

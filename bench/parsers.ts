@@ -51,7 +51,14 @@ function collectorRows(what: string, text: string): BenchRow[] {
   }
   const rate = median(rates);
   return [
-    { benchmark: 'parsers', metric: `${what} through the collector (${mib.toFixed(0)} MiB, median of ${ROUNDS})`, value: rate, unit: 'MiB/s', target: '>= 50', pass: rate >= 50 },
+    {
+      benchmark: 'parsers',
+      metric: `${what} through the collector (${mib.toFixed(0)} MiB, median of ${ROUNDS})`,
+      value: rate,
+      unit: 'MiB/s',
+      target: '>= 50',
+      pass: rate >= 50,
+    },
     { benchmark: 'parsers', metric: `${what}: metric samples found`, value: samples, unit: 'samples' },
   ];
 }

@@ -33,7 +33,15 @@ async function samplerCost(): Promise<BenchRow[]> {
   const env = { ...(process.env as Record<string, string>), FAKE_NVIDIA_SMI_STATE: path.join(stateDir, 'state.json') };
   let samples = 0;
   const cpuBefore = process.cpuUsage();
-  const gpu = new NvidiaSmiSampler({ binary: FAKE, gpu: '0', intervalMs: 250, env, startedAtMs: Date.now(), onSample: () => samples++, onStatus: () => undefined });
+  const gpu = new NvidiaSmiSampler({
+    binary: FAKE,
+    gpu: '0',
+    intervalMs: 250,
+    env,
+    startedAtMs: Date.now(),
+    onSample: () => samples++,
+    onStatus: () => undefined,
+  });
   const host = new HostSampler(process.pid, Date.now(), () => undefined);
   // Let it start (the help query, the first lines), then measure a steady stretch.
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -63,7 +71,14 @@ async function samplerCost(): Promise<BenchRow[]> {
   const engineShare = ((used.user + used.system - start.user - start.system) / 1e6 / wall) * 100;
   const fakeShare = ((fakeAfter - fakeBefore) / wall) * 100;
   return [
-    { benchmark: 'telemetry', metric: `engine CPU while sampling (${SAMPLER_SECONDS} s, 4 Hz GPU + 2 Hz host)`, value: engineShare, unit: '% of a core', target: '< 1', pass: engineShare < 1 },
+    {
+      benchmark: 'telemetry',
+      metric: `engine CPU while sampling (${SAMPLER_SECONDS} s, 4 Hz GPU + 2 Hz host)`,
+      value: engineShare,
+      unit: '% of a core',
+      target: '< 1',
+      pass: engineShare < 1,
+    },
     { benchmark: 'telemetry', metric: 'the fake nvidia-smi child (a Node script; real nvidia-smi differs)', value: fakeShare, unit: '% of a core' },
     { benchmark: 'telemetry', metric: 'GPU samples per second', value: (samples - samplesBefore) / wall, unit: 'Hz', target: '~4' },
     startRow,
@@ -78,7 +93,14 @@ function fakeStartRow(env: Record<string, string>): BenchRow {
     return performance.now() - started;
   });
   const ms = median(times);
-  return { benchmark: 'telemetry', metric: 'one query of the fake nvidia-smi, spawn to exit (median of 10)', value: ms, unit: 'ms', target: '< 2000', pass: ms < 2000 };
+  return {
+    benchmark: 'telemetry',
+    metric: 'one query of the fake nvidia-smi, spawn to exit (median of 10)',
+    value: ms,
+    unit: 'ms',
+    target: '< 2000',
+    pass: ms < 2000,
+  };
 }
 
 function steadyTokensPerSecond(channelFile: string): number | null {

@@ -89,7 +89,13 @@ export function runScenario(scenario: Scenario, trials: number, seed: number, mi
 
 /** A scenario's seed, from its parameters, so each cell of the table is reproducible on its own. */
 export function scenarioSeed(scenario: Scenario): number {
-  return Math.round(scenario.runSd * 1e4) * 1_000_003 + Math.round(scenario.stepSd * 1e4) * 10_007 + scenario.repeats * 101 + DRIFTS.indexOf(scenario.drift) * 7 + Math.round(scenario.effect * 1000);
+  return (
+    Math.round(scenario.runSd * 1e4) * 1_000_003 +
+    Math.round(scenario.stepSd * 1e4) * 10_007 +
+    scenario.repeats * 101 +
+    DRIFTS.indexOf(scenario.drift) * 7 +
+    Math.round(scenario.effect * 1000)
+  );
 }
 
 /** False faster/slower verdicts of an A/A outcome, as a share. */
@@ -144,7 +150,9 @@ export function calibrationTable(): CalibrationTable {
   for (const drift of DRIFTS) {
     for (const runSd of RUN_SDS) {
       for (const stepSd of STEP_SDS) {
-        const cells = REPEATS.map((n) => aa.find((c) => c.scenario.drift === drift && c.scenario.runSd === runSd && c.scenario.stepSd === stepSd && c.scenario.repeats === n)!);
+        const cells = REPEATS.map((n) =>
+          aa.find((c) => c.scenario.drift === drift && c.scenario.runSd === runSd && c.scenario.stepSd === stepSd && c.scenario.repeats === n)!,
+        );
         aaLines.push(`| ${drift} | ${runSd * 100} % | ${stepSd * 100} % | ${cells.map((c) => pct(c.falseRate)).join(' | ')} |`);
       }
     }
@@ -152,10 +160,7 @@ export function calibrationTable(): CalibrationTable {
   const total = aa.reduce((n, c) => n + c.trials, 0);
   const falses = aa.reduce((n, c) => n + c.falseRate * c.trials, 0);
   aaLines.push('', `All ${aa.length} A/A cells together: ${pct(falses / total)} false faster/slower verdicts in ${total.toLocaleString('en-US')} sweeps.`);
-  const powerLines = [
-    `| effect | run sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`,
-    `| ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`,
-  ];
+  const powerLines = [`| effect | run sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`, `| ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`];
   for (const effect of EFFECTS) {
     for (const runSd of RUN_SDS) {
       const cells = REPEATS.map((n) => power.find((c) => c.scenario.effect === effect && c.scenario.runSd === runSd && c.scenario.repeats === n)!);

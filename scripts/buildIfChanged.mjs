@@ -24,7 +24,17 @@ export const BUILD_PARTS = [
   {
     name: 'node',
     script: 'build:node',
-    inputs: ['electron/shared', 'electron/core', 'electron/server', 'electron/cli', 'scripts/bundleCli.mjs', 'tsconfig.node.json', 'tsconfig.base.json', 'package.json', 'package-lock.json'],
+    inputs: [
+      'electron/shared',
+      'electron/core',
+      'electron/server',
+      'electron/cli',
+      'scripts/bundleCli.mjs',
+      'tsconfig.node.json',
+      'tsconfig.base.json',
+      'package.json',
+      'package-lock.json',
+    ],
     // The bundle is written last (see build:node), so its presence means both halves were built.
     output: 'dist/cli/tuning-bench.js',
   },

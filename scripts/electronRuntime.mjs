@@ -30,7 +30,10 @@ export function missingRuntimeSentence(why) {
 
 /** The first line of the download's error that says why (e.g. "getaddrinfo ENOTFOUND github.com"). */
 export function downloadFailureReason(stderr) {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const first = lines.find((line) => !line.startsWith('at ')) ?? 'the download failed';
   return first.replace(/^(?:RequestError|HTTPError|Error): /u, '').slice(0, 200);
 }

@@ -48,7 +48,10 @@ export function builtFor(root, name) {
 /** The files that make the build: top-level regular files of build/Release (objects and .deps are not needed to load). */
 function buildFiles(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 /**

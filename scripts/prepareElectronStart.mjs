@@ -27,7 +27,8 @@ export function prepareNativeModulesForElectron(root) {
   }
   const lines = [];
   if (upToDate.length > 0) lines.push(`npm start: ${upToDate.join(', ')} already built for Electron ${electron.version}; no rebuild.`);
-  if (restored.length > 0) lines.push(`npm start: ${restored.join(', ')}: put back their Electron ${electron.version} build from node_modules/.cache; no rebuild.`);
+  if (restored.length > 0)
+    lines.push(`npm start: ${restored.join(', ')}: put back their Electron ${electron.version} build from node_modules/.cache; no rebuild.`);
   if (toRebuild.length > 0) {
     lines.push(
       `npm start: Electron Forge now rebuilds ${toRebuild.join(', ')} for Electron ${electron.version} (about 2 minutes on 2 cores, once: ` +

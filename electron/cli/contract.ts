@@ -27,4 +27,3 @@ export async function workloadNamed(core: Core, name: string): Promise<Workload>
   if (!workload) throw new UsageError(`no workload "${name}" (registered: ${workloads.map((w) => w.name).join(', ')})`);
   return workload;
 }
-

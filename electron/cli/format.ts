@@ -77,13 +77,21 @@ export function formatRunDetails(run: Run): string {
     lines.push(`  warm-up   ${summary.warmup.steps} step${summary.warmup.steps === 1 ? '' : 's'}, ${summary.warmup.seconds.toFixed(2)} s (${how})${setBy}`);
   }
   for (const stretch of summary.slowStretches.slice(0, 5)) {
-    lines.push(`  slow      steps ${stretch.fromStep}-${stretch.toStep}: ${Math.round(stretch.slowerBy * 100)} % slower than the steady median, kept (load or an event, not warm-up)`);
+    lines.push(
+      `  slow      steps ${stretch.fromStep}-${stretch.toStep}: ${Math.round(stretch.slowerBy * 100)} % slower than the steady median, kept (load or an event, not warm-up)`,
+    );
   }
   if (summary.host?.otherCpuCoresMean != null) {
-    lines.push(`  host      other processes used ${summary.host.otherCpuCoresMean.toFixed(2)} CPU cores on average${summary.host.cores ? ` (of ${summary.host.cores})` : ''}`);
+    lines.push(
+      `  host      other processes used ${summary.host.otherCpuCoresMean.toFixed(2)} CPU cores on average${summary.host.cores ? ` (of ${summary.host.cores})` : ''}`,
+    );
   }
   if (summary.fairness) {
-    lines.push(summary.fairness.ok ? '  fair      yes: quiet host and GPU' : `  fair      NO: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}`);
+    lines.push(
+      summary.fairness.ok
+        ? '  fair      yes: quiet host and GPU'
+        : `  fair      NO: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}`,
+    );
   }
   if (summary.steps !== null) {
     const leftOut = [
@@ -119,10 +127,17 @@ export function formatRunDetails(run: Run): string {
   }
   if (run.git) {
     const where = `${run.git.branch ?? 'detached'} @ ${run.git.commit?.slice(0, 12) ?? 'no commit'}`;
-    lines.push(`  code      ${where}${run.git.dirty ? ` + uncommitted changes (sha256 ${run.git.diffSha256?.slice(0, 12)}, ${run.git.diffBytes} bytes)` : ''} in ${run.git.root}`);
+    lines.push(
+      `  code      ${where}${run.git.dirty ? ` + uncommitted changes (sha256 ${run.git.diffSha256?.slice(0, 12)}, ${run.git.diffBytes} bytes)` : ''} in ${run.git.root}`,
+    );
   }
   if (run.unitsPerStep) {
-    const given = [run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : '', run.unitsPerStep.samples !== null ? `${run.unitsPerStep.samples} samples` : ''].filter(Boolean).join(', ');
+    const given = [
+      run.unitsPerStep.tokens !== null ? `${run.unitsPerStep.tokens} tokens` : '',
+      run.unitsPerStep.samples !== null ? `${run.unitsPerStep.samples} samples` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     lines.push(`  per step  ${given} (given with the run or its sweep)`);
   }
   return lines.join('\n');
@@ -185,7 +200,12 @@ export function formatRunTable(runs: readonly Run[], width: number | null = null
   const before = widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
   const room = width === null ? Number.POSITIVE_INFINITY : Math.max(MIN_WHAT_CHARS, width - before);
   return [header, ...rows]
-    .map((row) => row.map((cell, i) => (i === last ? elideMiddle(cell, room) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, i) => (i === last ? elideMiddle(cell, room) : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

@@ -23,7 +23,6 @@ import { addGpuCommands, addGpuRunOptions, restoreAbandonedGpuSettings, runSetti
 import { EXIT_BAD_ARGUMENTS, exitStatusOf, parseRunId, UsageError, wholeNumberOption } from './errors.js';
 import { contractClient, naming } from './contract.js';
 
-
 interface ProfileFlags {
   profile?: boolean;
   profileWarmup?: number;
@@ -38,7 +37,18 @@ interface GlobalOptions {
 }
 
 /** Commands that record something, so a database named for them may be new; every other command only reads one. */
-const RECORDING_COMMANDS: ReadonlySet<string> = new Set(['run', 'sweep', 'find-batch', 'tune', 'import', 'serve', 'gpu', 'workloads add', 'workloads edit', 'workloads rm']);
+const RECORDING_COMMANDS: ReadonlySet<string> = new Set([
+  'run',
+  'sweep',
+  'find-batch',
+  'tune',
+  'import',
+  'serve',
+  'gpu',
+  'workloads add',
+  'workloads edit',
+  'workloads rm',
+]);
 
 function recordsSomething(words: string): boolean {
   return RECORDING_COMMANDS.has(words) || (RECORDING_COMMANDS.has(words.split(' ')[0] ?? '') && !words.startsWith('workloads'));
@@ -69,7 +79,9 @@ function checkNamedDatabase(options: GlobalOptions): void {
     );
   }
   if (!fs.existsSync(folder)) {
-    throw new UsageError(`the folder of the database ${named} (given by ${source}) does not exist: check the path, or make the folder first (mkdir -p ${folder})`);
+    throw new UsageError(
+      `the folder of the database ${named} (given by ${source}) does not exist: check the path, or make the folder first (mkdir -p ${folder})`,
+    );
   }
   process.stderr.write(`tuning-bench: a new database at ${named}\n`);
 }
@@ -82,7 +94,13 @@ function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true)
   const dbPath = options.db ?? defaultDatabasePath(env);
   let core: Core;
   try {
-    core = createCore({ face: 'headless', env, dbPath, readOnlyFallback: options.records !== true, onMigrating: (message) => process.stderr.write(`${message}\n`) });
+    core = createCore({
+      face: 'headless',
+      env,
+      dbPath,
+      readOnlyFallback: options.records !== true,
+      onMigrating: (message) => process.stderr.write(`${message}\n`),
+    });
   } catch (error) {
     const reason = unwritableReason(dbPath, error);
     if (reason === null) throw error;
@@ -104,7 +122,8 @@ function openCore(options: GlobalOptions, gpu?: string, reportPublishing = true)
 
 /** What a person reading a file opened read-only should know: why, what may be missing, and what to do to record again. */
 function readOnlyNotice(file: string, readOnly: ReadOnlyState): string {
-  const missing = readOnly.unreadWalBytes > 0 ? `; its last changes (up to ${Math.ceil(readOnly.unreadWalBytes / 1024)} KiB in ${file}-wal) may not be shown` : '';
+  const missing =
+    readOnly.unreadWalBytes > 0 ? `; its last changes (up to ${Math.ceil(readOnly.unreadWalBytes / 1024)} KiB in ${file}-wal) may not be shown` : '';
   return `${file} is open for reading only: ${readOnly.reason}${missing}. Nothing can be recorded in it until you ${writableAgain(file, readOnly.reason)}`;
 }
 
@@ -123,7 +142,9 @@ function writableAgain(file: string, reason: string): string {
 function explainReadOnlyWrite(error: unknown, core: Core): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (core.readOnly === null || typeof code !== 'string' || !code.startsWith('SQLITE_READONLY')) return error;
-  return new Error(`this command needs to write to ${readOnlyNotice(core.dbPath, core.readOnly).replace(/^\S+ is open/u, 'the database, which is open')}`, { cause: error });
+  return new Error(`this command needs to write to ${readOnlyNotice(core.dbPath, core.readOnly).replace(/^\S+ is open/u, 'the database, which is open')}`, {
+    cause: error,
+  });
 }
 
 /**
@@ -210,7 +231,8 @@ export function buildProgram(): Command {
     .option('--set <var=value>', 'a workload variable (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--timeout <seconds>', 'stop the run after this many seconds', (value: string) => {
       const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError(`--timeout takes a positive number of seconds (e.g. --timeout 600); got "${value}"`);
+      if (!Number.isFinite(seconds) || seconds <= 0)
+        throw new InvalidArgumentError(`--timeout takes a positive number of seconds (e.g. --timeout 600); got "${value}"`);
       return seconds;
     })
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', wholeNumberOption({ flag: '--max-steps', counts: 'steps', example: '500' }))
@@ -219,7 +241,11 @@ export function buildProgram(): Command {
     .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
     .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
     .option('--profile', 'profile a window of steady steps (PyTorch: torch.profiler, no change to the script); see `tuning-bench profile`')
-    .option('--profile-warmup <n>', 'steps before the profiled window (default 10)', wholeNumberOption({ flag: '--profile-warmup', counts: 'steps', example: '10' }))
+    .option(
+      '--profile-warmup <n>',
+      'steps before the profiled window (default 10)',
+      wholeNumberOption({ flag: '--profile-warmup', counts: 'steps', example: '10' }),
+    )
     .option('--profile-steps <n>', 'steps in the profiled window (default 10)', wholeNumberOption({ flag: '--profile-steps', counts: 'steps', example: '10' }))
     .option(
       '--knob <name=value>',
@@ -232,7 +258,16 @@ export function buildProgram(): Command {
   addGpuRunOptions(run).action(
     async (
       commandArgs: string[],
-      options: { workload?: string; cwd: string; set: string[]; knob: string[]; timeout?: number; maxSteps?: number; tokensPerStep?: number; samplesPerStep?: number } & ProfileFlags &
+      options: {
+        workload?: string;
+        cwd: string;
+        set: string[];
+        knob: string[];
+        timeout?: number;
+        maxSteps?: number;
+        tokensPerStep?: number;
+        samplesPerStep?: number;
+      } & ProfileFlags &
         GpuCliOptions,
       command: Command,
     ) => {
@@ -244,13 +279,21 @@ export function buildProgram(): Command {
       await withCore(
         global,
         (core) =>
-          runCommand(core, { ...options, profile, commandArgs, json: global.json === true, gpuSettings: runSettingsFrom(options), confirm: options.yes === true }),
+          runCommand(core, {
+            ...options,
+            profile,
+            commandArgs,
+            json: global.json === true,
+            gpuSettings: runSettingsFrom(options),
+            confirm: options.yes === true,
+          }),
         options.gpu,
       );
     },
   );
 
-  const positiveInt = (flag: string, counts: string, example: string, takes?: string) => wholeNumberOption({ flag, counts, example, ...(takes ? { takes } : {}) });
+  const positiveInt = (flag: string, counts: string, example: string, takes?: string) =>
+    wholeNumberOption({ flag, counts, example, ...(takes ? { takes } : {}) });
   const collect = (value: string, previous: string[]) => [...previous, value];
   const fraction = (what: string) => (value: string) => {
     const number = Number(value);
@@ -270,18 +313,29 @@ export function buildProgram(): Command {
       collect,
       [],
     )
-    .addOption(new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination').choices(['one-at-a-time', 'ladder', 'grid']).default('ladder'))
+    .addOption(
+      new Option('--plan <plan>', 'one-at-a-time: each change alone; ladder: each step adds one; grid: every combination')
+        .choices(['one-at-a-time', 'ladder', 'grid'])
+        .default('ladder'),
+    )
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats', 'runs per config', '3'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps', 'steps', '500'))
     .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout', 'seconds', '600'))
-    .option('--tokens-per-step <expr>', "tokens in one step, from the sweep's variables: '{batch}*{seq_len}' (throughput per token; the script's own statement wins)")
+    .option(
+      '--tokens-per-step <expr>',
+      "tokens in one step, from the sweep's variables: '{batch}*{seq_len}' (throughput per token; the script's own statement wins)",
+    )
     .option('--samples-per-step <expr>', "samples in one step, from the sweep's variables: '{batch}' (throughput per sample)")
     .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
     .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
     .option('--exclude-steps <list>', 'steps left out of the steady statistics: 40,41,90-95')
     .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
     .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', positiveInt('--max-wait', 'seconds', '120'), 120)
-    .option('--resume <sweep-id>', 'resume a sweep that was interrupted', positiveInt('--resume', 'sweeps', '4', 'the id of the interrupted sweep, as `tuning-bench sweep` printed it'))
+    .option(
+      '--resume <sweep-id>',
+      'resume a sweep that was interrupted',
+      positiveInt('--resume', 'sweeps', '4', 'the id of the interrupted sweep, as `tuning-bench sweep` printed it'),
+    )
     .option('--json', 'print the finished sweep as JSON')
     .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--shell', 'the typed COMMAND is one shell script (values are shell-quoted into it)')
@@ -295,12 +349,22 @@ export function buildProgram(): Command {
 
   program
     .command('tune')
-    .description('try the standard speed-ups on an unmodified script, one at a time, keeping those that are faster and within the quality gate; prints the change that makes each kept one permanent')
-    .option('--only <steps>', 'the ladder, in order (default workers,autocast,tf32,cudnnBenchmark,compile,batch; threads needs --threads; batch needs a {batch} placeholder)')
+    .description(
+      'try the standard speed-ups on an unmodified script, one at a time, keeping those that are faster and within the quality gate; prints the change that makes each kept one permanent',
+    )
+    .option(
+      '--only <steps>',
+      'the ladder, in order (default workers,autocast,tf32,cudnnBenchmark,compile,batch; threads needs --threads; batch needs a {batch} placeholder)',
+    )
     .option('--workers <n>', 'DataLoader workers tried (default 4)', positiveInt('--workers', 'workers', '4'))
     .addOption(new Option('--autocast <dtype>', 'autocast dtype tried (default bf16)').choices(['bf16', 'fp16']))
     .option('--threads <n>', 'torch.set_num_threads for the threads step', positiveInt('--threads', 'threads', '2'))
-    .option('--set <var=value>', "a {placeholder}'s value for every run; the batch's (--set batch=32) lets the batch step try larger ones (repeatable)", collect, [])
+    .option(
+      '--set <var=value>',
+      "a {placeholder}'s value for every run; the batch's (--set batch=32) lets the batch step try larger ones (repeatable)",
+      collect,
+      [],
+    )
     .option('--batch-var <name>', 'the placeholder that is the batch size (default batch)')
     .option('--samples-per-step <expr>', "samples in one step (default '{batch}' where the command has the placeholder)")
     .option('--tokens-per-step <expr>', "tokens in one step, from the placeholders: '{batch}*{seq_len}'")
@@ -315,7 +379,11 @@ export function buildProgram(): Command {
     .option('--cwd <dir>', 'working directory of the command (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
     .option('--shell', 'the command is one shell script')
     .option('--json', 'print the result as JSON')
-    .option('--resume <id>', 'go on with a cancelled or interrupted tune from the first step it did not decide (no command)', positiveInt('--resume', 'id', '3'))
+    .option(
+      '--resume <id>',
+      'go on with a cancelled or interrupted tune from the first step it did not decide (no command)',
+      positiveInt('--resume', 'id', '3'),
+    )
     .option('--show <id>', 'print a tune as it was kept (ended, or as far as it has come), without running anything', positiveInt('--show', 'id', '3'))
     .option('--out <file>', 'also write the tune as a report: Markdown (.md) or one HTML page (.html)')
     .argument('[command...]', 'the command after --')
@@ -337,19 +405,30 @@ export function buildProgram(): Command {
     .action(async (options: { workload?: string; set: string[]; var: string; start: number; maxSteps: number }, command: Command) => {
       const global = globals(command);
       await withCore(global, (core) =>
-        findBatchCommand(core, { workload: options.workload, set: options.set, variable: options.var, start: options.start, maxSteps: options.maxSteps, json: global.json === true }),
+        findBatchCommand(core, {
+          workload: options.workload,
+          set: options.set,
+          variable: options.var,
+          start: options.start,
+          maxSteps: options.maxSteps,
+          json: global.json === true,
+        }),
       );
     });
 
   program
     .command('compare')
     .description('runs or sweeps side by side against a baseline, as a table to share')
-    .argument('<ids...>', 'run ids (12) and sweeps (s3 or sweep:3); a sweep\'s baseline is its first config')
+    .argument('<ids...>', "run ids (12) and sweeps (s3 or sweep:3); a sweep's baseline is its first config")
     .option('--baseline <run-id>', 'the run whose config is the baseline', (value: string) => parseRunId(value))
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
     .option('-o, --output <file>', 'write to this file (. for a generated name) instead of stdout')
     .addOption(new Option('--by <grouping>', 'one row per config (repeats pooled) or per run').choices(['config', 'run']).default('config'))
-    .option('--gate-metric <name>', 'quality gate: metric compared (auto = final eval loss, else train loss at the matched point; or loss, eval_loss, accuracy, ...)', 'auto')
+    .option(
+      '--gate-metric <name>',
+      'quality gate: metric compared (auto = final eval loss, else train loss at the matched point; or loss, eval_loss, accuracy, ...)',
+      'auto',
+    )
     .addOption(new Option('--gate-direction <better>', 'quality gate: which way is better for the metric').choices(['lower', 'higher']).default('lower'))
     .option('--gate-abs <amount>', 'quality gate: how much worse than the baseline passes', fraction('--gate-abs'), DEFAULT_GATE_ABSOLUTE)
     .option('--gate-rel <fraction>', 'quality gate: and at most this fraction of the baseline worse (off unless given)', fraction('--gate-rel'))
@@ -363,9 +442,14 @@ export function buildProgram(): Command {
 
   program
     .command('publish')
-    .description('runs and sweeps (s3) to an MLflow tracking server: a sweep is a parent run with a child per run, its comparison as artifacts and verdict tags')
+    .description(
+      'runs and sweeps (s3) to an MLflow tracking server: a sweep is a parent run with a child per run, its comparison as artifacts and verdict tags',
+    )
     .argument('<ids...>', 'run ids (12) and sweeps (s3 or sweep:3)')
-    .option('--mlflow <uri>', 'the tracking server, e.g. http://127.0.0.1:5000 (default: $TUNING_BENCH_MLFLOW_URI, else the app\'s setting); auth from MLFLOW_TRACKING_USERNAME/PASSWORD or MLFLOW_TRACKING_TOKEN')
+    .option(
+      '--mlflow <uri>',
+      "the tracking server, e.g. http://127.0.0.1:5000 (default: $TUNING_BENCH_MLFLOW_URI, else the app's setting); auth from MLFLOW_TRACKING_USERNAME/PASSWORD or MLFLOW_TRACKING_TOKEN",
+    )
     .option('--experiment <name>', 'the MLflow experiment (default: $TUNING_BENCH_MLFLOW_EXPERIMENT, else the setting, else tuning-bench); made if missing')
     .option('--compare', 'publish the comparison of these runs and sweeps as one MLflow run too (its tables as artifacts)')
     .option('--baseline <run-id>', 'with --compare: the run whose config is the baseline', (value: string) => parseRunId(value))
@@ -476,7 +560,9 @@ export function buildProgram(): Command {
         const answer = await api['runs.codeDiffBetween']({ fromId: from, toId: to });
         print(global.json, answer, () => {
           const head = `# run ${answer.from.runId} (${answer.from.code}) → run ${answer.to.runId} (${answer.to.code}), in ${answer.root}\n`;
-          const tail = answer.truncated ? `# only the first 2 MiB of ${answer.bytes} bytes: \`git -C ${answer.root} diff ${answer.from.tree} ${answer.to.tree}\` shows all\n` : '';
+          const tail = answer.truncated
+            ? `# only the first 2 MiB of ${answer.bytes} bytes: \`git -C ${answer.root} diff ${answer.from.tree} ${answer.to.tree}\` shows all\n`
+            : '';
           return `${head}${answer.diff === '' ? '# no difference in the code\n' : answer.diff}${tail}`.replace(/\n$/u, '');
         });
       });
@@ -525,7 +611,7 @@ export function buildProgram(): Command {
     .command('reparse')
     .description("parse runs' stored output again with today's parsers and the workload's current regex (the old summary is kept)")
     .argument('<run-ids...>', 'the runs', (value: string, previous: number[] = []) => [...previous, parseRunId(value)])
-    .option('--workload <name>', "file the runs under this workload first, so its regex applies (for imports and ad-hoc runs)")
+    .option('--workload <name>', 'file the runs under this workload first, so its regex applies (for imports and ad-hoc runs)')
     .option('--json', 'machine-readable output')
     .action(async (ids: number[], options: { workload?: string }, command: Command) => {
       const global = globals(command);
@@ -554,9 +640,7 @@ export function buildProgram(): Command {
         print(global.json, list, () => formatWorkloads(list));
       });
     });
-  workloadOptions(
-    workloads.command('add').description('register a command template: `workloads add NAME -- python train.py --batch {batch}`'),
-  )
+  workloadOptions(workloads.command('add').description('register a command template: `workloads add NAME -- python train.py --batch {batch}`'))
     .argument('<name>', 'its name')
     .argument('[command...]', 'the template after --, with {var} placeholders')
     .action(async (name: string, commandArgs: string[], options: WorkloadOptions, command: Command) => {
@@ -597,7 +681,8 @@ export function buildProgram(): Command {
     .description('headless UI on 127.0.0.1; prints its URL with the token')
     .option('--port <n>', 'port (default: a free one)', (value: string) => {
       const port = Number(value);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`--port takes a port number, 0-65535 (0: a free one); got "${value}"`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new InvalidArgumentError(`--port takes a port number, 0-65535 (0: a free one); got "${value}"`);
       return port;
     })
     .action(async (options: { port?: number }, command: Command) => {
@@ -645,11 +730,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // Help and version are "errors" to commander; they exit 0. Commander has already printed its message.
       if (error.exitCode === 0) return 0;
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
+      if (json)
+        process.stdout.write(`${JSON.stringify({ error: { code: 'bad_arguments', message: error.message, exitStatus: EXIT_BAD_ARGUMENTS } }, null, 2)}\n`);
       return EXIT_BAD_ARGUMENTS;
     }
     const { status, code, message } = exitStatusOf(error);
     return fail(status, code, message);
   }
 }
-

@@ -24,18 +24,14 @@ function desktopHandlers(core: Core, windowFor: (contents: WebContents) => Brows
       let failure: Error | null = null;
       file.on('error', (error) => (failure ??= error));
       await core.writeRunLog(id, format, file);
-      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ?? failure ? reject(error ?? failure) : resolve())));
+      await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => ((error ?? failure) ? reject(error ?? failure) : resolve())));
       return { path: choice.filePath, downloadUrl: null };
     },
   };
 }
 
 /** Registers the handlers; `isTrustedUrl` decides which frames may call (our renderer only). */
-export function bindIpc(
-  core: Core,
-  isTrustedUrl: (url: string) => boolean,
-  windowFor: (contents: WebContents) => BrowserWindow | null,
-): () => void {
+export function bindIpc(core: Core, isTrustedUrl: (url: string) => boolean, windowFor: (contents: WebContents) => BrowserWindow | null): () => void {
   for (const method of methodNames) {
     ipcMain.handle(`${IPC_PREFIX}${method}`, async (event: IpcMainInvokeEvent, input: unknown): Promise<ApiResult<unknown>> => {
       const frameUrl = event.senderFrame?.url ?? '';

@@ -68,8 +68,12 @@ function createWindow(engine: Core): BrowserWindow {
   rememberWindowState(window);
   // The app never opens pages of its own accord: links go to the user's browser, navigation is refused.
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (isAllowedExternalUrl(url, engine.mlflowUiOrigins())) void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
-    else console.error(`tuning-bench: refused to open ${url} (only https links to the documentation hosts, and the MLflow servers this database publishes to, open in the browser)`);
+    if (isAllowedExternalUrl(url, engine.mlflowUiOrigins()))
+      void shell.openExternal(url).catch((error: unknown) => console.error(`tuning-bench: could not open ${url}: ${String(error)}`));
+    else
+      console.error(
+        `tuning-bench: refused to open ${url} (only https links to the documentation hosts, and the MLflow servers this database publishes to, open in the browser)`,
+      );
     return { action: 'deny' };
   });
   window.webContents.on('will-navigate', (event, url) => {
@@ -82,9 +86,7 @@ function createWindow(engine: Core): BrowserWindow {
 
 function hardenSession(): void {
   // Only copying from the terminal to the clipboard is allowed; every other permission is refused.
-  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) =>
-    callback(permission === 'clipboard-sanitized-write'),
-  );
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
   session.defaultSession.setPermissionCheckHandler((_contents, permission) => permission === 'clipboard-sanitized-write');
   // Vite's dev server needs an inline script and its own WebSocket for hot reload; its page keeps the meta CSP.
   if (MAIN_WINDOW_VITE_DEV_SERVER_URL) return;

@@ -68,8 +68,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let port = 0;
   const allowedHosts = () => new Set([`${SERVER_HOST}:${port}`, `localhost:${port}`]);
   const hostIsAllowed = (host: string | undefined) => host !== undefined && allowedHosts().has(host.toLowerCase());
-  const originIsAllowed = (origin: string | undefined) =>
-    origin !== undefined && [...allowedHosts()].some((host) => origin.toLowerCase() === `http://${host}`);
+  const originIsAllowed = (origin: string | undefined) => origin !== undefined && [...allowedHosts()].some((host) => origin.toLowerCase() === `http://${host}`);
   // The token is read from the raw request line, before anything parses the URL: a malformed URL must
   // meet a 401 (or a 400 once authorised), never an exception.
   const hasToken = (rawUrl: string) => tokensEqual(readQueryParam(rawUrl, TOKEN_PARAM), token);
@@ -92,11 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The app's code (scripts, styles, fonts under /assets/) is public; the page, which opens the API, and the logs
     // need the token. No cookie carries it: cookies ignore the port, so every other server on 127.0.0.1 would get it.
     if (!isPublicAsset(rawUrl) && !hasToken(rawUrl)) {
-      return sendText(
-        response,
-        401,
-        'Tuning Bench needs its token. Open the URL that `tuning-bench serve` printed (it ends in ?token=...).\n',
-      );
+      return sendText(response, 401, 'Tuning Bench needs its token. Open the URL that `tuning-bench serve` printed (it ends in ?token=...).\n');
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'Method not allowed.\n');
     const url = parseRequestUrl(rawUrl);

@@ -77,12 +77,6 @@ export function fingerprintHeadline(fp: Readonly<Record<string, unknown>>): stri
   const driver = describeValue(fp.driverVersion);
   const cuda = describeValue(fp.cudaVersion);
   const torch = describeValue(fp.torchVersion);
-  const parts = [
-    gpu ?? 'no NVIDIA GPU',
-    driver && `driver ${driver}`,
-    cuda && `CUDA ${cuda}`,
-    describeValue(fp.cpuModel),
-    torch && `PyTorch ${torch}`,
-  ];
+  const parts = [gpu ?? 'no NVIDIA GPU', driver && `driver ${driver}`, cuda && `CUDA ${cuda}`, describeValue(fp.cpuModel), torch && `PyTorch ${torch}`];
   return parts.filter(Boolean).join(' · ');
 }

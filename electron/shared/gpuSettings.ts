@@ -118,14 +118,17 @@ function printable(text: string): string {
 
 /** Zod types for the contract: text in (what a person typed), checked by the parsers above. */
 function fromText<T>(parse: (text: string) => T) {
-  return z.string().max(40).transform((text, ctx) => {
-    try {
-      return parse(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
-      return z.NEVER;
-    }
-  });
+  return z
+    .string()
+    .max(40)
+    .transform((text, ctx) => {
+      try {
+        return parse(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    });
 }
 
 export const clockRangeText = fromText((text) => parseClockRange(text));

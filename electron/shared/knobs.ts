@@ -20,17 +20,67 @@ export interface KnobSpec {
 
 // Counts are bounded by what a machine could use: 64 loader workers or prefetched batches per worker, 1024 threads.
 export const KNOBS: readonly KnobSpec[] = [
-  { name: 'workers', type: { kind: 'count', min: 1, max: 64 }, cudaOnly: false, explanation: 'DataLoader workers for loaders the script makes with none (num_workers=0): batches load while the model trains.' },
-  { name: 'pinMemory', type: { kind: 'switch' }, cudaOnly: true, explanation: "Pinned host memory for DataLoader batches: faster copies to the GPU (a loader's own pin_memory stands)." },
-  { name: 'persistentWorkers', type: { kind: 'switch' }, cudaOnly: false, explanation: 'DataLoader workers kept alive between epochs instead of started again (needs workers).' },
-  { name: 'prefetch', type: { kind: 'count', min: 1, max: 64 }, cudaOnly: false, explanation: 'Batches each DataLoader worker loads ahead (prefetch_factor; needs workers).' },
-  { name: 'autocast', type: { kind: 'choice', values: ['bf16', 'fp16'] }, cudaOnly: false, explanation: "Mixed precision: the model's forward under torch.autocast (fp16 on CUDA with a GradScaler; bf16 on CPU too)." },
+  {
+    name: 'workers',
+    type: { kind: 'count', min: 1, max: 64 },
+    cudaOnly: false,
+    explanation: 'DataLoader workers for loaders the script makes with none (num_workers=0): batches load while the model trains.',
+  },
+  {
+    name: 'pinMemory',
+    type: { kind: 'switch' },
+    cudaOnly: true,
+    explanation: "Pinned host memory for DataLoader batches: faster copies to the GPU (a loader's own pin_memory stands).",
+  },
+  {
+    name: 'persistentWorkers',
+    type: { kind: 'switch' },
+    cudaOnly: false,
+    explanation: 'DataLoader workers kept alive between epochs instead of started again (needs workers).',
+  },
+  {
+    name: 'prefetch',
+    type: { kind: 'count', min: 1, max: 64 },
+    cudaOnly: false,
+    explanation: 'Batches each DataLoader worker loads ahead (prefetch_factor; needs workers).',
+  },
+  {
+    name: 'autocast',
+    type: { kind: 'choice', values: ['bf16', 'fp16'] },
+    cudaOnly: false,
+    explanation: "Mixed precision: the model's forward under torch.autocast (fp16 on CUDA with a GradScaler; bf16 on CPU too).",
+  },
   { name: 'tf32', type: { kind: 'switch' }, cudaOnly: true, explanation: 'TF32 for float32 matmuls and convolutions on NVIDIA GPUs from Ampere on.' },
-  { name: 'cudnnBenchmark', type: { kind: 'switch' }, cudaOnly: true, explanation: 'cudnn.benchmark: cuDNN times its convolution algorithms once per shape and keeps the fastest.' },
-  { name: 'matmulPrecision', type: { kind: 'choice', values: ['high', 'medium'] }, cudaOnly: true, explanation: 'torch.set_float32_matmul_precision: float32 matmuls in TF32 (high) or bfloat16 (medium).' },
-  { name: 'compile', type: { kind: 'switch' }, cudaOnly: false, explanation: "torch.compile on the model's first call (torch 2.0 and newer); the compiling steps count as warm-up." },
-  { name: 'channelsLast', type: { kind: 'switch' }, cudaOnly: false, explanation: 'The model and its 4-D inputs in channels-last memory format (convolutional networks).' },
-  { name: 'threads', type: { kind: 'count', min: 1, max: 1024 }, cudaOnly: false, explanation: "torch.set_num_threads(N): CPU threads for PyTorch's operators (a script's own call stands)." },
+  {
+    name: 'cudnnBenchmark',
+    type: { kind: 'switch' },
+    cudaOnly: true,
+    explanation: 'cudnn.benchmark: cuDNN times its convolution algorithms once per shape and keeps the fastest.',
+  },
+  {
+    name: 'matmulPrecision',
+    type: { kind: 'choice', values: ['high', 'medium'] },
+    cudaOnly: true,
+    explanation: 'torch.set_float32_matmul_precision: float32 matmuls in TF32 (high) or bfloat16 (medium).',
+  },
+  {
+    name: 'compile',
+    type: { kind: 'switch' },
+    cudaOnly: false,
+    explanation: "torch.compile on the model's first call (torch 2.0 and newer); the compiling steps count as warm-up.",
+  },
+  {
+    name: 'channelsLast',
+    type: { kind: 'switch' },
+    cudaOnly: false,
+    explanation: 'The model and its 4-D inputs in channels-last memory format (convolutional networks).',
+  },
+  {
+    name: 'threads',
+    type: { kind: 'count', min: 1, max: 1024 },
+    cudaOnly: false,
+    explanation: "torch.set_num_threads(N): CPU threads for PyTorch's operators (a script's own call stands).",
+  },
 ];
 
 const BY_NAME = new Map(KNOBS.map((spec) => [spec.name, spec]));

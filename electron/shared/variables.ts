@@ -86,7 +86,7 @@ export function templateVariables(template: readonly string[], mode: CommandMode
 export function shellPlaceholders(script: string): Array<{ name: string; alone: boolean }> {
   const found: Array<{ name: string; alone: boolean }> = [];
   let quote: 'none' | 'single' | 'double' = 'none';
-  for (let i = 0; i < script.length; ) {
+  for (let i = 0; i < script.length;) {
     const char = script[i]!;
     if (char === '{') {
       const match = new RegExp(`^\\{(${VARIABLE_NAME_SOURCE})\\}`, 'u').exec(script.slice(i));

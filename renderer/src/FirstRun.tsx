@@ -119,8 +119,7 @@ export function FirstRun({ workloads, onStarted, onImportLog }: FirstRunProps) {
       <div className="first-run-body">
         <h2 id="first-run-title">Welcome to Tuning Bench</h2>
         <p className="first-run-lede">
-          Run a training command in a real terminal while Tuning Bench samples the GPU and the host and keeps every run in one
-          SQLite file.
+          Run a training command in a real terminal while Tuning Bench samples the GPU and the host and keeps every run in one SQLite file.
           <br />
           Then change one thing (batch size, data workers, mixed precision, clocks) and see whether it really got faster.
         </p>
@@ -133,8 +132,8 @@ export function FirstRun({ workloads, onStarted, onImportLog }: FirstRunProps) {
         <section className="card first-run-card" aria-label="First run">
           <h3>Start with the synthetic workload</h3>
           <p className="hint">
-            A simulated trainer that needs only Node: {FIRST_RUN_VALUES.steps} steps, a few seconds, with throughput and loss
-            charts and a steady-state summary at the end.
+            A simulated trainer that needs only Node: {FIRST_RUN_VALUES.steps} steps, a few seconds, with throughput and loss charts and a steady-state summary
+            at the end.
           </p>
           <div className="actions">
             <button

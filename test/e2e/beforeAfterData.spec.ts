@@ -20,7 +20,10 @@ test.beforeAll(assertTorch);
 test.use({ serverEnv: NO_GPU });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 /**
@@ -35,7 +38,8 @@ function nanoRepo(dir: string): { repo: string; slow: string; fast: string } {
   fs.writeFileSync(path.join(repo, '.gitignore'), '*.bin\n__pycache__/\n');
   fs.writeFileSync(path.join(data, 'prepare.py'), '"""Writes train.bin and val.bin (here: the test writes them)."""\n');
   const loop = fs.readFileSync(NANO_LOOP, 'utf8');
-  const withDefault = (ms: string) => loop.replace('parser.add_argument("--batch-ms", type=float, default=0.0)', `parser.add_argument("--batch-ms", type=float, default=${ms})`);
+  const withDefault = (ms: string) =>
+    loop.replace('parser.add_argument("--batch-ms", type=float, default=0.0)', `parser.add_argument("--batch-ms", type=float, default=${ms})`);
   fs.writeFileSync(path.join(repo, 'train.py'), withDefault('150.0'));
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'read batches from disk one by one');
@@ -43,7 +47,10 @@ function nanoRepo(dir: string): { repo: string; slow: string; fast: string } {
   fs.writeFileSync(path.join(repo, 'train.py'), withDefault('0.0'));
   git(repo, 'commit', '-qam', 'keep the batches in memory');
   const fast = git(repo, 'rev-parse', 'HEAD').trim();
-  for (const [split, count] of [['train', 50_000], ['val', 5_000]] as const) {
+  for (const [split, count] of [
+    ['train', 50_000],
+    ['val', 5_000],
+  ] as const) {
     const tokens = new Uint16Array(count).map((_, i) => (i * 7919) % 65);
     fs.writeFileSync(path.join(data, `${split}.bin`), Buffer.from(tokens.buffer));
   }
@@ -112,7 +119,9 @@ test('the data git ignores is offered ticked and linked: both sides run, a verdi
   // The baseline side's own page: where it ran and what was linked, and its profile naming the script's batch code as input.
   const listed = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'runs', '--json'], { encoding: 'utf8' });
   // The baseline row's first run: the one its Profile button profiled.
-  const sideRuns = (JSON.parse(listed) as Array<{ id: number; configIndex: number | null; sweepId: number | null }>).filter((r) => r.sweepId !== null && r.configIndex === 0);
+  const sideRuns = (JSON.parse(listed) as Array<{ id: number; configIndex: number | null; sweepId: number | null }>).filter(
+    (r) => r.sweepId !== null && r.configIndex === 0,
+  );
   const baselineRun = Math.min(...sideRuns.map((r) => r.id));
   await page.goto(`${server.url}#/runs/${baselineRun}`);
   await expect(page.getByTestId('run-checkout')).toContainText(`Ran in a temporary worktree of HEAD~1 (${slow.slice(0, 12)})`);
@@ -137,7 +146,9 @@ test('with the data unticked, each side says why it failed and what to do', asyn
   await expect(page.getByTestId('ba-running')).toContainText('It ended failed', { timeout: SWEEP_TIMEOUT_MS });
   const failures = page.getByTestId('sweep-failures');
   await expect(failures).toContainText('Every config failed');
-  await expect(failures.getByTestId('sweep-failure-reason').first()).toContainText("FileNotFoundError: [Errno 2] No such file or directory: 'data/shakespeare_char/train.bin'");
+  await expect(failures.getByTestId('sweep-failure-reason').first()).toContainText(
+    "FileNotFoundError: [Errno 2] No such file or directory: 'data/shakespeare_char/train.bin'",
+  );
   await expect(failures.getByTestId('sweep-failure-hint').first()).toContainText(
     'data/shakespeare_char/train.bin is in your tree but not in the worktree: git does not track it',
   );

@@ -147,7 +147,9 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   expect(md.suggestedFilename()).toMatch(/^tuning-bench-comparison-.*\.md$/u);
   const markdown = fs.readFileSync((await md.path())!, 'utf8');
   // Step time and loss beside throughput; the fake GPU's columns are there (Fairness and Notes only when a row has some).
-  expect(markdown).toContain('| Config | Batch | Workers | AMP | Tokens/s | Step time | Final loss | Eval loss | Speedup (95 % CI) | Verdict | n | Runs (steady steps, warm-up, left out) | Work / step |');
+  expect(markdown).toContain(
+    '| Config | Batch | Workers | AMP | Tokens/s | Step time | Final loss | Eval loss | Speedup (95 % CI) | Verdict | n | Runs (steady steps, warm-up, left out) | Work / step |',
+  );
   expect(markdown).toMatch(/\| VRAM \| GPU util \| Power \| Compared \| Δ \| Gate \|/u);
   expect(markdown).toMatch(/^Machine: Host .* · GPU NVIDIA GeForce RTX 4090 · Driver /mu);
   const ampLine = markdown.split('\n').find((line) => line.startsWith('| +amp=on'));

@@ -45,10 +45,14 @@ async function timeToRendered(page: Page, hash: string | null): Promise<number> 
 test('compare view of ten one-hour runs: time from navigation to the table and charts drawn', async ({ page, server }) => {
   test.setTimeout(300_000);
   const seedStarted = Date.now();
-  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/e2e/seedCompareBench.ts'), server.dbPath, String(RUNS)], {
-    cwd: REPO_ROOT,
-    timeout: 180_000,
-  });
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'test/e2e/seedCompareBench.ts'), server.dbPath, String(RUNS)],
+    {
+      cwd: REPO_ROOT,
+      timeout: 180_000,
+    },
+  );
   const seedSeconds = (Date.now() - seedStarted) / 1000;
   const ids = JSON.parse(stdout) as number[];
   expect(ids).toHaveLength(RUNS);

@@ -23,11 +23,27 @@ test.use({ serverEnv: NO_GPU });
 
 /** One synthetic run by the CLI on the server's database; one seed (the default) every time, so repeats are identical. */
 async function run(server: HeadlessServer, batch: number): Promise<void> {
-  await execFileAsync(process.execPath, [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'run', '--workload', 'synthetic', '--set', `batch=${batch}`, '--set', 'steps=60', '--json'], {
-    cwd: server.dataDir,
-    env: { ...process.env, ...NO_GPU },
-    timeout: 60_000,
-  });
+  await execFileAsync(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'bin/tuning-bench.js'),
+      '--db',
+      server.dbPath,
+      'run',
+      '--workload',
+      'synthetic',
+      '--set',
+      `batch=${batch}`,
+      '--set',
+      'steps=60',
+      '--json',
+    ],
+    {
+      cwd: server.dataDir,
+      env: { ...process.env, ...NO_GPU },
+      timeout: 60_000,
+    },
+  );
 }
 
 /** The page and each table's box: a table wider than its box would scroll inside it, so fitting means no hidden columns either. */
@@ -41,7 +57,11 @@ async function expectFits(report: Page): Promise<void> {
   for (const table of widths.tables) expect(table.scroll).toBeLessThanOrEqual(table.client);
 }
 
-test('an exported report fits 1,440 px, drops empty columns, charts throughput with every repeat seen, and the Markdown says where it ran', async ({ page, browser, server }) => {
+test('an exported report fits 1,440 px, drops empty columns, charts throughput with every repeat seen, and the Markdown says where it ran', async ({
+  page,
+  browser,
+  server,
+}) => {
   for (const batch of [8, 8, 16, 16]) await run(server, batch);
 
   await page.goto(server.url);
@@ -80,7 +100,9 @@ test('an exported report fits 1,440 px, drops empty columns, charts throughput w
   await expectFits(report);
 
   const titlesOf = async (selector: string) => (await report.locator(selector).allInnerTexts()).map((h) => h.split('\n')[0]!.trim());
-  expect(await titlesOf('[data-testid="comparison-table"] th')).toEqual(expect.arrayContaining(['Config', 'Tokens/s', 'Step time', 'Final loss', 'Speedup', 'Verdict', 'n']));
+  expect(await titlesOf('[data-testid="comparison-table"] th')).toEqual(
+    expect.arrayContaining(['Config', 'Tokens/s', 'Step time', 'Final loss', 'Speedup', 'Verdict', 'n']),
+  );
   // No table of the report has a column for what a box without a GPU cannot measure.
   const everyTitle = await titlesOf('th');
   for (const empty of ['VRAM', 'GPU util', 'Power', 'Energy']) expect(everyTitle).not.toContain(empty);
@@ -89,7 +111,10 @@ test('an exported report fits 1,440 px, drops empty columns, charts throughput w
   const chart = report.locator('svg[data-chart="throughput"]');
   await expect(chart).toBeVisible();
   await expect(chart.locator('circle[data-run]')).toHaveCount(4);
-  for (const [first, second] of [[1, 2], [3, 4]] as const) {
+  for (const [first, second] of [
+    [1, 2],
+    [3, 4],
+  ] as const) {
     const a = (await chart.locator(`circle[data-run="${first}"]`).boundingBox())!;
     const b = (await chart.locator(`circle[data-run="${second}"]`).boundingBox())!;
     expect(Math.abs(a.x - b.x)).toBeLessThan(0.5);
@@ -152,8 +177,20 @@ function wideGrid(): Run[] {
           gpu: { utilMean: 91.3, vramPeakMiB: 61_234, powerMeanW: 612.5, energyJ: 100_000, throttledSeconds: 0 },
           host: null,
           tokensPerStep: Number(config.batch) * 1024,
-          fairness: { ok: repeat !== 1, issues: repeat === 1 ? [{ kind: 'host-busy', message: 'others used 1.2 cores' }, { kind: 'throttled', message: 'power cap' }] : [] },
-          lossCurve: [[250, 3], [500, 2.3456]],
+          fairness: {
+            ok: repeat !== 1,
+            issues:
+              repeat === 1
+                ? [
+                    { kind: 'host-busy', message: 'others used 1.2 cores' },
+                    { kind: 'throttled', message: 'power cap' },
+                  ]
+                : [],
+          },
+          lossCurve: [
+            [250, 3],
+            [500, 2.3456],
+          ],
         },
         gpuSettings: { persistenceMode: true, powerLimitW: 700, clockLock: { minMHz: 1980, maxMHz: 1980 }, memoryClockLock: null },
         fingerprint: {
@@ -181,7 +218,9 @@ test('a report of a wide grid on a GPU box still fits 1,440 px: six varied varia
     groupBy: 'config',
     gate: qualityGate.parse({}),
     now: new Date('2026-11-27T12:00:00.000Z'),
-    commands: ['torchrun --nproc_per_node=1 train.py --batch_size {batch} --num_workers {num_workers} --amp {amp} --compile {compile} --gradient_accumulation_steps {gradient_accumulation_steps} --lr {lr}'],
+    commands: [
+      'torchrun --nproc_per_node=1 train.py --batch_size {batch} --num_workers {num_workers} --amp {amp} --compile {compile} --gradient_accumulation_steps {gradient_accumulation_steps} --lr {lr}',
+    ],
   });
   expect(comparison.columns).toHaveLength(6);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-report-'));

@@ -56,10 +56,7 @@ const fakeEnv = (root: '0' | '1'): Record<string, string> => ({
 test.describe('as root', () => {
   test.use({ serverEnv: fakeEnv('1') });
 
-  test('the GPU view shows the state, locks and resets clocks, refuses a bad value as typed and a power limit out of range', async ({
-    page,
-    server,
-  }) => {
+  test('the GPU view shows the state, locks and resets clocks, refuses a bad value as typed and a power limit out of range', async ({ page, server }) => {
     const consoleErrors = collectConsoleErrors(page);
     await openGpuView(page, server.url);
 
@@ -260,8 +257,7 @@ test.describe('with another process on the GPU', () => {
   test('a clock lock asks first, listing the processes, and changes nothing when cancelled', async ({ page, server }) => {
     // The fake lists the load file's process while the file is fresh (2 s): keep it fresh, naming this test's process.
     const loadFile = path.join(server.dataDir, 'load.json');
-    const writeLoad = () =>
-      fs.writeFileSync(loadFile, JSON.stringify({ t: Date.now(), phase: 'train', util: 0.4, vramMiB: 1200, pid: process.pid }));
+    const writeLoad = () => fs.writeFileSync(loadFile, JSON.stringify({ t: Date.now(), phase: 'train', util: 0.4, vramMiB: 1200, pid: process.pid }));
     writeLoad();
     const keepFresh = setInterval(writeLoad, 300);
     try {

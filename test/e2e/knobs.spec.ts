@@ -13,7 +13,11 @@ test.beforeAll(assertTorch);
 test('New run applies the knobs chosen, and the run says where each applied or why not', async ({ page, server }) => {
   test.setTimeout(120_000);
   fs.copyFileSync(FIXTURE, path.join(server.dataDir, 'slow_loader.py'));
-  const loaderLine = fs.readFileSync(FIXTURE, 'utf8').split('\n').findIndex((line) => line.includes('DataLoader(dataset, batch_size=None)')) + 1;
+  const loaderLine =
+    fs
+      .readFileSync(FIXTURE, 'utf8')
+      .split('\n')
+      .findIndex((line) => line.includes('DataLoader(dataset, batch_size=None)')) + 1;
 
   await page.goto(server.url);
   await page.getByTestId('new-run-button').click();

@@ -20,12 +20,7 @@ const NANOGPT_LOG = [
   '',
 ].join('\n');
 
-const STEP_LINES = [
-  'step 120: loss 2.314, 41250 tok/s, 24.8 ms/step',
-  'eval: loss 2.40',
-  'step 130: loss 2.301, 41310 tok/s, 24.7 ms/step',
-  '',
-].join('\n');
+const STEP_LINES = ['step 120: loss 2.314, 41250 tok/s, 24.8 ms/step', 'eval: loss 2.40', 'step 130: loss 2.301, 41310 tok/s, 24.7 ms/step', ''].join('\n');
 
 async function startSynthetic(page: Page, steps: number, maxSteps?: number): Promise<void> {
   await page.getByTestId('new-run-button').click();
@@ -187,9 +182,9 @@ test('a running command without metrics keeps the charts’ room, so the termina
   await page.getByTestId('workload-name').fill('quiet then loud');
   await page.getByTestId('workload-cwd').fill(os.tmpdir());
   await page.getByTestId('workload-mode').selectOption('shell');
-  await page.getByTestId('workload-command').fill(
-    'echo warming up; sleep 2; for i in 1 2 3 4 5; do echo "step $i: loss 2.$i, 1000 tok/s, 10 ms/step"; sleep 0.3; done',
-  );
+  await page
+    .getByTestId('workload-command')
+    .fill('echo warming up; sleep 2; for i in 1 2 3 4 5; do echo "step $i: loss 2.$i, 1000 tok/s, 10 ms/step"; sleep 0.3; done');
   await page.getByTestId('save-workload').click();
   await expect(page.getByTestId('workload-select').locator('option:checked')).toHaveText('quiet then loud');
   await page.getByTestId('start-run').click();

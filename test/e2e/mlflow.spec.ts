@@ -75,7 +75,21 @@ test.describe('Publish to MLflow', () => {
   test('a sweep and its comparison: a parent run with a child per run, the verdicts as tags', async ({ page, server }) => {
     test.setTimeout(240_000);
     const sweep = JSON.parse(
-      (await cli(server.dbPath, ['sweep', '--json', '--workload', 'synthetic', '--no-wait-idle', '--set', 'steps=40', '--vary', 'batch=8,16', '--repeats', '2'])).stdout,
+      (
+        await cli(server.dbPath, [
+          'sweep',
+          '--json',
+          '--workload',
+          'synthetic',
+          '--no-wait-idle',
+          '--set',
+          'steps=40',
+          '--vary',
+          'batch=8,16',
+          '--repeats',
+          '2',
+        ])
+      ).stdout,
     ) as { id: number };
     await page.goto(`${server.url}#/sweeps/${sweep.id}`);
     await page.getByTestId('mlflow-menu').locator('summary').click();
@@ -114,14 +128,18 @@ test.describe('Publish to MLflow', () => {
     test.setTimeout(180_000);
     // The other box: its own database; its run recorded on a host of its own.
     const otherDb = path.join(makeTempDir('tb-other-box-'), 'runs.db');
-    const theirs = JSON.parse((await cli(otherDb, ['run', '--json', '--workload', 'synthetic', '--set', 'steps=60', '--set', 'batch=16'])).stdout) as { id: number };
+    const theirs = JSON.parse((await cli(otherDb, ['run', '--json', '--workload', 'synthetic', '--set', 'steps=60', '--set', 'batch=16'])).stdout) as {
+      id: number;
+    };
     const db = new Database(otherDb);
     db.prepare("UPDATE runs SET fingerprint_json = json_set(coalesce(fingerprint_json, '{}'), '$.hostname', 'gpu-box-2') WHERE id = ?").run(theirs.id);
     db.close();
     await cli(otherDb, ['publish', String(theirs.id), '--mlflow', mlflow.uri, '--experiment', 'lab']);
 
     const ours = JSON.parse((await cli(server.dbPath, ['run', '--json', '--workload', 'synthetic', '--set', 'steps=60'])).stdout) as { id: number };
-    const pulled = JSON.parse((await cli(server.dbPath, ['import-mlflow', mlflow.uri, '--experiment', 'lab', '--json'])).stdout) as { imported: Array<{ id: number }> };
+    const pulled = JSON.parse((await cli(server.dbPath, ['import-mlflow', mlflow.uri, '--experiment', 'lab', '--json'])).stdout) as {
+      imported: Array<{ id: number }>;
+    };
     const imported = pulled.imported[0]!.id;
 
     await page.goto(`${server.url}#/runs/${imported}`);

@@ -16,7 +16,22 @@ test('Profile re-runs a run and shows where its steps go', async ({ page, server
   // A plain run recorded by the CLI on the server's database (both faces share one file).
   const seeded = spawnSync(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'run', '--json', '--', TORCH_PYTHON, SLEEPY, '--steps', '30', '--sleep-ms', '30', '--width', '64'],
+    [
+      path.join(REPO_ROOT, 'bin/tuning-bench.js'),
+      '--db',
+      server.dbPath,
+      'run',
+      '--json',
+      '--',
+      TORCH_PYTHON,
+      SLEEPY,
+      '--steps',
+      '30',
+      '--sleep-ms',
+      '30',
+      '--width',
+      '64',
+    ],
     { cwd: server.dataDir, encoding: 'utf8', timeout: 60_000 },
   );
   expect(seeded.status, seeded.stderr).toBe(0);
@@ -30,9 +45,14 @@ test('Profile re-runs a run and shows where its steps go', async ({ page, server
 
   await expect(page.getByTestId('profile-ops')).toBeVisible({ timeout: 60_000 });
   // Ten steady steps from step 11 (as the script numbers them); a step this busy machine slowed is left out and drawn faint.
-  await expect(page.getByTestId('profile-source')).toContainText(/^torch\.profiler on cpu, steps 11-\d+ as the script numbers them after 10 warm-up steps; means over 10 steps/u);
+  await expect(page.getByTestId('profile-source')).toContainText(
+    /^torch\.profiler on cpu, steps 11-\d+ as the script numbers them after 10 warm-up steps; means over 10 steps/u,
+  );
   await expect(page.getByTestId('profile-diagnosis')).toContainText('input-bound');
-  await expect(page.getByTestId('phase-bar-mean').getByRole('img')).toHaveAttribute('aria-label', /^data loading \d+ %, input \(script's batch code\) \d+ %, forward/u);
+  await expect(page.getByTestId('phase-bar-mean').getByRole('img')).toHaveAttribute(
+    'aria-label',
+    /^data loading \d+ %, input \(script's batch code\) \d+ %, forward/u,
+  );
   const leftOut = await page.locator('.phase-row.left-out').count();
   await expect(page.locator('.phase-row')).toHaveCount(11 + leftOut);
   await expect(page.getByTestId('profile-ops').locator('td.op-name')).toContainText(['aten::addmm']);
@@ -45,13 +65,32 @@ test('Profile re-runs a run and shows where its steps go', async ({ page, server
   expect(events.length).toBeGreaterThan(100);
 });
 
-test('the compare view shows a config\'s profile beside the baseline\'s', async ({ page, server }) => {
+test("the compare view shows a config's profile beside the baseline's", async ({ page, server }) => {
   test.setTimeout(120_000);
   const profiledRun = (sleepMs: number) => {
     const result = spawnSync(
       process.execPath,
-      [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'run', '--json', '--profile', '--profile-warmup', '4', '--profile-steps', '6',
-        '--', TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', String(sleepMs), '--width', '64'],
+      [
+        path.join(REPO_ROOT, 'bin/tuning-bench.js'),
+        '--db',
+        server.dbPath,
+        'run',
+        '--json',
+        '--profile',
+        '--profile-warmup',
+        '4',
+        '--profile-steps',
+        '6',
+        '--',
+        TORCH_PYTHON,
+        SLEEPY,
+        '--steps',
+        '14',
+        '--sleep-ms',
+        String(sleepMs),
+        '--width',
+        '64',
+      ],
       { cwd: server.dataDir, encoding: 'utf8', timeout: 60_000 },
     );
     expect(result.status, result.stderr).toBe(0);

@@ -36,10 +36,7 @@ async function speedupOf(page: Page, index: number): Promise<number> {
 test.describe('without a GPU', () => {
   test.use({ serverEnv: NO_GPU });
 
-  test('a ladder built in the form: the plan previewed before Start, live progress, the matrix with speedups and run links', async ({
-    page,
-    server,
-  }) => {
+  test('a ladder built in the form: the plan previewed before Start, live progress, the matrix with speedups and run links', async ({ page, server }) => {
     test.setTimeout(SWEEP_TIMEOUT_MS + 60_000);
     const consoleErrors = collectConsoleErrors(page);
     await openNewSweep(page, server.url);
@@ -269,7 +266,7 @@ test.describe('a typed batch sweep, judged per sample', () => {
     await expect(page.getByTestId('compare-view')).toHaveAttribute('data-ready', 'true');
     const big = page.getByTestId('compare-row-1');
     await expect(big.getByTestId('row-verdict')).toHaveText('no speedup');
-    await expect(big.getByTestId('row-reason')).toContainText("batch differs (16 vs 64)");
+    await expect(big.getByTestId('row-reason')).toContainText('batch differs (16 vs 64)');
     await expect(big.getByTestId('row-reason')).toContainText("--samples-per-step '{batch}'");
     await expect(page.getByTestId('compare-row-0').getByTestId('row-best')).toBeVisible();
     await screenshot(page, 'compare-batch-no-work');

@@ -45,9 +45,7 @@ test.describe('with the fake nvidia-smi', () => {
     await expect(page.getByTestId('run-status')).toHaveText('running');
     await expect(page.getByTestId('no-gpu-note')).toHaveCount(0);
     const livePoints = Number(await page.getByTestId('chart-gpu-util').getAttribute('data-points'));
-    await expect
-      .poll(async () => Number(await page.getByTestId('chart-gpu-util').getAttribute('data-points')))
-      .toBeGreaterThan(livePoints);
+    await expect.poll(async () => Number(await page.getByTestId('chart-gpu-util').getAttribute('data-points'))).toBeGreaterThan(livePoints);
     await screenshot(page, 'telemetry-running');
 
     await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });

@@ -224,11 +224,7 @@ test('a flood paced over seconds is followed live to its last line', async ({ pa
     }),
   );
   await page.goto(server.url);
-  await startShellScript(
-    page,
-    'paced flood',
-    `for i in $(seq 1 40); do yes "flood line $i of 40" | head -c 500000; sleep 0.1; done; echo "flood done"`,
-  );
+  await startShellScript(page, 'paced flood', `for i in $(seq 1 40); do yes "flood line $i of 40" | head -c 500000; sleep 0.1; done; echo "flood done"`);
   const terminal = page.getByTestId('terminal');
   await expect(terminal).toContainText('flood line');
   await expect(page.getByTestId('terminal-search')).toBeEditable();

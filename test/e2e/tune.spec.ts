@@ -12,7 +12,11 @@ test.beforeAll(assertTorch);
 test('Tune on a run keeps workers for a script that loads in its loop, and shows the change to make', async ({ page, server }) => {
   test.setTimeout(300_000);
   fs.copyFileSync(FIXTURE, path.join(server.dataDir, 'tune_mlp.py'));
-  const loaderLine = fs.readFileSync(FIXTURE, 'utf8').split('\n').findIndex((line) => line.includes('torch.utils.data.DataLoader(')) + 1;
+  const loaderLine =
+    fs
+      .readFileSync(FIXTURE, 'utf8')
+      .split('\n')
+      .findIndex((line) => line.includes('torch.utils.data.DataLoader(')) + 1;
 
   await page.goto(server.url);
   await page.getByTestId('new-run-button').click();

@@ -74,7 +74,19 @@ export async function startMlflowServer(options: { auth?: boolean } = {}): Promi
   const port = await freePort();
   const admin = options.auth ? { user: 'admin', password: 'tb-test-secret-9' } : null;
   const env: NodeJS.ProcessEnv = { ...process.env, MLFLOW_HOME: dir };
-  const args = ['server', '--backend-store-uri', `sqlite:///${path.join(dir, 'mlflow.db')}`, '--artifacts-destination', path.join(dir, 'artifacts'), '--host', '127.0.0.1', '--port', String(port), '--workers', '1'];
+  const args = [
+    'server',
+    '--backend-store-uri',
+    `sqlite:///${path.join(dir, 'mlflow.db')}`,
+    '--artifacts-destination',
+    path.join(dir, 'artifacts'),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--workers',
+    '1',
+  ];
   if (admin) {
     const config = path.join(dir, 'basic_auth.ini');
     fs.writeFileSync(
@@ -155,12 +167,18 @@ export async function mlflowApi<T = Record<string, unknown>>(
 
 export interface ReadRun {
   info: { run_id: string; experiment_id: string; status: string; run_name: string; artifact_uri: string; start_time: number; end_time?: number };
-  data: { params?: Array<{ key: string; value: string }>; tags?: Array<{ key: string; value: string }>; metrics?: Array<{ key: string; value: number | string; step: number; timestamp: number }> };
+  data: {
+    params?: Array<{ key: string; value: string }>;
+    tags?: Array<{ key: string; value: string }>;
+    metrics?: Array<{ key: string; value: number | string; step: number; timestamp: number }>;
+  };
 }
 
 /** Every run of an experiment, as the server has them. */
 export async function allRuns(server: Pick<MlflowServer, 'uri' | 'admin'>, experimentName: string): Promise<ReadRun[]> {
-  const { experiment } = await mlflowApi<{ experiment: { experiment_id: string } }>(server, 'GET', 'experiments/get-by-name', { experiment_name: experimentName });
+  const { experiment } = await mlflowApi<{ experiment: { experiment_id: string } }>(server, 'GET', 'experiments/get-by-name', {
+    experiment_name: experimentName,
+  });
   const { runs } = await mlflowApi<{ runs?: ReadRun[] }>(server, 'POST', 'runs/search', { experiment_ids: [experiment.experiment_id], max_results: 1000 });
   return runs ?? [];
 }
@@ -174,7 +192,11 @@ export function paramsOf(run: ReadRun): Record<string, string> {
 }
 
 /** A metric's whole history. */
-export async function history(server: Pick<MlflowServer, 'uri' | 'admin'>, runId: string, key: string): Promise<Array<{ value: number | string; step: number; timestamp: number }>> {
+export async function history(
+  server: Pick<MlflowServer, 'uri' | 'admin'>,
+  runId: string,
+  key: string,
+): Promise<Array<{ value: number | string; step: number; timestamp: number }>> {
   const { metrics } = await mlflowApi<{ metrics?: Array<{ value: number | string; step: number; timestamp: number }> }>(server, 'GET', 'metrics/get-history', {
     run_id: runId,
     metric_key: key,

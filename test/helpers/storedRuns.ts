@@ -4,7 +4,16 @@ import type { Run } from '../../electron/shared/api.js';
 
 /** Stores `pieces` as the run's chunks, in order, and ends the run as succeeded. */
 export async function storeFinishedRun(core: EngineCore, pieces: Iterable<Buffer>, name = 'stored'): Promise<Run> {
-  const run = core.store.runs.insert({ workloadId: null, workloadName: name, command: ['stored'], cwd: '/', config: {}, env: {}, startedAt: new Date(), enginePid: process.pid });
+  const run = core.store.runs.insert({
+    workloadId: null,
+    workloadName: name,
+    command: ['stored'],
+    cwd: '/',
+    config: {},
+    env: {},
+    startedAt: new Date(),
+    enginePid: process.pid,
+  });
   let seq = 0;
   for (const piece of pieces) core.store.output.append(run.id, seq++, seq, Buffer.from(piece));
   await core.store.output.flush();

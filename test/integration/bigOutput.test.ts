@@ -36,7 +36,10 @@ describe('100 MB of output', () => {
     expect(bytes).toBe(100 * MIB);
     expect(stored.digest('hex')).toBe(expected.digest('hex'));
 
-    const page = await harness.core.handlers['runs.output']({ id: run.id, afterSeq: -1, maxBytes: LIMITS.outputPageBytes, fromEnd: true }, { subscriberId: null });
+    const page = await harness.core.handlers['runs.output'](
+      { id: run.id, afterSeq: -1, maxBytes: LIMITS.outputPageBytes, fromEnd: true },
+      { subscriberId: null },
+    );
     expect(page.skippedBytes).toBeGreaterThan(90 * MIB);
     expect(page.complete).toBe(true);
     expect(page.chunks.at(-1)!.seq).toBe(page.lastSeq);

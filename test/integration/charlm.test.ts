@@ -123,39 +123,34 @@ describe('charlm: the built-in PyTorch workload', () => {
     180_000,
   );
 
-  it(
-    'exits 3 with one clear line naming the Python when torch cannot be imported',
-    async () => {
-      assertPython();
-      // A torch module that fails to import, first on the path: a real ImportError in the real import statement.
-      const fakeDir = path.join(dir, 'no-torch');
-      fs.mkdirSync(fakeDir, { recursive: true });
-      fs.writeFileSync(path.join(fakeDir, 'torch.py'), 'raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n');
-      const executable = spawnSync(PYTHON, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
-      const metrics = path.join(dir, 'no-torch.jsonl');
+  it('exits 3 with one clear line naming the Python when torch cannot be imported', async () => {
+    assertPython();
+    // A torch module that fails to import, first on the path: a real ImportError in the real import statement.
+    const fakeDir = path.join(dir, 'no-torch');
+    fs.mkdirSync(fakeDir, { recursive: true });
+    fs.writeFileSync(path.join(fakeDir, 'torch.py'), 'raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n');
+    const executable = spawnSync(PYTHON, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+    const metrics = path.join(dir, 'no-torch.jsonl');
 
-      const result = await run(PYTHON, [TRAIN, '--steps', '5'], { PYTHONPATH: fakeDir, TUNING_BENCH_METRICS: metrics });
-      expect(result.code).toBe(3);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).not.toContain('Traceback');
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toContain(`charlm: PyTorch is not installed for ${executable} (Python 3.`);
-      expect(result.stderr).toContain('apt-get install python3-torch');
-      expect(result.stderr).toContain('the workload\'s "python" variable');
-      expect(fs.existsSync(metrics)).toBe(false);
+    const result = await run(PYTHON, [TRAIN, '--steps', '5'], { PYTHONPATH: fakeDir, TUNING_BENCH_METRICS: metrics });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain('Traceback');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`charlm: PyTorch is not installed for ${executable} (Python 3.`);
+    expect(result.stderr).toContain('apt-get install python3-torch');
+    expect(result.stderr).toContain('the workload\'s "python" variable');
+    expect(fs.existsSync(metrics)).toBe(false);
 
-      // --help needs no torch.
-      const help = await run(PYTHON, [TRAIN, '--help'], { PYTHONPATH: fakeDir });
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain('--batch-size');
-    },
-    60_000,
-  );
+    // --help needs no torch.
+    const help = await run(PYTHON, [TRAIN, '--help'], { PYTHONPATH: fakeDir });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--batch-size');
+  }, 60_000);
 });
 
 describe('tuning_bench.py: the structured metrics channel', () => {
-  const python = (code: string, env: Record<string, string | undefined>) =>
-    run(PYTHON, ['-c', code], { PYTHONPATH: HELPER_DIR, ...env });
+  const python = (code: string, env: Record<string, string | undefined>) => run(PYTHON, ['-c', code], { PYTHONPATH: HELPER_DIR, ...env });
 
   it('does nothing without TUNING_BENCH_METRICS', async () => {
     assertPython();

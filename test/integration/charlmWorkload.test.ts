@@ -14,21 +14,25 @@ afterEach(async () => {
 });
 
 describe('the charlm workload', () => {
-  it.skipIf(skipTorch)('trains through the app, its metrics from the structured channel', async () => {
-    assertTorch();
-    harness = tempCore();
-    const workload = harness.core.store.workloads.getByName('charlm')!;
-    const run = harness.core.runner.start({
-      workload,
-      values: { python: PYTHON, amp: 'bf16', steps: '24', threads: '2', batch: '8', seq_len: '64' },
-    });
-    const finished = await harness.core.runner.waitForExit(run.id);
-    expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
-    expect(finished.summary).toMatchObject({ metricsSource: 'channel', steps: 24, nanDetected: false });
-    expect(finished.summary.throughput.unit).toBe('tokens/s');
-    expect(finished.summary.throughput.median).toBeGreaterThan(0);
-    expect(finished.summary.finalLoss).toBeLessThan(4.5);
-  }, 180_000);
+  it.skipIf(skipTorch)(
+    'trains through the app, its metrics from the structured channel',
+    async () => {
+      assertTorch();
+      harness = tempCore();
+      const workload = harness.core.store.workloads.getByName('charlm')!;
+      const run = harness.core.runner.start({
+        workload,
+        values: { python: PYTHON, amp: 'bf16', steps: '24', threads: '2', batch: '8', seq_len: '64' },
+      });
+      const finished = await harness.core.runner.waitForExit(run.id);
+      expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
+      expect(finished.summary).toMatchObject({ metricsSource: 'channel', steps: 24, nanDetected: false });
+      expect(finished.summary.throughput.unit).toBe('tokens/s');
+      expect(finished.summary.throughput.median).toBeGreaterThan(0);
+      expect(finished.summary.finalLoss).toBeLessThan(4.5);
+    },
+    180_000,
+  );
 
   it('says which Python it tried when PyTorch is missing', async () => {
     const shadow = fs.mkdtempSync(path.join(harness?.dir ?? '/tmp', 'no-torch-'));

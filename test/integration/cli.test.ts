@@ -144,10 +144,17 @@ describe('the installed command', () => {
     // Records every module Node loads, so the test sees which build ran.
     const loaded = path.join(dir, 'loaded.txt');
     const hooks = path.join(dir, 'record-loads-hooks.mjs');
-    fs.writeFileSync(hooks, `import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(${JSON.stringify(loaded)}, url + '\\n');\n  return next(url, context);\n}\n`);
+    fs.writeFileSync(
+      hooks,
+      `import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(${JSON.stringify(loaded)}, url + '\\n');\n  return next(url, context);\n}\n`,
+    );
     const hook = path.join(dir, 'record-loads.mjs');
     fs.writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const result = spawnSync(process.execPath, ['--import', hook, bin, '--db', db, 'run', '--json', '--', process.execPath, '-e', "console.log('step 7: loss 2.5')"], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', hook, bin, '--db', db, 'run', '--json', '--', process.execPath, '-e', "console.log('step 7: loss 2.5')"],
+      { encoding: 'utf8' },
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'succeeded', summary: { steps: 7, finalLoss: 2.5 } });
     const urls = fs.readFileSync(loaded, 'utf8').split('\n');

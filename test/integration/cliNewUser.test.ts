@@ -119,7 +119,10 @@ describe('an empty log is refused (item 8)', () => {
 describe('a mistyped --db is said, never a new empty database (item 9)', () => {
   it('a command that reads refuses a database that is not there, and makes no file or folder', () => {
     const typo = path.join(dir, 'tpyo', 'runs.db');
-    for (const args of [['--db', typo, 'runs'], ['--db', path.join(dir, 'runz.db'), 'show', '1']]) {
+    for (const args of [
+      ['--db', typo, 'runs'],
+      ['--db', path.join(dir, 'runz.db'), 'show', '1'],
+    ]) {
       const result = runCli(args, { cwd: dir });
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/there is no database at .* \(given by --db\): check the path/u);
@@ -174,7 +177,10 @@ describe('{var} in a run is a variable, and flags can be swept (item 10)', () =>
     const configs = (JSON.parse(sweep.stdout) as { configs: Array<{ values: Record<string, string>; runIds: number[] }> }).configs;
     expect(configs.map((config) => config.values.amp)).toEqual(['', '--amp']);
     const commands = configs.map((config) => argsOf(runOf(cli(['show', '--json', String(config.runIds[0])]))));
-    expect(commands).toEqual([['--steps', '3'], ['--steps', '3', '--amp']]);
+    expect(commands).toEqual([
+      ['--steps', '3'],
+      ['--steps', '3', '--amp'],
+    ]);
   });
 
   it('sweeping an empty value of a variable that needs one is refused before anything runs', () => {

@@ -22,7 +22,18 @@ describe('createCore({ clock })', () => {
 
     clock.advance(90 * 60_000);
     const workload = await core.handlers['workloads.create'](
-      { name: 'mine', description: '', cwd: harness.dir, command: ['true'], env: {}, variables: [], metricRegex: '', mode: 'argv', tokensPerStep: '', steps: null },
+      {
+        name: 'mine',
+        description: '',
+        cwd: harness.dir,
+        command: ['true'],
+        env: {},
+        variables: [],
+        metricRegex: '',
+        mode: 'argv',
+        tokensPerStep: '',
+        steps: null,
+      },
       none,
     );
     expect(workload.createdAt).toBe('2026-03-01T13:30:00.000Z');

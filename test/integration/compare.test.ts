@@ -51,10 +51,28 @@ describe('the seed plan as a Markdown table', () => {
     );
     expect(filename).toMatch(/^tuning-bench-comparison-.*\.md$/u);
     const lines = content.split('\n');
-    const cells = (line: string) => line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = (line: string) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
     const header = cells(lines.find((l) => l.startsWith('| Config'))!);
     // No GPU here: no VRAM, utilisation or power column; step time and loss beside throughput.
-    expect(header.slice(0, 13)).toEqual(['Config', 'Batch', 'Workers', 'AMP', 'Compile', 'Tokens/s', 'Step time', 'Final loss', 'Eval loss', 'Speedup (95 % CI)', 'Verdict', 'n', 'Runs (steady steps, warm-up, left out)']);
+    expect(header.slice(0, 13)).toEqual([
+      'Config',
+      'Batch',
+      'Workers',
+      'AMP',
+      'Compile',
+      'Tokens/s',
+      'Step time',
+      'Final loss',
+      'Eval loss',
+      'Speedup (95 % CI)',
+      'Verdict',
+      'n',
+      'Runs (steady steps, warm-up, left out)',
+    ]);
     expect(header).not.toContain('VRAM');
     expect(header).not.toContain('Power');
     expect(content).toMatch(/^Machine: Host .* · GPU none \(no nvidia-smi: host telemetry only\) · CPU /mu);
@@ -89,12 +107,28 @@ describe('the seed plan as a Markdown table', () => {
     expect(fs.readFileSync(path.join(temp.dir, 'report.html'), 'utf8')).toMatch(/<svg[^>]*aria-label="Tokens\/s by step"|<svg/u);
 
     // The gate from the command line: another metric and direction, a relative tolerance only, or none at all.
-    const gated = runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--gate-metric', 'loss', '--gate-direction', 'higher', '--no-gate-abs', '--gate-rel', '0.01']);
+    const gated = runCli([
+      '--db',
+      temp.dbPath,
+      'compare',
+      `s${sweepId}`,
+      '--format',
+      'json',
+      '--gate-metric',
+      'loss',
+      '--gate-direction',
+      'higher',
+      '--no-gate-abs',
+      '--gate-rel',
+      '0.01',
+    ]);
     expect(gated.status, gated.stderr).toBe(0);
     expect(JSON.parse(gated.stdout).gate).toEqual({ metric: 'loss', direction: 'higher', absolute: null, relative: 0.01, enabled: true });
     const ungated = JSON.parse(runCli(['--db', temp.dbPath, 'compare', `s${sweepId}`, '--format', 'json', '--no-gate']).stdout);
     expect(ungated.gateText).toBe('no quality gate');
-    expect(ungated.configs.map((c: { vs_baseline: { quality_gate: string } }) => c.vs_baseline.quality_gate)).toEqual(Array(ungated.configs.length).fill('n/a'));
+    expect(ungated.configs.map((c: { vs_baseline: { quality_gate: string } }) => c.vs_baseline.quality_gate)).toEqual(
+      Array(ungated.configs.length).fill('n/a'),
+    );
 
     const bad = runCli(['--db', temp.dbPath, 'compare', 'x1']);
     expect(bad.status).toBe(2);
@@ -107,7 +141,13 @@ describe('the seed plan as a Markdown table', () => {
 
   it('compares runs one by one too, with a chosen baseline', () => {
     const runs = temp.core.store.runs.forSweep(sweepId).filter((r) => r.configIndex === 0);
-    const comparison = temp.core.compare.compare({ runIds: [runs[0]!.id, runs[1]!.id], sweepIds: [], groupBy: 'run', gate: qualityGate.parse({}), minEffect: 0.02 });
+    const comparison = temp.core.compare.compare({
+      runIds: [runs[0]!.id, runs[1]!.id],
+      sweepIds: [],
+      groupBy: 'run',
+      gate: qualityGate.parse({}),
+      minEffect: 0.02,
+    });
     // Two repeats of the baseline config: the same thing measured twice.
     expect(comparison.rows).toHaveLength(2);
     expect(comparison.rows[1]!.speedup.ratio!).toBeGreaterThan(0.97);

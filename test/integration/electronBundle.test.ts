@@ -35,6 +35,8 @@ describe('the engine in a CommonJS bundle', () => {
     });
     const result = spawnSync(process.execPath, [path.join(OUT, 'probe.cjs')], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe('probe: stored by the bundled worker; parsed by the bundled parser: loss 2.5; scanned by the bundled task thread: step 1: loss 2.5\n');
+    expect(result.stdout).toBe(
+      'probe: stored by the bundled worker; parsed by the bundled parser: loss 2.5; scanned by the bundled task thread: step 1: loss 2.5\n',
+    );
   }, 60_000);
 });

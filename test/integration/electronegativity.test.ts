@@ -47,18 +47,22 @@ describe('Electronegativity', () => {
     ['electron', []],
     // Navigation limits and the permission handler live in the main process: the electron/ scan checks them.
     ['renderer', ['LIMIT_NAVIGATION_GLOBAL_CHECK', 'PERMISSION_REQUEST_HANDLER_GLOBAL_CHECK']],
-  ])('finds no high issue and only explained medium ones in %s/', async (folder, coveredElsewhere) => {
-    const result = (await run({
-      input: path.join(REPO_ROOT, folder),
-      // The scanner would fetch Electron's release list to judge the version; pin ours instead.
-      electronVersionOverride: '41.0.0',
-      severitySet: 'medium',
-      confidenceSet: 'tentative',
-    })) as { issues: Issue[]; errors: unknown[] };
-    const serious = result.issues.filter(
-      (issue) => (issue.severity.name === 'HIGH' || issue.severity.name === 'MEDIUM') && !(coveredElsewhere as string[]).includes(issue.id),
-    );
-    const unexplained = serious.filter((issue) => issue.severity.name === 'HIGH' || !(issue.id in EXPLAINED));
-    expect(unexplained.map((i) => `${i.severity.name} ${i.id} ${i.file}:${i.location.line} ${i.description}`)).toEqual([]);
-  }, 120_000);
+  ])(
+    'finds no high issue and only explained medium ones in %s/',
+    async (folder, coveredElsewhere) => {
+      const result = (await run({
+        input: path.join(REPO_ROOT, folder),
+        // The scanner would fetch Electron's release list to judge the version; pin ours instead.
+        electronVersionOverride: '41.0.0',
+        severitySet: 'medium',
+        confidenceSet: 'tentative',
+      })) as { issues: Issue[]; errors: unknown[] };
+      const serious = result.issues.filter(
+        (issue) => (issue.severity.name === 'HIGH' || issue.severity.name === 'MEDIUM') && !(coveredElsewhere as string[]).includes(issue.id),
+      );
+      const unexplained = serious.filter((issue) => issue.severity.name === 'HIGH' || !(issue.id in EXPLAINED));
+      expect(unexplained.map((i) => `${i.severity.name} ${i.id} ${i.file}:${i.location.line} ${i.description}`)).toEqual([]);
+    },
+    120_000,
+  );
 });

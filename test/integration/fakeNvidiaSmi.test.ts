@@ -7,7 +7,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { parseComputeApps } from '../../electron/core/telemetry/nvidiaSmi/computeApps.js';
 import { parseCsvTable, parseQueryGpuLine, type GpuSample } from '../../electron/core/telemetry/nvidiaSmi/csv.js';
-import { INFO_FIELD_KEYS, fieldsFromQuery, parseHelpQueryGpu, queryArgument, resolveFields, type ResolvedFields } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
+import {
+  INFO_FIELD_KEYS,
+  fieldsFromQuery,
+  parseHelpQueryGpu,
+  queryArgument,
+  resolveFields,
+  type ResolvedFields,
+} from '../../electron/core/telemetry/nvidiaSmi/fields.js';
 import { NVIDIA_SMI_EXIT, classifyNvidiaSmiMessage } from '../../electron/core/telemetry/nvidiaSmi/messages.js';
 import { isThrottled, throttlingReasons } from '../../electron/core/telemetry/nvidiaSmi/throttle.js';
 import { parseNvidiaSmiXml } from '../../electron/core/telemetry/nvidiaSmi/xml.js';
@@ -294,7 +301,11 @@ describe('fake nvidia-smi: GPU control', () => {
     // The range is checked before permissions.
     expect((await smi(['-pl', '9000'])).code).toBe(NVIDIA_SMI_EXIT.invalidArgument);
 
-    for (const args of [['-lgc', '2000,1500'], ['-lgc', '1500,4000'], ['-lmc', '12000']]) {
+    for (const args of [
+      ['-lgc', '2000,1500'],
+      ['-lgc', '1500,4000'],
+      ['-lmc', '12000'],
+    ]) {
       const result = await smi(args, asRoot);
       expect(result.code, args.join(' ')).toBe(NVIDIA_SMI_EXIT.invalidArgument);
       expect(result.stdout).toMatch(/is not supported for GPU 00000000:01:00\.0/u);
@@ -416,7 +427,9 @@ describe('fake nvidia-smi: telemetry', () => {
     keepLoad(1);
     const fields = fieldsFromQuery(['index', 'temperature.gpu', 'total_energy_consumption']);
     const read = async () => {
-      const out = await smi(['--query-gpu=index,temperature.gpu,total_energy_consumption', '--format=csv,noheader,nounits'], { FAKE_NVIDIA_SMI_ENERGY_FIELD: '1' });
+      const out = await smi(['--query-gpu=index,temperature.gpu,total_energy_consumption', '--format=csv,noheader,nounits'], {
+        FAKE_NVIDIA_SMI_ENERGY_FIELD: '1',
+      });
       const parsed = parseQueryGpuLine(out.stdout.trim(), fields);
       if (!parsed.ok) throw new Error(parsed.error.message);
       return parsed.sample;
@@ -425,10 +438,13 @@ describe('fake nvidia-smi: telemetry', () => {
     // Under load the counter climbs by over 100 J within a second: each call goes on from the last one's total.
     let second = first;
     await expect
-      .poll(async () => {
-        second = await read();
-        return second.energyMJ! - first.energyMJ!;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          second = await read();
+          return second.energyMJ! - first.energyMJ!;
+        },
+        { timeout: 10_000 },
+      )
       .toBeGreaterThan(100_000);
     expect(second.tempC!).toBeGreaterThanOrEqual(first.tempC!);
   });

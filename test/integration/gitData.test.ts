@@ -13,7 +13,10 @@ import { runCli } from '../helpers/cli.js';
 import { makeTempDir, tempCore, type TempCore } from '../helpers/tempCore.js';
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 /** The data preparation script, tracked in data/ like nanoGPT's prepare.py: it says the step time the trainer prints. */
@@ -58,7 +61,24 @@ describe('a before/after of a repository whose data git ignores', () => {
     const { repo, slow, fast } = nanoRepo(dir);
     const statusBefore = git(repo, 'status', '--porcelain', '--ignored');
     const result = runCli(
-      ['--db', db, 'sweep', '--json', '--vary', `git=${slow.slice(0, 8)},main`, '--repeats', '1', '--no-wait-idle', '--link', 'data', '--cwd', repo, '--', 'sh', 'train.sh'],
+      [
+        '--db',
+        db,
+        'sweep',
+        '--json',
+        '--vary',
+        `git=${slow.slice(0, 8)},main`,
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+        '--link',
+        'data',
+        '--cwd',
+        repo,
+        '--',
+        'sh',
+        'train.sh',
+      ],
       { timeoutMs: 120_000 },
     );
     expect(result.status, result.stderr).toBe(0);
@@ -77,7 +97,13 @@ describe('a before/after of a repository whose data git ignores', () => {
       [fast, false],
     ]);
     // The record says what was linked: the ignored file, not the tracked directory.
-    expect(runs[0]!.checkout).toMatchObject({ root: repo, revision: slow.slice(0, 8), commit: slow, snapshot: null, links: ['data/shakespeare_char/train.bin'] });
+    expect(runs[0]!.checkout).toMatchObject({
+      root: repo,
+      revision: slow.slice(0, 8),
+      commit: slow,
+      snapshot: null,
+      links: ['data/shakespeare_char/train.bin'],
+    });
     // The code diff between the two sides, long after their worktrees are gone.
     const diff = runCli(['--db', db, 'diff', String(runs[0]!.id), String(runs[1]!.id)]);
     expect(diff.status, diff.stderr).toBe(0);
@@ -99,9 +125,12 @@ describe('a before/after of a repository whose data git ignores', () => {
 
   it('says why a side failed, with a hint when it misses a path your tree has', () => {
     const repo = path.join(dir, 'nano');
-    const result = runCli(['--db', db, 'sweep', '--json', '--vary', 'git=HEAD~1,HEAD', '--repeats', '1', '--no-wait-idle', '--cwd', repo, '--', 'sh', 'train.sh'], {
-      timeoutMs: 120_000,
-    });
+    const result = runCli(
+      ['--db', db, 'sweep', '--json', '--vary', 'git=HEAD~1,HEAD', '--repeats', '1', '--no-wait-idle', '--cwd', repo, '--', 'sh', 'train.sh'],
+      {
+        timeoutMs: 120_000,
+      },
+    );
     // Before anything runs, the CLI says which untracked data it could link.
     expect(result.stderr).toContain('not linked: data/ (ignored files inside a tracked directory)');
     const sweep = JSON.parse(result.stdout) as Sweep;
@@ -111,7 +140,9 @@ describe('a before/after of a repository whose data git ignores', () => {
       expect(config.failure?.hint).toContain('data/shakespeare_char/train.bin is in your tree but not in the worktree: git does not track it');
       expect(config.failure?.hint).toContain('--link data/shakespeare_char/train.bin');
     }
-    const table = runCli(['--db', db, 'sweep', '--vary', 'git=HEAD~1,HEAD', '--repeats', '1', '--no-wait-idle', '--cwd', repo, '--', 'sh', 'train.sh'], { timeoutMs: 120_000 });
+    const table = runCli(['--db', db, 'sweep', '--vary', 'git=HEAD~1,HEAD', '--repeats', '1', '--no-wait-idle', '--cwd', repo, '--', 'sh', 'train.sh'], {
+      timeoutMs: 120_000,
+    });
     expect(table.stdout).toContain('FileNotFoundError');
     expect(table.stdout).toContain('hint: data/shakespeare_char/train.bin is in your tree');
   }, 150_000);
@@ -205,7 +236,13 @@ describe('the working-tree side and sides after their sweep', () => {
       expect(fs.existsSync(side.cwd)).toBe(false);
       const again = await api(h)['runs.profile']({ id: side.id, warmupSteps: 2, steps: 2 });
       const rerun = await h.core.waitForExit(again.id);
-      expect(rerun.status, h.core.store.runs.outputAfter(rerun.id, -1).map((c) => c.data.toString()).join('')).toBe('succeeded');
+      expect(
+        rerun.status,
+        h.core.store.runs
+          .outputAfter(rerun.id, -1)
+          .map((c) => c.data.toString())
+          .join(''),
+      ).toBe('succeeded');
       expect(rerun.summary.stepTimeMs.median).toBe(side.summary.stepTimeMs.median);
       expect(rerun.git).toMatchObject({ commit: side.git!.commit, dirty: side.git!.dirty, diffSha256: side.git!.diffSha256 });
       expect(rerun.checkout).toMatchObject({ commit: side.checkout!.commit, snapshot: side.checkout!.snapshot, links: side.checkout!.links });

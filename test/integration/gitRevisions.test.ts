@@ -10,7 +10,10 @@ import { dispatch } from '../../electron/shared/api.js';
 import { makeTempDir, tempCore, type TempCore } from '../helpers/tempCore.js';
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 /** A script in nanoGPT's format whose printed step time is `ms`. */
@@ -101,7 +104,9 @@ describe('git revisions and diffs for a before/after', () => {
   it('refuses a directory outside git and an unknown revision, saying what to give instead', async () => {
     const notRepo = await call('git.revisions', { cwd: outside });
     expect(notRepo).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect((notRepo as { error: { message: string } }).error.message).toMatch(/is not in a git repository.*give a directory inside your project's repository.*git init/u);
+    expect((notRepo as { error: { message: string } }).error.message).toMatch(
+      /is not in a git repository.*give a directory inside your project's repository.*git init/u,
+    );
 
     const missing = await call('git.revisions', { cwd: path.join(dir, 'nowhere') });
     expect((missing as { error: { message: string } }).error.message).toMatch(/is not a directory: give the directory your command runs in/u);

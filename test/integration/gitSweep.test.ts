@@ -8,7 +8,10 @@ import { runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 /** A training script in nanoGPT's format whose printed step time is `ms`; it reads data/ that git does not track. */
@@ -39,7 +42,26 @@ describe('sweeping git revisions of a script', () => {
     const statusBefore = git(repo, 'status', '--porcelain');
 
     const result = runCli(
-      ['--db', db, 'sweep', '--json', '--vary', `git=${slow.slice(0, 8)},main,WORKTREE`, '--plan', 'one-at-a-time', '--repeats', '1', '--no-wait-idle', '--link', 'data', '--cwd', repo, '--', 'sh', 'train.sh'],
+      [
+        '--db',
+        db,
+        'sweep',
+        '--json',
+        '--vary',
+        `git=${slow.slice(0, 8)},main,WORKTREE`,
+        '--plan',
+        'one-at-a-time',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+        '--link',
+        'data',
+        '--cwd',
+        repo,
+        '--',
+        'sh',
+        'train.sh',
+      ],
       { timeoutMs: 120_000 },
     );
     expect(result.status, result.stderr).toBe(0);
@@ -51,11 +73,14 @@ describe('sweeping git revisions of a script', () => {
       [`${fast.slice(0, 7)} fast`, 'done', 20],
       [`working tree (changes on ${fast.slice(0, 7)})`, 'done', 10],
     ]);
-    const runs = sweep.configs.map((c) => JSON.parse(runCli(['--db', db, 'show', String(c.runIds[0]), '--json']).stdout) as {
-      cwd: string;
-      config: Record<string, string>;
-      git: { commit: string; dirty: boolean };
-    });
+    const runs = sweep.configs.map(
+      (c) =>
+        JSON.parse(runCli(['--db', db, 'show', String(c.runIds[0]), '--json']).stdout) as {
+          cwd: string;
+          config: Record<string, string>;
+          git: { commit: string; dirty: boolean };
+        },
+    );
     expect(runs.map((r) => [r.git.commit, r.git.dirty, r.config.git])).toEqual([
       [slow, false, slow.slice(0, 8)],
       [fast, false, 'main'],
@@ -78,7 +103,24 @@ describe('sweeping git revisions of a script', () => {
 
   it('sweeps a typed command with {var} placeholders, values quoted as one argument each', () => {
     const result = runCli(
-      ['--db', db, 'sweep', '--json', '--vary', 'ms=30,15', '--repeats', '1', '--no-wait-idle', '--cwd', dir, '--', 'sh', '-c', 'for i in 1 2 3 4 5; do echo "iter $i: loss 3.0, time $0.00ms"; done', '{ms}'],
+      [
+        '--db',
+        db,
+        'sweep',
+        '--json',
+        '--vary',
+        'ms=30,15',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+        '--cwd',
+        dir,
+        '--',
+        'sh',
+        '-c',
+        'for i in 1 2 3 4 5; do echo "iter $i: loss 3.0, time $0.00ms"; done',
+        '{ms}',
+      ],
       { timeoutMs: 60_000 },
     );
     expect(result.status, result.stderr).toBe(0);

@@ -212,7 +212,21 @@ describe('tuning-bench gpu', () => {
 describe('run with GPU settings', () => {
   it('applies them for the run, records them with it, and restores the prior state after', () => {
     expect(cli(['gpu', 'lock-memory-clocks', '5001']).status).toBe(0);
-    const result = cli(['--json', 'run', '--persistence', '--lock-clocks', '2400', '--lock-memory-clocks', '10501', '--power-limit', '350', '--workload', 'synthetic', '--set', 'steps=40']);
+    const result = cli([
+      '--json',
+      'run',
+      '--persistence',
+      '--lock-clocks',
+      '2400',
+      '--lock-memory-clocks',
+      '10501',
+      '--power-limit',
+      '350',
+      '--workload',
+      'synthetic',
+      '--set',
+      'steps=40',
+    ]);
     expect(result.status, result.stderr).toBe(0);
     const run = JSON.parse(result.stdout);
     expect(run.status).toBe('succeeded');
@@ -238,8 +252,25 @@ describe('run with GPU settings', () => {
     ]);
   });
 
-  it('applies a sweep\'s settings from the CLI for every run of it, and restores them after', () => {
-    const result = cli(['--json', 'sweep', '--workload', 'synthetic', '--vary', 'batch=8,16', '--set', 'steps=10', '--repeats', '1', '--no-wait-idle', '--persistence', '--lock-clocks', '2100,2400', '--power-limit', '300']);
+  it("applies a sweep's settings from the CLI for every run of it, and restores them after", () => {
+    const result = cli([
+      '--json',
+      'sweep',
+      '--workload',
+      'synthetic',
+      '--vary',
+      'batch=8,16',
+      '--set',
+      'steps=10',
+      '--repeats',
+      '1',
+      '--no-wait-idle',
+      '--persistence',
+      '--lock-clocks',
+      '2100,2400',
+      '--power-limit',
+      '300',
+    ]);
     expect(result.status, result.stderr).toBe(0);
     const sweep = JSON.parse(result.stdout) as { status: string; configs: Array<{ runIds: number[] }> };
     expect(sweep.status).toBe('succeeded');
@@ -258,7 +289,7 @@ describe('run with GPU settings', () => {
   });
 
   it('does not start the run when a setting cannot be applied, and undoes the ones it made', () => {
-    const result = cli(['run', '--persistence', '--lock-clocks', '2400', '--', 'true'], { FAKE_NVIDIA_SMI_FAULT: '' , FAKE_NVIDIA_SMI_ROOT: '0' });
+    const result = cli(['run', '--persistence', '--lock-clocks', '2400', '--', 'true'], { FAKE_NVIDIA_SMI_FAULT: '', FAKE_NVIDIA_SMI_ROOT: '0' });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/cannot turn persistence mode on on GPU 0: nvidia-smi refused .*Insufficient Permissions/u);
     expect(JSON.parse(cli(['--json', 'runs']).stdout)).toEqual([]);

@@ -42,7 +42,19 @@ describe('GPU telemetry on the fake nvidia-smi', () => {
 
 describe('energy and throttling of a known trace', () => {
   const trace = (power: number[], throttle: number[] = []): TimedGpuSample[] =>
-    power.map((powerW, i) => ({ tMs: i * 250, powerW, throttleReasons: throttle[i] ?? 0, energyMJ: null, utilGpu: 90, memUsedMiB: 1000, smClockMHz: 2000, tempC: 60 }) as unknown as TimedGpuSample);
+    power.map(
+      (powerW, i) =>
+        ({
+          tMs: i * 250,
+          powerW,
+          throttleReasons: throttle[i] ?? 0,
+          energyMJ: null,
+          utilGpu: 90,
+          memUsedMiB: 1000,
+          smClockMHz: 2000,
+          tempC: 60,
+        }) as unknown as TimedGpuSample,
+    );
 
   it('integrates power exactly (trapezoids)', () => {
     // 100 W for 1 s, then a ramp to 300 W over 1 s: 100 + 200 = 300 J.

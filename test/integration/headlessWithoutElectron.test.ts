@@ -35,7 +35,9 @@ describe.runIf(built)('the compiled CLI and server without the electron package 
   });
 
   it('runs a command and stores it', () => {
-    const result = spawnSync(process.execPath, [...nodeArgs, 'run', '--json', '--', process.execPath, '-e', "console.log('step 1: loss 2.5')"], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...nodeArgs, 'run', '--json', '--', process.execPath, '-e', "console.log('step 1: loss 2.5')"], {
+      encoding: 'utf8',
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
   });

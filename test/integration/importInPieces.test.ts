@@ -46,7 +46,9 @@ describe('importFileInPieces', () => {
   });
 
   it('refuses a file over the import limit before reading it, with the command to use instead', () => {
-    expect(logFileProblem({ name: 'my log.txt', size: 3 * 1024 ** 3 })).toMatch(/larger than the 2\.0 GiB an import takes.*tuning-bench import 'my log.txt' --max-bytes 3G$/u);
+    expect(logFileProblem({ name: 'my log.txt', size: 3 * 1024 ** 3 })).toMatch(
+      /larger than the 2\.0 GiB an import takes.*tuning-bench import 'my log.txt' --max-bytes 3G$/u,
+    );
     expect(logFileProblem({ name: 'huge.log', size: 9.5 * 1024 ** 3 })).toMatch(/--max-bytes 10G$/u);
     expect(logFileProblem({ name: 'train.log', size: 10 })).toBeNull();
   });

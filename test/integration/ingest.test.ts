@@ -98,7 +98,8 @@ describe('import streams a log of any size', () => {
 
   it("keeps a bar's last redraw at each step, on import and when the import is parsed again", async () => {
     // A step every 2 s of the bar's clock, so each is kept (an import thins a bar by its clock).
-    const bar = (step: number, loss: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [0${Math.floor((2 * step) / 60)}:${String((2 * step) % 60).padStart(2, '0')}<01:13,  0.50it/s, loss=${loss.toFixed(3)}, v_num=0]`;
+    const bar = (step: number, loss: number) =>
+      `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [0${Math.floor((2 * step) / 60)}:${String((2 * step) % 60).padStart(2, '0')}<01:13,  0.50it/s, loss=${loss.toFixed(3)}, v_num=0]`;
     // Three redraws a step (Lightning redraws when the postfix changes), then the bar's last line.
     const log = Array.from({ length: 40 }, (_, i) => bar(i + 1, 3) + bar(i + 1, 2.5) + bar(i + 1, 2 - i / 100)).join('') + '\n';
     const imported = await importLogText(harness.core, log, { name: 'bar redraws', now: new Date() });

@@ -13,7 +13,11 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/knobs/slow_loader.py');
 const SCRIPT = path.join(dir, 'slow_loader.py');
-const loaderLine = () => fs.readFileSync(SCRIPT, 'utf8').split('\n').findIndex((line) => line.includes('DataLoader(dataset, batch_size=None)')) + 1;
+const loaderLine = () =>
+  fs
+    .readFileSync(SCRIPT, 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes('DataLoader(dataset, batch_size=None)')) + 1;
 
 function runJson(args: string[]): Run {
   const result = runCli(['--db', db, ...args], { cwd: dir, timeoutMs: 120_000 });
@@ -60,7 +64,26 @@ describe.skipIf(skipTorchTests('knobsCli.test.ts'))('knobs from the CLI', () => 
 
   it('sweeps a knob like any variable: each config records its knobs, the baseline none in force', () => {
     const result = runCli(
-      ['--db', db, 'sweep', '--json', '--cwd', dir, '--repeats', '1', '--no-wait-idle', '--vary', 'knob.workers=off,2', '--', TORCH_PYTHON, 'slow_loader.py', '--steps', '8', '--sleep-ms', '5'],
+      [
+        '--db',
+        db,
+        'sweep',
+        '--json',
+        '--cwd',
+        dir,
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+        '--vary',
+        'knob.workers=off,2',
+        '--',
+        TORCH_PYTHON,
+        'slow_loader.py',
+        '--steps',
+        '8',
+        '--sleep-ms',
+        '5',
+      ],
       { cwd: dir, timeoutMs: 180_000 },
     );
     expect(result.status, result.stderr).toBe(0);

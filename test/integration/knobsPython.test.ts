@@ -46,7 +46,10 @@ function medianStepMs(stdout: string): number {
 
 /** The 1-based line of a file that holds `text` (where the script makes what a knob acts on). */
 function lineOf(file: string, text: string): number {
-  const index = fs.readFileSync(file, 'utf8').split('\n').findIndex((line) => line.includes(text));
+  const index = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes(text));
   expect(index, `${text} in ${file}`).toBeGreaterThanOrEqual(0);
   return index + 1;
 }
@@ -87,11 +90,14 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('the knobs inside a Pytho
     expect(lastLoss(tuned.result.stdout)).toBe(lastLoss(plain.result.stdout));
   });
 
-  it("leaves a DataLoader alone whose num_workers the script sets itself, and says so at that line", () => {
+  it('leaves a DataLoader alone whose num_workers the script sets itself, and says so at that line', () => {
     const { result, knobs } = runWithKnobs({ file: SLOW_LOADER, args: ['--steps', '6', '--sleep-ms', '1', '--workers', '1'] }, { workers: 4, prefetch: 4 });
     expect(result.status, result.stderr).toBe(0);
     const site = { file: SLOW_LOADER, line: lineOf(SLOW_LOADER, 'num_workers=args.workers') };
-    expect(knob(knobs, 'workers')).toMatchObject({ state: 'skipped', outcomes: [{ status: 'skipped', reason: 'the script sets num_workers=1 itself: left alone', ...site }] });
+    expect(knob(knobs, 'workers')).toMatchObject({
+      state: 'skipped',
+      outcomes: [{ status: 'skipped', reason: 'the script sets num_workers=1 itself: left alone', ...site }],
+    });
     // Its own workers take the prefetch, which the script did not set.
     expect(knob(knobs, 'prefetch')).toMatchObject({ state: 'applied', outcomes: [{ what: 'prefetch_factor=4', ...site }] });
   });
@@ -112,12 +118,18 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('the knobs inside a Pytho
   });
 
   it('skips the CUDA-only knobs with the reason where there is no CUDA, and fp16 autocast where the CPU takes bf16 only', () => {
-    const { result, knobs } = runWithKnobs({ code: AUTOCAST_SCRIPT }, { tf32: true, cudnnBenchmark: true, matmulPrecision: 'high', pinMemory: true, autocast: 'fp16' });
+    const { result, knobs } = runWithKnobs(
+      { code: AUTOCAST_SCRIPT },
+      { tf32: true, cudnnBenchmark: true, matmulPrecision: 'high', pinMemory: true, autocast: 'fp16' },
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('inside: torch.float32');
     expect(knobs.cuda).toBe(false);
     for (const name of ['tf32', 'cudnnBenchmark', 'matmulPrecision']) {
-      expect(knob(knobs, name)).toMatchObject({ state: 'skipped', outcomes: [{ reason: expect.stringMatching(/^no CUDA device here: /u), file: '<string>', line: 2 }] });
+      expect(knob(knobs, name)).toMatchObject({
+        state: 'skipped',
+        outcomes: [{ reason: expect.stringMatching(/^no CUDA device here: /u), file: '<string>', line: 2 }],
+      });
     }
     expect(knob(knobs, 'pinMemory')).toMatchObject({ state: 'unused', outcomes: [{ reason: 'the script made no torch DataLoader' }] });
     expect(knob(knobs, 'autocast')).toMatchObject({ state: 'skipped', outcomes: [{ reason: expect.stringContaining('does not autocast to float16 on cpu') }] });
@@ -153,7 +165,13 @@ print("trained", out.dtype, flush=True)
     expect(picky.result.stdout).toContain('trained torch.float32');
     expect(knob(picky.knobs, 'autocast')).toMatchObject({
       state: 'failed',
-      outcomes: [{ status: 'failed', reason: 'Picky raised under autocast (RuntimeError: no bfloat16 kernel for this op); it runs without autocast from now on', line: 13 }],
+      outcomes: [
+        {
+          status: 'failed',
+          reason: 'Picky raised under autocast (RuntimeError: no bfloat16 kernel for this op); it runs without autocast from now on',
+          line: 13,
+        },
+      ],
     });
   });
 
@@ -163,7 +181,11 @@ print("trained", out.dtype, flush=True)
     expect(result.status, result.stderr).toBe(0);
     expect(knob(knobs, 'threads')).toMatchObject({ state: 'overridden' });
     expect(knob(knobs, 'threads').outcomes.filter((o) => o.status === 'overridden')).toEqual([
-      expect.objectContaining({ reason: 'the script sets torch.set_num_threads(1) itself, after the knob: its choice stands', file: sleepy, line: lineOf(sleepy, 'torch.set_num_threads(1)') }),
+      expect.objectContaining({
+        reason: 'the script sets torch.set_num_threads(1) itself, after the knob: its choice stands',
+        file: sleepy,
+        line: lineOf(sleepy, 'torch.set_num_threads(1)'),
+      }),
     ]);
   });
 
@@ -171,7 +193,10 @@ print("trained", out.dtype, flush=True)
     const noTorch = runWithKnobs({ code: 'print("plain python")' }, { workers: 4, autocast: 'bf16' });
     expect(noTorch.result.status).toBe(0);
     for (const name of ['workers', 'autocast']) {
-      expect(knob(noTorch.knobs, name)).toMatchObject({ state: 'unused', outcomes: [{ reason: expect.stringMatching(/^the command never imported torch in this process/u) }] });
+      expect(knob(noTorch.knobs, name)).toMatchObject({
+        state: 'unused',
+        outcomes: [{ reason: expect.stringMatching(/^the command never imported torch in this process/u) }],
+      });
     }
     const noLoader = runWithKnobs({ code: AUTOCAST_SCRIPT }, { workers: 4, channelsLast: true });
     expect(knob(noLoader.knobs, 'workers').outcomes[0]!.reason).toBe('the script made no torch DataLoader');
@@ -189,7 +214,10 @@ print("weight channels_last:", model[0].weight.is_contiguous(memory_format=torch
     const { result, knobs } = runWithKnobs({ code: conv }, { channelsLast: true });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('weight channels_last: True');
-    expect(knob(knobs, 'channelsLast')).toMatchObject({ state: 'applied', outcomes: [{ what: 'Sequential and its 4-D inputs in torch.channels_last', line: 5 }] });
+    expect(knob(knobs, 'channelsLast')).toMatchObject({
+      state: 'applied',
+      outcomes: [{ what: 'Sequential and its 4-D inputs in torch.channels_last', line: 5 }],
+    });
   });
 });
 

@@ -28,18 +28,22 @@ describe('the synthetic workload through the whole pipeline', () => {
     { batch: '8', steps: '300' },
     { batch: '32', workers: '2', amp: 'on', steps: '300' },
     { batch: '16', compile: 'on', steps: '300' },
-  ])('recovers the formula throughput within 1 %% after warm-up: %o', async (values) => {
-    const { finished, output } = await runSynthetic(values);
-    const { summary } = finished;
-    expect(finished.status).toBe('succeeded');
-    expect(summary.throughput.unit).toBe('tokens/s');
-    expect(Math.abs(summary.throughput.median! / expectedSteady(output) - 1)).toBeLessThan(0.01);
-    expect(summary.warmup).toMatchObject({ rule: 'auto', stable: true });
-    // The compile phase (10 slow steps) is reported as a cost, not hidden.
-    if (values.compile === 'on') expect(summary.warmup!.seconds).toBeGreaterThan(0.5);
-    expect(summary).toMatchObject({ steps: 300, lossFell: true, nanDetected: false, metricsSource: 'text' });
-    expect(summary.evalLoss).toBeGreaterThan(summary.finalLoss!);
-  }, 30_000);
+  ])(
+    'recovers the formula throughput within 1 %% after warm-up: %o',
+    async (values) => {
+      const { finished, output } = await runSynthetic(values);
+      const { summary } = finished;
+      expect(finished.status).toBe('succeeded');
+      expect(summary.throughput.unit).toBe('tokens/s');
+      expect(Math.abs(summary.throughput.median! / expectedSteady(output) - 1)).toBeLessThan(0.01);
+      expect(summary.warmup).toMatchObject({ rule: 'auto', stable: true });
+      // The compile phase (10 slow steps) is reported as a cost, not hidden.
+      if (values.compile === 'on') expect(summary.warmup!.seconds).toBeGreaterThan(0.5);
+      expect(summary).toMatchObject({ steps: 300, lossFell: true, nanDetected: false, metricsSource: 'text' });
+      expect(summary.evalLoss).toBeGreaterThan(summary.finalLoss!);
+    },
+    30_000,
+  );
 
   it('stops a run at its step limit, and calls that a good ending', async () => {
     const { finished } = await runSynthetic({ steps: '100000' }, { maxSteps: 50 });

@@ -26,7 +26,8 @@ function slowSink(): { sink: Writable; text: () => string } {
 describe("a run's metric values, streamed", () => {
   it('are the table and the JSON the whole array gave, over pages of 20,000, NaN and lines without a step included', async () => {
     const lines: string[] = [];
-    for (let step = 1; step <= 8000; step++) lines.push(`step ${step}: loss ${step === 4321 ? 'nan' : (4 - step / 4000).toFixed(4)}, 10.0 ms/step, grad_norm 0.5`);
+    for (let step = 1; step <= 8000; step++)
+      lines.push(`step ${step}: loss ${step === 4321 ? 'nan' : (4 - step / 4000).toFixed(4)}, 10.0 ms/step, grad_norm 0.5`);
     lines.push('eval loss 1.25');
     const run = await importLogText(harness.core, `${lines.join('\n')}\n`, { name: 'export', now: new Date('2026-11-28T12:00:00Z') });
 
@@ -76,12 +77,24 @@ describe("a run's metric values, streamed", () => {
 describe('a run too long for one answer', () => {
   it('is refused by runs.metrics with what to use instead, and still streamed whole', async () => {
     const store = harness.core.store;
-    const run = store.runs.insert({ workloadId: null, workloadName: 'long', command: ['train'], cwd: harness.dir, config: {}, env: {}, startedAt: new Date(0), enginePid: process.pid });
+    const run = store.runs.insert({
+      workloadId: null,
+      workloadName: 'long',
+      command: ['train'],
+      cwd: harness.dir,
+      config: {},
+      env: {},
+      startedAt: new Date(0),
+      enginePid: process.pid,
+    });
     const columns = new SampleColumns(MAX_METRICS_ANSWER + 1);
     for (let step = 1; step <= MAX_METRICS_ANSWER + 1; step++) columns.push(step, step, 'loss', 1 + 1 / step, 'text', 'train');
     store.metrics.writeNow(run.id, columns);
     await expect(harness.core.handlers['runs.metrics']({ id: run.id }, { subscriberId: null })).rejects.toThrow(
-      new RegExp(`run ${run.id} has 1,000,001 metric values, more than one answer carries \\(1,000,000\\): its charts read runs.chartMetrics, and \`tuning-bench metrics ${run.id}\` streams every value`, 'u'),
+      new RegExp(
+        `run ${run.id} has 1,000,001 metric values, more than one answer carries \\(1,000,000\\): its charts read runs.chartMetrics, and \`tuning-bench metrics ${run.id}\` streams every value`,
+        'u',
+      ),
     );
     let lines = 0;
     const counting = new Writable({

@@ -22,7 +22,12 @@ afterEach(async () => {
 });
 
 async function boxWithRun(env: NodeJS.ProcessEnv): Promise<{ core: EngineCore; api: ApiClient; runId: number }> {
-  const temp = coreWithFakeGpu(undefined, { MLFLOW_TRACKING_USERNAME: undefined, MLFLOW_TRACKING_PASSWORD: undefined, MLFLOW_TRACKING_TOKEN: undefined, ...env });
+  const temp = coreWithFakeGpu(undefined, {
+    MLFLOW_TRACKING_USERNAME: undefined,
+    MLFLOW_TRACKING_PASSWORD: undefined,
+    MLFLOW_TRACKING_TOKEN: undefined,
+    ...env,
+  });
   temps.push(temp);
   const core = temp.core;
   const workload = core.store.workloads.getByName('synthetic')!;
@@ -37,9 +42,13 @@ describe.skipIf(skip)('an MLflow server with auth', () => {
       /asks who you are \(HTTP 401\): no credentials were given: set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD .* or MLFLOW_TRACKING_TOKEN/u,
     );
     const wrong = await boxWithRun({ MLFLOW_TRACKING_USERNAME: 'admin', MLFLOW_TRACKING_PASSWORD: 'not-it' });
-    await expect(wrong.api['mlflow.publish']({ runIds: [wrong.runId], trackingUri: server.uri })).rejects.toThrow(/refused the user name and password given for "admin"/u);
+    await expect(wrong.api['mlflow.publish']({ runIds: [wrong.runId], trackingUri: server.uri })).rejects.toThrow(
+      /refused the user name and password given for "admin"/u,
+    );
     const token = await boxWithRun({ MLFLOW_TRACKING_TOKEN: 'abc' });
-    await expect(token.api['mlflow.publish']({ runIds: [token.runId], trackingUri: server.uri })).rejects.toThrow(/refused the token in MLFLOW_TRACKING_TOKEN/u);
+    await expect(token.api['mlflow.publish']({ runIds: [token.runId], trackingUri: server.uri })).rejects.toThrow(
+      /refused the token in MLFLOW_TRACKING_TOKEN/u,
+    );
     expect(await none.api['mlflow.publications']({})).toEqual([]);
 
     const right = await boxWithRun({ MLFLOW_TRACKING_USERNAME: server.admin!.user, MLFLOW_TRACKING_PASSWORD: server.admin!.password });

@@ -108,7 +108,12 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
     const inSecond = gpuSamples.filter((s) => Math.floor(s.tMs / 1000) === second && s.utilGpu !== null);
     const mean = inSecond.reduce((sum, s) => sum + s.utilGpu!, 0) / inSecond.length;
     expect(Number(utilization.find((p) => p.step === second)!.value)).toBeCloseTo(Math.round(mean * 10) / 10, 6);
-    for (const key of ['system/gpu_0_power_usage_watts', 'system/gpu_0_memory_usage_megabytes', 'system/cpu_utilization_percentage', 'system/system_memory_usage_megabytes']) {
+    for (const key of [
+      'system/gpu_0_power_usage_watts',
+      'system/gpu_0_memory_usage_megabytes',
+      'system/cpu_utilization_percentage',
+      'system/system_memory_usage_megabytes',
+    ]) {
       expect((await history(server, remote!.info.run_id, key)).length, key).toBeGreaterThan(0);
     }
 
@@ -151,7 +156,9 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
   it("gives a sweep a parent run with a child per run, its comparison as artifacts and each child's verdict as tags", async () => {
     const { core, api, temp } = box();
     const synthetic = core.store.workloads.getByName('synthetic')!;
-    const started = await core.sweeps.start(sweepRequest.parse({ workloadId: synthetic.id, values: { steps: '60' }, vary: [{ name: 'batch', values: ['8', '16'] }], repeats: 2, waitForIdle: false }));
+    const started = await core.sweeps.start(
+      sweepRequest.parse({ workloadId: synthetic.id, values: { steps: '60' }, vary: [{ name: 'batch', values: ['8', '16'] }], repeats: 2, waitForIdle: false }),
+    );
     const sweep = await core.sweeps.waitForEnd(started.id);
     expect(sweep.status).toBe('succeeded');
     const comparison = await api['compare.runs']({ sweepIds: [sweep.id] });
@@ -165,13 +172,21 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
 
     const runs = await allRuns(server, 'sweeps');
     const parent = runs.find((r) => tagsOf(r)['tuning_bench.kind'] === 'sweep')!;
-    expect(tagsOf(parent)).toMatchObject({ 'mlflow.runName': sweep.name, 'tuning_bench.sweep_id': String(sweep.id), 'tuning_bench.best': comparison.rows.find((r) => r.best)!.name });
+    expect(tagsOf(parent)).toMatchObject({
+      'mlflow.runName': sweep.name,
+      'tuning_bench.sweep_id': String(sweep.id),
+      'tuning_bench.best': comparison.rows.find((r) => r.best)!.name,
+    });
     expect(paramsOf(parent)).toMatchObject({ 'tuning_bench.plan': 'ladder', 'vary.batch': '8,16', steps: '60' });
     const children = runs.filter((r) => tagsOf(r)['mlflow.parentRunId'] === parent.info.run_id);
     expect(children.map((r) => Number(tagsOf(r)['tuning_bench.run_id'])).sort()).toEqual(sweep.configs.flatMap((c) => c.runIds).sort());
     for (const child of children) {
       const row = comparison.rows.find((r) => r.runIds.includes(Number(tagsOf(child)['tuning_bench.run_id'])))!;
-      expect(tagsOf(child)).toMatchObject({ 'tuning_bench.verdict': row.speedup.verdict, 'tuning_bench.config': row.name, 'tuning_bench.quality_gate': row.gate });
+      expect(tagsOf(child)).toMatchObject({
+        'tuning_bench.verdict': row.speedup.verdict,
+        'tuning_bench.config': row.name,
+        'tuning_bench.quality_gate': row.gate,
+      });
       if (!row.isBaseline) {
         expect(Number(tagsOf(child)['tuning_bench.speedup'])).toBeCloseTo(row.speedup.ratio!, 4);
         expect(tagsOf(child)['tuning_bench.speedup_ci95']).toBe(`${row.speedup.ci95!.low.toFixed(4)}-${row.speedup.ci95!.high.toFixed(4)}`);
@@ -212,11 +227,17 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
     const run = await synthetic(core, { steps: '40' });
     const before = JSON.stringify(core.store.runs.get(run.id));
     const down = `http://127.0.0.1:${await freePort()}`;
-    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: down })).rejects.toThrow(/cannot reach the MLflow server at .*connection refused; 5 tries over 7\.5 s/u);
-    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: `${server.uri}/not-here` })).rejects.toThrow(/answered 404 Not Found: is .* an MLflow tracking server/u);
+    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: down })).rejects.toThrow(
+      /cannot reach the MLflow server at .*connection refused; 5 tries over 7\.5 s/u,
+    );
+    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: `${server.uri}/not-here` })).rejects.toThrow(
+      /answered 404 Not Found: is .* an MLflow tracking server/u,
+    );
     const { experiment_id: id } = await mlflowApi<{ experiment_id: string }>(server, 'POST', 'experiments/create', { name: 'gone' });
     await mlflowApi(server, 'POST', 'experiments/delete', { experiment_id: id });
-    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: server.uri, experiment: 'gone' })).rejects.toThrow(/experiment "gone" .* is deleted: restore it/u);
+    await expect(api['mlflow.publish']({ runIds: [run.id], trackingUri: server.uri, experiment: 'gone' })).rejects.toThrow(
+      /experiment "gone" .* is deleted: restore it/u,
+    );
     expect(await api['mlflow.publications']({})).toEqual([]);
     expect(JSON.stringify(core.store.runs.get(run.id))).toBe(before);
   }, 120_000);
@@ -239,14 +260,23 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
       origin: { source: 'mlflow', runId: remoteRun.id, trackingUri: server.uri, machine: { label: 'gpu-box-2 (NVIDIA H100 80GB HBM3)' } },
     });
     const loss = (id: number, core: EngineCore) => core.store.metrics.forRun(id).filter((s) => s.name === 'loss' && s.step !== null).length;
-    expect(loss(imported!.id, here.core)).toBe(new Set(other.core.store.metrics.forRun(remoteRun.id).filter((s) => s.name === 'loss' && s.step !== null).map((s) => s.step)).size);
+    expect(loss(imported!.id, here.core)).toBe(
+      new Set(
+        other.core.store.metrics
+          .forRun(remoteRun.id)
+          .filter((s) => s.name === 'loss' && s.step !== null)
+          .map((s) => s.step),
+      ).size,
+    );
     expect(here.core.store.telemetry.gpuSamples(imported!.id).length).toBeGreaterThan(0);
 
     // Again: already here. From its own database: it is that database's run.
     expect((await here.api['mlflow.import']({ trackingUri: server.uri, experiment: 'lab' })).skipped).toEqual([
       expect.objectContaining({ reason: `already pulled back, as run ${imported!.id}`, localRunId: imported!.id }),
     ]);
-    expect((await other.api['mlflow.import']({ trackingUri: server.uri, experiment: 'lab' })).skipped[0]!.reason).toBe(`published from this database: it is run ${remoteRun.id} here`);
+    expect((await other.api['mlflow.import']({ trackingUri: server.uri, experiment: 'lab' })).skipped[0]!.reason).toBe(
+      `published from this database: it is run ${remoteRun.id} here`,
+    );
 
     // Read-only: not parsed again, not profiled, not published again from here.
     await expect(here.api['runs.reparse']({ ids: [imported!.id] })).rejects.toThrow(/pulled back from MLflow .* read-only/u);

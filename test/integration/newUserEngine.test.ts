@@ -110,7 +110,7 @@ describe('a run run again (item 12)', () => {
 });
 
 describe('charts hear that a run was parsed again (item 4)', () => {
-  it('a reparse says the run\'s metrics were replaced', async () => {
+  it("a reparse says the run's metrics were replaced", async () => {
     const imported = await call('runs.import', { name: 'to parse again', text: LOG });
     const heard: EventArgs[] = [];
     const subscription = harness.core.subscribe((...args) => heard.push(args));

@@ -22,7 +22,13 @@ async function profileSleepy(h: TempCore, sleepMs: number, steps = 24): Promise<
     profile: { warmupSteps: 5, steps: 10 },
   });
   const run = await h.core.runner.waitForExit(started.id);
-  expect(run.status, h.core.store.runs.outputAfter(run.id, -1).map((c) => c.data.toString()).join('')).toBe('succeeded');
+  expect(
+    run.status,
+    h.core.store.runs
+      .outputAfter(run.id, -1)
+      .map((c) => c.data.toString())
+      .join(''),
+  ).toBe('succeeded');
   const profile = h.core.handlers['profiles.get']({ runId: run.id }, { subscriberId: null }) as RunProfile | null;
   expect(profile).not.toBeNull();
   return { run, profile: profile! };
@@ -53,7 +59,10 @@ describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTo
     // The phases account for the whole step.
     expect(dataLoadingMs! + forwardMs! + backwardMs! + optimizerMs! + otherMs!).toBeCloseTo(stepMs!, 1);
 
-    const computeOps = profile.ops.filter((op) => op.name.startsWith('aten::')).slice(0, 3).map((op) => op.name);
+    const computeOps = profile.ops
+      .filter((op) => op.name.startsWith('aten::'))
+      .slice(0, 3)
+      .map((op) => op.name);
     expect(computeOps.some((name) => /^aten::(addmm|mm|linear|matmul)$/u.test(name))).toBe(true);
     for (const op of profile.ops) expect(op.pct).toBeCloseTo((100 * op.selfMs) / stepMs!, 6);
 
@@ -120,7 +129,9 @@ describe.skipIf(skipTorchTests('profile.test.ts'))('profiling an unmodified PyTo
 
   it('profiles a run again on request: the same command, marked as a profile of the first run', async () => {
     harness = tempCore();
-    const first = harness.core.startCommand({ adHoc: { command: [TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', '1', '--width', '64'], cwd: harness.dir } });
+    const first = harness.core.startCommand({
+      adHoc: { command: [TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', '1', '--width', '64'], cwd: harness.dir },
+    });
     const plain = await harness.core.runner.waitForExit(first.id);
     expect(harness.core.store.profiles.forRun(plain.id)).toBeNull();
     const again = await harness.core.handlers['runs.profile']({ id: plain.id, warmupSteps: 2, steps: 3 }, { subscriberId: null });
@@ -156,6 +167,6 @@ describe('profiling what torch.profiler cannot see', () => {
     await harness.core.runner.waitForExit(started.id);
     const profile = harness.core.store.profiles.forRun(started.id)!;
     expect(profile.status).toBe('empty');
-    expect(profile.notes[0]).toContain('the command started no Python that read Tuning Bench\'s PYTHONPATH');
+    expect(profile.notes[0]).toContain("the command started no Python that read Tuning Bench's PYTHONPATH");
   }, 30_000);
 });

@@ -17,8 +17,29 @@ const db = path.join(dir, 'runs.db');
 describe.skipIf(skipTorchTests('profileCli.test.ts'))('the profile commands', () => {
   beforeAll(assertTorch);
   it('profiles a run, prints it as JSON and as the bottleneck table, and compares it with a re-run of another config', () => {
-    const started = runCli(['--db', db, 'run', '--json', '--profile', '--profile-warmup', '4', '--profile-steps', '6', '--',
-      TORCH_PYTHON, SLEEPY, '--steps', '14', '--sleep-ms', '30', '--width', '64'], { cwd: dir });
+    const started = runCli(
+      [
+        '--db',
+        db,
+        'run',
+        '--json',
+        '--profile',
+        '--profile-warmup',
+        '4',
+        '--profile-steps',
+        '6',
+        '--',
+        TORCH_PYTHON,
+        SLEEPY,
+        '--steps',
+        '14',
+        '--sleep-ms',
+        '30',
+        '--width',
+        '64',
+      ],
+      { cwd: dir },
+    );
     expect(started.status, started.stderr).toBe(0);
     const slow = runSchema.parse(JSON.parse(started.stdout));
 
@@ -29,7 +50,9 @@ describe.skipIf(skipTorchTests('profileCli.test.ts'))('the profile commands', ()
     for (const key of ['stepMs', 'dataLoadingMs', 'forwardMs', 'backwardMs', 'optimizerMs', 'otherMs'] as const) {
       expect(profile.phases[key]).toBeTypeOf('number');
     }
-    expect(profile.ops[0]).toEqual(expect.objectContaining({ name: expect.any(String), selfMs: expect.any(Number), calls: expect.any(Number), pct: expect.any(Number) }));
+    expect(profile.ops[0]).toEqual(
+      expect.objectContaining({ name: expect.any(String), selfMs: expect.any(Number), calls: expect.any(Number), pct: expect.any(Number) }),
+    );
     expect(fs.existsSync(profile.tracePath!)).toBe(true);
 
     const table = runCli(['--db', db, 'profile', String(slow.id), '--format', 'md']);

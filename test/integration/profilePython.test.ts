@@ -62,7 +62,7 @@ describe.skipIf(skipTorchTests('profilePython.test.ts'))('the Python step profil
     expect(malformed.stderr).toContain('TUNING_BENCH_PROFILE is not usable');
   });
 
-  it('runs the sitecustomize it shadows first (a user\'s or the distribution\'s), with or without profiling', () => {
+  it("runs the sitecustomize it shadows first (a user's or the distribution's), with or without profiling", () => {
     const userSite = path.join(dir, 'user-site');
     fs.mkdirSync(userSite, { recursive: true });
     fs.writeFileSync(path.join(userSite, 'sitecustomize.py'), 'import builtins\nbuiltins.USER_SITECUSTOMIZE = "ran"\n');

@@ -21,10 +21,18 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function profiled(h: TempCore, command: string[], cwd: string, window: { warmupSteps: number; steps: number }): Promise<{ run: Run; profile: RunProfile; output: string }> {
+async function profiled(
+  h: TempCore,
+  command: string[],
+  cwd: string,
+  window: { warmupSteps: number; steps: number },
+): Promise<{ run: Run; profile: RunProfile; output: string }> {
   const started = h.core.startCommand({ adHoc: { command, cwd }, profile: window });
   const run = await h.core.runner.waitForExit(started.id);
-  const output = h.core.store.runs.outputAfter(run.id, -1).map((c) => c.data.toString()).join('');
+  const output = h.core.store.runs
+    .outputAfter(run.id, -1)
+    .map((c) => c.data.toString())
+    .join('');
   const profile = h.core.store.profiles.forRun(run.id);
   expect(profile, output).not.toBeNull();
   return { run, profile: profile!, output };
@@ -34,7 +42,10 @@ async function profiled(h: TempCore, command: string[], cwd: string, window: { w
 function writeTokens(dir: string): void {
   const data = path.join(dir, 'data/shakespeare_char');
   fs.mkdirSync(data, { recursive: true });
-  for (const [split, count] of [['train', 50_000], ['val', 5_000]] as const) {
+  for (const [split, count] of [
+    ['train', 50_000],
+    ['val', 5_000],
+  ] as const) {
     const tokens = new Uint16Array(count);
     for (let i = 0; i < count; i += 1) tokens[i] = (i * 7919) % 65;
     fs.writeFileSync(path.join(data, `${split}.bin`), Buffer.from(tokens.buffer));
@@ -112,7 +123,11 @@ describe.skipIf(skipTorchTests('profileTruth.test.ts'))('profiles that tell the 
       expect(profile.status, output).toBe('ok');
       expect(profile.phases.dataLoadingMs).toBe(0);
       expect(profile.phases.inputMs!).toBeGreaterThanOrEqual(batchMs);
-      const where = { function: /^get_batch \(hand_batches\.py:\d+\)$/u, generator: /^batches \(hand_batches\.py:\d+\)$/u, method: /^next_batch \(hand_batches\.py:\d+\)$/u }[style];
+      const where = {
+        function: /^get_batch \(hand_batches\.py:\d+\)$/u,
+        generator: /^batches \(hand_batches\.py:\d+\)$/u,
+        method: /^next_batch \(hand_batches\.py:\d+\)$/u,
+      }[style];
       expect(profile.input!.functions[0]!.function).toMatch(where);
       expect(profile.diagnosis[0]).toMatch(/^input-bound: \d+ % of each step is input: \d+ % in the script's own batch code/u);
     }, 90_000);
@@ -120,7 +135,10 @@ describe.skipIf(skipTorchTests('profileTruth.test.ts'))('profiles that tell the 
 
   it('says nothing of syncs for .item() on CPU tensors (in a Dataset, and loss.item() each step)', async () => {
     harness = tempCore();
-    const { profile, output } = await profiled(harness, [TORCH_PYTHON, path.join(FIXTURES, 'dataset_items.py'), '--steps', '24'], harness.dir, { warmupSteps: 4, steps: 8 });
+    const { profile, output } = await profiled(harness, [TORCH_PYTHON, path.join(FIXTURES, 'dataset_items.py'), '--steps', '24'], harness.dir, {
+      warmupSteps: 4,
+      steps: 8,
+    });
     expect(profile.status, output).toBe('ok');
     expect(profile.ops.find((op) => op.name === 'aten::item')!.calls).toBeGreaterThan(32);
     expect(profile.syncs).toBeNull();
@@ -133,7 +151,10 @@ describe.skipIf(skipTorchTests('profileTruth.test.ts'))('profiles that tell the 
   it('compares every operator of either side, none shown as unknown', async () => {
     harness = tempCore();
     const run = (style: string, batchMs: string) =>
-      profiled(harness!, [TORCH_PYTHON, path.join(FIXTURES, 'hand_batches.py'), '--style', style, '--steps', '16', '--batch-ms', batchMs], harness!.dir, { warmupSteps: 3, steps: 5 });
+      profiled(harness!, [TORCH_PYTHON, path.join(FIXTURES, 'hand_batches.py'), '--style', style, '--steps', '16', '--batch-ms', batchMs], harness!.dir, {
+        warmupSteps: 3,
+        steps: 5,
+      });
     const slow = await run('function', '20');
     const fast = await run('generator', '1');
     const comparison = compareProfiles(fast.profile, slow.profile);

@@ -11,7 +11,10 @@ const harness = tempCore();
 afterAll(() => harness.cleanup());
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 async function runIn(cwd: string) {
@@ -50,7 +53,9 @@ describe('git provenance of a run', () => {
     expect(again.git!.diffSha256).toBe(dirty.git!.diffSha256);
     expect(harness.core.store.db.prepare('SELECT COUNT(*) AS n FROM code_diffs').get()).toEqual({ n: 1 });
 
-    expect(conditionDifferences(dirty, clean)).toContainEqual(`code: ${head.slice(0, 10)} + uncommitted ${dirty.git!.diffSha256!.slice(0, 8)} vs ${head.slice(0, 10)}`);
+    expect(conditionDifferences(dirty, clean)).toContainEqual(
+      `code: ${head.slice(0, 10)} + uncommitted ${dirty.git!.diffSha256!.slice(0, 8)} vs ${head.slice(0, 10)}`,
+    );
     expect(conditionDifferences(again, dirty).filter((d) => d.startsWith('code:'))).toEqual([]);
   });
 

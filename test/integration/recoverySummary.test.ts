@@ -20,7 +20,16 @@ describe('recovery of an interrupted run', () => {
   it('summarises the 390 steps it logged and compares it as partial', () => {
     store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
     const insert = (name: string) =>
-      store!.runs.insert({ workloadId: null, workloadName: name, command: ['python', 'train.py'], cwd: '/tmp', config: {}, env: {}, startedAt: new Date('2026-11-21T10:00:00Z'), enginePid: process.pid });
+      store!.runs.insert({
+        workloadId: null,
+        workloadName: name,
+        command: ['python', 'train.py'],
+        cwd: '/tmp',
+        config: {},
+        env: {},
+        startedAt: new Date('2026-11-21T10:00:00Z'),
+        enginePid: process.pid,
+      });
     const run = insert('interrupted');
     const samples: MetricSample[] = [];
     for (let step = 1; step <= 390; step++) {

@@ -79,7 +79,12 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     events,
     environment,
     faults: new RunFaults(events),
-    heldWrites: new HeldWrites(clock, () => undefined, () => undefined, (write) => store.runs.withoutWaiting(write)),
+    heldWrites: new HeldWrites(
+      clock,
+      () => undefined,
+      () => undefined,
+      (write) => store.runs.withoutWaiting(write),
+    ),
   };
   return { context, statuses };
 }
@@ -131,7 +136,12 @@ describe('a RunSession', () => {
     const { context } = sessionContext(h, clock);
     const pidFile = path.join(h.dir, 'setsid.pid');
     const lease = fakeLease();
-    const { session, started, launch, onDidEnd } = startSession(context, h, `echo '{}' > "$TUNING_BENCH_LOAD_FILE"; setsid sleep 300 & echo $! > ${pidFile}; exec sleep 300`, lease);
+    const { session, started, launch, onDidEnd } = startSession(
+      context,
+      h,
+      `echo '{}' > "$TUNING_BENCH_LOAD_FILE"; setsid sleep 300 & echo $! > ${pidFile}; exec sleep 300`,
+      lease,
+    );
     expect(started.status).toBe('running');
     expect(lease.attachRun).toHaveBeenCalledWith(started.id);
     await expect.poll(() => readPid(pidFile), { timeout: 10_000 }).not.toBeNull();

@@ -59,9 +59,7 @@ describe('a run of the synthetic workload', () => {
     harness = tempCore();
     const finished = await runToEnd(harness, ['/usr/bin/printf', 'ok\\n\\377\\376\\000bin\\n\\342\\202']);
     expect(finished.status).toBe('succeeded');
-    expect([...storedBytes(harness, finished.id)]).toEqual([
-      0x6f, 0x6b, 0x0a, 0xff, 0xfe, 0x00, 0x62, 0x69, 0x6e, 0x0a, 0xe2, 0x82,
-    ]);
+    expect([...storedBytes(harness, finished.id)]).toEqual([0x6f, 0x6b, 0x0a, 0xff, 0xfe, 0x00, 0x62, 0x69, 0x6e, 0x0a, 0xe2, 0x82]);
     // The text view replaces what is not UTF-8 instead of failing.
     const page = harness.core.store.runs.outputPage(finished.id, { afterSeq: -1, maxBytes: 1024, fromEnd: false });
     expect(page.chunks.map((c) => c.data).join('')).toContain('\uFFFD');

@@ -38,7 +38,16 @@ function openStore(): Store {
 }
 
 function newRun(s: Store): number {
-  return s.runs.insert({ workloadId: null, workloadName: null, command: ['train'], cwd: dir, config: {}, env: {}, startedAt: new Date(0), enginePid: process.pid }).id;
+  return s.runs.insert({
+    workloadId: null,
+    workloadName: null,
+    command: ['train'],
+    cwd: dir,
+    config: {},
+    env: {},
+    startedAt: new Date(0),
+    enginePid: process.pid,
+  }).id;
 }
 
 function sample(name: string, step: number | null, tMs: number, value: number, kind: MetricKind = 'train', source: MetricSource = 'text'): MetricSample {
@@ -68,7 +77,7 @@ describe('samples in blocks', () => {
     const other = newRun(s);
     const samples = mixedSamples(30_000, 1);
     const next = random(2);
-    for (let at = 0; at < samples.length; ) {
+    for (let at = 0; at < samples.length;) {
       // Writes of one sample (a quiet live run) up to thousands (an import's commit), another run's in between.
       const size = next() < 0.5 ? 1 + Math.floor(next() * 3) : Math.floor(next() * 6000);
       s.metrics.insertNow(run, samples.slice(at, at + size));
@@ -85,7 +94,10 @@ describe('samples in blocks', () => {
   it('fills blocks: full ones from big writes, dozens of samples from a sample a write', () => {
     const s = openStore();
     const dense = newRun(s);
-    s.metrics.insertNow(dense, Array.from({ length: 3 * BLOCK_SAMPLES + 5 }, (_, i) => sample('loss', i, i, i)));
+    s.metrics.insertNow(
+      dense,
+      Array.from({ length: 3 * BLOCK_SAMPLES + 5 }, (_, i) => sample('loss', i, i, i)),
+    );
     const quiet = newRun(s);
     for (let i = 0; i < 2000; i++) s.metrics.insertNow(quiet, [sample('loss', i, i, i)]);
     const reader = new SampleBlockReader(s.db);
@@ -96,7 +108,7 @@ describe('samples in blocks', () => {
     expect(s.metrics.forRun(quiet).map((x) => x.value)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   });
 
-  it('keeps a new parse invisible until it is made the run\'s, then the old one is deleted', () => {
+  it("keeps a new parse invisible until it is made the run's, then the old one is deleted", () => {
     const s = openStore();
     const run = newRun(s);
     s.metrics.insertNow(run, [sample('loss', 1, 1, 4), sample('gpu', 1, 1, 9, 'train', 'channel')]);
@@ -123,7 +135,7 @@ describe('samples in blocks', () => {
 
     const reader = new SampleBlockReader(s.db);
     const pages: Array<{ name: string; step: number; tMs: number; value: number }> = [];
-    for (let after: { name: string; step: number } | null = null; ; ) {
+    for (let after: { name: string; step: number } | null = null; ;) {
       const page = reader.seriesPage(run, after, 500);
       pages.push(...page);
       if (page.length < 500) break;
@@ -136,7 +148,7 @@ describe('samples in blocks', () => {
     const lines = Array.from({ length: 3000 }, (_, i) => sample(i % 2 ? 'throughput' : 'mfu', null, i, i));
     s.metrics.insertNow(unstepped, [...lines, sample('loss', 1, 0, 1)]);
     const read: number[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = reader.unsteppedPage(unstepped, after, 700);
       read.push(...page.map((point) => point.value));
       if (page.length < 700) break;
@@ -147,7 +159,7 @@ describe('samples in blocks', () => {
     expect(reader.kindsByName(run).eval_loss).toBe('eval');
   });
 
-  it("digest of a progress bar: its sample at the largest step, its last finite one, a non-finite loss", () => {
+  it('digest of a progress bar: its sample at the largest step, its last finite one, a non-finite loss', () => {
     const s = openStore();
     const run = newRun(s);
     const bar = [
@@ -184,10 +196,12 @@ describe("a long run's charts", () => {
     for (let at = 0; at < samples.length; at += 20_000) s.metrics.insertNow(run, samples.slice(at, at + 20_000));
 
     const { samples: picked, stored } = s.metrics.chartSamples(run, 2000);
-    expect(stored).toEqual(expect.arrayContaining([
-      { name: 'loss', source: 'text', kind: 'train', samples: steps },
-      { name: 'eval_loss', source: 'text', kind: 'eval', samples: 200 },
-    ]));
+    expect(stored).toEqual(
+      expect.arrayContaining([
+        { name: 'loss', source: 'text', kind: 'train', samples: steps },
+        { name: 'eval_loss', source: 'text', kind: 'eval', samples: 200 },
+      ]),
+    );
     const losses = picked.filter((x) => x.name === 'loss');
     expect(losses.length).toBeLessThanOrEqual(2001);
     expect(losses.length).toBeGreaterThan(1000);
@@ -198,7 +212,8 @@ describe("a long run's charts", () => {
     expect(losses[0]!.step).toBe(1);
     expect(losses.at(-1)!.step).toBe(steps);
     // Each stretch's lowest is there: the chart's low envelope is the data's.
-    const lowestOf = (list: readonly MetricSample[]) => list.reduce((low, x) => (x.name === 'loss' && Number.isFinite(x.value) && x.value < low ? x.value : low), Infinity);
+    const lowestOf = (list: readonly MetricSample[]) =>
+      list.reduce((low, x) => (x.name === 'loss' && Number.isFinite(x.value) && x.value < low ? x.value : low), Infinity);
     expect(lowestOf(losses)).toBe(lowestOf(samples));
     // A metric under the bound comes whole.
     expect(picked.filter((x) => x.name === 'eval_loss')).toHaveLength(200);
@@ -257,7 +272,9 @@ describe('a database made by the previous version (a row a sample)', () => {
     const addRun = raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')");
     const first = Number(addRun.run(new Date(0).toISOString()).lastInsertRowid);
     const second = Number(addRun.run(new Date(0).toISOString()).lastInsertRowid);
-    const insert = raw.prepare('INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = raw.prepare(
+      'INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const expected: MetricSample[] = [];
     const next = random(4);
     raw.transaction(() => {
@@ -288,8 +305,13 @@ describe('a database made by the previous version (a row a sample)', () => {
 
   it('made by the version with blocks beside their index, gets them apart and each block its points', async () => {
     const { file, raw } = fileBeforeBlocks();
-    const run = Number(raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString()).lastInsertRowid);
-    const insert = raw.prepare('INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 0)');
+    const run = Number(
+      raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString())
+        .lastInsertRowid,
+    );
+    const insert = raw.prepare(
+      'INSERT INTO metric_samples (run_id, step, t_ms, name, value, special, source, kind, generation) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 0)',
+    );
     const expected: MetricSample[] = [];
     raw.transaction(() => {
       for (let i = 0; i < 3 * BLOCK_SAMPLES + 7; i++) {
@@ -310,13 +332,18 @@ describe('a database made by the previous version (a row a sample)', () => {
     expect(notices).toEqual([expect.stringMatching(/^Updating .*runs\.db for this version \(block-data-apart\): its metric samples are moved/u)]);
     expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(integrityCheck(s.db)).toEqual(['ok']);
-    const columns = s.db.prepare<[], { name: string }>('PRAGMA table_info(metric_blocks)').all().map((c) => c.name);
+    const columns = s.db
+      .prepare<[], { name: string }>('PRAGMA table_info(metric_blocks)')
+      .all()
+      .map((c) => c.name);
     expect(columns).not.toContain('data');
     expect(s.db.prepare('SELECT COUNT(*) FROM metric_block_data').pluck().get()).toBe(4);
     expect(s.db.prepare('SELECT COUNT(*) FROM metric_blocks WHERE points IS NULL').pluck().get()).toBe(0);
     expect(s.metrics.forRun(run)).toEqual(expected);
     // The second block's points: its first (4096), last (8191), lowest (-3 at 5000) and highest samples.
-    const second = Float64Array.from(new Float64Array(new Uint8Array(s.db.prepare<[], Buffer>('SELECT points FROM metric_blocks ORDER BY id LIMIT 1 OFFSET 1').pluck().get()!).buffer));
+    const second = Float64Array.from(
+      new Float64Array(new Uint8Array(s.db.prepare<[], Buffer>('SELECT points FROM metric_blocks ORDER BY id LIMIT 1 OFFSET 1').pluck().get()!).buffer),
+    );
     expect([second[1], second[5], second[9], second[11]]).toEqual([4096, 8191, 5000, -3]);
     // A block deleted takes its data with it.
     s.db.prepare('DELETE FROM runs WHERE id = ?').run(run);

@@ -37,21 +37,25 @@ describe('Stop', () => {
     expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed', signal: 'SIGTERM' });
   });
 
-  it('escalates to SIGKILL for a program that ignores SIGINT and SIGTERM, one escalation later', async () => {
-    const clock = new ManualClock();
-    harness = tempCore({ clock });
-    const run = await startShell(harness, 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done');
-    harness.core.runner.stop(run.id);
-    clock.advance(STOP_ESCALATION_MS);
-    await realDelay(LANDING_MS);
-    clock.advance(STOP_ESCALATION_MS - 1);
-    await realDelay(LANDING_MS);
-    expect(harness.core.runner.isActive(run.id)).toBe(true);
-    clock.advance(1);
-    const finished = await harness.core.runner.waitForExit(run.id);
-    expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed', signal: 'SIGKILL' });
-    // Escalation on real timers would send SIGKILL only two real escalations after the stop: past this test's limit.
-  }, 2 * STOP_ESCALATION_MS - 1000);
+  it(
+    'escalates to SIGKILL for a program that ignores SIGINT and SIGTERM, one escalation later',
+    async () => {
+      const clock = new ManualClock();
+      harness = tempCore({ clock });
+      const run = await startShell(harness, 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done');
+      harness.core.runner.stop(run.id);
+      clock.advance(STOP_ESCALATION_MS);
+      await realDelay(LANDING_MS);
+      clock.advance(STOP_ESCALATION_MS - 1);
+      await realDelay(LANDING_MS);
+      expect(harness.core.runner.isActive(run.id)).toBe(true);
+      clock.advance(1);
+      const finished = await harness.core.runner.waitForExit(run.id);
+      expect(finished).toMatchObject({ status: 'stopped', exitClass: 'killed', signal: 'SIGKILL' });
+      // Escalation on real timers would send SIGKILL only two real escalations after the stop: past this test's limit.
+    },
+    2 * STOP_ESCALATION_MS - 1000,
+  );
 
   it('ends a run that never exits at its time limit, as timed_out', async () => {
     harness = tempCore();

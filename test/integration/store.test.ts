@@ -24,9 +24,7 @@ describe('openDatabase', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(
-      expect.arrayContaining(['workloads', 'runs', 'run_output', 'metric_blocks', 'gpu_samples', 'host_samples', 'gpu_settings_journal']),
-    );
+    expect(tables).toEqual(expect.arrayContaining(['workloads', 'runs', 'run_output', 'metric_blocks', 'gpu_samples', 'host_samples', 'gpu_settings_journal']));
     db.close();
   });
 
@@ -49,7 +47,7 @@ describe('openDatabase', () => {
   it('enforces foreign keys: output cannot point at a run that does not exist', () => {
     dir = makeTempDir();
     const db = openDatabase(path.join(dir, 'runs.db'));
-    expect(() => db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (999, 0, 0, x\'00\')').run()).toThrow(/FOREIGN KEY/);
+    expect(() => db.prepare("INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (999, 0, 0, x'00')").run()).toThrow(/FOREIGN KEY/);
     db.close();
   });
 });
@@ -138,7 +136,12 @@ describe("a run's knobs", () => {
       torch: '1.13.0',
       cuda: false,
       knobs: [
-        { name: 'workers', value: '4', state: 'applied' as const, outcomes: [{ status: 'applied' as const, what: 'num_workers=4 (was 0)', reason: null, file: '/w/train.py', line: 52 }] },
+        {
+          name: 'workers',
+          value: '4',
+          state: 'applied' as const,
+          outcomes: [{ status: 'applied' as const, what: 'num_workers=4 (was 0)', reason: null, file: '/w/train.py', line: 52 }],
+        },
         { name: 'autocast', value: 'off', state: 'unused' as const, outcomes: [] },
       ],
     };

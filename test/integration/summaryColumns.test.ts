@@ -11,17 +11,34 @@ const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputW
 afterAll(() => store.close());
 
 function stored(samples: readonly MetricSample[]): number {
-  const run = store.runs.insert({ workloadId: null, workloadName: 'columns', command: ['train'], cwd: '/tmp', config: {}, env: {}, startedAt: new Date('2026-11-27T10:00:00Z'), enginePid: process.pid });
+  const run = store.runs.insert({
+    workloadId: null,
+    workloadName: 'columns',
+    command: ['train'],
+    cwd: '/tmp',
+    config: {},
+    env: {},
+    startedAt: new Date('2026-11-27T10:00:00Z'),
+    enginePid: process.pid,
+  });
   store.metrics.insertNow(run.id, samples);
   return run.id;
 }
 
-const sample = (step: number, name: string, kind: MetricSample['kind']): MetricSample => ({ step, tMs: step * 10, name, value: step / 7, source: 'text', kind });
+const sample = (step: number, name: string, kind: MetricSample['kind']): MetricSample => ({
+  step,
+  tMs: step * 10,
+  name,
+  value: step / 7,
+  source: 'text',
+  kind,
+});
 
 describe('the summary input in columns', () => {
   it('counts what it reads, so its columns hold exactly the samples (training lines with a bar digest)', () => {
     const samples: MetricSample[] = [];
-    for (let step = 1; step <= 3000; step++) samples.push(sample(step, 'loss', 'train'), sample(step, 'step_time_ms', 'train'), sample(step, 'loss', 'progress'));
+    for (let step = 1; step <= 3000; step++)
+      samples.push(sample(step, 'loss', 'train'), sample(step, 'step_time_ms', 'train'), sample(step, 'loss', 'progress'));
     const id = stored(samples);
     expect(store.metrics.countNumeric(id, 'all')).toBe(9000);
     expect(store.metrics.countNumeric(id, 'exceptProgress')).toBe(6000);

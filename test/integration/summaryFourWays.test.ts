@@ -61,7 +61,10 @@ describe('a run summarized four ways', () => {
     const imported = await importLogText(harness.core, text, { name: 'the same log', now: new Date() });
     // An import has no user's units (the log states none): the same steps, in steps/s.
     const importedFacts = facts(imported.summary);
-    expect(importedFacts).toEqual({ ...atEnd, throughput: { unit: 'steps/s', median: expect.closeTo((atEnd.throughput as { median: number }).median / 1000, 6) } });
+    expect(importedFacts).toEqual({
+      ...atEnd,
+      throughput: { unit: 'steps/s', median: expect.closeTo((atEnd.throughput as { median: number }).median / 1000, 6) },
+    });
 
     const [reparsed] = await call('runs.reparse', { ids: [ended.id] });
     expect(reparsed).toBeDefined();

@@ -16,7 +16,16 @@ const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputW
 afterAll(() => store.close());
 
 function stored(samples: readonly MetricSample[]): number {
-  const run = store.runs.insert({ workloadId: null, workloadName: 'summary input', command: ['train'], cwd: '/tmp', config: {}, env: {}, startedAt: new Date('2026-11-26T10:00:00Z'), enginePid: process.pid });
+  const run = store.runs.insert({
+    workloadId: null,
+    workloadName: 'summary input',
+    command: ['train'],
+    cwd: '/tmp',
+    config: {},
+    env: {},
+    startedAt: new Date('2026-11-26T10:00:00Z'),
+    enginePid: process.pid,
+  });
   store.metrics.insertNow(run.id, samples);
   return run.id;
 }
@@ -37,7 +46,14 @@ function parsed(text: string): MetricSample[] {
   return [...collector.push(text, 0), ...collector.end(0)];
 }
 
-const sample = (step: number | null, name: string, value: number, kind: MetricSample['kind'], source: MetricSample['source'] = 'text', tMs = (step ?? 0) * 100): MetricSample => ({
+const sample = (
+  step: number | null,
+  name: string,
+  value: number,
+  kind: MetricSample['kind'],
+  source: MetricSample['source'] = 'text',
+  tMs = (step ?? 0) * 100,
+): MetricSample => ({
   step,
   tMs,
   name,
@@ -62,12 +78,18 @@ describe('the samples a summary is made from', () => {
   });
 
   it('reads every bar sample where bars are the only timing', () => {
-    const bars = Array.from({ length: 50 }, (_, i) => [sample(i + 1, 'steps_per_sec', 4 + (i % 3) / 10, 'progress'), sample(i + 1, 'loss', 3 - i / 100, 'progress')]).flat();
+    const bars = Array.from({ length: 50 }, (_, i) => [
+      sample(i + 1, 'steps_per_sec', 4 + (i % 3) / 10, 'progress'),
+      sample(i + 1, 'loss', 3 - i / 100, 'progress'),
+    ]).flat();
     expect(expectSameSummary(bars)).toHaveLength(bars.length);
   });
 
   it('reads every bar sample where bars are the only loss', () => {
-    const samples = Array.from({ length: 40 }, (_, i) => [sample(i + 1, 'step_time_ms', 100 + (i % 4), 'train'), sample(i + 1, 'loss', 3 - i / 100, 'progress')]).flat();
+    const samples = Array.from({ length: 40 }, (_, i) => [
+      sample(i + 1, 'step_time_ms', 100 + (i % 4), 'train'),
+      sample(i + 1, 'loss', 3 - i / 100, 'progress'),
+    ]).flat();
     expect(expectSameSummary(samples)).toHaveLength(samples.length);
   });
 
@@ -75,10 +97,17 @@ describe('the samples a summary is made from', () => {
     const samples: MetricSample[] = [];
     for (let step = 1; step <= 60; step++) {
       samples.push(sample(step, 'step_time_ms', 100 + (step % 3), 'train'), sample(step, 'loss', 3 - step / 100, 'train'));
-      samples.push(sample(step, 'grad_norm', step === 17 ? Number.NaN : 1, 'progress'), sample(step, 'lr', step === 60 ? Number.POSITIVE_INFINITY : step / 1000, 'progress'));
+      samples.push(
+        sample(step, 'grad_norm', step === 17 ? Number.NaN : 1, 'progress'),
+        sample(step, 'lr', step === 60 ? Number.POSITIVE_INFINITY : step / 1000, 'progress'),
+      );
     }
     // Bars run past the training lines, and one value has no step at all.
-    samples.push(sample(75, 'steps_per_sec', 9, 'progress'), sample(null, 'epoch', 2, 'progress', 'text', 9000), sample(null, 'epoch', 3, 'progress', 'text', 8000));
+    samples.push(
+      sample(75, 'steps_per_sec', 9, 'progress'),
+      sample(null, 'epoch', 2, 'progress', 'text', 9000),
+      sample(null, 'epoch', 3, 'progress', 'text', 8000),
+    );
     const summary = summarizeMetrics(expectSameSummary(samples));
     expect(summary).toMatchObject({ steps: 75, nanDetected: true });
     expect(summary.finalMetrics).toMatchObject({ lr: 0.059, epoch: 2 });

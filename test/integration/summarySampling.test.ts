@@ -63,7 +63,16 @@ function syntheticRun(steps: number, seed = 7): SyntheticRun {
 }
 
 function stored(samples: readonly MetricSample[]): number {
-  const run = store.runs.insert({ workloadId: null, workloadName: 'sampling', command: ['train'], cwd: '/tmp', config: {}, env: {}, startedAt: new Date('2026-11-28T10:00:00Z'), enginePid: process.pid });
+  const run = store.runs.insert({
+    workloadId: null,
+    workloadName: 'sampling',
+    command: ['train'],
+    cwd: '/tmp',
+    config: {},
+    env: {},
+    startedAt: new Date('2026-11-28T10:00:00Z'),
+    enginePid: process.pid,
+  });
   for (let from = 0; from < samples.length; from += 50_000) store.metrics.insertNow(run.id, samples.slice(from, from + 50_000));
   return run.id;
 }
@@ -118,7 +127,7 @@ describe('a long run summarized from a sample of its steps', () => {
     expect(sampled.warmup!.steps).toBe(1);
   });
 
-  it('puts the medians within the stated share of ranks of every step\'s, and counts steps within a few percent', () => {
+  it("puts the medians within the stated share of ranks of every step's, and counts steps within a few percent", () => {
     const times = Float64Array.from(run.steadyStepTimes).sort();
     const allowed = samplingRankError(Math.round(120_000 / sampledInput.sampling!.every));
     expect(allowed).toBeLessThan(0.015);
@@ -133,7 +142,9 @@ describe('a long run summarized from a sample of its steps', () => {
     expect(sampled.throughput.overall! / exact.throughput.overall!).toBeCloseTo(1, 2);
     expect(sampled.throughput.resolution! / exact.throughput.resolution!).toBeCloseTo(1, 2);
     // Steps left out by the rule (spikes, the slow stretch, evals) estimated from the grid's: within sampling noise.
-    expect(Math.abs(sampled.outliers!.byRule - exact.outliers!.byRule)).toBeLessThanOrEqual(3 * Math.sqrt(exact.outliers!.byRule * sampledInput.sampling!.every));
+    expect(Math.abs(sampled.outliers!.byRule - exact.outliers!.byRule)).toBeLessThanOrEqual(
+      3 * Math.sqrt(exact.outliers!.byRule * sampledInput.sampling!.every),
+    );
   });
 
   it('still sees the slow stretch and the evals, with steps counted for the whole run', () => {
@@ -172,13 +183,28 @@ describe('every captured training log, sampled hard', () => {
     for (const [name, text] of capturedTrainingLogs()) {
       const run = await importLogText(harness.core, text, { name, now: new Date('2026-11-28T12:00:00Z') });
       const metrics = harness.core.store.metrics;
-      const steps = Math.max(0, ...metrics.seriesCounts(run.id, 'all').filter((s) => s.kind === 'train' || s.kind === 'progress').map((s) => s.samples));
+      const steps = Math.max(
+        0,
+        ...metrics
+          .seriesCounts(run.id, 'all')
+          .filter((s) => s.kind === 'train' || s.kind === 'progress')
+          .map((s) => s.samples),
+      );
       if (steps < 10) continue;
       const limits = { headSteps: Math.max(2, Math.floor(steps / 10)), sampledSteps: Math.max(2, Math.floor(steps / 4)), exactSteps: 5 };
       const input = summaryInput(metrics, run.id, { limits });
       const whole = summaryInput(metrics, run.id, { exact: true });
       expect(input.sampling, name).not.toBeNull();
-      const facts = (summary: TrainingSummary) => [summary.steps, summary.finalLoss, summary.bestLoss, summary.evalLoss, summary.nanDetected, summary.finalMetrics, summary.warmup?.steps, summary.throughput.unit];
+      const facts = (summary: TrainingSummary) => [
+        summary.steps,
+        summary.finalLoss,
+        summary.bestLoss,
+        summary.evalLoss,
+        summary.nanDetected,
+        summary.finalMetrics,
+        summary.warmup?.steps,
+        summary.throughput.unit,
+      ];
       const sampled = summarizeMetrics(input.columns, { sampling: input.sampling });
       expect(facts(sampled), name).toEqual(facts(summarizeMetrics(whole.columns)));
       // Counts scaled from the grid stay within the run's logged steps.

@@ -161,7 +161,18 @@ describe('failures and the batch-size finder', () => {
     expect(sweep.kind).toBe('batch-finder');
     expect(sweep.result).toMatchObject({ variable: 'batch', largestFit: 24, firstFailure: 25 });
     expect(sweep.result!.message).toMatch(/batch=24 is the largest that fits/u);
-    expect(sweep.configs.map((c) => c.name)).toEqual(['batch=1', 'batch=2', 'batch=4', 'batch=8', 'batch=16', 'batch=32', 'batch=24', 'batch=28', 'batch=26', 'batch=25']);
+    expect(sweep.configs.map((c) => c.name)).toEqual([
+      'batch=1',
+      'batch=2',
+      'batch=4',
+      'batch=8',
+      'batch=16',
+      'batch=32',
+      'batch=24',
+      'batch=28',
+      'batch=26',
+      'batch=25',
+    ]);
     expect(sweep.configs.filter((c) => c.status === 'oom').map((c) => c.name)).toEqual(['batch=32', 'batch=28', 'batch=26', 'batch=25']);
   }, 90_000);
 
@@ -176,7 +187,13 @@ describe('controlling a sweep', () => {
   it('pauses after the current run, resumes, skips the current run, and cancels the rest', async () => {
     const core = open();
     const started = await core.sweeps.start(
-      request(core, { values: { steps: '1000000' }, vary: [{ name: 'batch', values: ['8', '16', '32'] }], plan: 'one-at-a-time', repeats: 1, timeoutSeconds: 60 }),
+      request(core, {
+        values: { steps: '1000000' },
+        vary: [{ name: 'batch', values: ['8', '16', '32'] }],
+        plan: 'one-at-a-time',
+        repeats: 1,
+        timeoutSeconds: 60,
+      }),
     );
     await waitFor(() => core.sweeps.get(started.id).progress.currentRunId !== null);
     const first = core.sweeps.get(started.id).progress.currentRunId!;
@@ -205,7 +222,23 @@ describe('controlling a sweep', () => {
     const db = path.join(dir, 'runs.db');
     const child = spawn(
       process.execPath,
-      ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'sweep', '--workload', 'synthetic', '--set', 'steps=400', '--vary', 'batch=8,16', '--repeats', '1', '--no-wait-idle'],
+      [
+        '--import',
+        TSX_LOADER,
+        CLI_ENTRY,
+        '--db',
+        db,
+        'sweep',
+        '--workload',
+        'synthetic',
+        '--set',
+        'steps=400',
+        '--vary',
+        'batch=8,16',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+      ],
       { cwd: dir, env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent' }, stdio: 'ignore', detached: true },
     );
     try {
@@ -322,7 +355,23 @@ describe('tuning-bench sweep', () => {
   it('--json prints id, plan, status and each config with its runs and pooled summary', () => {
     const dir = makeTempDir('tb-sweep-cli-');
     const result = runCli(
-      ['--db', path.join(dir, 'runs.db'), '--json', 'sweep', '--workload', 'synthetic', '--set', 'steps=30', '--vary', 'batch=8,16', '--plan', 'one-at-a-time', '--repeats', '1', '--no-wait-idle'],
+      [
+        '--db',
+        path.join(dir, 'runs.db'),
+        '--json',
+        'sweep',
+        '--workload',
+        'synthetic',
+        '--set',
+        'steps=30',
+        '--vary',
+        'batch=8,16',
+        '--plan',
+        'one-at-a-time',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+      ],
       { env: { TUNING_BENCH_NVIDIA_SMI: '/nonexistent' }, cwd: dir },
     );
     expect(result.status, result.stderr).toBe(0);
@@ -334,7 +383,22 @@ describe('tuning-bench sweep', () => {
 
     // A run that fails is counted on the progress line as soon as it has ended.
     const oom = runCli(
-      ['--db', path.join(dir, 'runs.db'), 'sweep', '--workload', 'synthetic', '--set', 'steps=30', '--vary', 'batch=16,8', '--plan', 'one-at-a-time', '--repeats', '1', '--no-wait-idle'],
+      [
+        '--db',
+        path.join(dir, 'runs.db'),
+        'sweep',
+        '--workload',
+        'synthetic',
+        '--set',
+        'steps=30',
+        '--vary',
+        'batch=16,8',
+        '--plan',
+        'one-at-a-time',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+      ],
       { env: { TUNING_BENCH_NVIDIA_SMI: '/nonexistent', SYNTHETIC_MAX_BATCH: '12' }, cwd: dir },
     );
     expect(oom.status, oom.stderr).toBe(0);

@@ -26,7 +26,13 @@ describe('the batch-size finder on a typed command', () => {
     temp = tempCore({ env: { ...process.env, ...NO_GPU } });
     const api = contractClient(temp.core);
     const command = { template: ['/usr/bin/python3', FIXTURE, '--batch-size', '{batch}', '--steps', '{steps}'], mode: 'argv' as const, cwd: temp.dir };
-    const started = await api['sweeps.findBatch']({ command, values: { steps: STEPS, 'knob.threads': '1' }, start: 4, maxSteps: 20, samplesPerStep: '{batch}' });
+    const started = await api['sweeps.findBatch']({
+      command,
+      values: { steps: STEPS, 'knob.threads': '1' },
+      start: 4,
+      maxSteps: 20,
+      samplesPerStep: '{batch}',
+    });
     expect(started).toMatchObject({ kind: 'batch-finder', workloadId: null, workloadName: 'ad-hoc command' });
     const ended = await temp.core.waitForSweepEnd(started.id);
     expect(ended.status).toBe('succeeded');
@@ -67,10 +73,14 @@ describe('the batch-size finder on a typed command', () => {
     temp = tempCore({ env: { ...process.env, ...NO_GPU } });
     const api = contractClient(temp.core);
     const command = { template: ['/usr/bin/python3', FIXTURE, '--batch-size', '4'], mode: 'argv' as const, cwd: temp.dir };
-    await expect(api['sweeps.findBatch']({ command })).rejects.toThrow('the command has no {batch} placeholder: put one where the batch size goes (e.g. --batch-size {batch})');
+    await expect(api['sweeps.findBatch']({ command })).rejects.toThrow(
+      'the command has no {batch} placeholder: put one where the batch size goes (e.g. --batch-size {batch})',
+    );
     await expect(api['sweeps.findBatch']({ command, workloadId: 1 })).rejects.toThrow('give a workload or a command, not both');
     await expect(api['sweeps.findBatch']({})).rejects.toThrow('give a workload, or a command with {var} placeholders');
-    await expect(api['sweeps.findBatch']({ command: { ...command, template: [...command.template.slice(0, 3), '{batch}'] }, values: { 'knob.autocast': 'fp8' } })).rejects.toThrow(/autocast/u);
+    await expect(
+      api['sweeps.findBatch']({ command: { ...command, template: [...command.template.slice(0, 3), '{batch}'] }, values: { 'knob.autocast': 'fp8' } }),
+    ).rejects.toThrow(/autocast/u);
   });
 });
 
@@ -81,34 +91,77 @@ describe('tune --only batch from the CLI', () => {
   const flags = ['--no-wait-idle', '--steps', STEPS, '--repeats', '2', '--max-repeats', '3', '--only', 'batch'];
 
   it('keeps +batch=<largest that fits> as faster per sample, and says the value to pass', () => {
-    const ran = runCli(['--db', db, '--json', 'tune', ...flags, '--set', 'batch=4', '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '{batch}', '--steps', STEPS], { cwd: dir, env: NO_GPU, timeoutMs: 180_000 });
+    const ran = runCli(
+      [
+        '--db',
+        db,
+        '--json',
+        'tune',
+        ...flags,
+        '--set',
+        'batch=4',
+        '--cwd',
+        dir,
+        '--',
+        '/usr/bin/python3',
+        FIXTURE,
+        '--batch-size',
+        '{batch}',
+        '--steps',
+        STEPS,
+      ],
+      { cwd: dir, env: NO_GPU, timeoutMs: 180_000 },
+    );
     expect(ran.status, ran.stderr).toBe(0);
     const result = tuneResult.parse(JSON.parse(ran.stdout));
     expect(result.status).toBe('succeeded');
     expect(result.steps.map((s) => s.name)).toEqual(['baseline', `+batch=${LIMIT}`]);
     const [baseline, step] = result.steps;
     expect(baseline!.throughput.unit).toBe('samples/s');
-    expect(step).toMatchObject({ status: 'kept', kept: true, knobs: { batch: String(LIMIT) }, speedup: { verdict: 'faster' }, gate: 'pass', against: 'baseline' });
+    expect(step).toMatchObject({
+      status: 'kept',
+      kept: true,
+      knobs: { batch: String(LIMIT) },
+      speedup: { verdict: 'faster' },
+      gate: 'pass',
+      against: 'baseline',
+    });
     // Per sample: 4 in 14 ms against 12 in 22 ms, about 1.9 times as many.
     expect(step!.speedup.ratio!).toBeGreaterThan(1.3);
     // The finder's sweep first, then the step's own.
     expect(step!.sweepIds.length).toBeGreaterThanOrEqual(2);
     expect(result.batch).toEqual({ variable: 'batch', from: 4, to: LIMIT });
-    expect(result.suggestions).toEqual([expect.objectContaining({ knobs: [`batch=${LIMIT}`], diff: null, text: `batch=${LIMIT}: pass --batch-size ${LIMIT} (it ran at 4; the largest that fits with the knobs kept)` })]);
+    expect(result.suggestions).toEqual([
+      expect.objectContaining({
+        knobs: [`batch=${LIMIT}`],
+        diff: null,
+        text: `batch=${LIMIT}: pass --batch-size ${LIMIT} (it ran at 4; the largest that fits with the knobs kept)`,
+      }),
+    ]);
     expect(ran.stderr).toContain('tune: +batch: batch-size finder');
   }, 200_000);
 
   it('skips the step, with what to do, for a command without the placeholder', () => {
-    const ran = runCli(['--db', db, 'tune', ...flags, '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '4', '--steps', STEPS], { cwd: dir, env: NO_GPU, timeoutMs: 60_000 });
+    const ran = runCli(['--db', db, 'tune', ...flags, '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '4', '--steps', STEPS], {
+      cwd: dir,
+      env: NO_GPU,
+      timeoutMs: 60_000,
+    });
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain('+batch: skipped: no {batch} placeholder in the command: give one and --set batch=N to try larger batches');
   }, 90_000);
 
   it('refuses a placeholder without its batch, and a --set that names no placeholder', () => {
-    const missing = runCli(['--db', db, 'tune', ...flags, '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '{batch}'], { cwd: dir, env: NO_GPU });
+    const missing = runCli(['--db', db, 'tune', ...flags, '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '{batch}'], {
+      cwd: dir,
+      env: NO_GPU,
+    });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toContain('the command has {batch}: give the batch it runs at now with --set batch=N');
-    const unknown = runCli(['--db', db, 'tune', ...flags, '--set', 'bs=8', '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '4'], { cwd: dir, env: NO_GPU });
+    const unknown = runCli(['--db', db, 'tune', ...flags, '--set', 'bs=8', '--cwd', dir, '--', '/usr/bin/python3', FIXTURE, '--batch-size', '4'], {
+      cwd: dir,
+      env: NO_GPU,
+    });
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('--set bs=...: the command has no {bs} placeholder');
   }, 60_000);

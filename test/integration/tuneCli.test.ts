@@ -58,13 +58,24 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(result.machine).toMatchObject({ cuda: false, torch: expect.stringMatching(/^1\./u) });
     const byName = Object.fromEntries(result.steps.map((s) => [s.name, s]));
     expect(result.steps[0]).toMatchObject({ name: 'baseline', status: 'baseline' });
-    expect(byName['+workers=4']).toMatchObject({ status: 'kept', kept: true, gate: 'pass', speedup: { verdict: 'faster' }, knobState: expect.stringContaining(`applied at tune_mlp.py:${LOADER_LINE}`) });
+    expect(byName['+workers=4']).toMatchObject({
+      status: 'kept',
+      kept: true,
+      gate: 'pass',
+      speedup: { verdict: 'faster' },
+      knobState: expect.stringContaining(`applied at tune_mlp.py:${LOADER_LINE}`),
+    });
     // 40 ms of loading overlapped by 4 workers: steps about 15 ms apart instead of 55 ms.
     expect(byName['+workers=4']!.speedup.ci95!.low).toBeGreaterThan(1);
     expect(result.kept).toEqual({ workers: '4', persistentWorkers: 'on' });
     expect(result.total).toMatchObject({ verdict: 'faster', sweepIds: byName['+workers=4']!.sweepIds });
     expect(result.suggestions).toEqual([
-      expect.objectContaining({ knobs: ['workers=4', 'persistentWorkers=on'], file: SCRIPT, line: LOADER_LINE, text: `tune_mlp.py:${LOADER_LINE}: DataLoader(..., num_workers=4, persistent_workers=True)` }),
+      expect.objectContaining({
+        knobs: ['workers=4', 'persistentWorkers=on'],
+        file: SCRIPT,
+        line: LOADER_LINE,
+        text: `tune_mlp.py:${LOADER_LINE}: DataLoader(..., num_workers=4, persistent_workers=True)`,
+      }),
     ]);
     // The patch applies to the script as it is, and the patched script sets the workers itself.
     const patched = spawnSync('patch', ['-p1', '--no-backup-if-mismatch'], { cwd: dir, input: result.patch!, encoding: 'utf8' });
@@ -93,7 +104,11 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     const skipped = Object.fromEntries(result.steps.filter((s) => s.status === 'skipped').map((s) => [s.name, s]));
     expect(Object.keys(skipped)).toEqual(['+tf32=on', '+cudnnBenchmark=on', '+compile=on', '+batch']);
     // The default ladder ends with the batch step, which needs a {batch} placeholder this command does not have.
-    expect(skipped['+batch']).toMatchObject({ reason: 'no {batch} placeholder in the command: give one and --set batch=N to try larger batches', runIds: [], sweepIds: [] });
+    expect(skipped['+batch']).toMatchObject({
+      reason: 'no {batch} placeholder in the command: give one and --set batch=N to try larger batches',
+      runIds: [],
+      sweepIds: [],
+    });
     expect(skipped['+tf32=on']).toMatchObject({ reason: 'no CUDA device here: tf32 acts on NVIDIA GPUs only', runIds: [], sweepIds: [] });
     expect(skipped['+compile=on']!.reason).toMatch(/^torch 1\.[\d.a-z]+ has no torch\.compile \(2\.0 and newer\)$/u);
   });
@@ -126,11 +141,38 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     // The premise: bfloat16 matmuls much faster than float32 ones here (AMX under a torch with a generic BLAS, as Debian's).
     const probe = spawnSync(TORCH_PYTHON, ['-c', BF16_PROBE], { encoding: 'utf8', timeout: 60_000 });
     const ratio = Number(probe.stdout.trim());
-    if (!(ratio > 4)) context.skip(`float32 matmuls are not much slower than bfloat16 ones on this machine (${probe.stdout.trim() || probe.stderr.trim()}x): autocast would not help`);
-    const json = runCli(['--db', db, '--json', 'tune', ...FLAGS, '--only', 'workers,autocast', '--cwd', dir, '--', TORCH_PYTHON, 'tune_mlp.py', '--steps', '40', '--hidden', '512'], { cwd: dir, timeoutMs: 300_000 });
+    if (!(ratio > 4))
+      context.skip(
+        `float32 matmuls are not much slower than bfloat16 ones on this machine (${probe.stdout.trim() || probe.stderr.trim()}x): autocast would not help`,
+      );
+    const json = runCli(
+      [
+        '--db',
+        db,
+        '--json',
+        'tune',
+        ...FLAGS,
+        '--only',
+        'workers,autocast',
+        '--cwd',
+        dir,
+        '--',
+        TORCH_PYTHON,
+        'tune_mlp.py',
+        '--steps',
+        '40',
+        '--hidden',
+        '512',
+      ],
+      { cwd: dir, timeoutMs: 300_000 },
+    );
     expect(json.status, json.stderr).toBe(0);
     const both = tuneResult.parse(JSON.parse(json.stdout));
-    expect(both.steps.map((s) => [s.name, s.status])).toEqual([['baseline', 'baseline'], ['+workers=4', 'kept'], ['+autocast=bf16', 'kept']]);
+    expect(both.steps.map((s) => [s.name, s.status])).toEqual([
+      ['baseline', 'baseline'],
+      ['+workers=4', 'kept'],
+      ['+autocast=bf16', 'kept'],
+    ]);
     expect(both.steps[2]!.against).toBe('+workers=4 +persistentWorkers=on');
     expect(both.kept).toEqual({ workers: '4', persistentWorkers: 'on', autocast: 'bf16' });
     // Measured in a sweep of its own (baseline, +workers, +workers+autocast), never the steps' speedups multiplied.
@@ -148,7 +190,10 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(patched.status, patched.stdout + patched.stderr).toBe(0);
     const after = fs.readFileSync(SCRIPT, 'utf8').split('\n');
     // Two lines added in the call, the model's statement one line longer under the with.
-    expect(after.slice(modelLine + 1, modelLine + 3)).toEqual(['        with torch.autocast("cpu", dtype=torch.bfloat16):', '            loss = nn.functional.mse_loss(model(x), y)']);
+    expect(after.slice(modelLine + 1, modelLine + 3)).toEqual([
+      '        with torch.autocast("cpu", dtype=torch.bfloat16):',
+      '            loss = nn.functional.mse_loss(model(x), y)',
+    ]);
     const parsed = spawnSync(TORCH_PYTHON, ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', SCRIPT], { encoding: 'utf8' });
     expect(parsed.status, parsed.stderr).toBe(0);
     fs.writeFileSync(SCRIPT, ORIGINAL);

@@ -16,7 +16,9 @@ afterEach(async () => {
 });
 
 /** A training script as plain as they come (no torch: the knobs say they had nothing to act on): 30 steps of 10 ms. */
-const SCRIPT = ['import time', 'for step in range(1, 31):', '    time.sleep(0.01)', '    print(f"step {step} loss {3 - step / 30:.4f}", flush=True)'].join('\n');
+const SCRIPT = ['import time', 'for step in range(1, 31):', '    time.sleep(0.01)', '    print(f"step {step} loss {3 - step / 30:.4f}", flush=True)'].join(
+  '\n',
+);
 
 function open(): { core: EngineCore; dir: string } {
   temp = tempCore({ env: { ...process.env, TUNING_BENCH_NVIDIA_SMI: '/nonexistent/nvidia-smi' } });
@@ -24,7 +26,12 @@ function open(): { core: EngineCore; dir: string } {
   return { core: temp.core, dir: temp.dir };
 }
 
-const request = (dir: string) => ({ command: { template: ['/usr/bin/python3', 'train.py'], mode: 'argv' as const, cwd: dir }, steps: ['workers' as const, 'autocast' as const], maxSteps: 30, waitForIdle: false });
+const request = (dir: string) => ({
+  command: { template: ['/usr/bin/python3', 'train.py'], mode: 'argv' as const, cwd: dir },
+  steps: ['workers' as const, 'autocast' as const],
+  maxSteps: 30,
+  waitForIdle: false,
+});
 
 /** Resolves with the first tune record the engine announces that `done` accepts. */
 function announced(core: EngineCore, done: (tune: TuneRecord) => boolean): Promise<TuneRecord> {

@@ -52,7 +52,9 @@ describe('a burst of calls beside a live run', () => {
     await sleep(2_000);
 
     const burstFrom = Date.now();
-    const answers = await Promise.all(Array.from({ length: CALLS_PER_BURST }, (_, i) => (i % 10 === 0 ? api.call('runs.get', { id: runId }) : api.call('runs.list', { limit: 500 }))));
+    const answers = await Promise.all(
+      Array.from({ length: CALLS_PER_BURST }, (_, i) => (i % 10 === 0 ? api.call('runs.get', { id: runId }) : api.call('runs.list', { limit: 500 }))),
+    );
     const burstTo = Date.now();
     expect(answers.every((answer) => answer.type === 'result' && answer.result.ok)).toBe(true);
     await sleep(1_000);

@@ -89,17 +89,42 @@ describe('a signal in the first seconds of `run`', () => {
     const db = path.join(dir, 'runs.db');
     const gpuState = path.join(dir, 'gpu-state.json');
     // Each control answers 3 s after its change took effect: the clocks are locked while the power limit is still being set.
-    const env = { ...process.env, TUNING_BENCH_NVIDIA_SMI: FAKE_NVIDIA_SMI, FAKE_NVIDIA_SMI_STATE: gpuState, FAKE_NVIDIA_SMI_ROOT: '1', FAKE_NVIDIA_SMI_FAULT: 'slow-control=3000' };
+    const env = {
+      ...process.env,
+      TUNING_BENCH_NVIDIA_SMI: FAKE_NVIDIA_SMI,
+      FAKE_NVIDIA_SMI_STATE: gpuState,
+      FAKE_NVIDIA_SMI_ROOT: '1',
+      FAKE_NVIDIA_SMI_FAULT: 'slow-control=3000',
+    };
     const child = spawn(
       process.execPath,
-      ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, '--json', 'run', '--yes', '--lock-clocks', '2250', '--power-limit', '300', '--', 'sh', '-c', 'echo started; sleep 30'],
+      [
+        '--import',
+        TSX_LOADER,
+        CLI_ENTRY,
+        '--db',
+        db,
+        '--json',
+        'run',
+        '--yes',
+        '--lock-clocks',
+        '2250',
+        '--power-limit',
+        '300',
+        '--',
+        'sh',
+        '-c',
+        'echo started; sleep 30',
+      ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     const lockedClocks = () => {
       try {
         return (JSON.parse(fs.readFileSync(gpuState, 'utf8')) as { gpus: Record<string, { gpuClockLock: unknown }> }).gpus['0']!.gpuClockLock;

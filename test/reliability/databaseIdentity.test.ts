@@ -90,7 +90,7 @@ describe('which SQLite files Tuning Bench adopts', () => {
   });
 });
 
-describe('another program\'s SQLite file in WAL mode', () => {
+describe("another program's SQLite file in WAL mode", () => {
   it('is refused with nothing created beside it (no empty -wal or -shm left behind)', () => {
     dir = makeTempDir('tb-foreign-wal-');
     const file = path.join(dir, 'places.sqlite');

@@ -178,4 +178,3 @@ describe("the engine's thread while a run is live", () => {
     expect(longest).toBeLessThan(LONGEST_TURN_BOUND_MS);
   }, 180_000);
 });
-

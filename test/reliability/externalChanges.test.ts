@@ -30,7 +30,7 @@ describe('changes made by another process', () => {
     expect(h.core.runner.activeRunIds()).toEqual([]);
   }, 40_000);
 
-  it("a sweep the CLI runs shows its progress and its end in an open engine", async () => {
+  it('a sweep the CLI runs shows its progress and its end in an open engine', async () => {
     harness = tempCore();
     const h = harness;
     const seen: Sweep[] = [];
@@ -39,7 +39,23 @@ describe('changes made by another process', () => {
     });
     const cli = spawn(
       process.execPath,
-      ['--import', TSX_LOADER, CLI_ENTRY, '--db', h.dbPath, 'sweep', '--vary', 'n=1,2', '--repeats', '1', '--no-wait-idle', '--', 'sh', '-c', 'sleep 1; echo {n}'],
+      [
+        '--import',
+        TSX_LOADER,
+        CLI_ENTRY,
+        '--db',
+        h.dbPath,
+        'sweep',
+        '--vary',
+        'n=1,2',
+        '--repeats',
+        '1',
+        '--no-wait-idle',
+        '--',
+        'sh',
+        '-c',
+        'sleep 1; echo {n}',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const exited = new Promise((resolve) => cli.once('exit', resolve));

@@ -39,7 +39,10 @@ describe('a database whose files cannot grow', () => {
     expect(runs.stdout).toMatch(/^1\s+succeeded\b.*echo hello-from-before/mu);
     expect(runs.stderr).toMatch(/open for reading only: SQLite could not write it \(SQLITE_IOERR/u);
 
-    for (const args of [['show', '1'], ['log', '1']]) {
+    for (const args of [
+      ['show', '1'],
+      ['log', '1'],
+    ]) {
       const read = cliWithNoRoomToGrow(['--db', file, ...args]);
       expect(read.status, read.stderr).toBe(0);
       expect(read.stdout).toContain('hello-from-before');
@@ -63,22 +66,26 @@ describe('a database whose files cannot grow', () => {
 
   // A real full disk needs a small tmpfs: root with the right to mount (CI's container; not every desk).
   const probe = spawnSync('bash', ['-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=4m tmpfs "$d" && umount "$d"; r=$?; rmdir "$d"; exit $r']);
-  it.runIf(probe.status === 0)('on a full disk, says the disk is full and where to free space', () => {
-    dir = makeTempDir('tb-full-disk-');
-    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]).status).toBe(0);
-    mounted = dir;
-    const file = path.join(dir, 'runs.db');
-    recordOneRun(file);
-    // Fill every byte left.
-    spawnSync('bash', ['-c', `dd if=/dev/zero of='${dir}/fill' bs=4k 2>/dev/null; true`]);
+  it.runIf(probe.status === 0)(
+    'on a full disk, says the disk is full and where to free space',
+    () => {
+      dir = makeTempDir('tb-full-disk-');
+      expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]).status).toBe(0);
+      mounted = dir;
+      const file = path.join(dir, 'runs.db');
+      recordOneRun(file);
+      // Fill every byte left.
+      spawnSync('bash', ['-c', `dd if=/dev/zero of='${dir}/fill' bs=4k 2>/dev/null; true`]);
 
-    const runs = runCli(['--db', file, 'runs']);
-    expect(runs.status, runs.stderr).toBe(0);
-    expect(runs.stdout).toContain('hello-from-before');
-    expect(runs.stderr).toMatch(new RegExp(`the disk holding it is full \\(\\d+ KiB free\\).*free space on the disk holding ${dir}`, 'u'));
-    const record = runCli(['--db', file, 'run', '--', 'echo', 'never']);
-    expect(record.status).toBe(1);
-    expect(record.stderr).toMatch(/cannot record in .*the disk holding it is full.*Free space on the disk holding/u);
-  }, 120_000);
+      const runs = runCli(['--db', file, 'runs']);
+      expect(runs.status, runs.stderr).toBe(0);
+      expect(runs.stdout).toContain('hello-from-before');
+      expect(runs.stderr).toMatch(new RegExp(`the disk holding it is full \\(\\d+ KiB free\\).*free space on the disk holding ${dir}`, 'u'));
+      const record = runCli(['--db', file, 'run', '--', 'echo', 'never']);
+      expect(record.status).toBe(1);
+      expect(record.stderr).toMatch(/cannot record in .*the disk holding it is full.*Free space on the disk holding/u);
+    },
+    120_000,
+  );
   if (probe.status !== 0) it.skip('on a full disk (skipped: mounting a tmpfs needs root with CAP_SYS_ADMIN)', () => undefined);
 });

@@ -13,8 +13,7 @@ describe('the GPU lease', () => {
   it('lets only one of two simultaneous requests hold the GPU, and a second release of the first frees nothing of the next', async () => {
     harness = coreWithFakeGpu(undefined, { FAKE_NVIDIA_SMI_ROOT: '1', TUNING_BENCH_GPU_ELEVATION: 'auto' });
     const gpu = harness.core.gpu;
-    const ask = (label: string, mhz: number) =>
-      gpu.acquire({ lockClocks: { minMHz: mhz, maxMHz: mhz } }, { scope: 'run', confirmOtherProcesses: true, label });
+    const ask = (label: string, mhz: number) => gpu.acquire({ lockClocks: { minMHz: mhz, maxMHz: mhz } }, { scope: 'run', confirmOtherProcesses: true, label });
     // Asked together: exactly one holds the GPU, and the reservation made while the first is being applied is freed after.
     const outcomes = await Promise.allSettled([ask('run A', 2250), ask('run B', 2400)]);
     const granted = outcomes.filter((o) => o.status === 'fulfilled');

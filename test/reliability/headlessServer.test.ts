@@ -104,9 +104,11 @@ describe('the headless server', () => {
     expect(JSON.stringify(workloads)).toContain('"name":"synthetic"');
 
     call(2, 'runs.resize', { id: 1, cols: 1 });
-    await expect.poll(() => messages.find((m) => m.type === 'result' && m.id === 2)).toMatchObject({
-      result: { ok: false, error: { code: 'invalid_input' } },
-    });
+    await expect
+      .poll(() => messages.find((m) => m.type === 'result' && m.id === 2))
+      .toMatchObject({
+        result: { ok: false, error: { code: 'invalid_input' } },
+      });
 
     const synthetic = harness.core.store.workloads.getByName('synthetic')!;
     call(3, 'runs.start', { workloadId: synthetic.id, values: { steps: '20' }, cols: 100, rows: 30 });
@@ -119,7 +121,7 @@ describe('the headless server', () => {
     ws.close();
   });
 
-  it('serves a run\'s whole log as a download, plain or raw, behind the token', async () => {
+  it("serves a run's whole log as a download, plain or raw, behind the token", async () => {
     const run = harness.core.startCommand({ adHoc: { command: ['printf', '\\033[32mgreen\\033[0m 10%%\\r100%%\\ndone\\n'], cwd: harness.dir } });
     await harness.core.runner.waitForExit(run.id);
     expect((await get(`/runs/${run.id}/log`)).status).toBe(401);

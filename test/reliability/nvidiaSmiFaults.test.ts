@@ -16,15 +16,19 @@ describe('telemetry faults', () => {
     ['die-after=4', /nvidia-smi stopped .*restarting/],
     ['hang-after=3', /sent nothing for \d+ s; restarting/],
     ['gpu-lost=5', /GPU is lost/i],
-  ])('survives the fault %s: the run goes on and says what happened', async (fault, said) => {
-    harness = coreWithFakeGpu(fault);
-    const { finished, statuses, samples } = await runSynthetic(harness, fault.startsWith('hang') ? '450' : '150');
-    expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
-    expect(statuses.join('\n')).toMatch(said);
-    expect(samples.length).toBeGreaterThan(0);
-    // The first notes stay with the run, so a view opened later can say why data is missing.
-    expect(JSON.stringify(finished.fingerprint?.telemetryNotes ?? [])).toMatch(said);
-  }, 30_000);
+  ])(
+    'survives the fault %s: the run goes on and says what happened',
+    async (fault, said) => {
+      harness = coreWithFakeGpu(fault);
+      const { finished, statuses, samples } = await runSynthetic(harness, fault.startsWith('hang') ? '450' : '150');
+      expect(finished).toMatchObject({ status: 'succeeded', exitClass: 'ok' });
+      expect(statuses.join('\n')).toMatch(said);
+      expect(samples.length).toBeGreaterThan(0);
+      // The first notes stay with the run, so a view opened later can say why data is missing.
+      expect(JSON.stringify(finished.fingerprint?.telemetryNotes ?? [])).toMatch(said);
+    },
+    30_000,
+  );
 
   it('waits for an nvidia-smi that needs seconds before its first line, instead of restarting it for ever', async () => {
     // 4 s before the first row, as a driver with persistence mode off initialising on a headless box.

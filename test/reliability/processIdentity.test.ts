@@ -33,8 +33,7 @@ afterEach(async () => {
  * A daemon the run leaves behind the way a data server or a careless launcher does: a subshell starts it under
  * setsid and exits at once, so it is nobody's child in the run, in another session, deaf to INT, TERM and HUP.
  */
-const escapingDaemon = (pidFile: string) =>
-  `( setsid sh -c 'trap "" INT TERM HUP; echo $$ > ${pidFile}; while :; do sleep 1; done' & ); `;
+const escapingDaemon = (pidFile: string) => `( setsid sh -c 'trap "" INT TERM HUP; echo $$ > ${pidFile}; while :; do sleep 1; done' & ); `;
 
 describe('Stop', () => {
   it('reaches a double-forked setsid grandchild that ignores TERM, escalating process by process', async () => {
@@ -83,7 +82,10 @@ describe('after the engine is killed', () => {
     const pidFile = path.join(dir, 'daemon.pid');
     // The training itself ignores the hang-up and TERM (nohup-style), and leaves an escaped daemon.
     const script = `trap "" HUP TERM; ${escapingDaemon(pidFile)}echo started; while :; do sleep 1; done`;
-    const engine = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'run', '--', 'sh', '-c', script], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const engine = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, 'run', '--', 'sh', '-c', script], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(engine);
     let seen = '';
     engine.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString()));

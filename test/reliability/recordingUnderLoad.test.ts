@@ -39,10 +39,14 @@ describe('a flood of output', () => {
   it('at 100,000 lines/s: kill -9 of the engine loses at most the last second, and what is kept has no hole', async () => {
     dir = makeTempDir();
     const db = path.join(dir, 'runs.db');
-    const engine = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, '--json', 'run', '--', process.execPath, STAMPED_LINES, '100000', '0'], {
-      cwd: dir,
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const engine = spawn(
+      process.execPath,
+      ['--import', TSX_LOADER, CLI_ENTRY, '--db', db, '--json', 'run', '--', process.execPath, STAMPED_LINES, '100000', '0'],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     try {
       await expect.poll(() => runIdOf(db), { timeout: 20_000 }).not.toBeNull();
       const runId = runIdOf(db)!;

@@ -74,19 +74,26 @@ describe("a workload's metric pattern on a live run", () => {
   it('refuses, on save, a pattern only the backtracking engine can run, and says what to write instead', async () => {
     harness = tempCore();
     const h = harness;
-    const input = { name: 'lookaround', description: '', cwd: h.dir, mode: 'argv' as const, command: ['true'], tokensPerStep: '', steps: null, env: {}, variables: [] };
+    const input = {
+      name: 'lookaround',
+      description: '',
+      cwd: h.dir,
+      mode: 'argv' as const,
+      command: ['true'],
+      tokensPerStep: '',
+      steps: null,
+      env: {},
+      variables: [],
+    };
     // async: a handler may throw as it is called; the faces see a rejection either way.
     const create = async (metricRegex: string) => h.core.handlers['workloads.create']({ ...input, metricRegex }, { subscriberId: null });
     await expect(create('loss=(?<loss>[\\d.]+)(?! \\(eval\\))')).rejects.toThrow(
       /metric pattern: this pattern cannot run in linear time.*lookaheads.*match the text around the number instead/u,
     );
     await expect(create('(?<q>[\'"])loss\\k<q>=(?<loss>[\\d.]+)')).rejects.toThrow(/cannot run in linear time.*Back-references/u);
-    await expect(create('(?<w>\\p{L}+)=(?<loss>[\\d.]+)')).rejects.toThrow(
-      /\\p\{…\} and \\u\{…\} escapes are not supported/u,
-    );
+    await expect(create('(?<w>\\p{L}+)=(?<loss>[\\d.]+)')).rejects.toThrow(/\\p\{…\} and \\u\{…\} escapes are not supported/u);
     expect(h.core.store.workloads.getByName('lookaround')).toBeUndefined();
     const saved = await create('loss=(?<loss>[\\d.]+)');
     expect(saved.metricRegex).toBe('loss=(?<loss>[\\d.]+)');
   });
 });
-

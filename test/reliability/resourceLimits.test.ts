@@ -17,12 +17,19 @@ describe('a run started at the open-file limit', () => {
   it('is refused with the limit named and what to do, and recorded as failed, not left running', () => {
     dir = makeTempDir('tb-fd-limit-');
     const program = path.join(REPO_ROOT, 'test/fixtures/programs/startWithoutFds.ts');
-    const result = spawnSync('sh', ['-c', `ulimit -n ${OPEN_FILE_LIMIT} && exec "$0" --import "$1" "$2" "$3"`, process.execPath, TSX_LOADER, program, path.join(dir, 'runs.db')], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      'sh',
+      ['-c', `ulimit -n ${OPEN_FILE_LIMIT} && exec "$0" --import "$1" "$2" "$3"`, process.execPath, TSX_LOADER, program, path.join(dir, 'runs.db')],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(result.status, result.stderr).toBe(0);
-    const { answer, runs } = JSON.parse(result.stdout) as { answer: { code?: string; message?: string }; runs: Array<{ status: string; exitReason: string | null }> };
+    const { answer, runs } = JSON.parse(result.stdout) as {
+      answer: { code?: string; message?: string };
+      runs: Array<{ status: string; exitReason: string | null }>;
+    };
     expect(answer.code).toBe('unavailable');
     expect(answer.message).toMatch(new RegExp(`of its ${OPEN_FILE_LIMIT} open files in use \\(ulimit -n\\).*raise the limit`, 'u'));
     expect(runs).toHaveLength(2);

@@ -25,7 +25,9 @@ describe('tuning-bench serve and SIGHUP', () => {
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     await expect.poll(() => /Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/u.test(output), { timeout: 30_000 }).toBe(true);
     const url = new URL(/Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/u.exec(output)![1]!);
 
@@ -41,7 +43,9 @@ describe('tuning-bench serve and SIGHUP', () => {
     await expect.poll(() => results.find((m) => m.type === 'result' && m.id === 1), { timeout: 10_000 }).toBeTruthy();
     const workloads = results.find((m) => m.type === 'result' && m.id === 1) as { result: { value: Array<{ id: number; name: string }> } };
     const synthetic = workloads.result.value.find((w) => w.name === 'synthetic')!;
-    ws.send(JSON.stringify({ type: 'call', id: 2, method: 'runs.start', input: { workloadId: synthetic.id, values: { steps: '100000' }, cols: 80, rows: 24 } }));
+    ws.send(
+      JSON.stringify({ type: 'call', id: 2, method: 'runs.start', input: { workloadId: synthetic.id, values: { steps: '100000' }, cols: 80, rows: 24 } }),
+    );
     await expect.poll(() => results.some((m) => m.type === 'event' && m.event === 'runs.onOutput'), { timeout: 15_000 }).toBe(true);
 
     server.kill('SIGHUP');
@@ -55,13 +59,17 @@ describe('tuning-bench serve and SIGHUP', () => {
 });
 
 describe('tuning-bench serve and SIGUSR1', () => {
-  it('does not open Node\'s inspector (which would let any local user run code in the engine), and keeps serving', async () => {
+  it("does not open Node's inspector (which would let any local user run code in the engine), and keeps serving", async () => {
     dir = makeTempDir('tb-serve-usr1-');
-    const server = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', path.join(dir, 'runs.db'), 'serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, ['--import', TSX_LOADER, CLI_ENTRY, '--db', path.join(dir, 'runs.db'), 'serve'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     try {
       await expect.poll(() => /Open http:\/\/127\.0\.0\.1:\d+\//u.test(output), { timeout: 30_000 }).toBe(true);
       server.kill('SIGUSR1');

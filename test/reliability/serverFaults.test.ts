@@ -102,7 +102,10 @@ async function expectWitnessFinished(runId: number): Promise<void> {
   await harness.core.runner.waitForExit(runId);
   expect(harness.core.store.runs.get(runId)?.status).toBe('succeeded');
   await harness.core.store.flush();
-  const output = harness.core.store.runs.outputAfter(runId, -1).map((chunk) => chunk.data.toString()).join('');
+  const output = harness.core.store.runs
+    .outputAfter(runId, -1)
+    .map((chunk) => chunk.data.toString())
+    .join('');
   expect(output).toContain('line 30');
 }
 
@@ -147,7 +150,7 @@ describe('the headless server never falls over', () => {
         if (message.type === 'result') resolve(message);
       }),
     );
-    const log = 'step 1 loss 2.5\n'.repeat(2 * 1024 * 1024 / 16);
+    const log = 'step 1 loss 2.5\n'.repeat((2 * 1024 * 1024) / 16);
     ws.send(JSON.stringify({ type: 'call', id: 7, method: 'runs.import', input: { text: log } }));
     expect(await answer).toMatchObject({ id: 7, result: { ok: true } });
     ws.close();
@@ -169,9 +172,9 @@ describe('the headless server never falls over', () => {
     const run = startWitnessRun();
     // Bounded so the test ends within the witness run's life on a slow CI machine: every case is one loopback round trip.
     const urlChars = fc.constantFrom(...'/%?#&=[]@:;.~ \\aZ0\u00e9\u0000\t+'.split(''));
-    const urlArbitrary = fc.tuple(fc.boolean(), fc.array(urlChars, { maxLength: 40 })).map(
-      ([withToken, chars]) => `/${chars.join('')}${withToken ? `?token=${server.token}` : ''}`,
-    );
+    const urlArbitrary = fc
+      .tuple(fc.boolean(), fc.array(urlChars, { maxLength: 40 }))
+      .map(([withToken, chars]) => `/${chars.join('')}${withToken ? `?token=${server.token}` : ''}`);
     await fc.assert(
       fc.asyncProperty(urlArbitrary, fc.string({ maxLength: 60 }), async (target, headerValue) => {
         const safeHeader = headerValue.replace(/[\r\n]/gu, '');
@@ -194,9 +197,14 @@ describe('the headless server never falls over', () => {
       fc.json(),
       fc.string(),
       fc.record({ type: fc.constant('call'), id: fc.integer(), method: fc.string(), input: fc.anything() }).map((call) => JSON.stringify(call)),
-      fc.record({ type: fc.constant('call'), id: fc.nat(), method: fc.constantFrom('runs.get', 'runs.list', 'runs.resize', 'metrics.testRegex'), input: fc.object() }).map(
-        (call) => JSON.stringify(call),
-      ),
+      fc
+        .record({
+          type: fc.constant('call'),
+          id: fc.nat(),
+          method: fc.constantFrom('runs.get', 'runs.list', 'runs.resize', 'metrics.testRegex'),
+          input: fc.object(),
+        })
+        .map((call) => JSON.stringify(call)),
       fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
     );
     await fc.assert(

@@ -121,93 +121,108 @@ describe('a minute of load on serve, then kill -9', () => {
   // Never a silent skip: without the built UI (`npm test` builds it first) the server has nothing to serve.
   const uiBuilt = fs.existsSync(path.join(defaultRendererDir(), 'index.html'));
 
-  it('keeps every line up to the last second and reads the run without a stall', async () => {
-    expect(uiBuilt, 'the UI is not built: run `npm run build` (npm test does) before this test').toBe(true);
-    dir = makeTempDir('tb-soak-');
-    const db = path.join(dir, 'runs.db');
-    importBigLog(db);
-    const { server, url, exited } = await startServeProcess(db);
-    children.push(server);
-    const api = await connectApiClient(url);
-    const started = await api.call('runs.start', {
-      command: { template: ['env', `STAMPED_LINES_REPORT=${path.join(dir, 'writes.json')}`, process.execPath, STAMPED_LINES, String(LINES_PER_SECOND), '0'], mode: 'argv', cwd: dir },
-      values: {},
-      cols: 120,
-      rows: 30,
-    });
-    expect(started.type === 'result' && started.result.ok, JSON.stringify(started)).toBe(true);
-    const runId = (started as { result: { value: { id: number } } }).result.value.id;
-    const soakStart = Date.now();
-    const soakEnd = soakStart + SOAK_MS;
+  it(
+    'keeps every line up to the last second and reads the run without a stall',
+    async () => {
+      expect(uiBuilt, 'the UI is not built: run `npm run build` (npm test does) before this test').toBe(true);
+      dir = makeTempDir('tb-soak-');
+      const db = path.join(dir, 'runs.db');
+      importBigLog(db);
+      const { server, url, exited } = await startServeProcess(db);
+      children.push(server);
+      const api = await connectApiClient(url);
+      const started = await api.call('runs.start', {
+        command: {
+          template: ['env', `STAMPED_LINES_REPORT=${path.join(dir, 'writes.json')}`, process.execPath, STAMPED_LINES, String(LINES_PER_SECOND), '0'],
+          mode: 'argv',
+          cwd: dir,
+        },
+        values: {},
+        cols: 120,
+        rows: 30,
+      });
+      expect(started.type === 'result' && started.result.ok, JSON.stringify(started)).toBe(true);
+      const runId = (started as { result: { value: { id: number } } }).result.value.id;
+      const soakStart = Date.now();
+      const soakEnd = soakStart + SOAK_MS;
 
-    const counters = { slowBytes: 0, slowDownloads: 0, cancelled: 0, calls: 0, failedCalls: 0 };
-    const slowClient = (async () => {
-      while (Date.now() < soakEnd) {
-        counters.slowDownloads += 1;
-        await slowDownload(url, 1, soakEnd, counters);
-      }
-    })();
-    const cancellingClient = (async () => {
-      while (Date.now() < soakEnd) {
-        counters.cancelled += 1;
-        await cancelledDownload(url, 1);
-        await sleep(200);
-      }
-    })();
-    // The flood that once left a live run unread for 23 s: bursts of 5,000 list calls, sent at once, again and again.
-    const flood = (async () => {
-      while (Date.now() < soakEnd) {
-        const burst = await Promise.all(Array.from({ length: CALLS_PER_BURST }, (_, i) => (i % 10 === 0 ? api.call('runs.get', { id: runId }) : api.call('runs.list', { limit: 500 }))));
-        counters.calls += burst.length;
-        counters.failedCalls += burst.filter((answer) => !(answer.type === 'result' && answer.result.ok)).length;
-        await sleep(BURST_EVERY_MS);
-      }
-    })();
-    await sleep(LOCK_FROM_MS);
-    const lock = holdWriteLock(db, LOCK_HELD_MS);
-    const held = await lock.held;
-    await Promise.all([slowClient, cancellingClient, flood]);
+      const counters = { slowBytes: 0, slowDownloads: 0, cancelled: 0, calls: 0, failedCalls: 0 };
+      const slowClient = (async () => {
+        while (Date.now() < soakEnd) {
+          counters.slowDownloads += 1;
+          await slowDownload(url, 1, soakEnd, counters);
+        }
+      })();
+      const cancellingClient = (async () => {
+        while (Date.now() < soakEnd) {
+          counters.cancelled += 1;
+          await cancelledDownload(url, 1);
+          await sleep(200);
+        }
+      })();
+      // The flood that once left a live run unread for 23 s: bursts of 5,000 list calls, sent at once, again and again.
+      const flood = (async () => {
+        while (Date.now() < soakEnd) {
+          const burst = await Promise.all(
+            Array.from({ length: CALLS_PER_BURST }, (_, i) => (i % 10 === 0 ? api.call('runs.get', { id: runId }) : api.call('runs.list', { limit: 500 }))),
+          );
+          counters.calls += burst.length;
+          counters.failedCalls += burst.filter((answer) => !(answer.type === 'result' && answer.result.ok)).length;
+          await sleep(BURST_EVERY_MS);
+        }
+      })();
+      await sleep(LOCK_FROM_MS);
+      const lock = holdWriteLock(db, LOCK_HELD_MS);
+      const held = await lock.held;
+      await Promise.all([slowClient, cancellingClient, flood]);
 
-    const killedAt = Date.now();
-    server.kill('SIGKILL');
-    await exited;
-    api.close();
+      const killedAt = Date.now();
+      server.kill('SIGKILL');
+      await exited;
+      api.close();
 
-    const scan = scanStampedLines(db, runId);
-    const writes = JSON.parse(fs.readFileSync(path.join(dir, 'writes.json'), 'utf8')) as { startedAt: number; blocks: Array<{ atMs: number; ms: number }>; lines: number };
-    const duringLock = (block: { atMs: number; ms: number }) => writes.startedAt + block.atMs + block.ms >= held.from && writes.startedAt + block.atMs <= held.to;
-    const longest = (blocks: Array<{ ms: number }>) => Math.max(0, ...blocks.map((block) => block.ms));
-    const stalls = { outsideLockMs: longest(writes.blocks.filter((block) => !duringLock(block))), duringLockMs: longest(writes.blocks.filter(duringLock)) };
-    const report = JSON.stringify({
-      ...counters,
-      lock: { heldMs: held.to - held.from },
-      scan,
-      stalls,
-      blocks: writes.blocks.slice(0, 20),
-      linesPerSecond: Math.round(scan.lines / ((killedAt - soakStart) / 1000)),
-      lostMs: killedAt - (scan.newestStampMs ?? 0),
-      unstoredReadMs: killedAt - (scan.newestReadMs ?? 0),
-    });
-    // The load was real: the lock was held its 10 s, the slow client read for the minute, downloads were cancelled, calls answered.
-    expect(held.to - held.from, report).toBeGreaterThanOrEqual(LOCK_HELD_MS - 50);
-    expect(counters.slowBytes, report).toBeGreaterThan(10 * 1024 * 1024);
-    expect(counters.cancelled, report).toBeGreaterThan(50);
-    expect(counters.calls, report).toBeGreaterThan(1000);
-    expect(counters.failedCalls, report).toBe(0);
-    // The record: every line in order, and nothing but the last second lost.
-    expect(scan.lines, report).toBeGreaterThan(LINES_PER_SECOND);
-    expect(scan.firstOutOfOrder, report).toBeNull();
-    expect(killedAt - scan.newestStampMs!, report).toBeLessThan(CRASH_LOSS_BOUND_MS);
-    // The run's timings: the training never waited on its terminal for long through the flood and the downloads
-    // (its writes wait only while the engine leaves the terminal unread), the lock included: a flush under the lock
-    // waited inside SQLite (10 s), then each download's retries took the thread 50 ms a try (2.2 s).
-    expect(stalls.outsideLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
-    expect(stalls.duringLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
-    process.stdout.write(`soak: ${report}\n`);
-    // The training dies with its terminal once the engine is gone; should it linger, it is ended here, by its own pid.
-    const reader = new Database(db, { readonly: true, fileMustExist: true });
-    const pid = reader.prepare<[number], { pid: number | null }>('SELECT pid FROM runs WHERE id = ?').get(runId)?.pid;
-    reader.close();
-    if (pid) spawnSync('kill', ['-KILL', String(pid)]);
-  }, SOAK_MS + 120_000);
+      const scan = scanStampedLines(db, runId);
+      const writes = JSON.parse(fs.readFileSync(path.join(dir, 'writes.json'), 'utf8')) as {
+        startedAt: number;
+        blocks: Array<{ atMs: number; ms: number }>;
+        lines: number;
+      };
+      const duringLock = (block: { atMs: number; ms: number }) =>
+        writes.startedAt + block.atMs + block.ms >= held.from && writes.startedAt + block.atMs <= held.to;
+      const longest = (blocks: Array<{ ms: number }>) => Math.max(0, ...blocks.map((block) => block.ms));
+      const stalls = { outsideLockMs: longest(writes.blocks.filter((block) => !duringLock(block))), duringLockMs: longest(writes.blocks.filter(duringLock)) };
+      const report = JSON.stringify({
+        ...counters,
+        lock: { heldMs: held.to - held.from },
+        scan,
+        stalls,
+        blocks: writes.blocks.slice(0, 20),
+        linesPerSecond: Math.round(scan.lines / ((killedAt - soakStart) / 1000)),
+        lostMs: killedAt - (scan.newestStampMs ?? 0),
+        unstoredReadMs: killedAt - (scan.newestReadMs ?? 0),
+      });
+      // The load was real: the lock was held its 10 s, the slow client read for the minute, downloads were cancelled, calls answered.
+      expect(held.to - held.from, report).toBeGreaterThanOrEqual(LOCK_HELD_MS - 50);
+      expect(counters.slowBytes, report).toBeGreaterThan(10 * 1024 * 1024);
+      expect(counters.cancelled, report).toBeGreaterThan(50);
+      expect(counters.calls, report).toBeGreaterThan(1000);
+      expect(counters.failedCalls, report).toBe(0);
+      // The record: every line in order, and nothing but the last second lost.
+      expect(scan.lines, report).toBeGreaterThan(LINES_PER_SECOND);
+      expect(scan.firstOutOfOrder, report).toBeNull();
+      expect(killedAt - scan.newestStampMs!, report).toBeLessThan(CRASH_LOSS_BOUND_MS);
+      // The run's timings: the training never waited on its terminal for long through the flood and the downloads
+      // (its writes wait only while the engine leaves the terminal unread), the lock included: a flush under the lock
+      // waited inside SQLite (10 s), then each download's retries took the thread 50 ms a try (2.2 s).
+      expect(stalls.outsideLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
+      expect(stalls.duringLockMs, report).toBeLessThan(READ_LAG_BOUND_MS);
+      process.stdout.write(`soak: ${report}\n`);
+      // The training dies with its terminal once the engine is gone; should it linger, it is ended here, by its own pid.
+      const reader = new Database(db, { readonly: true, fileMustExist: true });
+      const pid = reader.prepare<[number], { pid: number | null }>('SELECT pid FROM runs WHERE id = ?').get(runId)?.pid;
+      reader.close();
+      if (pid) spawnSync('kill', ['-KILL', String(pid)]);
+    },
+    SOAK_MS + 120_000,
+  );
 });

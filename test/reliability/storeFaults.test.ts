@@ -27,7 +27,11 @@ function expectedOutput(): string {
 
 function storedOutput(h: TempCore, runId: number): string {
   // The pty ends lines with \r\n.
-  return h.core.store.runs.outputAfter(runId, -1).map((chunk) => chunk.data.toString()).join('').replaceAll('\r\n', '\n');
+  return h.core.store.runs
+    .outputAfter(runId, -1)
+    .map((chunk) => chunk.data.toString())
+    .join('')
+    .replaceAll('\r\n', '\n');
 }
 
 /** Compared by length and line numbers so a failure prints a short message, not 240 KB of filler. */
@@ -77,7 +81,9 @@ describe('the store outlives faults', () => {
     await expect.poll(() => h.core.store.runs.outputAfter(run.id, -1).length, { timeout: 10_000 }).toBeGreaterThan(0);
     h.core.store.setHeldOutputLimit(32 * 1024);
     h.core.store.setMaxPageCount(h.core.store.db.pragma('page_count', { simple: true }) as number);
-    await expect.poll(() => status.some((s) => s.level === 'warning' && /reached 0 MiB|held in memory reached/iu.test(s.message)), { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(() => status.some((s) => s.level === 'warning' && /reached 0 MiB|held in memory reached/iu.test(s.message)), { timeout: 20_000 })
+      .toBe(true);
     expect(h.core.runner.isActive(run.id)).toBe(true);
     // The training ends while the disk is still full; space returns afterwards.
     await expect.poll(() => h.core.store.runs.get(run.id)?.status, { timeout: 20_000 }).not.toBe('running');

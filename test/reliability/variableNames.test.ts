@@ -19,13 +19,26 @@ afterEach(async () => {
 describe('variable names', () => {
   it('`__proto__` is refused before anything runs, with what to use instead', () => {
     dir = makeTempDir('tb-proto-');
-    const cli = runCli(['--db', path.join(dir, 'runs.db'), 'sweep', '--vary', '__proto__=a,b', '--repeats', '1', '--no-wait-idle', '--', 'sh', '-c', 'echo {__proto__}']);
+    const cli = runCli([
+      '--db',
+      path.join(dir, 'runs.db'),
+      'sweep',
+      '--vary',
+      '__proto__=a,b',
+      '--repeats',
+      '1',
+      '--no-wait-idle',
+      '--',
+      'sh',
+      '-c',
+      'echo {__proto__}',
+    ]);
     expect(cli.status, cli.stderr).toBe(2);
     expect(cli.stderr).toMatch(/__proto__.*another name/u);
     expect(runCli(['--db', path.join(dir, 'runs.db'), '--json', 'runs']).stdout.trim()).toBe('[]');
   });
 
-  it('named like an object\'s own methods take their values and defaults, never the method', () => {
+  it("named like an object's own methods take their values and defaults, never the method", () => {
     harness = tempCore();
     const workload = {
       name: 'internals',

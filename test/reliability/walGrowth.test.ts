@@ -18,7 +18,16 @@ describe('the write-ahead log', () => {
   it('stays under a few MiB through many small output commits, as a live run at ~30 KB/s makes them', async () => {
     harness = tempCore();
     const { core, dbPath } = harness;
-    const run = core.store.runs.insert({ workloadId: null, workloadName: 'trickle', command: ['x'], cwd: '/', config: {}, env: {}, startedAt: new Date(), enginePid: process.pid });
+    const run = core.store.runs.insert({
+      workloadId: null,
+      workloadName: 'trickle',
+      command: ['x'],
+      cwd: '/',
+      config: {},
+      env: {},
+      startedAt: new Date(),
+      enginePid: process.pid,
+    });
     let largestWal = 0;
     // 400 commits of one 300-byte line each: what 40 s of a run printing a line every 100 ms commits.
     for (let seq = 0; seq < 400; seq++) {

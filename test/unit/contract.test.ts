@@ -46,9 +46,7 @@ describe('the contract', () => {
     expect(methods['workloads.create'].output.parse(created).builtin).toBe(false);
     const preview = await client['workloads.preview']({ workloadId: created.id, values: { word: 'two words' } });
     expect(preview).toEqual({ command: ['echo', 'two words'], cwd: harness.dir, env: { GREETING: 'two words' } });
-    await expect(client['workloads.create']({ name: 'echo test', cwd: '/', command: ['x'], env: {}, variables: [] })).rejects.toThrow(
-      /exists already/,
-    );
+    await expect(client['workloads.create']({ name: 'echo test', cwd: '/', command: ['x'], env: {}, variables: [] })).rejects.toThrow(/exists already/);
     const info = await client['app.info']({});
     expect(methods['app.info'].output.parse(info).dbPath).toBe(harness.dbPath);
   });

@@ -75,7 +75,10 @@ describe('the script as npm runs it', () => {
   });
 
   it('keeps electron’s install script out of npm’s hands (package.json allowScripts)', () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean>; scripts: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      allowScripts: Record<string, boolean>;
+      scripts: Record<string, string>;
+    };
     expect(pkg.allowScripts.electron).toBe(false);
     expect(pkg.scripts.postinstall).toBe('node scripts/electronRuntime.mjs --postinstall');
   });

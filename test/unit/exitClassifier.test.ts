@@ -66,7 +66,12 @@ describe('classifyExit', () => {
 
   describe('processes killed from outside, read from the text, with any prefix', () => {
     const prefixes = ['', '2024-05-02T13:45:01.123Z ', '[2024-05-02 13:45:01,123] ', 'May  2 13:45:01 gpu-node kernel: ', '[rank0]: ', '> '];
-    const shellKilled = ['/bin/bash: line 27: 318 Killed sh start.sh', 'Killed', './run.sh: line 5:  4242 Killed                  python train.py', 'zsh: killed     python train.py'];
+    const shellKilled = [
+      '/bin/bash: line 27: 318 Killed sh start.sh',
+      'Killed',
+      './run.sh: line 5:  4242 Killed                  python train.py',
+      'zsh: killed     python train.py',
+    ];
     const shellTerminated = ['/bin/bash: line 27: 318 Terminated sh start.sh', 'Terminated'];
     const kernelOom = [
       'Out of memory: Killed process 318 (python) total-vm:81234567kB, anon-rss:61234567kB, file-rss:0kB',
@@ -88,7 +93,7 @@ describe('classifyExit', () => {
       });
     }
 
-    it('reads the real capture (a bare Killed line, then the script\'s own Done.)', () => {
+    it("reads the real capture (a bare Killed line, then the script's own Done.)", () => {
       expect(classifyExit({ ...base, exitCode: 0, outputTail: readCapturedFixture('training-logs', 'killed-1.log') })).toMatchObject({
         status: 'failed',
         exitClass: 'killed',

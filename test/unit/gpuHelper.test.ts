@@ -156,15 +156,12 @@ describe('tuning-bench-gpu-helper', () => {
   });
 
   // With a real nvidia-smi installed this would change a real GPU, so it runs only where there is none.
-  it.skipIf(SYSTEM_NVIDIA_SMI.some((path) => existsSync(path)))(
-    'ignores the override under pkexec (PKEXEC_UID set) and finds no nvidia-smi: exit 127',
-    () => {
-      const result = runHelper(['-i', '0', '-pm', '1'], { PKEXEC_UID: '1000' });
-      expect(result.status).toBe(127);
-      expect(result.stderr).toMatch(/nvidia-smi not found/);
-      expect(recordedCalls()).toEqual([]);
-    },
-  );
+  it.skipIf(SYSTEM_NVIDIA_SMI.some((path) => existsSync(path)))('ignores the override under pkexec (PKEXEC_UID set) and finds no nvidia-smi: exit 127', () => {
+    const result = runHelper(['-i', '0', '-pm', '1'], { PKEXEC_UID: '1000' });
+    expect(result.status).toBe(127);
+    expect(result.stderr).toMatch(/nvidia-smi not found/);
+    expect(recordedCalls()).toEqual([]);
+  });
 
   it.skipIf(SYSTEM_NVIDIA_SMI.some((path) => existsSync(path)))(
     'ignores the override under sudo too (SUDO_UID set), even if sudoers kept the environment',

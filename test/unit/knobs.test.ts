@@ -16,7 +16,10 @@ describe('knob values', () => {
     expect(parseKnobAssignment('tf32')).toEqual({ ok: true, name: 'tf32', value: 'on' });
     expect(parseKnobAssignment('compile=false')).toEqual({ ok: true, name: 'compile', value: 'off' });
     expect(parseKnobAssignment('autocast=OFF')).toEqual({ ok: true, name: 'autocast', value: 'off' });
-    expect(parseKnobAssignment('worker=4')).toMatchObject({ ok: false, error: expect.stringMatching(/^no knob "worker": the knobs are workers=1-64\|off, pinMemory=on\|off, .*threads=1-1024\|off$/u) });
+    expect(parseKnobAssignment('worker=4')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^no knob "worker": the knobs are workers=1-64\|off, pinMemory=on\|off, .*threads=1-1024\|off$/u),
+    });
     expect(parseKnobAssignment('workers')).toEqual({ ok: false, error: 'workers needs a value: workers=1-64|off' });
     expect(checkKnob('workers', '0')).toEqual({ ok: false, error: 'workers: "0" is not one of its values (1-64|off)' });
     expect(checkKnob('workers', '4.5')).toMatchObject({ ok: false });
@@ -56,7 +59,13 @@ describe('the results file read back', () => {
         line({ knob: 'workers', status: 'applied', what: 'num_workers=4 (was 0)', ...site, pid: 2 }) +
         line({ knob: 'workers', status: 'skipped', reason: 'the script sets num_workers=2 itself: left alone', file: '/home/me/train.py', line: 80 }) +
         line({ knob: 'threads', status: 'applied', what: 'torch.set_num_threads(8)', file: '/home/me/train.py', line: 3 }) +
-        line({ knob: 'threads', status: 'overridden', reason: 'the script sets torch.set_num_threads(1) itself, after the knob: its choice stands', file: '/home/me/train.py', line: 9 }) +
+        line({
+          knob: 'threads',
+          status: 'overridden',
+          reason: 'the script sets torch.set_num_threads(1) itself, after the knob: its choice stands',
+          file: '/home/me/train.py',
+          line: 9,
+        }) +
         // One process never reached the autocast knob, another applied it: applied.
         line({ knob: 'autocast', status: 'unused', reason: 'the script called no torch.nn.Module', pid: 3 }) +
         line({ knob: 'autocast', status: 'applied', what: 'forward under autocast', file: '/home/me/train.py', line: 88 }) +
@@ -77,7 +86,9 @@ describe('the results file read back', () => {
     expect(byName.channelsLast!.state).toBe('unused');
     expect(knobsInForce(knobs)).toEqual(['workers=4', 'autocast=bf16', 'compile=on']);
     const lines = knobLines(knobs);
-    expect(lines[0]).toBe('workers=4: applied at train.py:52 (num_workers=4 (was 0)); skipped at train.py:80 (the script sets num_workers=2 itself: left alone)');
+    expect(lines[0]).toBe(
+      'workers=4: applied at train.py:52 (num_workers=4 (was 0)); skipped at train.py:80 (the script sets num_workers=2 itself: left alone)',
+    );
     expect(lines).toContain('tf32=on: unknown (no Python process reported on it)');
     expect(lines).toContain('channelsLast=off: off');
   });

@@ -23,9 +23,13 @@ describe('layer rules', () => {
     ['renderer/src/x.ts', "import fs from 'node:fs';"],
     ['renderer/src/x.ts', "import Database from 'better-sqlite3';"],
     ['renderer/src/x.ts', "import { createCore } from '../../electron/core/createCore.js';"],
-  ])('refuses in %s: %s', async (file, code) => {
-    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
-  }, 30_000);
+  ])(
+    'refuses in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
+    },
+    30_000,
+  );
 
   it.each([
     // The contract in electron/shared/, by the relative path a file in electron/core/ writes (computed, not spelled).
@@ -33,12 +37,16 @@ describe('layer rules', () => {
     ['electron/server/x.ts', "import { createCore } from '../core/createCore.js';"],
     ['electron/main/x.ts', "import { app } from 'electron';"],
     ['renderer/src/x.ts', "import { methods } from '../../electron/shared/api.js';"],
-  ])('allows in %s: %s', async (file, code) => {
-    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
-  }, 30_000);
+  ])(
+    'allows in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
+    },
+    30_000,
+  );
 });
 
-describe('the engine\'s layers (docs/architecture.md)', () => {
+describe("the engine's layers (docs/architecture.md)", () => {
   it.each([
     ['electron/core/store/x.ts', "import { MetricsCollector } from '../metrics/collector.js';"],
     ['electron/core/store/x.ts', "import type { TimedGpuSample } from '../telemetry/nvidiaSmiSampler.js';"],
@@ -60,9 +68,13 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/tune/x.ts', "import { requireRun } from '../app/lookups.js';"],
     // What a method does (its refusals, the contract's shapes) is the application layer's, not the composition root's.
     ['electron/core/createCore.ts', "import { ApiFailure } from '../shared/api.js';"],
-  ])('refuses in %s: %s', async (file, code) => {
-    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
-  }, 30_000);
+  ])(
+    'refuses in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
+    },
+    30_000,
+  );
 
   it.each([
     ['electron/core/metrics/x.ts', "import type { MetricSample } from '../store/records.js';"],
@@ -77,9 +89,13 @@ describe('the engine\'s layers (docs/architecture.md)', () => {
     ['electron/core/publish/x.ts', "import type { CompareService } from '../compare/compareService.js';"],
     ['electron/core/app/handlers/x.ts', "import type { SweepQueue } from '../../experiments/sweepQueue.js';"],
     ['electron/core/app/x.ts', "import { ApiFailure } from '../../shared/api.js';"],
-  ])('allows in %s: %s', async (file, code) => {
-    expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
-  }, 30_000);
+  ])(
+    'allows in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 describe('the composition root only wires', () => {

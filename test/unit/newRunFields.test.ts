@@ -27,7 +27,12 @@ describe('fieldsFromRun', () => {
   });
 
   it('quotes an argv template as a shell reads it, leaving its {variables} bare', () => {
-    const typedCommand = { template: ['python', 'train.py', '--batch_size', '{batch}', '--name', 'a b'], mode: 'argv' as const, cwd: '/p', values: { batch: '8' } };
+    const typedCommand = {
+      template: ['python', 'train.py', '--batch_size', '{batch}', '--name', 'a b'],
+      mode: 'argv' as const,
+      cwd: '/p',
+      values: { batch: '8' },
+    };
     expect(fieldsFromRun(typedRun({ typedCommand }), []).typedScript).toBe("python train.py --batch_size {batch} --name 'a b'");
   });
 
@@ -38,7 +43,9 @@ describe('fieldsFromRun', () => {
 
   it('fills the Knobs section with the knobs the run asked for, and keeps them out of the variables', () => {
     const workload = { id: 4, name: 'train' } as Workload;
-    const fromWorkload = fieldsFromRun(typedRun({ workloadId: 4, typedCommand: null, config: { batch: '16', 'knob.workers': '4', 'knob.autocast': 'bf16' } }), [workload]);
+    const fromWorkload = fieldsFromRun(typedRun({ workloadId: 4, typedCommand: null, config: { batch: '16', 'knob.workers': '4', 'knob.autocast': 'bf16' } }), [
+      workload,
+    ]);
     expect(fromWorkload).toMatchObject({ source: 'workload', values: { batch: '16' }, knobs: { workers: '4', autocast: 'bf16' } });
     expect(Object.keys(fromWorkload.values)).toEqual(['batch']);
     const typed = fieldsFromRun(typedRun({ config: { batch: '16', amp: '', 'knob.tf32': 'on' } }), []);

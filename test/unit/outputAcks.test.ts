@@ -25,7 +25,7 @@ describe('OutputAcks', () => {
     expect(sent).toEqual([{ runId: 1, chars: 300 }]);
   });
 
-  it("waits for a watching view to draw, then acknowledges in units of at least ACK_UNIT_CHARS", () => {
+  it('waits for a watching view to draw, then acknowledges in units of at least ACK_UNIT_CHARS', () => {
     const { acks, sent } = recordingAcks();
     const view = acks.watch(1);
     acks.received(1, 3_000);

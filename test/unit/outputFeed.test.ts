@@ -266,7 +266,9 @@ describe('OutputFeed', () => {
     feed.start();
     await settle();
     nextFrame();
-    expect(terminal.text).toBe(`${FULL_RESET}\x1b[0;2m[tuning-bench: the first 8 B are not shown here; download the log for all of it]\x1b[0m\r\nthree\nfour\n`);
+    expect(terminal.text).toBe(
+      `${FULL_RESET}\x1b[0;2m[tuning-bench: the first 8 B are not shown here; download the log for all of it]\x1b[0m\r\nthree\nfour\n`,
+    );
   });
 
   it('reports a failed fetch, still shows the live output it held, and clears the error once a fetch works', async () => {

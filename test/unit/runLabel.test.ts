@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { Run } from '../../electron/shared/api.js';
 import { runLabel, sweepPlace } from '../../renderer/src/runs/runLabel.js';
 
-const sweep = { id: 4, configs: [{ index: 0, name: 'baseline', values: {}, changes: [] }, { index: 1, name: '+batch=16', values: {}, changes: ['batch=16'] }] };
+const sweep = {
+  id: 4,
+  configs: [
+    { index: 0, name: 'baseline', values: {}, changes: [] },
+    { index: 1, name: '+batch=16', values: {}, changes: ['batch=16'] },
+  ],
+};
 const run = (fields: Partial<Run>) => ({ workloadName: 'synthetic', sweepId: null, configIndex: null, repeatIndex: null, ...fields }) as Run;
 
 describe('runLabel', () => {

@@ -98,11 +98,7 @@ describe('summarizeMetrics', () => {
   });
 
   it('lets the structured channel win over parsed text', () => {
-    const summary = summarizeMetrics([
-      sample(1, 'loss', 9),
-      sample(1, 'loss', 3, { source: 'channel' }),
-      sample(2, 'loss', 2, { source: 'channel' }),
-    ]);
+    const summary = summarizeMetrics([sample(1, 'loss', 9), sample(1, 'loss', 3, { source: 'channel' }), sample(2, 'loss', 2, { source: 'channel' })]);
     expect(summary).toMatchObject({ metricsSource: 'channel', finalLoss: 2, bestLoss: 2 });
   });
 

@@ -51,7 +51,15 @@ describe('parseSweepFields', () => {
     const form = fields({ vary: [{ name: 'batch', values: '8, 16' }], shared: { steps: '40' }, repeats: '2' });
     expect(parseSweepFields(form, SYNTHETIC)).toEqual({
       ok: true,
-      value: { workloadId: 1, values: { amp: 'x', steps: '40' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'ladder', repeats: 2, waitForIdle: true, maxWaitSeconds: 120 },
+      value: {
+        workloadId: 1,
+        values: { amp: 'x', steps: '40' },
+        vary: [{ name: 'batch', values: ['8', '16'] }],
+        plan: 'ladder',
+        repeats: 2,
+        waitForIdle: true,
+        maxWaitSeconds: 120,
+      },
     });
   });
 
@@ -77,7 +85,15 @@ describe('parseSweepFields', () => {
   it.each([
     [{ vary: [{ name: 'batch', values: '' }] }, 'batch: give its values'],
     [{ vary: [] }, 'vary at least one variable'],
-    [{ vary: [{ name: 'batch', values: '8' }, { name: 'batch', values: '16' }] }, 'batch is varied twice'],
+    [
+      {
+        vary: [
+          { name: 'batch', values: '8' },
+          { name: 'batch', values: '16' },
+        ],
+      },
+      'batch is varied twice',
+    ],
     [{ vary: [{ name: 'batch', values: '8,16' }], repeats: '0' }, 'Repeats: give a whole number from 1 to 50'],
     [{ vary: [{ name: 'batch', values: '8,16' }], maxSteps: 'many' }, 'Per-run limit: give a whole number of steps'],
     [{ vary: [{ name: 'batch', values: '8,16' }], timeoutSeconds: '-1' }, 'Per-run limit: give seconds'],
@@ -91,7 +107,13 @@ describe('parseSweepFields', () => {
 
 describe('the batch finder', () => {
   it('probes at the baseline: shared values and each varied first value, without its own variable', () => {
-    const form = fields({ vary: [{ name: 'batch', values: '8, 16' }, { name: 'amp', values: 'on, off' }], shared: { steps: '40' } });
+    const form = fields({
+      vary: [
+        { name: 'batch', values: '8, 16' },
+        { name: 'amp', values: 'on, off' },
+      ],
+      shared: { steps: '40' },
+    });
     expect(finderStartDefault(form, SYNTHETIC)).toBe('8');
     expect(parseFinderFields(form, SYNTHETIC)).toEqual({
       ok: true,
@@ -126,8 +148,11 @@ describe('a typed command in the New sweep form', () => {
     fields({ source: 'typed', typedScript: script, typedCwd: '/home/me/project', vary: [{ name: '', values: '' }], ...change });
   const typedWorkload = (f: SweepFields) => adHocWorkload(typedCommandOf(f)!);
 
-  it('becomes the request\'s command, as one shell script in its directory, with no workload', () => {
-    const f = withTypedCommand(typedFields('python train.py --bs {batch} --note {note}'), typedWorkload(typedFields('python train.py --bs {batch} --note {note}')));
+  it("becomes the request's command, as one shell script in its directory, with no workload", () => {
+    const f = withTypedCommand(
+      typedFields('python train.py --bs {batch} --note {note}'),
+      typedWorkload(typedFields('python train.py --bs {batch} --note {note}')),
+    );
     const typed = { ...f, vary: [{ name: f.vary[0]!.name, values: '8, 16' }], shared: { note: 'a b' } };
     const parsed = parseSweepFields(typed, typedWorkload(typed));
     expect(parsed).toEqual({
@@ -147,7 +172,12 @@ describe('a typed command in the New sweep form', () => {
     const renamed = typedFields('train --batch_size {bs} --lr {lr}', { vary: [{ name: 'batch', values: '8,16' }] });
     expect(withTypedCommand(renamed, typedWorkload(renamed)).vary).toEqual([{ name: 'bs', values: '8,16' }]);
     // Two rows take two different placeholders; nothing to take leaves the name empty.
-    const two = typedFields('train {a} {b}', { vary: [{ name: '', values: '1' }, { name: '', values: '2' }] });
+    const two = typedFields('train {a} {b}', {
+      vary: [
+        { name: '', values: '1' },
+        { name: '', values: '2' },
+      ],
+    });
     expect(withTypedCommand(two, typedWorkload(two)).vary.map((row) => row.name)).toEqual(['a', 'b']);
     const none = typedFields('train --fixed', { vary: [{ name: 'bs', values: '8' }] });
     expect(withTypedCommand(none, typedWorkload(none)).vary).toEqual([{ name: '', values: '8' }]);

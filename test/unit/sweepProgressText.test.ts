@@ -8,7 +8,19 @@ const T0 = Date.parse('2025-01-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 
 function place(fields: Partial<SweepPlaceNow> = {}): SweepPlaceNow {
-  return { run: 3, of: 8, configIndex: 2, config: 'batch=32', repeat: 2, repeats: 3, phase: 'running', since: at(0), runId: 17, runStartedAt: at(5), ...fields };
+  return {
+    run: 3,
+    of: 8,
+    configIndex: 2,
+    config: 'batch=32',
+    repeat: 2,
+    repeats: 3,
+    phase: 'running',
+    since: at(0),
+    runId: 17,
+    runStartedAt: at(5),
+    ...fields,
+  };
 }
 
 function sweep(progress: Partial<Sweep['progress']>, fields: Partial<Sweep> = {}): Sweep {
@@ -50,7 +62,17 @@ describe('nowLine', () => {
 });
 
 describe('failureLine', () => {
-  const lastFailure = { run: 2, of: 8, configIndex: 1, config: 'batch=16', repeat: 1, repeats: 3, runId: 15, exitClass: 'cuda_oom', reason: 'torch.cuda.OutOfMemoryError: CUDA out of memory.' };
+  const lastFailure = {
+    run: 2,
+    of: 8,
+    configIndex: 1,
+    config: 'batch=16',
+    repeat: 1,
+    repeats: 3,
+    runId: 15,
+    exitClass: 'cuda_oom',
+    reason: 'torch.cuda.OutOfMemoryError: CUDA out of memory.',
+  };
   it('names the run that failed, where it sits, and why', () => {
     expect(failureLine(sweep({ failed: 1, lastFailure }))).toBe(
       'Run 2 of 8 failed (batch=16, repeat 1/3): cuda_oom: torch.cuda.OutOfMemoryError: CUDA out of memory.',

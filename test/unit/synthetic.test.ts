@@ -34,18 +34,13 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-function runSynthetic(
-  args: string[],
-  env: Record<string, string> = {},
-  onSpawn?: (pid: number) => void,
-): Promise<Result> {
+function runSynthetic(args: string[], env: Record<string, string> = {}, onSpawn?: (pid: number) => void): Promise<Result> {
   return new Promise((done) => {
     const started = performance.now();
-    const child = execFile(process.execPath, [SCRIPT, ...args], { env: cleanEnv(env), timeout: 20_000 },
-      (err: ExecFileException | null, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        done({ code, stdout, stderr, pid: child.pid ?? -1, wallMs: performance.now() - started });
-      });
+    const child = execFile(process.execPath, [SCRIPT, ...args], { env: cleanEnv(env), timeout: 20_000 }, (err: ExecFileException | null, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      done({ code, stdout, stderr, pid: child.pid ?? -1, wallMs: performance.now() - started });
+    });
     if (child.pid !== undefined) onSpawn?.(child.pid);
   });
 }
@@ -99,7 +94,10 @@ describe('synthetic workload', () => {
     {
       name: 'batch 16, 2 workers, amp, compile',
       args: ['--batch-size', '16', '--workers', '2', '--amp', '--compile', 'on'],
-      batch: 16, workers: 2, amp: true, compile: true,
+      batch: 16,
+      workers: 2,
+      amp: true,
+      compile: true,
     },
     { name: 'batch 4, amp bf16', args: ['--batch-size', '4', '--amp', 'bf16'], batch: 4, workers: 0, amp: true, compile: false },
   ];
@@ -112,9 +110,7 @@ describe('synthetic workload', () => {
       expect(r.stdout).not.toContain('\r'); // and no progress bar
 
       const onOff = (b: boolean) => (b ? 'on' : 'off');
-      expect(r.stdout).toContain(
-        `synthetic: batch=${c.batch} workers=${c.workers} amp=${onOff(c.amp)} compile=${onOff(c.compile)} steps=60 seed=0`,
-      );
+      expect(r.stdout).toContain(`synthetic: batch=${c.batch} workers=${c.workers} amp=${onOff(c.amp)} compile=${onOff(c.compile)} steps=60 seed=0`);
       const exp = expected(r.stdout);
       expect(exp.tokPerSec).toBeCloseTo(formula(c.batch, c.workers, c.amp, c.compile), 0);
 
@@ -142,7 +138,11 @@ describe('synthetic workload', () => {
 
   it('gives identical numbers for the same seed and different ones for another seed', async () => {
     const args = ['--steps', '30', '--log-every', '5', '--batch-size', '4'];
-    const numbers = (out: string) => out.split('\n').filter((l) => /^(step|eval|done)/.test(l)).join('\n');
+    const numbers = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => /^(step|eval|done)/.test(l))
+        .join('\n');
     const [a, b, c] = await Promise.all([
       runSynthetic([...args, '--seed', '7']),
       runSynthetic([...args, '--seed', '7']),
@@ -172,18 +172,16 @@ describe('synthetic workload', () => {
     expect(within.code, within.stderr).toBe(0);
   }, 10_000);
 
-  it.each([
-    [['--bogus']],
-    [['--batch-size', 'abc']],
-    [['--batch-size', '0']],
-    [['--amp', 'maybe']],
-    [['--steps', '10', 'extra']],
-  ])('rejects bad arguments %j with exit 2', async (args) => {
-    const r = await runSynthetic(args);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/error/i);
-    expect(r.stdout).toBe('');
-  }, 10_000);
+  it.each([[['--bogus']], [['--batch-size', 'abc']], [['--batch-size', '0']], [['--amp', 'maybe']], [['--steps', '10', 'extra']]])(
+    'rejects bad arguments %j with exit 2',
+    async (args) => {
+      const r = await runSynthetic(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/error/i);
+      expect(r.stdout).toBe('');
+    },
+    10_000,
+  );
 
   it('prints help and exits 0', async () => {
     const r = await runSynthetic(['--help']);
@@ -231,24 +229,28 @@ describe('synthetic workload', () => {
     }
   }, 20_000);
 
-  it.runIf(process.platform === 'linux')('runs real worker processes and stops them at exit', async () => {
-    let parent = -1;
-    let mostSeen = 0;
-    let poll: ReturnType<typeof setInterval> | undefined;
-    const r = await runSynthetic(['--workers', '3', '--steps', '80'], {}, (pid) => {
-      parent = pid;
-      // Polled rather than looked at once, so a slow machine's late start cannot fool it.
-      poll = setInterval(() => {
-        mostSeen = Math.max(mostSeen, workerPids(pid).length);
-      }, 40);
-    });
-    clearInterval(poll);
-    expect(r.code, r.stderr).toBe(0);
-    expect(mostSeen).toBe(3);
-    // SIGTERM was sent at exit; give the workers a moment to go.
-    for (let i = 0; i < 20 && workerPids(parent).length > 0; i++) await sleep(50);
-    expect(workerPids(parent)).toEqual([]);
-  }, 20_000);
+  it.runIf(process.platform === 'linux')(
+    'runs real worker processes and stops them at exit',
+    async () => {
+      let parent = -1;
+      let mostSeen = 0;
+      let poll: ReturnType<typeof setInterval> | undefined;
+      const r = await runSynthetic(['--workers', '3', '--steps', '80'], {}, (pid) => {
+        parent = pid;
+        // Polled rather than looked at once, so a slow machine's late start cannot fool it.
+        poll = setInterval(() => {
+          mostSeen = Math.max(mostSeen, workerPids(pid).length);
+        }, 40);
+      });
+      clearInterval(poll);
+      expect(r.code, r.stderr).toBe(0);
+      expect(mostSeen).toBe(3);
+      // SIGTERM was sent at exit; give the workers a moment to go.
+      for (let i = 0; i < 20 && workerPids(parent).length > 0; i++) await sleep(50);
+      expect(workerPids(parent)).toEqual([]);
+    },
+    20_000,
+  );
 
   it('colours only when asked and never with NO_COLOR', async () => {
     const forced = await runSynthetic(['--steps', '3'], { FORCE_COLOR: '1' });

@@ -44,11 +44,7 @@ describe('shell mode', () => {
 
   it('runs the script with /bin/sh -c, each value quoted where it lands', () => {
     const expanded = expandWorkload(script, { name: "it's $(rm -rf ~)" }, builtins);
-    expect(expanded.command).toEqual([
-      '/bin/sh',
-      '-c',
-      `python train.py --batch_size 8 --name 'it'\\''s $(rm -rf ~)' | tee log.txt`,
-    ]);
+    expect(expanded.command).toEqual(['/bin/sh', '-c', `python train.py --batch_size 8 --name 'it'\\''s $(rm -rf ~)' | tee log.txt`]);
   });
 
   it('quotes only what needs it', () => {

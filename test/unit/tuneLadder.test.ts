@@ -1,11 +1,31 @@
 // The ladder's decisions with fixed numbers: kept only when faster and within the gate, more rounds while undecided, rungs that cannot apply skipped with why.
 import { describe, expect, it } from 'vitest';
-import { batchFinderOutcome, batchPlaceholder, batchSuggestion, decideStep, ladderRungs, moreRoundsFor, poolGate, rungSkipReason, TuneError, tuneConfidence } from '../../electron/core/tune/ladder.js';
+import {
+  batchFinderOutcome,
+  batchPlaceholder,
+  batchSuggestion,
+  decideStep,
+  ladderRungs,
+  moreRoundsFor,
+  poolGate,
+  rungSkipReason,
+  TuneError,
+  tuneConfidence,
+} from '../../electron/core/tune/ladder.js';
 import { seededRandom } from '../../electron/core/compare/random.js';
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../../electron/core/compare/verdict.js';
 import { tuneRequest } from '../../electron/shared/api.js';
 
-const base = { verdict: 'faster', verdictReason: 'the interval lies above 1 (3 and 3 runs, 95 % t-interval)', gate: 'pass' as const, gateReason: 'loss +0.001 (limit +0.05)', knobState: 'applied', knobReason: null, candidateStatus: 'done', failure: null };
+const base = {
+  verdict: 'faster',
+  verdictReason: 'the interval lies above 1 (3 and 3 runs, 95 % t-interval)',
+  gate: 'pass' as const,
+  gateReason: 'loss +0.001 (limit +0.05)',
+  knobState: 'applied',
+  knobReason: null,
+  candidateStatus: 'done',
+  failure: null,
+};
 const speeds = (values: number[]) => values.map((throughput) => ({ throughput, round: null }));
 
 describe('decideStep', () => {
@@ -19,23 +39,48 @@ describe('decideStep', () => {
   });
 
   it('rejects same, slower and undecided verdicts, each with its reason', () => {
-    expect(decideStep({ ...base, verdict: 'same', verdictReason: 'no change larger than ±2 %' })).toMatchObject({ status: 'rejected', kept: false, reason: 'same: no change larger than ±2 %' });
+    expect(decideStep({ ...base, verdict: 'same', verdictReason: 'no change larger than ±2 %' })).toMatchObject({
+      status: 'rejected',
+      kept: false,
+      reason: 'same: no change larger than ±2 %',
+    });
     expect(decideStep({ ...base, verdict: 'slower', verdictReason: 'the interval lies below 1' }).reason).toBe('slower: the interval lies below 1');
-    expect(decideStep({ ...base, verdict: 'inconclusive', verdictReason: 'cannot tell' }).reason).toBe('not shown faster within the repeat budget (inconclusive): cannot tell');
+    expect(decideStep({ ...base, verdict: 'inconclusive', verdictReason: 'cannot tell' }).reason).toBe(
+      'not shown faster within the repeat budget (inconclusive): cannot tell',
+    );
   });
 
   it('reports out of memory, failed runs and a knob that did not apply, never keeping them', () => {
-    expect(decideStep({ ...base, candidateStatus: 'oom', failure: 'CUDA out of memory' })).toEqual({ status: 'failed', kept: false, reason: 'out of memory: CUDA out of memory' });
+    expect(decideStep({ ...base, candidateStatus: 'oom', failure: 'CUDA out of memory' })).toEqual({
+      status: 'failed',
+      kept: false,
+      reason: 'out of memory: CUDA out of memory',
+    });
     expect(decideStep({ ...base, candidateStatus: 'failed', failure: 'exit 1' })).toMatchObject({ status: 'failed', kept: false });
-    expect(decideStep({ ...base, knobState: 'skipped', knobReason: 'no CUDA device here' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was skipped: no CUDA device here' });
-    expect(decideStep({ ...base, knobState: 'overridden', knobReason: 'the script calls torch.set_num_threads itself' })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was overridden: the script calls torch.set_num_threads itself' });
+    expect(decideStep({ ...base, knobState: 'skipped', knobReason: 'no CUDA device here' })).toEqual({
+      status: 'skipped',
+      kept: false,
+      reason: 'the knob was skipped: no CUDA device here',
+    });
+    expect(decideStep({ ...base, knobState: 'overridden', knobReason: 'the script calls torch.set_num_threads itself' })).toEqual({
+      status: 'skipped',
+      kept: false,
+      reason: 'the knob was overridden: the script calls torch.set_num_threads itself',
+    });
     expect(decideStep({ ...base, knobState: 'unused', knobReason: 'no DataLoader was made' })).toMatchObject({ status: 'skipped', kept: false });
     expect(decideStep({ ...base, knobState: 'failed', knobReason: 'RuntimeError: ...' })).toMatchObject({ status: 'failed', kept: false });
-    expect(decideStep({ ...base, knobState: 'unknown', knobReason: null })).toEqual({ status: 'skipped', kept: false, reason: 'the knob was not reported on by any Python process' });
+    expect(decideStep({ ...base, knobState: 'unknown', knobReason: null })).toEqual({
+      status: 'skipped',
+      kept: false,
+      reason: 'the knob was not reported on by any Python process',
+    });
   });
 
   it('keeps a faster knob of a script without a loss, saying there was no gate', () => {
-    expect(decideStep({ ...base, gate: 'n/a', gateReason: 'no loss on either side' })).toMatchObject({ kept: true, reason: expect.stringContaining('; no quality gate (no loss on either side)') });
+    expect(decideStep({ ...base, gate: 'n/a', gateReason: 'no loss on either side' })).toMatchObject({
+      kept: true,
+      reason: expect.stringContaining('; no quality gate (no loss on either side)'),
+    });
   });
 });
 
@@ -53,7 +98,17 @@ describe('the verdict a step rests on, pooled over its rounds', () => {
   });
 
   it('asks for no more runs where the step timing, not the runs, keeps it undecided', () => {
-    const coarse = compareSpeeds([{ throughput: 1000 / 63, resolution: 1 / 63 }, { throughput: 1000 / 63, resolution: 1 / 63 }], [{ throughput: 1000 / 64, resolution: 1 / 64 }, { throughput: 1000 / 64, resolution: 1 / 64 }], { minEffect: 0.02 });
+    const coarse = compareSpeeds(
+      [
+        { throughput: 1000 / 63, resolution: 1 / 63 },
+        { throughput: 1000 / 63, resolution: 1 / 63 },
+      ],
+      [
+        { throughput: 1000 / 64, resolution: 1 / 64 },
+        { throughput: 1000 / 64, resolution: 1 / 64 },
+      ],
+      { minEffect: 0.02 },
+    );
     expect(coarse.verdict).toBe('inconclusive');
     expect(moreRoundsFor(coarse, 2, 4)).toBe(0);
   });
@@ -91,8 +146,18 @@ describe('the verdict a step rests on, pooled over its rounds', () => {
   });
 
   it('one failing round fails the gate of the step', () => {
-    expect(poolGate([{ gate: 'pass', gateReason: 'a' }, { gate: 'fail', gateReason: 'NaN loss' }])).toEqual({ gate: 'fail', reason: 'NaN loss' });
-    expect(poolGate([{ gate: 'n/a', gateReason: 'no loss' }, { gate: 'pass', gateReason: 'b' }])).toEqual({ gate: 'pass', reason: 'b' });
+    expect(
+      poolGate([
+        { gate: 'pass', gateReason: 'a' },
+        { gate: 'fail', gateReason: 'NaN loss' },
+      ]),
+    ).toEqual({ gate: 'fail', reason: 'NaN loss' });
+    expect(
+      poolGate([
+        { gate: 'n/a', gateReason: 'no loss' },
+        { gate: 'pass', gateReason: 'b' },
+      ]),
+    ).toEqual({ gate: 'pass', reason: 'b' });
     expect(poolGate([])).toEqual({ gate: 'n/a', reason: 'nothing to compare' });
   });
 });
@@ -130,10 +195,19 @@ describe('the batch rung', () => {
       value: null,
       reason: 'no {batch} placeholder in the command: give one and --set batch=N to try larger batches',
     });
-    expect(batchPlaceholder({ command: command(['python', 'train.py', '--bs={bs}']), values: { bs: '8' }, batchVariable: 'bs' })).toMatchObject({ variable: 'bs', value: 8 });
-    expect(() => batchPlaceholder({ command: withBatch, values: {}, batchVariable: 'batch' })).toThrow(new TuneError('the command has {batch}: give the batch it runs at now with --set batch=N'));
-    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '0' }, batchVariable: 'batch' })).toThrow('--set batch=0: the batch is a positive whole number, e.g. batch=32');
-    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '32', lr: '1e-3' }, batchVariable: 'batch' })).toThrow('--set lr=...: the command has no {lr} placeholder (it has {batch})');
+    expect(batchPlaceholder({ command: command(['python', 'train.py', '--bs={bs}']), values: { bs: '8' }, batchVariable: 'bs' })).toMatchObject({
+      variable: 'bs',
+      value: 8,
+    });
+    expect(() => batchPlaceholder({ command: withBatch, values: {}, batchVariable: 'batch' })).toThrow(
+      new TuneError('the command has {batch}: give the batch it runs at now with --set batch=N'),
+    );
+    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '0' }, batchVariable: 'batch' })).toThrow(
+      '--set batch=0: the batch is a positive whole number, e.g. batch=32',
+    );
+    expect(() => batchPlaceholder({ command: withBatch, values: { batch: '32', lr: '1e-3' }, batchVariable: 'batch' })).toThrow(
+      '--set lr=...: the command has no {lr} placeholder (it has {batch})',
+    );
   });
 
   it('measures the largest batch that fits only when it is larger than the batch now', () => {
@@ -143,8 +217,17 @@ describe('the batch rung', () => {
       status: 'skipped',
       reason: 'batch=32 is the largest that fits; 33 ran out of memory: nothing larger than batch=32 to try',
     });
-    expect(batchFinderOutcome(32, 'batch', { ...found(null, 'even batch=32 ran out of memory'), status: 'failed' })).toEqual({ status: 'failed', reason: 'out of memory: even batch=32 ran out of memory' });
-    expect(batchFinderOutcome(32, 'batch', { status: 'failed', error: 'the probe at batch=64 failed for another reason than memory (error: exit 2); fix that first', result: null })).toEqual({
+    expect(batchFinderOutcome(32, 'batch', { ...found(null, 'even batch=32 ran out of memory'), status: 'failed' })).toEqual({
+      status: 'failed',
+      reason: 'out of memory: even batch=32 ran out of memory',
+    });
+    expect(
+      batchFinderOutcome(32, 'batch', {
+        status: 'failed',
+        error: 'the probe at batch=64 failed for another reason than memory (error: exit 2); fix that first',
+        result: null,
+      }),
+    ).toEqual({
       status: 'failed',
       reason: 'the batch-size finder failed: the probe at batch=64 failed for another reason than memory (error: exit 2); fix that first',
     });
@@ -158,7 +241,11 @@ describe('the batch rung', () => {
       text: 'batch=96: pass --batch-size 96 (it ran at 32; the largest that fits with the knobs kept)',
       diff: null,
     });
-    expect(batchSuggestion(command(['python', 'train.py', '--bs={batch}']), 'batch', 8, 24).text).toBe('batch=24: pass --bs=24 (it ran at 8; the largest that fits with the knobs kept)');
-    expect(batchSuggestion(command(['python train.py --bs {batch}'], 'shell'), 'batch', 8, 24).text).toBe('batch=24: run it with batch=24 (it ran at 8; the largest that fits with the knobs kept)');
+    expect(batchSuggestion(command(['python', 'train.py', '--bs={batch}']), 'batch', 8, 24).text).toBe(
+      'batch=24: pass --bs=24 (it ran at 8; the largest that fits with the knobs kept)',
+    );
+    expect(batchSuggestion(command(['python train.py --bs {batch}'], 'shell'), 'batch', 8, 24).text).toBe(
+      'batch=24: run it with batch=24 (it ran at 8; the largest that fits with the knobs kept)',
+    );
   });
 });

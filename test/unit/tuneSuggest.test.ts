@@ -32,8 +32,15 @@ const LINES = (text: string) => text.split('\n');
 describe('editCallArguments', () => {
   it('adds keyword arguments to a one-line call before its closing parenthesis', () => {
     const lines = ['loader = DataLoader(ds, batch_size=8)  # train'];
-    const found = editCallArguments(lines, 0, 'DataLoader', [['num_workers', '4'], ['persistent_workers', 'True']]);
-    expect(found?.edit).toEqual({ start: 0, deleteCount: 1, insert: ['loader = DataLoader(ds, batch_size=8, num_workers=4, persistent_workers=True)  # train'] });
+    const found = editCallArguments(lines, 0, 'DataLoader', [
+      ['num_workers', '4'],
+      ['persistent_workers', 'True'],
+    ]);
+    expect(found?.edit).toEqual({
+      start: 0,
+      deleteCount: 1,
+      insert: ['loader = DataLoader(ds, batch_size=8, num_workers=4, persistent_workers=True)  # train'],
+    });
     expect(found?.call).toBe('DataLoader(ds, batch_size=8, num_workers=4, persistent_workers=True)');
   });
 
@@ -43,13 +50,28 @@ describe('editCallArguments', () => {
   });
 
   it('adds one argument per line, with a comma after the last one (before its comment), where the call closes on a line of its own', () => {
-    const lines = LINES(['    loader = torch.utils.data.DataLoader(', '        dataset,', '        batch_size=8,', '        shuffle=True  # each epoch', '    )', 'x = 1'].join('\n'));
+    const lines = LINES(
+      ['    loader = torch.utils.data.DataLoader(', '        dataset,', '        batch_size=8,', '        shuffle=True  # each epoch', '    )', 'x = 1'].join(
+        '\n',
+      ),
+    );
     // Reported at the call's last argument line (as some Pythons do): the call is found above it.
-    const found = editCallArguments(lines, 3, 'DataLoader', [['num_workers', '4'], ['persistent_workers', 'True']]);
+    const found = editCallArguments(lines, 3, 'DataLoader', [
+      ['num_workers', '4'],
+      ['persistent_workers', 'True'],
+    ]);
     expect(found?.edit).toEqual({
       start: 0,
       deleteCount: 5,
-      insert: ['    loader = torch.utils.data.DataLoader(', '        dataset,', '        batch_size=8,', '        shuffle=True,  # each epoch', '        num_workers=4,', '        persistent_workers=True,', '    )'],
+      insert: [
+        '    loader = torch.utils.data.DataLoader(',
+        '        dataset,',
+        '        batch_size=8,',
+        '        shuffle=True,  # each epoch',
+        '        num_workers=4,',
+        '        persistent_workers=True,',
+        '    )',
+      ],
     });
   });
 
@@ -77,9 +99,14 @@ describe('unifiedDiff', () => {
   it('writes one hunk per change with three lines of context, and one hunk for changes whose contexts touch', () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
     expect(unifiedDiff('f.py', lines, [{ start: 9, deleteCount: 1, insert: ['LINE 10'] }])).toBe(
-      ['--- a/f.py', '+++ b/f.py', '@@ -7,7 +7,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+LINE 10', ' line 11', ' line 12', ' line 13', ''].join('\n'),
+      ['--- a/f.py', '+++ b/f.py', '@@ -7,7 +7,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+LINE 10', ' line 11', ' line 12', ' line 13', ''].join(
+        '\n',
+      ),
     );
-    const two = unifiedDiff('f.py', lines, [{ start: 1, deleteCount: 0, insert: ['new'] }, { start: 5, deleteCount: 1, insert: ['SIX'] }]);
+    const two = unifiedDiff('f.py', lines, [
+      { start: 1, deleteCount: 0, insert: ['new'] },
+      { start: 5, deleteCount: 1, insert: ['SIX'] },
+    ]);
     expect(two.match(/^@@/gmu)).toHaveLength(1);
     expect(two).toContain('@@ -1,9 +1,10 @@');
   });
@@ -87,14 +114,22 @@ describe('unifiedDiff', () => {
 
 describe('suggestChanges', () => {
   it('a one-line DataLoader: the text names the line and the call, and the diff applies with patch -p1', () => {
-    const { file, cwd, read } = script('train.py', ['import torch', '', 'loader = torch.utils.data.DataLoader(ds, batch_size=None)', 'for x in loader:', '    pass', ''].join('\n'));
+    const { file, cwd, read } = script(
+      'train.py',
+      ['import torch', '', 'loader = torch.utils.data.DataLoader(ds, batch_size=None)', 'for x in loader:', '    pass', ''].join('\n'),
+    );
     const kept: KeptKnob[] = [
       { name: 'workers', value: '4', outcomes: [applied(file, 3, 'num_workers=4 (was 0)'), applied(file, 3, 'num_workers=4 (was 0)')] },
       { name: 'persistentWorkers', value: 'on', outcomes: [applied(file, 3)] },
     ];
     const { suggestions, patch } = suggestChanges(kept, cwd, read);
     expect(suggestions).toHaveLength(1);
-    expect(suggestions[0]).toMatchObject({ knobs: ['workers=4', 'persistentWorkers=on'], file, line: 3, text: 'train.py:3: DataLoader(..., num_workers=4, persistent_workers=True)' });
+    expect(suggestions[0]).toMatchObject({
+      knobs: ['workers=4', 'persistentWorkers=on'],
+      file,
+      line: 3,
+      text: 'train.py:3: DataLoader(..., num_workers=4, persistent_workers=True)',
+    });
     expect(suggestions[0]!.diff).toContain('--- a/train.py\n+++ b/train.py\n');
     const after = applyPatch(cwd, suggestions[0]!.diff!, file);
     expect(after.split('\n')[2]).toBe('loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=4, persistent_workers=True)');
@@ -120,23 +155,55 @@ describe('suggestChanges', () => {
     const changed = suggestions[0]!.diff!.split('\n').filter((l) => /^[-+](?![-+]{2} )/u.test(l));
     expect(changed).toEqual(['+        num_workers=2,']);
     const after = applyPatch(cwd, suggestions[0]!.diff!, file);
-    expect(after.split('\n').slice(3, 9)).toEqual(['    return torch.utils.data.DataLoader(', '        dataset,', '        batch_size=32,', '        shuffle=True,', '        num_workers=2,', '    )']);
+    expect(after.split('\n').slice(3, 9)).toEqual([
+      '    return torch.utils.data.DataLoader(',
+      '        dataset,',
+      '        batch_size=32,',
+      '        shuffle=True,',
+      '        num_workers=2,',
+      '    )',
+    ]);
     const compiled = spawnSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', file], { encoding: 'utf8' });
     expect(compiled.status, compiled.stderr).toBe(0);
   });
 
   it('autocast wraps the statement of the model call, a global switch goes after import torch, all in one patch', () => {
-    const text = ['import torch', 'model = torch.nn.Linear(4, 1)', 'for x in batches:', '    loss = torch.nn.functional.mse_loss(', '        model(x), x[:, :1])', '    loss.backward()', ''].join('\n');
+    const text = [
+      'import torch',
+      'model = torch.nn.Linear(4, 1)',
+      'for x in batches:',
+      '    loss = torch.nn.functional.mse_loss(',
+      '        model(x), x[:, :1])',
+      '    loss.backward()',
+      '',
+    ].join('\n');
     const { file, cwd, read } = script('loop.py', text);
     const kept: KeptKnob[] = [
-      { name: 'autocast', value: 'bf16', outcomes: [applied(file, 5, "Linear's forward under torch.autocast('cpu', dtype=torch.bfloat16); its output is bfloat16 inside, returned as float32")] },
+      {
+        name: 'autocast',
+        value: 'bf16',
+        outcomes: [applied(file, 5, "Linear's forward under torch.autocast('cpu', dtype=torch.bfloat16); its output is bfloat16 inside, returned as float32")],
+      },
       { name: 'threads', value: '2', outcomes: [applied(file, 1, 'torch.set_num_threads(2)')] },
     ];
     const { suggestions, patch } = suggestChanges(kept, cwd, read);
-    expect(suggestions.map((s) => s.text.split(' (')[0])).toEqual(['loop.py:5: with torch.autocast("cpu", dtype=torch.bfloat16): around the forward', 'loop.py:1: after the import of torch: torch.set_num_threads(2)']);
+    expect(suggestions.map((s) => s.text.split(' (')[0])).toEqual([
+      'loop.py:5: with torch.autocast("cpu", dtype=torch.bfloat16): around the forward',
+      'loop.py:1: after the import of torch: torch.set_num_threads(2)',
+    ]);
     const after = applyPatch(cwd, patch!, file);
     expect(after).toBe(
-      ['import torch', 'torch.set_num_threads(2)', 'model = torch.nn.Linear(4, 1)', 'for x in batches:', '    with torch.autocast("cpu", dtype=torch.bfloat16):', '        loss = torch.nn.functional.mse_loss(', '            model(x), x[:, :1])', '    loss.backward()', ''].join('\n'),
+      [
+        'import torch',
+        'torch.set_num_threads(2)',
+        'model = torch.nn.Linear(4, 1)',
+        'for x in batches:',
+        '    with torch.autocast("cpu", dtype=torch.bfloat16):',
+        '        loss = torch.nn.functional.mse_loss(',
+        '            model(x), x[:, :1])',
+        '    loss.backward()',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -152,8 +219,14 @@ describe('suggestChanges', () => {
     );
     expect(suggestions.map((s) => [s.text, s.diff])).toEqual([
       ['gone.py:3: DataLoader(..., num_workers=4) (the file could not be read; add the arguments by hand)', null],
-      ['moved.py:1: DataLoader(..., num_workers=4) (no DataLoader( call found at that line: the file may have changed since the run; add the arguments by hand)', null],
-      ['moved.py:1: model = torch.compile(model) once, before the training loop (the model is called here); no diff: the line that makes the model is not recorded', null],
+      [
+        'moved.py:1: DataLoader(..., num_workers=4) (no DataLoader( call found at that line: the file may have changed since the run; add the arguments by hand)',
+        null,
+      ],
+      [
+        'moved.py:1: model = torch.compile(model) once, before the training loop (the model is called here); no diff: the line that makes the model is not recorded',
+        null,
+      ],
     ]);
     expect(patch).toBeNull();
   });

@@ -36,7 +36,7 @@ describe('what a variable is', () => {
     expect(expand(['python', 'train.py', '{amp}'], { amp: '--amp' })).toEqual(['python', 'train.py', '--amp']);
     expect(expand(['python train.py {amp} --steps 3'], { amp: '' }, 'shell')).toEqual(['/bin/sh', '-c', 'python train.py  --steps 3']);
     expect(() => expand(['python', 'train.py', '--batch_size', '{batch}'], { batch: '' })).toThrow(/\{batch\} has no value/u);
-    expect(() => expand(["python train.py --batch_size {batch}"], { batch: '' }, 'shell')).toThrow(/\{batch\} has no value/u);
+    expect(() => expand(['python train.py --batch_size {batch}'], { batch: '' }, 'shell')).toThrow(/\{batch\} has no value/u);
     expect(valueProblem({ name: 'batch', kind: 'value' }, '', (name) => `--set ${name}=16`)).toMatch(/--set batch=16/u);
     expect(valueProblem({ name: 'amp', kind: 'flag' }, '')).toBeNull();
   });
@@ -53,7 +53,18 @@ describe('what a variable is', () => {
 
 describe('the runs table (issue 28, item 6)', () => {
   const run = (id: number, command: string[]): Run =>
-    ({ id, status: 'succeeded', exitClass: 'ok', startedAt: '2024-05-02T13:45:01.000Z', endedAt: '2024-05-02T13:46:01.000Z', workloadName: null, config: {}, command, outputBytes: 10, summary: EMPTY_SUMMARY }) as unknown as Run;
+    ({
+      id,
+      status: 'succeeded',
+      exitClass: 'ok',
+      startedAt: '2024-05-02T13:45:01.000Z',
+      endedAt: '2024-05-02T13:46:01.000Z',
+      workloadName: null,
+      config: {},
+      command,
+      outputBytes: 10,
+      summary: EMPTY_SUMMARY,
+    }) as unknown as Run;
 
   it('shortens a command from its middle, marked, so its end (the flags that differ) stays', () => {
     expect(elideMiddle('python train.py --data /very/long/path/to/data --batch_size 16', 30)).toMatch(/^python tra.*….*--batch_size 16$/u);

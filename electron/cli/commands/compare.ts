@@ -30,7 +30,8 @@ export function parseCompareIds(ids: readonly string[]): { runIds: number[]; swe
     else if (/^\d+$/u.test(id) && Number(id) > 0) runIds.push(Number(id));
     else throw new UsageError(`"${id}" is neither a run id (12) nor a sweep (s3 or sweep:3)`);
   }
-  if (runIds.length + sweepIds.length === 0) throw new UsageError('compare what? give run ids and/or sweeps, e.g. `tuning-bench compare s1` or `compare 4 5 6`');
+  if (runIds.length + sweepIds.length === 0)
+    throw new UsageError('compare what? give run ids and/or sweeps, e.g. `tuning-bench compare s1` or `compare 4 5 6`');
   return { runIds, sweepIds };
 }
 

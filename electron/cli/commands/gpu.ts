@@ -148,7 +148,11 @@ export function formatGpuStatus(status: Status): string {
     if (status.heldBy) lines.push(`  held by             ${status.heldBy}`);
     for (const profile of status.profiles) {
       const p = profile.settings;
-      const parts = [p.lockClocks ? `lock ${formatClockRange(p.lockClocks)} MHz` : null, p.persistence ? 'persistence on' : null, p.powerLimitW ? `${p.powerLimitW} W` : null];
+      const parts = [
+        p.lockClocks ? `lock ${formatClockRange(p.lockClocks)} MHz` : null,
+        p.persistence ? 'persistence on' : null,
+        p.powerLimitW ? `${p.powerLimitW} W` : null,
+      ];
       lines.push(`  profile ${profile.name.padEnd(15)}${parts.filter(Boolean).join(', ')}  (${profile.basis})`);
     }
   }
@@ -199,7 +203,11 @@ export function addGpuCommands(program: Command, context: GpuCommandContext): vo
       }
       await context.withCore(self, options.gpu, async (core) => {
         const result = await withConfirmation(options.yes === true, (confirm) =>
-          contractClient(core)['gpu.apply']({ operation: operationText(op), ...(options.gpu === undefined ? {} : { gpu: options.gpu }), confirmOtherProcesses: confirm }),
+          contractClient(core)['gpu.apply']({
+            operation: operationText(op),
+            ...(options.gpu === undefined ? {} : { gpu: options.gpu }),
+            confirmOtherProcesses: confirm,
+          }),
         );
         if (context.json(self)) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         else {

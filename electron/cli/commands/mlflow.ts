@@ -49,19 +49,29 @@ export function formatPublishReport(report: PublishReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function importMlflowCommand(core: Core, uri: string | undefined, ids: readonly string[], options: { experiment?: string; json: boolean }): Promise<void> {
+export async function importMlflowCommand(
+  core: Core,
+  uri: string | undefined,
+  ids: readonly string[],
+  options: { experiment?: string; json: boolean },
+): Promise<void> {
   if (ids.length === 0 && options.experiment === undefined) {
     throw new UsageError('pull back what? give MLflow run ids (as in the run page of its UI) or --experiment NAME for all Tuning Bench runs in it');
   }
   const report = await asUsage(
-    contractClient(core)['mlflow.import']({ mlflowRunIds: [...ids], ...(uri ? { trackingUri: uri } : {}), ...(options.experiment ? { experiment: options.experiment } : {}) }),
+    contractClient(core)['mlflow.import']({
+      mlflowRunIds: [...ids],
+      ...(uri ? { trackingUri: uri } : {}),
+      ...(options.experiment ? { experiment: options.experiment } : {}),
+    }),
   );
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatImportReport(report));
 }
 
 function formatImportReport(report: ImportReport): string {
   const lines: string[] = [];
-  for (const run of report.imported) lines.push(`run ${run.id}: pulled back from ${run.origin?.machine.label ?? 'another machine'} (its run ${run.origin?.runId}), ${run.origin?.url ?? ''}`);
+  for (const run of report.imported)
+    lines.push(`run ${run.id}: pulled back from ${run.origin?.machine.label ?? 'another machine'} (its run ${run.origin?.runId}), ${run.origin?.url ?? ''}`);
   for (const skipped of report.skipped) lines.push(`skipped ${skipped.mlflowRunId}: ${skipped.reason}`);
   lines.push(`${report.imported.length} pulled back, ${report.skipped.length} skipped`);
   return `${lines.join('\n')}\n`;

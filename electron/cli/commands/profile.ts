@@ -41,7 +41,8 @@ async function followProfiledRerun(core: Core, sourceId: number, started: Run, s
   const subscription = core.subscribe((event, payload) => {
     if (event === 'runs.onOutput' && payload.runId === started.id) process.stderr.write(payload.data);
   });
-  stops.onStop((reason) => void contractClient(core)['runs.stop']({ id: started.id, reason }).catch(() => undefined));
+  const client = contractClient(core);
+  stops.onStop((reason) => void client['runs.stop']({ id: started.id, reason }).catch(() => undefined));
   try {
     const finished = await core.waitForExit(started.id);
     process.stderr.write(`\nrun ${finished.id} (profile of run ${sourceId}): ${finished.status}\n`);

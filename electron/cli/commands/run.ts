@@ -201,11 +201,12 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
     if (finished.exitClass === 'not_found') process.exitCode = 1;
     // A full disk or a long lock kept the ending out of the file (unstoredEndings tries once more): the exit status says so.
     if (core.unstoredEndings().includes(finished.id)) {
-      process.stderr.write(`tuning-bench: run ${finished.id} could not be recorded in ${core.dbPath}: the disk is full or another process holds the file. Its ending above is not stored; the run will show as interrupted.\n`);
+      process.stderr.write(
+        `tuning-bench: run ${finished.id} could not be recorded in ${core.dbPath}: the disk is full or another process holds the file. Its ending above is not stored; the run will show as interrupted.\n`,
+      );
       process.exitCode = 1;
     }
   } finally {
     subscription.unsubscribe();
   }
 }
-

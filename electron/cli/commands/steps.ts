@@ -19,13 +19,17 @@ const MAX_EXCLUDED = 10_000;
 /** `40,41,90-95` → [40, 41, 90, 91, 92, 93, 94, 95]. */
 export function parseStepList(text: string): number[] {
   const steps = new Set<number>();
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const range = /^(\d+)(?:-(\d+))?$/u.exec(part);
     if (!range) throw new UsageError(`--exclude-steps takes steps and ranges, e.g. 40,41,90-95; "${part}" is neither`);
     const from = Number(range[1]);
     const to = range[2] === undefined ? from : Number(range[2]);
     if (to < from) throw new UsageError(`--exclude-steps: the range ${part} runs backwards`);
-    if (to - from + steps.size >= MAX_EXCLUDED) throw new UsageError(`--exclude-steps names more than ${MAX_EXCLUDED} steps; set warm-up steps for a long start instead`);
+    if (to - from + steps.size >= MAX_EXCLUDED)
+      throw new UsageError(`--exclude-steps names more than ${MAX_EXCLUDED} steps; set warm-up steps for a long start instead`);
     for (let step = from; step <= to; step++) steps.add(step);
   }
   return [...steps].sort((a, b) => a - b);
@@ -40,7 +44,10 @@ function warmupOf(text: string): number | null {
 /** The choices the flags give; undefined when neither flag was given. */
 export function stepChoicesFrom(flags: StepFlags): { warmupSteps: number | null; excludeSteps: number[] } | undefined {
   if (flags.warmupSteps === undefined && flags.excludeSteps === undefined) return undefined;
-  return { warmupSteps: flags.warmupSteps === undefined ? null : warmupOf(flags.warmupSteps), excludeSteps: flags.excludeSteps === undefined ? [] : parseStepList(flags.excludeSteps) };
+  return {
+    warmupSteps: flags.warmupSteps === undefined ? null : warmupOf(flags.warmupSteps),
+    excludeSteps: flags.excludeSteps === undefined ? [] : parseStepList(flags.excludeSteps),
+  };
 }
 
 export async function stepsCommand(core: Core, id: number, flags: StepFlags, json: boolean): Promise<void> {

@@ -54,7 +54,9 @@ export function parseVary(text: string): { name: string; values: string[] } {
 
 async function requireWorkloadId(core: Core, name: string | undefined): Promise<number> {
   if (name === undefined) {
-    throw new UsageError('a sweep needs --workload NAME, or a command after -- with {var} placeholders: `sweep --vary batch=4,12 -- python train.py --batch_size {batch}`');
+    throw new UsageError(
+      'a sweep needs --workload NAME, or a command after -- with {var} placeholders: `sweep --vary batch=4,12 -- python train.py --batch_size {batch}`',
+    );
   }
   return (await workloadNamed(core, name)).id;
 }
@@ -108,7 +110,10 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
     if (row) {
       const ratio = row.speedup.ratio;
       speedup = ratio === null ? '-' : `${figure3(ratio)}x${row.speedup.ci95 ? ` (${figure3(row.speedup.ci95.low)}-${figure3(row.speedup.ci95.high)})` : ''}`;
-      verdict = (row.speedup.verdict === 'unknown' ? 'no speedup' : row.speedup.verdict) + (row.best ? ' ★' : '') + (row.fairness.length > 0 ? ` ⚠ ${row.fairness.map((f) => f.kind).join(', ')}` : '');
+      verdict =
+        (row.speedup.verdict === 'unknown' ? 'no speedup' : row.speedup.verdict) +
+        (row.best ? ' ★' : '') +
+        (row.fairness.length > 0 ? ` ⚠ ${row.fairness.map((f) => f.kind).join(', ')}` : '');
     } else if (baseline !== null && config.throughputMedian !== null) {
       speedup = `${figure3(config.throughputMedian / baseline)}x`;
     }
@@ -125,8 +130,16 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
-  const lines = [`sweep ${sweep.id} (${sweep.name}): ${sweep.status}, ${sweep.plan}, ${sweep.repeats} repeat${sweep.repeats === 1 ? '' : 's'}`, line(header), ...rows.map(line)];
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const lines = [
+    `sweep ${sweep.id} (${sweep.name}): ${sweep.status}, ${sweep.plan}, ${sweep.repeats} repeat${sweep.repeats === 1 ? '' : 's'}`,
+    line(header),
+    ...rows.map(line),
+  ];
   for (const config of sweep.configs) {
     if (!config.failure) continue;
     lines.push(`${config.name}: run ${config.failure.runId} failed: ${config.failure.reason}`);
@@ -135,9 +148,13 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
   // Why a row has no speedup, or what would decide it: the verdict's own words.
   for (const config of sweep.configs) {
     const row = rowOf(config.index);
-    if (row && !row.isBaseline && row.speedup.verdict !== 'faster' && row.speedup.verdict !== 'slower' && row.speedup.reason) lines.push(`  ${config.name}: ${row.speedup.reason}`);
+    if (row && !row.isBaseline && row.speedup.verdict !== 'faster' && row.speedup.verdict !== 'slower' && row.speedup.reason)
+      lines.push(`  ${config.name}: ${row.speedup.reason}`);
   }
-  if (comparison) lines.push(`Speedup: ratio of geometric means with a 95 % t-interval over runs; "same" inside ±${Number((comparison.minEffect * 100).toPrecision(3))} %. \`tuning-bench compare s${sweep.id}\` for the whole table.`);
+  if (comparison)
+    lines.push(
+      `Speedup: ratio of geometric means with a 95 % t-interval over runs; "same" inside ±${Number((comparison.minEffect * 100).toPrecision(3))} %. \`tuning-bench compare s${sweep.id}\` for the whole table.`,
+    );
   if (sweep.result) lines.push(sweep.result.message);
   if (sweep.error) lines.push(`error: ${sweep.error}`);
   return lines.join('\n');
@@ -159,7 +176,8 @@ export async function followSweep(core: Core, sweep: Sweep, json: boolean, stops
   process.stdout.on('error', ignoreClosedTerminal);
   stops.onStop(() => {
     process.stderr.write('\ncancelling the sweep (the current run is stopped)...\n');
-    void contractClient(core)['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
+    const client = contractClient(core);
+    void client['sweeps.control']({ id: sweep.id, action: 'cancel' }).catch(() => undefined);
   });
   try {
     const ended = await core.waitForSweepEnd(sweep.id);
@@ -191,7 +209,8 @@ async function startAndFollowSweep(core: Core, options: SweepCommandOptions, sto
     sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
   } else {
     if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
-    if (options.tokensPerStep !== undefined && options.samplesPerStep !== undefined) throw new UsageError('give --tokens-per-step or --samples-per-step, not both');
+    if (options.tokensPerStep !== undefined && options.samplesPerStep !== undefined)
+      throw new UsageError('give --tokens-per-step or --samples-per-step, not both');
     const typed = options.commandArgs ?? [];
     if (typed.length > 0 && options.workload !== undefined) throw new UsageError('give either --workload NAME or a COMMAND after --, not both');
     const source =
@@ -261,7 +280,13 @@ async function sweepComparison(core: Core, sweep: Sweep): Promise<Comparison | n
   if (!sweep.configs.some((c) => c.runIds.length > 0)) return null;
   const minEffect = typeof sweep.request.minEffect === 'number' ? sweep.request.minEffect : undefined;
   try {
-    return await contractClient(core)['compare.runs']({ sweepIds: [sweep.id], runIds: [], groupBy: 'config', gate: qualityGate.parse({}), ...(minEffect === undefined ? {} : { minEffect }) });
+    return await contractClient(core)['compare.runs']({
+      sweepIds: [sweep.id],
+      runIds: [],
+      groupBy: 'config',
+      gate: qualityGate.parse({}),
+      ...(minEffect === undefined ? {} : { minEffect }),
+    });
   } catch {
     return null; // no finished run to compare: the matrix alone says what happened
   }
@@ -283,7 +308,16 @@ export function sweepJson(sweep: Sweep, comparison: Comparison | null = null): R
           vramPeakMiB: config.vramPeakMiB,
         },
         vs_baseline: row
-          ? { speedup: row.speedup.ratio, speedup_ci95: row.speedup.ci95, verdict: row.speedup.verdict, verdict_reason: row.speedup.reason, n: row.n, unit: row.throughput.unit, best: row.best, fairness: row.fairness }
+          ? {
+              speedup: row.speedup.ratio,
+              speedup_ci95: row.speedup.ci95,
+              verdict: row.speedup.verdict,
+              verdict_reason: row.speedup.reason,
+              n: row.n,
+              unit: row.throughput.unit,
+              best: row.best,
+              fairness: row.fairness,
+            }
           : null,
       };
     }),

@@ -66,7 +66,18 @@ function speedupText(ratio: number | null, ci95: { low: number; high: number } |
 /** The ladder's table, the total, what was not tried, and how to make each kept knob permanent. */
 export function formatTuneResult(result: TuneResult): string {
   const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
-  const header = ['CONFIG', `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`, `SPEEDUP (${confidenceText(result.confidence)} CI)`, 'VERDICT', 'RUNS', 'STEP MS', 'LOSS', 'VRAM MIB', 'GATE', 'KEPT'];
+  const header = [
+    'CONFIG',
+    `THROUGHPUT${unit ? ` (${unit}, 95 % CI)` : ''}`,
+    `SPEEDUP (${confidenceText(result.confidence)} CI)`,
+    'VERDICT',
+    'RUNS',
+    'STEP MS',
+    'LOSS',
+    'VRAM MIB',
+    'GATE',
+    'KEPT',
+  ];
   const rows = result.steps.map((step) => {
     const t = step.throughput;
     const throughput = t.median === null ? '-' : `${figure3(t.median)}${t.ci95 ? ` (${figure3(t.ci95.low)}-${figure3(t.ci95.high)})` : ''}`;
@@ -84,17 +95,29 @@ export function formatTuneResult(result: TuneResult): string {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const machine = `torch ${result.machine.torch ?? 'not seen'}, ${result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}`;
   const lines = [`tune: ${result.command} (${machine}): ${result.status}`, line(header), ...rows.map(line)];
   for (const step of result.steps) {
     if (step.status === 'baseline') continue;
-    lines.push(`  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`);
+    lines.push(
+      `  ${step.name}: ${step.status}: ${step.reason}${step.knobState && step.status !== 'skipped' ? `; knob ${step.knobState}` : ''}${step.against !== 'baseline' && step.status !== 'skipped' ? `; measured against ${step.against}` : ''}`,
+    );
   }
-  lines.push(`Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.`);
-  const keptList = [...Object.entries(result.kept), ...(result.batch ? [[result.batch.variable, String(result.batch.to)]] : [])].map(([k, v]) => `${k}=${v}`).join(' ');
+  lines.push(
+    `Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.`,
+  );
+  const keptList = [...Object.entries(result.kept), ...(result.batch ? [[result.batch.variable, String(result.batch.to)]] : [])]
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   if (result.total) {
-    lines.push(`Total: ${keptList}: ${speedupText(result.total.ratio, result.total.ci95)} against the baseline, ${result.total.verdict} (${result.total.measuredBy}; sweep${result.total.sweepIds.length === 1 ? '' : 's'} ${result.total.sweepIds.join(', ')})`);
+    lines.push(
+      `Total: ${keptList}: ${speedupText(result.total.ratio, result.total.ci95)} against the baseline, ${result.total.verdict} (${result.total.measuredBy}; sweep${result.total.sweepIds.length === 1 ? '' : 's'} ${result.total.sweepIds.join(', ')})`,
+    );
   }
   for (const note of result.notes) lines.push(note);
   if (result.suggestions.length > 0) {
@@ -110,9 +133,14 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
   const typed = options.commandArgs;
   if (options.out !== undefined) reportFormat(options.out);
   if (options.show !== undefined) {
-    if (typed.length > 0 || options.resume !== undefined) throw new UsageError(`--show ${options.show} prints a kept tune: give no command after -- and no --resume`);
+    if (typed.length > 0 || options.resume !== undefined)
+      throw new UsageError(`--show ${options.show} prints a kept tune: give no command after -- and no --resume`);
     const kept = core.tunes.get(options.show);
-    process.stdout.write(options.json ? `${JSON.stringify({ id: kept.id, ...kept.result }, null, 2)}\n` : `tune ${kept.id} (${kept.status}, started ${kept.createdAt})\n${formatTuneResult(kept.result)}\n`);
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ id: kept.id, ...kept.result }, null, 2)}\n`
+        : `tune ${kept.id} (${kept.status}, started ${kept.createdAt})\n${formatTuneResult(kept.result)}\n`,
+    );
     if (options.out !== undefined) writeReport(core, kept.id, options.out);
     return;
   }
@@ -121,7 +149,13 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
     return followTune(core, options, (say) => core.tunes.resume(options.resume!, say));
   }
   if (typed.length === 0) throw new UsageError('tune needs a command after --: `tuning-bench tune -- python train.py` (or --resume ID for a stopped tune)');
-  const steps = options.only === undefined ? undefined : options.only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const steps =
+    options.only === undefined
+      ? undefined
+      : options.only
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   for (const step of steps ?? []) {
     if (!(TUNE_STEPS as readonly string[]).includes(step)) throw new UsageError(`--only ${step}: no such step; the steps are ${TUNE_STEPS.join(', ')}`);
   }
@@ -145,7 +179,8 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
   };
   const parsed = tuneRequest.safeParse(candidate);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-  if (parsed.data.repeats > parsed.data.maxRepeats) throw new UsageError(`--repeats ${parsed.data.repeats} is more than --max-repeats ${parsed.data.maxRepeats}`);
+  if (parsed.data.repeats > parsed.data.maxRepeats)
+    throw new UsageError(`--repeats ${parsed.data.repeats} is more than --max-repeats ${parsed.data.maxRepeats}`);
   if (parsed.data.steps.includes('threads') && parsed.data.threads === undefined) throw new UsageError('the threads step needs a count: --threads N');
   const request = parsed.data;
   return followTune(core, options, (say) => core.tunes.start(request, null, say));
@@ -182,7 +217,8 @@ async function followTune(core: Core, options: TuneCommandOptions, begin: (say: 
     const result = ended.result;
     process.stdout.write(options.json ? `${JSON.stringify({ id: ended.id, ...result }, null, 2)}\n` : `${formatTuneResult(result)}\n`);
     if (options.out !== undefined) writeReport(core, ended.id, options.out);
-    if (result.status === 'cancelled') process.stderr.write(`tune ${ended.id} was cancelled: \`tuning-bench tune --resume ${ended.id}\` goes on from the step it reached\n`);
+    if (result.status === 'cancelled')
+      process.stderr.write(`tune ${ended.id} was cancelled: \`tuning-bench tune --resume ${ended.id}\` goes on from the step it reached\n`);
     if (result.status !== 'succeeded') process.exitCode = 1;
   } finally {
     subscription.unsubscribe();

@@ -18,15 +18,20 @@ export interface WorkloadOptions {
   excludeSteps?: string;
 }
 
-
-
 export function formatWorkloads(workloads: readonly Workload[]): string {
   return workloads
     .map((w) => {
       const vars = w.variables.map((v) => `${v.name}=${v.default}`).join(' ');
-      const steps = w.steps ? [w.steps.warmupSteps !== null ? `warm-up steps: ${w.steps.warmupSteps}` : '', w.steps.excludeSteps.length > 0 ? `steps left out: ${w.steps.excludeSteps.join(', ')}` : ''] : [];
+      const steps = w.steps
+        ? [
+            w.steps.warmupSteps !== null ? `warm-up steps: ${w.steps.warmupSteps}` : '',
+            w.steps.excludeSteps.length > 0 ? `steps left out: ${w.steps.excludeSteps.join(', ')}` : '',
+          ]
+        : [];
       const extras = [w.tokensPerStep ? `tokens/step: ${w.tokensPerStep}` : '', w.metricRegex ? `regex: ${w.metricRegex}` : '', ...steps].filter(Boolean);
-      return [`${w.name}${w.builtin ? ' (built-in)' : ''}`, `  ${w.command.join(' ')}`, `  variables: ${vars || 'none'}`, ...extras.map((e) => `  ${e}`)].join('\n');
+      return [`${w.name}${w.builtin ? ' (built-in)' : ''}`, `  ${w.command.join(' ')}`, `  variables: ${vars || 'none'}`, ...extras.map((e) => `  ${e}`)].join(
+        '\n',
+      );
     })
     .join('\n');
 }
@@ -83,7 +88,9 @@ export async function editWorkload(core: Core, name: string, command: string[], 
   };
   const updated = await contractClient(core)['workloads.update']({ id: current.id, workload: input });
   process.stdout.write(
-    json ? `${JSON.stringify(updated, null, 2)}\n` : `updated ${updated.name} (its runs keep what they ran; \`tuning-bench reparse ID\` parses one again with the new regex)\n${formatWorkloads([updated])}\n`,
+    json
+      ? `${JSON.stringify(updated, null, 2)}\n`
+      : `updated ${updated.name} (its runs keep what they ran; \`tuning-bench reparse ID\` parses one again with the new regex)\n${formatWorkloads([updated])}\n`,
   );
 }
 

@@ -38,7 +38,8 @@ const WORK_NAME: Record<Unit, string> = { 'tokens/s': 'tokens', 'samples/s': 'sa
  * Variables that change how much work one step holds: batch sizes (global, micro), sequence or block length,
  * gradient accumulation. Rows that differ in one of these cannot be compared in steps/s.
  */
-const WORK_VARIABLE = /(?:^|_)(?:batch|bs|mbs|gbs|micro|seq|sequence|block|ctx|context|len|length|accum|accumulation|grad_acc|gradient_accumulation)(?:_|$|size|len|steps)/iu;
+const WORK_VARIABLE =
+  /(?:^|_)(?:batch|bs|mbs|gbs|micro|seq|sequence|block|ctx|context|len|length|accum|accumulation|grad_acc|gradient_accumulation)(?:_|$|size|len|steps)/iu;
 
 export function isWorkVariable(name: string): boolean {
   return WORK_VARIABLE.test(name);
@@ -262,10 +263,13 @@ function matchedTrainLoss(group: Group, base: Group): { at: number; by: 'tokens'
   const b = reach(base, curve, measure.perStep);
   if (a === null || b === null) return null;
   const at = Math.min(a, b);
-  const lossOf = (g: Group) => medianOf(g.runs.map((r) => {
-    const scale = measure.perStep(r);
-    return scale === null ? null : lossAt(r.summary.lossCurve, scale, at);
-  }));
+  const lossOf = (g: Group) =>
+    medianOf(
+      g.runs.map((r) => {
+        const scale = measure.perStep(r);
+        return scale === null ? null : lossAt(r.summary.lossCurve, scale, at);
+      }),
+    );
   const own = lossOf(group);
   const baseLoss = lossOf(base);
   return own === null || baseLoss === null ? null : { at, by: measure.by, own, base: baseLoss };
@@ -286,7 +290,12 @@ function matchedEvalLoss(group: Group, base: Group): { compared: Compared } | { 
     g.runs.flatMap((r) => {
       const scale = measure.perStep(r);
       if (scale === null) return [];
-      const curve = r.summary.evalCurve.length > 0 ? r.summary.evalCurve : r.summary.evalLoss !== null && r.summary.steps !== null ? [[r.summary.steps, r.summary.evalLoss] as [number, number]] : [];
+      const curve =
+        r.summary.evalCurve.length > 0
+          ? r.summary.evalCurve
+          : r.summary.evalLoss !== null && r.summary.steps !== null
+            ? [[r.summary.steps, r.summary.evalLoss] as [number, number]]
+            : [];
       return curve.map(([step, loss]) => ({ run: r.id, work: step * scale, loss }));
     });
   const own = pointsOf(group);
@@ -323,7 +332,9 @@ function comparedValue(group: Group, base: Group, gate: QualityGate): { compared
   };
   const train = matchedTrainLoss(group, base);
   const trainCompared = (): Compared | null =>
-    train === null || 'why' in train ? null : { metric: 'loss', at: atText(train.by, train.at), value: train.own, base: train.base, delta: train.own - train.base };
+    train === null || 'why' in train
+      ? null
+      : { metric: 'loss', at: atText(train.by, train.at), value: train.own, base: train.base, delta: train.own - train.base };
   const unfair = (result: { why: string } | { compared: Compared } | unknown): string | null =>
     typeof result === 'object' && result !== null && 'why' in result ? (result as { why: string }).why : null;
   if (gate.metric === 'auto' || gate.metric === 'eval_loss') {
@@ -348,9 +359,13 @@ function comparedValue(group: Group, base: Group, gate: QualityGate): { compared
 /** The gate in words: what is compared and how much worse passes. */
 export function describeGate(gate: QualityGate): string {
   if (!gate.enabled) return 'no quality gate';
-  const metric = gate.metric === 'auto' ? 'eval loss at equal work (train loss at equal work where there is no eval to match)' : gate.metric.replace(/_/gu, ' ');
+  const metric =
+    gate.metric === 'auto' ? 'eval loss at equal work (train loss at equal work where there is no eval to match)' : gate.metric.replace(/_/gu, ' ');
   const sign = gate.direction === 'lower' ? '+' : '−';
-  const limits = [gate.absolute !== null ? `${sign}${gate.absolute}` : '', gate.relative !== null ? `${sign}${Number((gate.relative * 100).toPrecision(3))} %` : ''].filter(Boolean);
+  const limits = [
+    gate.absolute !== null ? `${sign}${gate.absolute}` : '',
+    gate.relative !== null ? `${sign}${Number((gate.relative * 100).toPrecision(3))} %` : '',
+  ].filter(Boolean);
   const within = limits.length === 0 ? 'no worse than the baseline' : `within ${limits.join(' and ')} of the baseline`;
   return `${metric} ${within} (${gate.direction} is better)`;
 }
@@ -426,7 +441,11 @@ function rowName(group: Group, baseline: Group, columns: readonly string[], by: 
   const sweepName = first.sweepId !== null ? sweepNames.get(`${first.sweepId}:${first.configIndex}`) : undefined;
   let label: string;
   if (sweepName !== undefined && sweepsOwnBaseline) label = sweepName;
-  else if (group === baseline) label = sweepName !== undefined && first.configIndex === 0 ? sweepName : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || first.workloadName || commandText(first.command);
+  else if (group === baseline)
+    label =
+      sweepName !== undefined && first.configIndex === 0
+        ? sweepName
+        : columns.map((c) => `${c}=${first.config[c] ?? '-'}`).join(' ') || first.workloadName || commandText(first.command);
   else label = changesFrom(first.config, base.config, columns) || sweepName || first.workloadName || commandText(first.command);
   return by === 'run' ? `run ${first.id}: ${label}` : label;
 }
@@ -477,7 +496,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   // steady steps' times is known to the grain at its two ends only.
   const coarseRuns = everyRun.filter((r) => timedTooCoarsely(r, minEffect));
   const byOverall = unevenRuns.length > 0 || coarseRuns.length > 0 || options.measureBy === 'workOverTime';
-  const resolutionOf = (run: Run) => (byOverall ? (run.summary.throughput.overallResolution ?? run.summary.throughput.resolution) : run.summary.throughput.resolution);
+  const resolutionOf = (run: Run) =>
+    byOverall ? (run.summary.throughput.overallResolution ?? run.summary.throughput.resolution) : run.summary.throughput.resolution;
 
   const acrossMachines = options.acrossMachines ?? false;
   const rows: ComparisonRow[] = groups.map((group) => {
@@ -490,22 +510,34 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const throughput = rowThroughput(values, Math.max(0, ...counted.map((r) => resolutionOf(r) ?? 0)));
     const n = counted.length;
     // Rounds pair up only within one interleaved sweep: both sides' runs from it, each with its repeat.
-    const oneSweep = counted.length > 0 && [...counted, ...baseRuns].every((r) => r.sweepId !== null && r.sweepId === counted[0]!.sweepId && r.repeatIndex !== null);
-    const evidence = (list: readonly Run[]) => list.flatMap((r) => {
-      const rate = rateIn(r);
-      return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: resolutionOf(r) }];
-    });
-    let speedup: ComparisonRow['speedup'] = { ratio: null, ci95: null, verdict: isBaseline ? 'baseline' : 'unknown', reason: null, method: null, moreRepeats: null };
+    const oneSweep =
+      counted.length > 0 && [...counted, ...baseRuns].every((r) => r.sweepId !== null && r.sweepId === counted[0]!.sweepId && r.repeatIndex !== null);
+    const evidence = (list: readonly Run[]) =>
+      list.flatMap((r) => {
+        const rate = rateIn(r);
+        return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: resolutionOf(r) }];
+      });
+    let speedup: ComparisonRow['speedup'] = {
+      ratio: null,
+      ci95: null,
+      verdict: isBaseline ? 'baseline' : 'unknown',
+      reason: null,
+      method: null,
+      moreRepeats: null,
+    };
     if (isBaseline) {
       if (throughput.median !== null) speedup = { ...speedup, ratio: 1 };
     } else if (counted.length > 0 && baseRuns.length > 0 && unit === null) {
-      const why = pair.workDiffers.length > 0
-        ? `${describeWorkDifference(pair.workDiffers)} and the work of a step is not known: no speedup, since steps/s across different work says nothing (${WORK_HINT})`
-        : `units differ (${[...new Set(counted.map((r) => r.summary.throughput.unit))].join(', ')} here, ${[...new Set(baseRuns.map((r) => r.summary.throughput.unit))].join(', ')} for the baseline) and the work per step is not known to convert them: no speedup`;
+      const why =
+        pair.workDiffers.length > 0
+          ? `${describeWorkDifference(pair.workDiffers)} and the work of a step is not known: no speedup, since steps/s across different work says nothing (${WORK_HINT})`
+          : `units differ (${[...new Set(counted.map((r) => r.summary.throughput.unit))].join(', ')} here, ${[...new Set(baseRuns.map((r) => r.summary.throughput.unit))].join(', ')} for the baseline) and the work per step is not known to convert them: no speedup`;
       speedup = { ...speedup, reason: why };
     } else if (counted.length > 0 && baseRuns.length > 0) {
       const verdict = compareSpeeds(evidence(counted), evidence(baseRuns), { minEffect });
-      const converted = new Set([...counted, ...baseRuns].map((r) => r.summary.throughput.unit)).size > 1 || [...counted, ...baseRuns].some((r) => r.summary.throughput.unit !== unit);
+      const converted =
+        new Set([...counted, ...baseRuns].map((r) => r.summary.throughput.unit)).size > 1 ||
+        [...counted, ...baseRuns].some((r) => r.summary.throughput.unit !== unit);
       const reason = converted ? `${verdict.reason}; per ${WORK_NAME[unit!].replace(/s$/u, '')}, through the work per step` : verdict.reason;
       speedup = { ratio: verdict.ratio, ci95: verdict.ci95, verdict: verdict.verdict, reason, method: verdict.method, moreRepeats: verdict.moreRepeats };
     }
@@ -522,7 +554,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const notes: string[] = [];
     if (identicalCopies(group)) notes.push(`repeats identical (same seed?): no run-to-run variance seen`);
     const partialRuns = group.runs.filter(isPartial);
-    if (partialRuns.length > 0) notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
+    if (partialRuns.length > 0)
+      notes.push(`partial: ${partialRuns.map((r) => `run ${r.id} ${r.status.replace('_', ' ')}`).join(', ')}; numbers from the steps it had`);
     const fairness = rowFairness(group.runs);
     const first = group.runs[0]!;
     const row: ComparisonRow = {
@@ -559,7 +592,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       utilMean: meanOf(counted.map((r) => r.summary.gpu?.utilMean)),
       powerMeanW: power,
       // W / (tokens/s) = J per token; per 1k tokens.
-      energyPer1kTokensJ: power !== null && throughput.median !== null && unit === 'tokens/s' && throughput.median > 0 ? (power / throughput.median) * 1000 : null,
+      energyPer1kTokensJ:
+        power !== null && throughput.median !== null && unit === 'tokens/s' && throughput.median > 0 ? (power / throughput.median) * 1000 : null,
       finalLoss,
       evalLoss: medianOf(group.runs.map((r) => r.summary.evalLoss)),
       matchedLoss: matched === null || 'why' in matched ? null : { at: matched.at, by: matched.by, value: matched.own, delta: matched.own - matched.base },
@@ -576,12 +610,17 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
   });
 
   // Rows of the same name that are not the same code, place or command say which.
-  rowDistinctions(groups.map((g) => g.runs[0]!), rows.map((r) => r.name)).forEach((suffix, i) => (rows[i]!.name += suffix));
+  rowDistinctions(
+    groups.map((g) => g.runs[0]!),
+    rows.map((r) => r.name),
+  ).forEach((suffix, i) => (rows[i]!.name += suffix));
 
   // Best: the fastest row that is faster than the baseline (by its verdict) and does not fail the gate, with every
   // run ok; when none is, the baseline stays best. (A gate with nothing to compare on either side does not fail.)
   const passes = (r: ComparisonRow) => r.gate !== 'fail';
-  const candidates = rows.filter((r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null && mayBeBest(r, acrossMachines));
+  const candidates = rows.filter(
+    (r) => r.speedup.verdict === 'faster' && passes(r) && r.exitClasses.every((c) => c === 'ok') && r.speedup.ratio !== null && mayBeBest(r, acrossMachines),
+  );
   const best = candidates.reduce<ComparisonRow | null>((b, r) => (b === null || r.speedup.ratio! > b.speedup.ratio! ? r : b), null);
   const baselineRow = rows.find((r) => r.isBaseline)!;
   if (best) best.best = true;
@@ -589,16 +628,23 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
 
   const notes: string[] = [];
   if (rows.some((r) => r.differences.length > 0)) notes.push('Some runs ran under different GPU settings or environments: see the flagged rows.');
-  if (rows.some((r) => r.fairness.length > 0)) notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
+  if (rows.some((r) => r.fairness.length > 0))
+    notes.push('Rows flagged ⚠ have runs on a machine that was not fair (others busy, throttling): re-run them on a quiet one.');
   const machines = machineNote(rows, acrossMachines);
   if (machines !== null) notes.push(machines);
   if (unevenRuns.length === 0 && coarseRuns.length > 0 && options.measureBy !== 'workOverTime') {
-    notes.push(`The step timing of run${coarseRuns.length === 1 ? '' : 's'} ${coarseRuns.map((r) => r.id).join(', ')} is too coarse to place a median step within ±${Number((minEffect * 50).toPrecision(2))} % (whole milliseconds of short steps): every run here is measured by its steady steps' work over their time, whose sum is known to the millisecond at its two ends.`);
+    notes.push(
+      `The step timing of run${coarseRuns.length === 1 ? '' : 's'} ${coarseRuns.map((r) => r.id).join(', ')} is too coarse to place a median step within ±${Number((minEffect * 50).toPrecision(2))} % (whole milliseconds of short steps): every run here is measured by its steady steps' work over their time, whose sum is known to the millisecond at its two ends.`,
+    );
   }
   if (unevenRuns.length > 0) {
-    notes.push(`Steps come unevenly in run${unevenRuns.length === 1 ? '' : 's'} ${unevenRuns.map((r) => r.id).join(', ')} (bursts): every run here is measured by its steady steps' work over their time, not its median step, so all are measured one way.`);
+    notes.push(
+      `Steps come unevenly in run${unevenRuns.length === 1 ? '' : 's'} ${unevenRuns.map((r) => r.id).join(', ')} (bursts): every run here is measured by its steady steps' work over their time, not its median step, so all are measured one way.`,
+    );
   }
-  notes.push('Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.');
+  notes.push(
+    'Losses compared pair by pair: each row against the baseline at the largest work (tokens, samples, or steps where a step holds the same work) both reached.',
+  );
   return {
     columns,
     rows,

@@ -72,7 +72,16 @@ export class CompareService {
     }
     return compareRuns(
       runs,
-      { groupBy: request.groupBy, baselineRunId: request.baselineRunId, gate: request.gate, minEffect: request.minEffect, now: this.clock.now(), commands, acrossMachines: request.acrossMachines, measureBy: request.measureBy },
+      {
+        groupBy: request.groupBy,
+        baselineRunId: request.baselineRunId,
+        gate: request.gate,
+        minEffect: request.minEffect,
+        now: this.clock.now(),
+        commands,
+        acrossMachines: request.acrossMachines,
+        measureBy: request.measureBy,
+      },
       sweepNames,
     );
   }
@@ -87,7 +96,9 @@ export class CompareService {
         stored = buildSeries(columnsForSummary(this.store.metrics, id), storedGpuSamples(this.store.telemetry, id));
         this.store.runs.setSeries(id, stored);
       }
-      const config = Object.entries(run.config).map(([k, v]) => `${k}=${v}`).join(' ');
+      const config = Object.entries(run.config)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ');
       return { runId: id, label: `#${id}${config ? ` ${config}` : ''}`, ...(stored ?? { metrics: {}, telemetry: {} }) };
     });
   }

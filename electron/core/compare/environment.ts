@@ -9,7 +9,6 @@ type Group = EnvironmentFact['group'];
 /** What a run without a fact shows beside runs that have it. */
 const NOT_RECORDED = 'not recorded';
 
-
 const count = (value: number) => value.toLocaleString('en-US');
 
 function text(record: Readonly<Record<string, unknown>> | null, key: string): string | null {
@@ -29,7 +28,9 @@ function gpuOf(run: Run): string | null {
   const named = text(run.fingerprint, 'gpuName') ?? text(run.gpuSettings, 'name');
   if (named !== null) return named;
   const notes = run.fingerprint?.telemetryNotes;
-  return Array.isArray(notes) && notes.some((note) => typeof note === 'string' && note.endsWith(NO_NVIDIA_SMI_NOTE)) ? 'none (no nvidia-smi: host telemetry only)' : null;
+  return Array.isArray(notes) && notes.some((note) => typeof note === 'string' && note.endsWith(NO_NVIDIA_SMI_NOTE))
+    ? 'none (no nvidia-smi: host telemetry only)'
+    : null;
 }
 
 function cpuOf(run: Run): string | null {
@@ -69,10 +70,22 @@ const FACTS: readonly FactReader[] = [
   { group: 'machine', label: FINGERPRINT_LABELS.cudaVersion!, read: (r) => text(r.fingerprint, 'cudaVersion') },
   { group: 'machine', label: FINGERPRINT_LABELS.pcieGen!, read: pcieOf },
   { group: 'machine', label: FINGERPRINT_LABELS.cpuModel!, read: cpuOf },
-  { group: 'machine', label: FINGERPRINT_LABELS.memoryGiB!, read: (r) => (number(r.fingerprint, 'memoryGiB') === null ? null : `${count(number(r.fingerprint, 'memoryGiB')!)} GiB`) },
+  {
+    group: 'machine',
+    label: FINGERPRINT_LABELS.memoryGiB!,
+    read: (r) => (number(r.fingerprint, 'memoryGiB') === null ? null : `${count(number(r.fingerprint, 'memoryGiB')!)} GiB`),
+  },
   { group: 'machine', label: FINGERPRINT_LABELS.kernel!, read: (r) => text(r.fingerprint, 'kernel') },
-  { group: 'gpu settings', label: 'Persistence', read: (r) => (typeof r.gpuSettings?.persistenceMode === 'boolean' ? (r.gpuSettings.persistenceMode ? 'on' : 'off') : null) },
-  { group: 'gpu settings', label: 'Power limit', read: (r) => (number(r.gpuSettings, 'powerLimitW') === null ? null : `${count(number(r.gpuSettings, 'powerLimitW')!)} W`) },
+  {
+    group: 'gpu settings',
+    label: 'Persistence',
+    read: (r) => (typeof r.gpuSettings?.persistenceMode === 'boolean' ? (r.gpuSettings.persistenceMode ? 'on' : 'off') : null),
+  },
+  {
+    group: 'gpu settings',
+    label: 'Power limit',
+    read: (r) => (number(r.gpuSettings, 'powerLimitW') === null ? null : `${count(number(r.gpuSettings, 'powerLimitW')!)} W`),
+  },
   { group: 'gpu settings', label: 'Clock lock', read: (r) => clockLock(r, 'clockLock') },
   { group: 'gpu settings', label: 'Memory clock lock', read: (r) => clockLock(r, 'memoryClockLock') },
   { group: 'software', label: FINGERPRINT_LABELS.pythonVersion!, read: (r) => text(r.fingerprint, 'pythonVersion') },

@@ -145,7 +145,8 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
   }
   const ratio = Math.exp(meanOf(logs(a)) - meanOf(logs(b)));
   if (a.length < 2 || b.length < 2) {
-    const reason = a.length < 2 && b.length < 2 ? '1 run each: repeat to decide' : `1 run on ${a.length < 2 ? 'this side' : "the baseline's side"}: repeat to decide`;
+    const reason =
+      a.length < 2 && b.length < 2 ? '1 run each: repeat to decide' : `1 run on ${a.length < 2 ? 'this side' : "the baseline's side"}: repeat to decide`;
     return { ...empty, ratio, verdict: 'repeat to decide', reason };
   }
   const spreadless = (runs: readonly RunSpeed[]) => runs.every((r) => r.throughput === runs[0]!.throughput);
@@ -165,12 +166,19 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
   const high = Math.exp(interval.estimate + interval.halfWidth);
   const base = { ratio, ci95: { low, high }, n, method: interval.method, df: interval.df };
   const runsText = interval.method === 'paired' ? `${Math.min(a.length, b.length)} interleaved pairs` : `${a.length} and ${b.length} runs`;
-  const rests = interval.resolutionBound ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}` : `${runsText}, ${confidenceText(confidence)} t-interval`;
+  const rests = interval.resolutionBound
+    ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}`
+    : `${runsText}, ${confidenceText(confidence)} t-interval`;
   if (low > 1) return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 (${rests})` };
   if (high < 1) return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 (${rests})` };
   const delta = options.minEffect;
   if (low >= 1 - delta && high <= 1 + delta) {
-    return { ...base, verdict: 'same', moreRepeats: null, reason: `no change larger than ±${percent(delta)}: the interval lies inside 1 ± ${percent(delta)} (${rests})` };
+    return {
+      ...base,
+      verdict: 'same',
+      moreRepeats: null,
+      reason: `no change larger than ±${percent(delta)}: the interval lies inside 1 ± ${percent(delta)} (${rests})`,
+    };
   }
   const width = `the interval spans ${percent(high - low)}`;
   if (interval.resolutionBound) {
@@ -178,8 +186,16 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
     return { ...base, verdict: 'inconclusive', moreRepeats: null, repeatsCannotDecide: true, reason: `${why} (${rests})` };
   }
   const more = moreRepeatsToDecide(interval, Math.min(a.length, b.length), delta, confidence);
-  const decide = more === null ? `more than ${MAX_PROJECTED_REPEATS} more runs per side would be needed: the change is about as large as ±${percent(delta)}` : `about ${more} more run${more === 1 ? '' : 's'} per side would decide`;
-  return { ...base, verdict: 'inconclusive', moreRepeats: more, reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})` };
+  const decide =
+    more === null
+      ? `more than ${MAX_PROJECTED_REPEATS} more runs per side would be needed: the change is about as large as ±${percent(delta)}`
+      : `about ${more} more run${more === 1 ? '' : 's'} per side would decide`;
+  return {
+    ...base,
+    verdict: 'inconclusive',
+    moreRepeats: more,
+    reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})`,
+  };
 }
 
 /** The coarsest resolution among a side's runs (each may be off by as much, and all the same way). */
@@ -220,7 +236,8 @@ function moreRepeatsToDecide(interval: Interval, runsPerSide: number, delta: num
   const bound = Math.log(1 + delta);
   const needed = Math.max(effect, bound - effect);
   if (interval.sd === 0) return 1;
-  const halfWidth = (runs: number) => studentTQuantile(1 - (1 - confidence) / 2, interval.method === 'paired' ? runs - 1 : 2 * runs - 2) * interval.sd * Math.sqrt(2 / runs);
+  const halfWidth = (runs: number) =>
+    studentTQuantile(1 - (1 - confidence) / 2, interval.method === 'paired' ? runs - 1 : 2 * runs - 2) * interval.sd * Math.sqrt(2 / runs);
   // The projected half-width falls as runs are added: bisect for the fewest that are enough.
   let low = runsPerSide;
   let high = runsPerSide + MAX_PROJECTED_REPEATS;

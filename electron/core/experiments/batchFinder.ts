@@ -16,7 +16,11 @@ export const MAX_BATCH = 1 << 20;
  * `probe(batch)` runs a short training at that batch; it throws when the run fails for another reason
  * than memory (the finder cannot tell anything from it), and the search stops there.
  */
-export async function findLargestBatch(start: number, probe: (batch: number) => Promise<ProbeOutcome | 'cancelled'>, maxBatch = MAX_BATCH): Promise<BatchSearchResult | null> {
+export async function findLargestBatch(
+  start: number,
+  probe: (batch: number) => Promise<ProbeOutcome | 'cancelled'>,
+  maxBatch = MAX_BATCH,
+): Promise<BatchSearchResult | null> {
   const probes: BatchSearchResult['probes'] = [];
   let fit: number | null = null;
   let failure: number | null = null;

@@ -47,7 +47,9 @@ async function treeOf(run: Run, root: string, storedDiff: (sha256: string) => Bu
   if (!git.dirty) return (await gitText(root, ['rev-parse', `${git.commit}^{tree}`], env)).trim();
   const diff = git.diffSha256 ? storedDiff(git.diffSha256) : null;
   if (!diff) {
-    throw new CodeDiffError(`run ${run.id}'s uncommitted changes were ${git.diffBytes} bytes, too large to keep: only their hash (${git.diffSha256 ?? '?'}) was recorded`);
+    throw new CodeDiffError(
+      `run ${run.id}'s uncommitted changes were ${git.diffBytes} bytes, too large to keep: only their hash (${git.diffSha256 ?? '?'}) was recorded`,
+    );
   }
   const index = path.join(scratch, `index-${run.id}`);
   const patch = path.join(scratch, `changes-${run.id}.diff`);

@@ -19,7 +19,8 @@ const LISTED_INSIDE = 50;
  * Caches, environments and tool folders: never data a script reads, so never offered ticked. From the .gitignore
  * templates of Python, Jupyter and the common ML trackers (github/gitignore Python.gitignore).
  */
-const NOT_DATA = /^(__pycache__|\.ipynb_checkpoints|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.nox|\.venv|venv|env|\.env|node_modules|\.idea|\.vscode|\.DS_Store|wandb|mlruns|lightning_logs|\.cache|build|dist|site|htmlcov|.*\.egg-info)\/?$/iu;
+const NOT_DATA =
+  /^(__pycache__|\.ipynb_checkpoints|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.tox|\.nox|\.venv|venv|env|\.env|node_modules|\.idea|\.vscode|\.DS_Store|wandb|mlruns|lightning_logs|\.cache|build|dist|site|htmlcov|.*\.egg-info)\/?$/iu;
 /** Folder names that hold datasets in ML repositories (nanoGPT's data/, torchvision's datasets/, fairseq's data-bin/...). */
 const DATA_FOLDER = /^(data|datasets?|data-bin|inputs?|corpus|corpora|shards?|tokens|tokenized|raw|processed)$/iu;
 /** File kinds datasets come in (token shards, arrays, tables, records). */
@@ -63,7 +64,14 @@ export function untrackedOffers(entries: readonly StatusEntry[]): GitUntrackedPa
     const whole = inTop.find((e) => bare(e.path) === top);
     if (whole) {
       const directory = whole.path.endsWith('/');
-      offers.push({ path: whole.path, kind: whole.ignored ? 'ignored' : 'untracked', directory, inside: [], insideCount: 0, suggested: looksLikeData(top, [whole]) });
+      offers.push({
+        path: whole.path,
+        kind: whole.ignored ? 'ignored' : 'untracked',
+        directory,
+        inside: [],
+        insideCount: 0,
+        suggested: looksLikeData(top, [whole]),
+      });
     } else {
       // git lists paths below the top folder only when the top folder itself holds tracked files.
       offers.push({
@@ -97,7 +105,8 @@ export async function resolveLinks(root: string, requested: readonly string[], e
     if (path.isAbsolute(asked) || relative === '..' || relative.startsWith('../') || relative === '.' || relative === '') {
       throw new LinkError(`--link ${asked}: give a path inside the repository, relative to its top (${root})`);
     }
-    if (!fs.existsSync(path.join(root, relative))) throw new LinkError(`--link ${asked}: ${path.join(root, relative)} does not exist; give paths relative to ${root}`);
+    if (!fs.existsSync(path.join(root, relative)))
+      throw new LinkError(`--link ${asked}: ${path.join(root, relative)} does not exist; give paths relative to ${root}`);
     const tracked = (await gitText(root, ['ls-files', '-z', '--', relative], env)).split('\0').filter((f) => f !== '');
     if (tracked.length === 0) {
       links.add(relative);

@@ -60,7 +60,12 @@ export interface RevisionDiff {
   truncated: boolean;
 }
 
-function git(cwd: string, args: readonly string[], env: Record<string, string>, okCodes: readonly number[] = [0]): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
+function git(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  okCodes: readonly number[] = [0],
+): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
   return new Promise((resolve) => {
     // No pager, no prompts, and the user's tree never written (no index refresh: --no-optional-locks).
     execFile(
@@ -120,8 +125,13 @@ const REF_KINDS = { 'refs/heads/': 'branch', 'refs/tags/': 'tag', 'refs/remotes/
 async function listRefs(root: string, env: Record<string, string>): Promise<RepositoryRevisions['refs']> {
   // An annotated tag names a tag object: its commit's fields are the peeled ones (`*`).
   const peeled = (field: string) => `%(if)%(*objectname)%(then)%(*${field})%(else)%(${field})%(end)`;
-  const format = [`%(refname)`, peeled('objectname'), peeled('contents:subject'), peeled('committerdate:iso-strict'), peeled('authorname')].join(FIELD) + RECORD;
-  const listed = await git(root, ['for-each-ref', '--sort=-committerdate', `--count=${MAX_REFS}`, `--format=${format}`, 'refs/heads', 'refs/tags', 'refs/remotes'], env);
+  const format =
+    [`%(refname)`, peeled('objectname'), peeled('contents:subject'), peeled('committerdate:iso-strict'), peeled('authorname')].join(FIELD) + RECORD;
+  const listed = await git(
+    root,
+    ['for-each-ref', '--sort=-committerdate', `--count=${MAX_REFS}`, `--format=${format}`, 'refs/heads', 'refs/tags', 'refs/remotes'],
+    env,
+  );
   if (!listed.ok) return [];
   return listed.stdout
     .toString('utf8')
@@ -152,7 +162,9 @@ async function resolveRevision(root: string, value: string, env: Record<string, 
   if (value === WORKTREE_VALUE) return null;
   const resolved = await git(root, ['rev-parse', '--verify', '--quiet', `${value}^{commit}`], env);
   if (!resolved.ok) {
-    throw new GitRevisionError(`"${value}" is no commit, branch or tag in ${root}: pick a commit from the list (or \`git log\`), or ${WORKTREE_VALUE} for the working tree`);
+    throw new GitRevisionError(
+      `"${value}" is no commit, branch or tag in ${root}: pick a commit from the list (or \`git log\`), or ${WORKTREE_VALUE} for the working tree`,
+    );
   }
   return resolved.stdout.toString('utf8').trim();
 }

@@ -62,7 +62,12 @@ export function sideLabel(side: Pick<SweepSide, 'value' | 'commit' | 'snapshot' 
  * each revision to its commit now (a branch that moves during the sweep does not change what runs), and freezes the
  * working tree as a snapshot commit object, so edits made during the sweep cannot reach its repeats.
  */
-export async function planCheckout(cwd: string, values: readonly string[], requestedLinks: readonly string[], env: Record<string, string>): Promise<CheckoutPlan> {
+export async function planCheckout(
+  cwd: string,
+  values: readonly string[],
+  requestedLinks: readonly string[],
+  env: Record<string, string>,
+): Promise<CheckoutPlan> {
   const top = await runGit(cwd, ['rev-parse', '--show-toplevel'], env);
   if (!top.ok) throw new GitWorktreeError(`--vary ${GIT_VARIABLE}=... needs the command's directory in a git repository; ${cwd} is not in one`);
   const root = top.stdout.toString('utf8').trim();
@@ -243,7 +248,16 @@ export class SweepWorktrees {
     return {
       cwd: path.join(tree.dir, relativeCwd),
       tree,
-      checkout: { root: this.plan.root, revision: value, commit: side.commit, snapshot: side.snapshot, relativeCwd, links: tree.links, notLinked: tree.notLinked, missing: [] },
+      checkout: {
+        root: this.plan.root,
+        revision: value,
+        commit: side.commit,
+        snapshot: side.snapshot,
+        relativeCwd,
+        links: tree.links,
+        notLinked: tree.notLinked,
+        missing: [],
+      },
     };
   }
 
@@ -263,7 +277,11 @@ export class SweepWorktrees {
  * One side made again from its run's record (to profile or run it again) in `folder` (a new folder it owns), and
  * removed with that folder when done.
  */
-export async function checkoutAgain(checkout: RunCheckout, folder: string, env: Record<string, string>): Promise<{ cwd: string; checkout: RunCheckout; remove: () => Promise<void> }> {
+export async function checkoutAgain(
+  checkout: RunCheckout,
+  folder: string,
+  env: Record<string, string>,
+): Promise<{ cwd: string; checkout: RunCheckout; remove: () => Promise<void> }> {
   if (!fs.existsSync(checkout.root)) {
     throw new GitWorktreeError(`this side ran in a worktree of ${checkout.root}, which is gone: the code cannot be checked out again`);
   }

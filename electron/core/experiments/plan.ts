@@ -144,7 +144,8 @@ export function estimateSeconds(
   for (const config of configs) {
     const target = targetSteps(config.values);
     // The config's own earlier runs, of any length when lengths are scaled.
-    const sameConfig = (run: Run) => (target === null ? key(run.config) === key(config.values) : key(withoutSteps(run.config)) === key(withoutSteps(config.values)));
+    const sameConfig = (run: Run) =>
+      target === null ? key(run.config) === key(config.values) : key(withoutSteps(run.config)) === key(withoutSteps(config.values));
     const own = finished.filter(sameConfig).map((run) => secondsFor(run, target));
     const typical = median((alike.length > 0 ? alike : finished).map((run) => secondsFor(run, target)))!;
     typicalShown ??= typical;
@@ -157,7 +158,6 @@ export function estimateSeconds(
     basis: `${fromOwn} of ${configs.length} configs from their own earlier runs, the rest from the workload's median run (${(typicalShown ?? 0).toFixed(1)} s)${scaling}`,
   };
 }
-
 
 function withoutSteps(values: Record<string, string>): Record<string, string> {
   const { steps: _steps, ...rest } = values;

@@ -23,16 +23,21 @@ function describe(error: z.ZodError): string {
  */
 export function readSweepRequest(sweepId: number, stored: unknown): StoredSweepRequest {
   const parsed = storedSweepRequest.safeParse(stored);
-  if (!parsed.success) throw new ApiFailure('invalid_input', `sweep ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start the sweep again`);
+  if (!parsed.success)
+    throw new ApiFailure('invalid_input', `sweep ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start the sweep again`);
   return parsed.data;
 }
 
 export function readFindBatchRequest(sweepId: number, stored: unknown): FindBatchRequest {
   const parsed = storedFindBatchRequest.safeParse(stored);
-  if (!parsed.success) throw new ApiFailure('invalid_input', `batch-size finder ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start it again`);
+  if (!parsed.success)
+    throw new ApiFailure('invalid_input', `batch-size finder ${sweepId}'s stored request cannot be read (${describe(parsed.error)}); start it again`);
   // The finder runs a registered workload or a typed command: a request with neither names nothing to run.
   if (parsed.data.workloadId === undefined && parsed.data.command === undefined) {
-    throw new ApiFailure('invalid_input', `batch-size finder ${sweepId}'s stored request cannot be read (workloadId: needed where there is no command); start it again`);
+    throw new ApiFailure(
+      'invalid_input',
+      `batch-size finder ${sweepId}'s stored request cannot be read (workloadId: needed where there is no command); start it again`,
+    );
   }
   return parsed.data;
 }

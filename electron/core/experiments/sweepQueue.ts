@@ -17,7 +17,17 @@ import { evaluateExpression, ExpressionError } from '../metrics/expression.js';
 import { GIT_VARIABLE, GitWorktreeError, planCheckout, SHORT_SHA_CHARS, SweepWorktrees, WORKTREE_VALUE, type CheckoutPlan } from './gitWorktrees.js';
 import { failureReason, isFailedRun, missingPaths, sideFailure } from './sideFailure.js';
 import { waitForFairConditions, waitForQuietHost, type GpuReader, type HostReader, type HostWait, type RunWait } from './fairConditions.js';
-import { estimateSeconds, interleavedSchedule, median, PlanError, planConfigs, repeatValues, runSeconds, schedulePlace, type SchedulePosition } from './plan.js';
+import {
+  estimateSeconds,
+  interleavedSchedule,
+  median,
+  PlanError,
+  planConfigs,
+  repeatValues,
+  runSeconds,
+  schedulePlace,
+  type SchedulePosition,
+} from './plan.js';
 import { readFindBatchRequest, readSweepRequest, type FindBatchRequest, type StoredSweepRequest } from './storedRequest.js';
 import type { Clock } from '../clock.js';
 import { checkKnob, KNOB_PREFIX, knobOfVariable } from '../../shared/knobs.js';
@@ -30,8 +40,13 @@ const MAX_REASON_CHARS = 500;
  * What one step of a config holds, from the sweep's `tokensPerStep` or `samplesPerStep` expression over its values
  * (the workload's defaults under them); null when the sweep gives none. A bad expression fails the request.
  */
-export function workPerStep(request: Pick<SweepRequest, 'tokensPerStep' | 'samplesPerStep'>, workload: Workload, values: Record<string, string>): { tokens: number | null; samples: number | null } | null {
-  if (request.tokensPerStep !== undefined && request.samplesPerStep !== undefined) throw new ApiFailure('invalid_input', 'give tokens or samples per step, not both');
+export function workPerStep(
+  request: Pick<SweepRequest, 'tokensPerStep' | 'samplesPerStep'>,
+  workload: Workload,
+  values: Record<string, string>,
+): { tokens: number | null; samples: number | null } | null {
+  if (request.tokensPerStep !== undefined && request.samplesPerStep !== undefined)
+    throw new ApiFailure('invalid_input', 'give tokens or samples per step, not both');
   const expression = request.tokensPerStep ?? request.samplesPerStep;
   if (expression === undefined) return null;
   const scope: Record<string, string> = {};
@@ -107,7 +122,6 @@ export interface SweepQueueDeps {
 
 /** The end of a failed side's output read for paths it missed: a traceback's last lines are in it. */
 const FAILURE_TAIL_BYTES = 16 * 1024;
-
 
 /** How long a run of the sweep may go, and what it waits for before it starts. */
 interface SweepRunLimits {
@@ -324,13 +338,15 @@ export class SweepQueue {
     const known = new Set([...workload.variables.map((v) => v.name), GIT_VARIABLE]);
     const unknown = [...request.vary.map((v) => v.name), ...Object.keys(request.values)].find((name) => !known.has(name) && knobOfVariable(name) === null);
     if (unknown) {
-      throw new ApiFailure('invalid_input', `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')}, and the knobs ${KNOB_PREFIX}NAME)`);
+      throw new ApiFailure(
+        'invalid_input',
+        `the workload ${workload.name} has no variable ${unknown} (it has ${[...known].join(', ')}, and the knobs ${KNOB_PREFIX}NAME)`,
+      );
     }
     // Every knob's every value checked now, with the valid ones named: not at the fifth run.
-    const knobAssignments = [
-      ...request.vary.flatMap((v) => v.values.map((value) => [v.name, value] as const)),
-      ...Object.entries(request.values),
-    ].filter(([name]) => knobOfVariable(name) !== null);
+    const knobAssignments = [...request.vary.flatMap((v) => v.values.map((value) => [v.name, value] as const)), ...Object.entries(request.values)].filter(
+      ([name]) => knobOfVariable(name) !== null,
+    );
     for (const [name, value] of knobAssignments) {
       const checked = checkKnob(knobOfVariable(name)!, value);
       if (!checked.ok) throw new ApiFailure('invalid_input', checked.error);
@@ -438,7 +454,14 @@ export class SweepQueue {
   }
 
   /** The configs' runs, repeats interleaved; `git=` configs each in their revision's worktree. */
-  private async runPlan(id: number, live: LiveSweep, record: SweepRecord, workload: Workload, request: StoredSweepRequest, idleTempC: number | null): Promise<void> {
+  private async runPlan(
+    id: number,
+    live: LiveSweep,
+    record: SweepRecord,
+    workload: Workload,
+    request: StoredSweepRequest,
+    idleTempC: number | null,
+  ): Promise<void> {
     const revisions = (request.vary ?? []).find((v) => v.name === GIT_VARIABLE);
     // A sweep started before revisions were resolved at its start has none stored: resolved now, once.
     const checkout = revisions ? (request.checkout ?? (await this.revisionPlan(workload, revisions.values, request.links ?? []))) : null;
@@ -464,10 +487,20 @@ export class SweepQueue {
         });
         const side = worktrees && revision !== undefined ? await worktrees.side(revision, this.deps.runner.preview(workload, values).cwd) : null;
         const knobs = knobValues(config.values);
-        const placement = side ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision!, ...knobs }, checkout: side.checkout } : { extraConfig: knobs };
+        const placement = side
+          ? { cwdOverride: side.cwd, extraConfig: { [GIT_VARIABLE]: revision!, ...knobs }, checkout: side.checkout }
+          : { extraConfig: knobs };
         const units = workPerStep(request, workload, values);
-        const steps = request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
-        const place = { run: index + 1, of: schedule.length, configIndex: position.configIndex, config: config.name, repeat: position.repeatIndex + 1, repeats: request.repeats };
+        const steps =
+          request.steps && (request.steps.warmupSteps !== null || request.steps.excludeSteps.length > 0) ? { ...request.steps, setBy: 'sweep' as const } : null;
+        const place = {
+          run: index + 1,
+          of: schedule.length,
+          configIndex: position.configIndex,
+          config: config.name,
+          repeat: position.repeatIndex + 1,
+          repeats: request.repeats,
+        };
         const run = await this.runOne(id, live, workload, values, position, { label, place }, request, idleTempC, {
           ...placement,
           ...(units ? { unitsPerStep: units } : {}),
@@ -493,27 +526,43 @@ export class SweepQueue {
 
   private async runFinder(id: number, workload: Workload, request: FindBatchRequest, idleTempC: number | null): Promise<void> {
     const live = this.live.get(id)!;
-    const result = await findLargestBatch(request.start, async (batch) => {
-      if (live.cancelled) return 'cancelled';
-      const record = this.requireRecord(id);
-      const values = { ...request.values, [request.variable]: String(batch) };
-      const config: SweepConfig = { index: record.configs.length, name: `${request.variable}=${batch}`, values, changes: [`${request.variable}=${batch}`] };
-      this.deps.store.sweeps.setConfigs(id, [...record.configs, config]);
-      // A probe asks only whether the batch fits in memory: a busy host does not change that, so it waits for the GPU alone.
-      const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60, waitForHost: false };
-      const units = workPerStep(request, workload, values);
-      const place = { run: config.index + 1, of: null, configIndex: config.index, config: config.name, repeat: 1, repeats: 1 };
-      const what = { label: `probe ${config.index + 1}: ${config.name}`, place };
-      // Knobs (`knob.NAME`) are applied in the run and recorded in its config, as a sweep's are; the rest fill the command.
-      const knobs = knobValues(values);
-      const extras = { ...(units ? { unitsPerStep: units } : {}), ...(Object.keys(knobs).length > 0 ? { extraConfig: knobs } : {}) };
-      const run = await this.runOne(id, live, workload, commandValues(values), { configIndex: config.index, repeatIndex: 0 }, what, limits, idleTempC, extras);
-      // A probe stopped by a cancel or by the engine closing measured nothing: the finder stops (resumable), not failed.
-      if (run === null || live.cancelled) return 'cancelled';
-      if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
-      if (run.exitClass === 'ok') return 'fits';
-      throw new Error(`the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`);
-    }, request.maxBatch);
+    const result = await findLargestBatch(
+      request.start,
+      async (batch) => {
+        if (live.cancelled) return 'cancelled';
+        const record = this.requireRecord(id);
+        const values = { ...request.values, [request.variable]: String(batch) };
+        const config: SweepConfig = { index: record.configs.length, name: `${request.variable}=${batch}`, values, changes: [`${request.variable}=${batch}`] };
+        this.deps.store.sweeps.setConfigs(id, [...record.configs, config]);
+        // A probe asks only whether the batch fits in memory: a busy host does not change that, so it waits for the GPU alone.
+        const limits = { maxSteps: request.maxSteps, timeoutSeconds: request.timeoutSeconds, waitForIdle: true, maxWaitSeconds: 60, waitForHost: false };
+        const units = workPerStep(request, workload, values);
+        const place = { run: config.index + 1, of: null, configIndex: config.index, config: config.name, repeat: 1, repeats: 1 };
+        const what = { label: `probe ${config.index + 1}: ${config.name}`, place };
+        // Knobs (`knob.NAME`) are applied in the run and recorded in its config, as a sweep's are; the rest fill the command.
+        const knobs = knobValues(values);
+        const extras = { ...(units ? { unitsPerStep: units } : {}), ...(Object.keys(knobs).length > 0 ? { extraConfig: knobs } : {}) };
+        const run = await this.runOne(
+          id,
+          live,
+          workload,
+          commandValues(values),
+          { configIndex: config.index, repeatIndex: 0 },
+          what,
+          limits,
+          idleTempC,
+          extras,
+        );
+        // A probe stopped by a cancel or by the engine closing measured nothing: the finder stops (resumable), not failed.
+        if (run === null || live.cancelled) return 'cancelled';
+        if (OOM_CLASSES.has(run.exitClass ?? '')) return 'oom';
+        if (run.exitClass === 'ok') return 'fits';
+        throw new Error(
+          `the probe at ${config.name} failed for another reason than memory (${run.exitClass}: ${run.exitReason ?? 'no reason'}); fix that first`,
+        );
+      },
+      request.maxBatch,
+    );
     if (result === null) return;
     const message =
       result.largestFit === null
@@ -617,7 +666,12 @@ export class SweepQueue {
     live.currentRunId = null;
     live.now = null;
     // Stopped because the engine is closing: cut short like a crash, so a resume runs its place again.
-    if (this.closed && ended.status === 'stopped') ended = this.deps.store.runs.markInterrupted(run.id, ended.exitReason ?? 'Tuning Bench closed during the run', new Date(ended.endedAt ?? this.deps.clock.now()));
+    if (this.closed && ended.status === 'stopped')
+      ended = this.deps.store.runs.markInterrupted(
+        run.id,
+        ended.exitReason ?? 'Tuning Bench closed during the run',
+        new Date(ended.endedAt ?? this.deps.clock.now()),
+      );
     // A run stopped by a skip or a cancel did not measure anything: its place counts as skipped.
     if (live.skipCurrent || (live.cancelled && !this.closed)) this.skip(id, position, 'person');
     this.deps.events.emit('sweeps.onDidChange', this.get(id));
@@ -644,7 +698,10 @@ export class SweepQueue {
     if (record.skipped.some((s) => s.configIndex === position.configIndex && s.repeatIndex === position.repeatIndex)) return true;
     return this.deps.store.runs
       .forSweep(record.id)
-      .some((run) => run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status !== 'interrupted' && run.status !== 'running');
+      .some(
+        (run) =>
+          run.configIndex === position.configIndex && run.repeatIndex === position.repeatIndex && run.status !== 'interrupted' && run.status !== 'running',
+      );
   }
 
   /** A `git=` sweep's revisions and the directory whose repository they name (what its before/after diff is of). */
@@ -655,7 +712,12 @@ export class SweepQueue {
       const revisions = request.vary.find((v) => v.name === GIT_VARIABLE);
       if (!revisions) return null;
       const workload = request.command ? adHocWorkload(request.command) : this.requireWorkload(record.workloadId ?? -1);
-      return { cwd: this.deps.runner.workingDirectory(workload), revisions: revisions.values, sides: request.checkout?.sides ?? [], links: request.checkout?.links ?? [] };
+      return {
+        cwd: this.deps.runner.workingDirectory(workload),
+        revisions: revisions.values,
+        sides: request.checkout?.sides ?? [],
+        links: request.checkout?.links ?? [],
+      };
     } catch {
       // Its workload was removed since (or its request cannot be read): the revisions have no directory to be read in.
       return null;
@@ -743,7 +805,10 @@ export class SweepQueue {
       total,
       record.configs.reduce((n, config) => {
         const finished = runs.filter((run) => run.configIndex === config.index && run.status !== 'running' && run.status !== 'interrupted');
-        const repeatsDone = new Set([...finished.map((run) => run.repeatIndex), ...record.skipped.filter((s) => s.configIndex === config.index).map((s) => s.repeatIndex)]);
+        const repeatsDone = new Set([
+          ...finished.map((run) => run.repeatIndex),
+          ...record.skipped.filter((s) => s.configIndex === config.index).map((s) => s.repeatIndex),
+        ]);
         return n + repeatsDone.size;
       }, 0),
     );

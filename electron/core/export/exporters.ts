@@ -35,8 +35,6 @@ export interface ExportInput {
   title: string;
 }
 
-
-
 /** A variable's values this short (about 110 px in the report's 13 px text) are never broken: `3e-4`, `max-autotune`. */
 const WHOLE_VALUE_CHARS = 16;
 
@@ -309,7 +307,6 @@ export function toJson({ comparison, runs, title }: ExportInput): string {
   )}\n`;
 }
 
-
 /** One run of a row, for the report's table of runs. */
 interface RunItem {
   row: ComparisonRow;
@@ -327,7 +324,8 @@ function runColumns(unit: string | null): Array<Column<RunItem>> {
     { title: 'Config', cell: (item) => item.row.name },
     {
       title: throughputTitle(unit),
-      cell: (item) => (unit === null && item.detail.throughput !== null ? withUnit(item.detail.throughput, item.row.throughput.unit ?? '') : figure(item.detail.throughput)),
+      cell: (item) =>
+        unit === null && item.detail.throughput !== null ? withUnit(item.detail.throughput, item.row.throughput.unit ?? '') : figure(item.detail.throughput),
       numeric: true,
     },
     { title: 'Step time', cell: (item) => msText(item.run?.summary.stepTimeMs.median ?? null), numeric: true },
@@ -340,7 +338,6 @@ function runColumns(unit: string | null): Array<Column<RunItem>> {
     { title: 'Same as', cell: (item) => (item.detail.identicalTo === null ? '' : `#${item.detail.identicalTo} (identical copy)`) },
   ];
 }
-
 
 /** Where each run sits: its row (the colour of its lines and dots) and its place among the row's repeats (the dash). */
 function runPlaces(comparison: Comparison): Map<number, { row: ComparisonRow; index: number; repeat: number }> {
@@ -401,7 +398,12 @@ export function toHtml(input: ExportInput): string {
   // One dot plot per unit the rows are in (one, unless the work of a step was not known to convert them).
   const units = [...new Set(comparison.rows.map((row) => row.throughput.unit).filter((u): u is string => u !== null))];
   const throughputCharts = units
-    .map((u) => throughputChartSvg(comparison.rows.filter((row) => row.throughput.unit === u), u))
+    .map((u) =>
+      throughputChartSvg(
+        comparison.rows.filter((row) => row.throughput.unit === u),
+        u,
+      ),
+    )
     .filter((svg): svg is string => svg !== null)
     .map((svg) => `<figure class="wide"><figcaption>Throughput by config: each run a dot</figcaption>${svg}</figure>`)
     .join('\n');
@@ -446,7 +448,9 @@ export function toHtml(input: ExportInput): string {
   return `${htmlPageStart(title)}
 <h1>${escapeHtml(title)}</h1>
 <p class="notes">Generated ${escapeHtml(comparison.generatedAt)} by Tuning Bench.</p>
-${headerLines(comparison).map((l) => `<p class="notes">${escapeHtml(l)}</p>`).join('\n')}
+${headerLines(comparison)
+  .map((l) => `<p class="notes">${escapeHtml(l)}</p>`)
+  .join('\n')}
 ${rowTable}
 ${rowNotes === '' ? '' : `<ul class="row-notes" data-testid="row-notes">\n${rowNotes}\n</ul>`}
 ${throughputCharts}

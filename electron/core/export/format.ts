@@ -25,7 +25,9 @@ export function figure(value: number | null, digits = SIGNIFICANT_FIGURES): stri
 
 /** The same for CSV: no separators, so a spreadsheet reads it as a number. */
 export function plainFigure(value: number | null | undefined, digits = SIGNIFICANT_FIGURES): string {
-  return value === null || value === undefined || !Number.isFinite(value) ? '' : value.toLocaleString('en-US', { ...significant(value, digits), useGrouping: false });
+  return value === null || value === undefined || !Number.isFinite(value)
+    ? ''
+    : value.toLocaleString('en-US', { ...significant(value, digits), useGrouping: false });
 }
 
 function significant(value: number, digits: number): Intl.NumberFormatOptions {
@@ -64,7 +66,10 @@ export function speedupWithInterval(row: ComparisonRow): string {
 export function verdictText(row: ComparisonRow, minEffect: number): string {
   const { verdict, moreRepeats } = row.speedup;
   if (verdict === 'same') return `same (within ±${Number((minEffect * 100).toPrecision(3))} %)`;
-  if (verdict === 'inconclusive') return moreRepeats === null ? 'inconclusive (many more runs needed)' : `inconclusive (about ${moreRepeats} more run${moreRepeats === 1 ? '' : 's'} per side)`;
+  if (verdict === 'inconclusive')
+    return moreRepeats === null
+      ? 'inconclusive (many more runs needed)'
+      : `inconclusive (about ${moreRepeats} more run${moreRepeats === 1 ? '' : 's'} per side)`;
   if (verdict === 'unknown') return 'no speedup';
   return verdict;
 }
@@ -87,7 +92,9 @@ export function runsText(row: ComparisonRow): string {
 /** Work in one step: `8,192 tokens`, `16 samples`, both, or blank. */
 export function workText(row: ComparisonRow): string {
   const { tokens, samples } = row.workPerStep;
-  return [tokens === null ? '' : `${tokens.toLocaleString('en-US')} tokens`, samples === null ? '' : `${samples.toLocaleString('en-US')} samples`].filter(Boolean).join(', ');
+  return [tokens === null ? '' : `${tokens.toLocaleString('en-US')} tokens`, samples === null ? '' : `${samples.toLocaleString('en-US')} samples`]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** The row's fairness flags: `host-busy (runs 3, 5)`. */
@@ -97,7 +104,12 @@ export function fairnessText(row: ComparisonRow): string {
 
 /** The comparison's machine in one line: GPU, driver, CPU, PyTorch, each where known. */
 export function machineText(machine: { gpu: string | null; driver: string | null; cpu: string | null; torch: string | null }): string {
-  const parts = [machine.gpu, machine.driver === null ? null : `driver ${machine.driver}`, machine.cpu, machine.torch === null ? null : `PyTorch ${machine.torch}`].filter((p): p is string => p !== null);
+  const parts = [
+    machine.gpu,
+    machine.driver === null ? null : `driver ${machine.driver}`,
+    machine.cpu,
+    machine.torch === null ? null : `PyTorch ${machine.torch}`,
+  ].filter((p): p is string => p !== null);
   return parts.length === 0 ? 'not recorded' : parts.join(', ');
 }
 
@@ -130,7 +142,7 @@ export function rowLabel(row: ComparisonRow): string {
 export function runIdsText(ids: readonly number[]): string {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   const spans: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     spans.push(j === i ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);

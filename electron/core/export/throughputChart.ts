@@ -97,10 +97,14 @@ export function throughputChartSvg(rows: readonly ComparisonRow[], unit: string)
     const rowTitle = `${rowLabel(row)}: ${figure(row.throughput.median)} ${unit}${row.throughput.ci95 ? ` (95 % CI ${intervalText(row.throughput.ci95)})` : ''}, n = ${row.n}`;
     parts.push(`<g data-row="${index}"><title>${escapeSvg(rowTitle)}</title>`);
     if (index % 2 === 1) parts.push(`<rect x="0" y="${y.toFixed(1)}" width="${WIDTH}" height="${height.toFixed(1)}" fill="#8c959f" fill-opacity="0.08"/>`);
-    parts.push(`<text x="${plotLeft - 8}" y="${(middle + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="currentColor">${escapeSvg(labels[index]!)}</text>`);
+    parts.push(
+      `<text x="${plotLeft - 8}" y="${(middle + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="currentColor">${escapeSvg(labels[index]!)}</text>`,
+    );
     if (row.throughput.ci95) {
       const [from, to] = [sx(row.throughput.ci95.low), sx(row.throughput.ci95.high)];
-      parts.push(`<line x1="${from.toFixed(1)}" y1="${middle.toFixed(1)}" x2="${to.toFixed(1)}" y2="${middle.toFixed(1)}" stroke="${color}" stroke-opacity="0.45" stroke-width="3"/>`);
+      parts.push(
+        `<line x1="${from.toFixed(1)}" y1="${middle.toFixed(1)}" x2="${to.toFixed(1)}" y2="${middle.toFixed(1)}" stroke="${color}" stroke-opacity="0.45" stroke-width="3"/>`,
+      );
     }
     for (const dot of dots) {
       const title = `run #${dot.runId}: ${figure(dot.value)} ${unit}`;
@@ -121,7 +125,9 @@ export function throughputChartSvg(rows: readonly ComparisonRow[], unit: string)
       if (same.length < 2) continue;
       const x = same[0]!.x;
       const [at, anchor] = x + DOT_RADIUS + 6 + COUNT_LABEL_PX > WIDTH ? [x - DOT_RADIUS - 6, 'end'] : [x + DOT_RADIUS + 6, 'start'];
-      parts.push(`<text x="${at.toFixed(1)}" y="${(middle + 4).toFixed(1)}" text-anchor="${anchor}" font-size="10" fill="currentColor" data-identical="${same.length}">${same.length} identical</text>`);
+      parts.push(
+        `<text x="${at.toFixed(1)}" y="${(middle + 4).toFixed(1)}" text-anchor="${anchor}" font-size="10" fill="currentColor" data-identical="${same.length}">${same.length} identical</text>`,
+      );
     }
     parts.push('</g>');
     y += height;
@@ -138,7 +144,9 @@ export function throughputChartSvg(rows: readonly ComparisonRow[], unit: string)
   const baseline = measured.find((row) => row.isBaseline)?.throughput.median ?? null;
   if (baseline !== null) {
     const x = sx(baseline).toFixed(1);
-    axis.push(`<line x1="${x}" y1="${MARGIN.top}" x2="${x}" y2="${plotBottom}" stroke="currentColor" stroke-width="1" stroke-dasharray="4 3" stroke-opacity="0.6"/>`);
+    axis.push(
+      `<line x1="${x}" y1="${MARGIN.top}" x2="${x}" y2="${plotBottom}" stroke="currentColor" stroke-width="1" stroke-dasharray="4 3" stroke-opacity="0.6"/>`,
+    );
     axis.push(`<text x="${x}" y="${plotBottom + 28}" text-anchor="middle" font-size="10" fill="currentColor">baseline</text>`);
   }
 

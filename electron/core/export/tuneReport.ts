@@ -41,7 +41,6 @@ const knobList = (knobs: Record<string, string>) =>
 
 const speedup = (ratio: number | null) => (ratio === null || !Number.isFinite(ratio) ? '' : `${figure(ratio, SPEEDUP_FIGURES)}x`);
 
-
 /** The throughput column's title: `Samples/s`, or the unit itself where it is none of the usual ones. */
 function throughputHeading(unit: string | null): string {
   const title = throughputTitle(unit);
@@ -121,7 +120,9 @@ function answer(result: TuneResult): Paragraph[] {
     return [
       [
         `Nothing was kept${unfinished}: `,
-        result.status === 'succeeded' ? 'none of the knobs tried was faster within the quality gate here, so the script is best run as it is.' : 'no knob was measured faster within the quality gate.',
+        result.status === 'succeeded'
+          ? 'none of the knobs tried was faster within the quality gate here, so the script is best run as it is.'
+          : 'no knob was measured faster within the quality gate.',
       ],
     ];
   }
@@ -149,11 +150,22 @@ function alert(result: TuneResult): Paragraph | null {
 function permanent(result: TuneResult): Report['permanent'] {
   if (result.suggestions.length === 0) return null;
   // One patch of every edit; where none could be made as one, the suggestions' own diffs.
-  const patch = result.patch ?? (result.suggestions.some((s) => s.diff !== null) ? result.suggestions.flatMap((s) => (s.diff === null ? [] : [s.diff])).join('') : null);
+  const patch =
+    result.patch ?? (result.suggestions.some((s) => s.diff !== null) ? result.suggestions.flatMap((s) => (s.diff === null ? [] : [s.diff])).join('') : null);
   const apply: Paragraph =
     patch === null
       ? ['No patch could be made: make each change above by hand.']
-      : ['Save the patch as ', { code: 'tune.patch' }, ' and apply it in ', { code: result.cwd }, ' with ', { code: 'git apply tune.patch' }, ' (or ', { code: 'patch -p1 < tune.patch' }, ').'];
+      : [
+          'Save the patch as ',
+          { code: 'tune.patch' },
+          ' and apply it in ',
+          { code: result.cwd },
+          ' with ',
+          { code: 'git apply tune.patch' },
+          ' (or ',
+          { code: 'patch -p1 < tune.patch' },
+          ').',
+        ];
   return { changes: result.suggestions.map((s) => [s.text]), patch, apply };
 }
 
@@ -220,7 +232,15 @@ function toMarkdown(report: Report): string {
   lines.push(...report.facts.map((f) => `${markdownInline(f)}  `), '', '## Answer', '');
   for (const p of report.answer) lines.push(markdownInline(p), '');
   const columns = columnsWithData(stepColumns(report.unit, false, report.confidence), report.steps);
-  lines.push('## Steps', '', ...markdownTable(columns.map((c) => ({ ...c, cell: (step: TuneStep) => markdownLiteral(c.cell(step)) })), report.steps), '');
+  lines.push(
+    '## Steps',
+    '',
+    ...markdownTable(
+      columns.map((c) => ({ ...c, cell: (step: TuneStep) => markdownLiteral(c.cell(step)) })),
+      report.steps,
+    ),
+    '',
+  );
   for (const r of report.reasons) lines.push(`- **${markdownText(r.name)}**${r.name === 'baseline' ? ': ' : ' '}${markdownInline(r.text)}`);
   lines.push('');
   if (report.permanent) {
@@ -269,7 +289,8 @@ function toHtml(report: Report): string {
     );
   }
   parts.push('<h2>Method</h2>', `<p class="notes">${escapeHtml(report.method)}</p>`);
-  if (report.notes.length > 0) parts.push('<h2>Notes</h2>', `<ul class="row-notes">\n${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('\n')}\n</ul>`);
+  if (report.notes.length > 0)
+    parts.push('<h2>Notes</h2>', `<ul class="row-notes">\n${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('\n')}\n</ul>`);
   if (report.error !== null) parts.push('<h2>Error</h2>', `<p>${escapeHtml(report.error)}</p>`);
   parts.push('</body></html>');
   return `${parts.filter((p) => p !== '').join('\n')}\n`;

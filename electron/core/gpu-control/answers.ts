@@ -3,16 +3,7 @@
 import type { ClockRange, GpuOperation } from '../../shared/gpuSettings.js';
 import { classifyNvidiaSmiMessages, NVIDIA_SMI_EXIT } from '../telemetry/nvidiaSmi/index.js';
 
-export type ControlOutcome =
-  | 'applied'
-  | 'already'
-  | 'not-supported'
-  | 'permission'
-  | 'invalid-value'
-  | 'no-driver'
-  | 'gpu-lost'
-  | 'no-device'
-  | 'failed';
+export type ControlOutcome = 'applied' | 'already' | 'not-supported' | 'permission' | 'invalid-value' | 'no-driver' | 'gpu-lost' | 'no-device' | 'failed';
 
 export interface ControlAnswer {
   ok: boolean;
@@ -29,7 +20,10 @@ const ECHOED_CLOCKS = /(?:gpu|mem)ClkMin (\d+), (?:gpu|mem)ClkMax (\d+)/u;
 
 export function interpretControlAnswer(op: GpuOperation, code: number, output: string): ControlAnswer {
   const messages = classifyNvidiaSmiMessages(output);
-  const lines = output.split(/\r?\n/u).map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split(/\r?\n/u)
+    .map((line) => line.trim())
+    .filter(Boolean);
   const warnings = lines.filter((line) => /^Warning:/iu.test(line)).map((line) => line.replace(/ See the Known Issues.*$/u, ''));
   const first = (kinds: string[]) => messages.find((m) => kinds.includes(m.kind));
   const fail = (outcome: ControlOutcome, detail: string): ControlAnswer => ({ ok: false, outcome, detail, echoedRange: null, warnings });

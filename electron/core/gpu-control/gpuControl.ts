@@ -3,13 +3,7 @@
 import fs from 'node:fs';
 import type { GpuControlState, GpuJournalEntry, MethodOutput } from '../../shared/api.js';
 import { ApiFailure } from '../../shared/api.js';
-import {
-  describeOperation,
-  runSettingsOperations,
-  type ClockRange,
-  type GpuOperation,
-  type GpuRunSettings,
-} from '../../shared/gpuSettings.js';
+import { describeOperation, runSettingsOperations, type ClockRange, type GpuOperation, type GpuRunSettings } from '../../shared/gpuSettings.js';
 import type { GpuJournalStore, JournalScope, StoredJournalEntry } from '../store/gpuJournalStore.js';
 import { isStillRunning, sameProcess, type ProcessIdentity } from '../system/processIdentity.js';
 import type { RunGpuLease } from '../runner/collaborators.js';
@@ -184,9 +178,7 @@ export class GpuControl {
 
   async status(gpu = this.options.defaultGpu): Promise<StatusOutput> {
     const abandoned = this.abandoned().map(describeEntry);
-    const elevation = this.options.elevation
-      ? await this.options.elevation.describe()
-      : { mode: 'manual' as const, detail: 'no nvidia-smi on this machine' };
+    const elevation = this.options.elevation ? await this.options.elevation.describe() : { mode: 'manual' as const, detail: 'no nvidia-smi on this machine' };
     const read = await this.readState(gpu);
     const base = { gpu, elevation, abandoned, manual: [] as GpuJournalEntry[], heldBy: null as string | null };
     if (!read.ok) return { ...base, available: false, reason: read.reason, state: null, profiles: [] };
@@ -495,9 +487,7 @@ export class GpuControl {
     if (lease) return lease.label;
     const changing = this.changing.get(key);
     if (changing !== undefined) return changing;
-    const other = this.options.journal
-      .open()
-      .find((e) => this.matches(e, key, index) && this.heldByAnotherLiveEngine(e));
+    const other = this.options.journal.open().find((e) => this.matches(e, key, index) && this.heldByAnotherLiveEngine(e));
     if (!other) return null;
     return other.runId !== null ? `run ${other.runId} (process ${other.ownerPid})` : `a ${other.scope} in process ${other.ownerPid}`;
   }
@@ -508,9 +498,7 @@ export class GpuControl {
     const seen = new Set<string>();
     const booted = bootTime();
     const open = this.options.journal.open().filter((e) => this.matches(e, key, index) && e.state === 'applied');
-    const manual = this.options.journal
-      .manual()
-      .filter((e) => this.matches(e, key, index) && (booted === null || new Date(e.createdAt) >= booted));
+    const manual = this.options.journal.manual().filter((e) => this.matches(e, key, index) && (booted === null || new Date(e.createdAt) >= booted));
     for (const entry of [...open, ...manual]) {
       const group = CLOCK_GROUP[entry.operation];
       if (!group || seen.has(group)) continue;

@@ -39,14 +39,16 @@ const TEXT_RULES: readonly TextRule[] = [
   },
   // A shell's report of a job it lost to a signal from outside (the OOM killer's SIGKILL, a scheduler's SIGTERM):
   // `/bin/bash: line 27: 318 Killed sh start.sh`, a bare `Killed` / `Terminated` line, zsh's `zsh: killed  python ...`.
-  { exitClass: 'killed', pattern: /^(?:\S+: line \d+: +)?\d+ (?:Killed|Terminated)\b|^(?:Killed|Terminated)(?::\s*\d+)?\s*$|^(?:zsh|bash|sh): (?:killed|terminated)\s/u },
+  {
+    exitClass: 'killed',
+    pattern: /^(?:\S+: line \d+: +)?\d+ (?:Killed|Terminated)\b|^(?:Killed|Terminated)(?::\s*\d+)?\s*$|^(?:zsh|bash|sh): (?:killed|terminated)\s/u,
+  },
   // The loss itself printed as NaN/Inf; a "grad norm: nan" alone is a skipped step, not a failed run.
   { exitClass: 'nan_loss', pattern: /\bloss\b[^\n,|]{0,24}?[:=\s]\s*[-+]?(?:nan|inf(?:inity)?)\b/iu },
 ];
 
 /** Classes the text proves even when the command exited 0. */
 const EXIT_ZERO_FAILURES: ReadonlySet<ExitClass> = new Set(['nan_loss', 'killed', 'host_oom']);
-
 
 const GRAD_NORM = /\bgrad(?:ient)?[ _]norm\b[^\n,|]{0,8}?[:=\s]\s*([-+]?(?:nan|inf(?:inity)?|[\d.]+(?:e[-+]?\d+)?))/iu;
 /**
@@ -57,7 +59,9 @@ const NAN_GRAD_NORM_RUN = 3;
 
 /** Finds the last line of `text` that matches a failure rule; used for live runs and imported logs alike. */
 export function findFailureLine(text: string): { exitClass: ExitClass; line: string } | null {
-  const lines = stripAnsi(text).split(/\r\n|\r|\n/u).map(stripLinePrefix);
+  const lines = stripAnsi(text)
+    .split(/\r\n|\r|\n/u)
+    .map(stripLinePrefix);
   for (const rule of TEXT_RULES) {
     for (let i = lines.length - 1; i >= 0; i--) {
       const line = lines[i]!;

@@ -79,9 +79,14 @@ export interface ImportRequest {
 /** Imports text the face already holds (the UI's import). */
 export function importLogText(target: ImportTarget, text: string | Buffer, request: ImportRequest): Promise<Run> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  return importLogPieces(target, request, bytes.length, (function* () {
-    for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
-  })());
+  return importLogPieces(
+    target,
+    request,
+    bytes.length,
+    (function* () {
+      for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) yield bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES);
+    })(),
+  );
 }
 
 /** Imports a file, a pipe or a device in pieces (`-` is standard input): memory stays bounded whatever its size. */
@@ -105,7 +110,12 @@ export async function importLogFile(target: ImportTarget, file: string, request:
 }
 
 /** A log given in pieces (a file's reads, standard input, a face's sends) into a new run; `total` is its size when known. */
-export async function importLogPieces({ store, tasks }: ImportTarget, request: ImportRequest, total: number | null, pieces: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<Run> {
+export async function importLogPieces(
+  { store, tasks }: ImportTarget,
+  request: ImportRequest,
+  total: number | null,
+  pieces: Iterable<Buffer> | AsyncIterable<Buffer>,
+): Promise<Run> {
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,
@@ -147,7 +157,8 @@ export async function importLogPieces({ store, tasks }: ImportTarget, request: I
       // Columns, moved to the writer thread: a sample object cloned there cost both threads (and ~150 bytes).
       const samples = new SampleColumns();
       for (let at = 0; at < text.length; at += PARSE_SLICE_CHARS) {
-        for (const sample of collector.push(text.slice(at, at + PARSE_SLICE_CHARS), 0)) samples.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
+        for (const sample of collector.push(text.slice(at, at + PARSE_SLICE_CHARS), 0))
+          samples.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
         await slice.pause();
       }
       store.output.appendParsed(run.id, seq++, 0, owned, samples);

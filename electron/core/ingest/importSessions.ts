@@ -94,7 +94,12 @@ export class ImportSessions {
     if (request.totalBytes !== null && request.totalBytes > limit) throw new ImportTooLarge(limit);
     const importId = randomUUID();
     const pieces = new PieceQueue();
-    const result = importLogPieces(this.target, { name: request.name, source: request.name, now: this.clock.now(), maxBytes: limit }, request.totalBytes, pieces);
+    const result = importLogPieces(
+      this.target,
+      { name: request.name, source: request.name, now: this.clock.now(), maxBytes: limit },
+      request.totalBytes,
+      pieces,
+    );
     // Read by finish(); a failure before then (too large, cancelled) must not go unhandled meanwhile.
     result.catch(() => undefined);
     const session: ImportSession = { pieces, result, receivedBytes: 0, idle: this.idleTimer(importId) };

@@ -59,7 +59,10 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
       const { summary, columns: samples } = summarizeStored(store.metrics, message.runId, message.options, { exact: message.stepMarks });
       const series = buildSeries(samples, storedGpuSamples(store.telemetry, message.runId));
       const stepMarks = message.stepMarks
-        ? Array.from(samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)), (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }))
+        ? Array.from(
+            samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)),
+            (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }),
+          )
         : null;
       return { summary, series, stepMarks };
     }

@@ -49,7 +49,10 @@ export class IngestTasks {
 
   private perform<K extends IngestTask['task']>(task: Extract<IngestTask, { task: K }>): Promise<IngestTaskResults[K]> {
     if (this.closed) return Promise.reject(new Error('the engine is closing: the task was not started'));
-    if (this.readOnly !== null) return Promise.reject(new ApiFailure('conflict', `${this.file} is open for reading only (${this.readOnly}): ${task.task} writes to it, so it was not started`));
+    if (this.readOnly !== null)
+      return Promise.reject(
+        new ApiFailure('conflict', `${this.file} is open for reading only (${this.readOnly}): ${task.task} writes to it, so it was not started`),
+      );
     const worker = this.start();
     const id = this.nextId++;
     worker.ref();
@@ -70,7 +73,10 @@ export class IngestTasks {
       if (this.pending.size === 0 && !this.closed) worker.unref();
       if (!waiting) return;
       if (message.ok) waiting.resolve(message.value);
-      else waiting.reject(message.name === 'ReparseRefused' ? new ReparseRefused(message.message) : Object.assign(new Error(message.message), { name: message.name }));
+      else
+        waiting.reject(
+          message.name === 'ReparseRefused' ? new ReparseRefused(message.message) : Object.assign(new Error(message.message), { name: message.name }),
+        );
     });
     // A thread that dies fails what waited on it; the next task starts a new one.
     const stopped = (why: string) => {

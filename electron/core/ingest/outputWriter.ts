@@ -35,11 +35,7 @@ export class OutputWriter {
    * `readOnly`: why the file is open for reading only (a full disk, no write permission). No thread is started
    * then, and anything handed in is refused by the caller's own insert before it gets here.
    */
-  constructor(
-    file: string,
-    onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`),
-    readOnly: string | null = null,
-  ) {
+  constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`), readOnly: string | null = null) {
     if (readOnly !== null) {
       this.failure = readOnly;
       this.worker = null;
@@ -94,7 +90,9 @@ export class OutputWriter {
       } else if (message.type === 'dropping') {
         for (const listener of [...this.droppingListeners]) listener(message.runId, message.limitBytes);
       } else if (message.type === 'closed' && message.lostChunks > 0) {
-        onError(`${message.lostChunks} chunks of output could not be stored before closing: ${this.status.state === 'paused' ? this.status.message : 'the database refused them'}`);
+        onError(
+          `${message.lostChunks} chunks of output could not be stored before closing: ${this.status.state === 'paused' ? this.status.message : 'the database refused them'}`,
+        );
       }
     });
     worker.on('error', (error) => {

@@ -257,7 +257,6 @@ function armForWaiting(): void {
   armCommitTimer(Math.max(next, retryAt - now, 0));
 }
 
-
 // --- When to commit: by time and size, checked as chunks arrive and by a timer armed for the oldest waiting item.
 
 let commitTimer: NodeJS.Timeout | null = null;
@@ -308,7 +307,9 @@ function pumpReadBacks(): void {
       run.deferredAfterSeq = through;
     } else if (run.ending && status.state === 'paused') {
       // The run is over and what is left of it cannot be stored now: it is not waited for (a full disk may last).
-      run.unparsedBytes += chunks.filter((chunk) => chunk.runId === runId && chunk.seq > run.deferredAfterSeq!).reduce((sum, chunk) => sum + chunk.data.byteLength, 0);
+      run.unparsedBytes += chunks
+        .filter((chunk) => chunk.runId === runId && chunk.seq > run.deferredAfterSeq!)
+        .reduce((sum, chunk) => sum + chunk.data.byteLength, 0);
       run.deferredAfterSeq = null;
       maybeEndParsing(runId, run);
     }
@@ -320,7 +321,13 @@ function forwardToParser(chunk: Chunk, run: LiveRun, wasDropped: boolean): void 
   if (!parserAlive) return;
   if (run.deferredAfterSeq === null && !backlogFull()) {
     // A copy: the original is committed from here, and its memory is released once stored.
-    const bytes = sendChunkCopy(parser, chunk.data, (copy): ToOutputParser => ({ type: 'chunk', runId: chunk.runId, seq: chunk.seq, tMs: chunk.tMs, data: copy }));
+    const bytes = sendChunkCopy(parser, chunk.data, (copy): ToOutputParser => ({
+      type: 'chunk',
+      runId: chunk.runId,
+      seq: chunk.seq,
+      tMs: chunk.tMs,
+      data: copy,
+    }));
     run.forwardedBytes += bytes;
     forwardedBytesTotal += bytes;
     return;
@@ -364,7 +371,10 @@ parser.on('message', (message: ParserToWriter) => {
   try {
     handleParser(message);
   } catch (error) {
-    send({ type: 'error', message: `the output writer could not take the parser's ${message.type}: ${error instanceof Error ? error.message : String(error)}` });
+    send({
+      type: 'error',
+      message: `the output writer could not take the parser's ${message.type}: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
 });
 // The parser thread died (a fault the engine reports): bytes go on being stored; runs end without waiting for it.

@@ -63,7 +63,7 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
     return result;
   };
   const clearOthers = () => {
-    for (let after = 0, deleted = 1; deleted > 0; ) {
+    for (let after = 0, deleted = 1; deleted > 0;) {
       ({ deleted, lastBlock: after } = inTurns(() => store.metrics.deleteOtherTextGenerations(id, after, BLOCKS_DELETED_PER_TRANSACTION)));
     }
   };
@@ -99,7 +99,12 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   // The channel's samples stay; the text ones are the new parse's.
-  const { summary: training, columns: samples } = summarizeStored(store.metrics, id, { ...units, ...summaryChoices(run, workload), profiledSpan }, { parse: generation });
+  const { summary: training, columns: samples } = summarizeStored(
+    store.metrics,
+    id,
+    { ...units, ...summaryChoices(run, workload), profiledSpan },
+    { parse: generation },
+  );
   const summary: RunSummary = { ...run.summary, ...training };
   const series = buildSeries(samples, storedGpuSamples(store.telemetry, id));
 
@@ -157,8 +162,13 @@ export async function resummarizeRun(store: Store, id: number, choices: { warmup
   const span = store.profiles.ownSpan(id);
   const startedAtMs = Date.parse(run.startedAt);
   const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
-  const training = summarizeStored(store.metrics, id, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices({ steps }, workload), profiledSpan }).summary;
-  const clockLock = run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? (run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null : null;
+  const training = summarizeStored(store.metrics, id, {
+    ...stepUnits(run.unitsPerStep, workload, run.config),
+    ...summaryChoices({ steps }, workload),
+    profiledSpan,
+  }).summary;
+  const clockLock =
+    run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? ((run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null) : null;
   const fairness =
     run.summary.host === null && run.summary.gpu === null
       ? run.summary.fairness

@@ -59,13 +59,19 @@ export function buildSeries(input: SummaryInput, gpu: readonly TimedGpuSample[])
   // The structured channel wins over text where it has the metric (as in the summary).
   const fromChannel = metrics.source.subarray(0, metrics.length).includes(SOURCE_CODE.channel);
   const usable = (i: number) =>
-    Number.isFinite(metrics.value[i]!) && (metrics.kind[i] === KIND_CODE.train || metrics.kind[i] === KIND_CODE.eval) && (!fromChannel || metrics.source[i] === SOURCE_CODE.channel);
+    Number.isFinite(metrics.value[i]!) &&
+    (metrics.kind[i] === KIND_CODE.train || metrics.kind[i] === KIND_CODE.eval) &&
+    (!fromChannel || metrics.source[i] === SOURCE_CODE.channel);
   const series: StoredSeries = { metrics: {}, telemetry: {} };
   for (const name of METRIC_SERIES) {
     const code = metrics.nameCode(name);
     if (code < 0) continue;
     // Each step's last value, in step order, as columns (see stepColumns.ts): no pair per sample.
-    const byStep = groupByStep(metrics, metrics.where((i) => metrics.name[i] === code && usable(i)), [name]);
+    const byStep = groupByStep(
+      metrics,
+      metrics.where((i) => metrics.name[i] === code && usable(i)),
+      [name],
+    );
     const values = byStep.values.get(name);
     if (values === undefined) continue;
     series.metrics[name] = decimateColumns(byStep.step, values);

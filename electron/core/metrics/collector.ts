@@ -76,7 +76,12 @@ export const LIVE_READING: ReadingOptions = { progressIntervalMs: LIVE_PROGRESS_
  * thinned by their own clocks as a live run's are by arrival (and of a bar's redraws at one step,
  * only the last counts).
  */
-export const IMPORTED_LOG_READING: ReadingOptions = { progressIntervalMs: 0, timesFromStamps: true, lastRedrawPerStep: true, barClockIntervalMs: LIVE_PROGRESS_INTERVAL_MS };
+export const IMPORTED_LOG_READING: ReadingOptions = {
+  progressIntervalMs: 0,
+  timesFromStamps: true,
+  lastRedrawPerStep: true,
+  barClockIntervalMs: LIVE_PROGRESS_INTERVAL_MS,
+};
 
 export class MetricsCollector {
   private readonly splitter: TerminalLineSplitter;
@@ -257,7 +262,14 @@ export class MetricsCollector {
   }
 
   /** The global step of a printed one; a restart of the counter is kept as a sample, so the summary can say so. */
-  private placeStep(origin: StepOrigin, kind: MetricRecord['kind'], step: number | null, epoch: number | undefined, tMs: number, samples: MetricSample[]): number | null {
+  private placeStep(
+    origin: StepOrigin,
+    kind: MetricRecord['kind'],
+    step: number | null,
+    epoch: number | undefined,
+    tMs: number,
+    samples: MetricSample[],
+  ): number | null {
     const placed = this.globalSteps.place(origin, kind, step, epoch);
     if (placed.restart !== null) {
       this.releaseHeld(samples);

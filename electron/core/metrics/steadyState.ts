@@ -74,7 +74,12 @@ export interface SteadySplit {
  * `decided`: where the steady state starts, found beforehand (a long run's warm-up is looked for among its first steps
  * read whole, its statistics made over a sample of the rest: see summaryInput.ts).
  */
-export function splitSteadyState(points: readonly TimedPoint[], rule: WarmupRule = DEFAULT_WARMUP_RULE, marks: StepMarks = {}, decided?: { start: number; reason: string }): SteadySplit {
+export function splitSteadyState(
+  points: readonly TimedPoint[],
+  rule: WarmupRule = DEFAULT_WARMUP_RULE,
+  marks: StepMarks = {},
+  decided?: { start: number; reason: string },
+): SteadySplit {
   const { start, reason } = decided ?? findStart(points, rule, marks.warmupHints ?? new Set());
   const markedIndexes = marks.markedIndexes ?? new Set<number>();
   const userSteps = marks.userSteps ?? new Set<number>();
@@ -209,7 +214,11 @@ function findWarmupEnd(points: readonly TimedPoint[]): { start: number; reason: 
     start: 1,
     reason: `${stepsText(points, 0, 1)}: slower than every later step and than the steady median (${round3(level)} ms) ${margin}`,
   };
-  if (!slow[0]) return { start: 0, reason: `none: the first step is no slower than the steady median (${round3(level)} ms); a slow stretch after normal steps is not warm-up` };
+  if (!slow[0])
+    return {
+      start: 0,
+      reason: `none: the first step is no slower than the steady median (${round3(level)} ms); a slow stretch after normal steps is not warm-up`,
+    };
   // The warm-up ends for good at the first two normal steps in a row.
   let end = cap;
   for (let i = 1; i < cap; i++) {
@@ -237,7 +246,10 @@ function findWarmupEnd(points: readonly TimedPoint[]): { start: number; reason: 
   const endsWithinCap = end < cap || !slow[cap];
   if (best > 0 && !endsWithinCap) {
     if (slowFirstStep) return firstStepOnly;
-    return { start: 0, reason: `none: the steps stay slower than the steady median (${round3(level)} ms) past the first ${MAX_AUTO_WARMUP_SHARE * 100} % of the run: load on the machine, not warm-up (set warm-up steps by hand if it is warm-up)` };
+    return {
+      start: 0,
+      reason: `none: the steps stay slower than the steady median (${round3(level)} ms) past the first ${MAX_AUTO_WARMUP_SHARE * 100} % of the run: load on the machine, not warm-up (set warm-up steps by hand if it is warm-up)`,
+    };
   }
   // A stretch as slow later on: the slowness comes and goes.
   for (let from = best + window; best > 0 && from + window <= times.length; from++) {
@@ -279,7 +291,7 @@ export function slowStretches(points: readonly TimedPoint[], start: number): Slo
   if (steady.length < MIN_STRETCH_POINTS) return [];
   const { slow, level } = slowFlags(steady, steady);
   const out: SlowStretch[] = [];
-  for (let i = 0; i < steady.length && out.length < MAX_SLOW_STRETCHES; ) {
+  for (let i = 0; i < steady.length && out.length < MAX_SLOW_STRETCHES;) {
     if (!slow[i]) {
       i++;
       continue;
@@ -287,7 +299,12 @@ export function slowStretches(points: readonly TimedPoint[], start: number): Slo
     let j = i;
     while (j < steady.length && slow[j]) j++;
     if (j - i >= MIN_STRETCH_POINTS) {
-      out.push({ fromStep: points[start + i]!.step, toStep: points[start + j - 1]!.step, steps: j - i, slowerBy: round3Number(median(steady.slice(i, j)) / level - 1) });
+      out.push({
+        fromStep: points[start + i]!.step,
+        toStep: points[start + j - 1]!.step,
+        steps: j - i,
+        slowerBy: round3Number(median(steady.slice(i, j)) / level - 1),
+      });
     }
     i = j;
   }

@@ -3,7 +3,19 @@ import { interquartileRange, median } from 'simple-statistics';
 import type { MetricKind, MetricSample } from './samples.js';
 import { KIND_CODE, KINDS, SampleColumns, SOURCE_CODE } from '../store/sampleColumns.js';
 import { groupByStep, type StepColumns } from './stepColumns.js';
-import { findStart, slowStretches, splitSteadyState, warmupSeconds, warmupSteps, type SlowStretch, type SteadySplit, type StepMarks, type TimedPoint, type WarmupRule, DEFAULT_WARMUP_RULE } from './steadyState.js';
+import {
+  findStart,
+  slowStretches,
+  splitSteadyState,
+  warmupSeconds,
+  warmupSteps,
+  type SlowStretch,
+  type SteadySplit,
+  type StepMarks,
+  type TimedPoint,
+  type WarmupRule,
+  DEFAULT_WARMUP_RULE,
+} from './steadyState.js';
 import { onGrid, seriesKey, type SeriesFacts, type StepSampling } from './stepSampling.js';
 import { clockGrain, printedGrain } from './timingResolution.js';
 
@@ -15,7 +27,16 @@ export interface TrainingSummary {
    * `blocks`: medians of up to THROUGHPUT_BLOCKS consecutive stretches of the steady state, in order.
    * Comparisons bootstrap over them: cheap to keep, and stretches carry the slow drift single steps hide.
    */
-  throughput: { median: number | null; iqr: number | null; unit: ThroughputUnit | null; blocks: number[]; resolution: number | null; overall: number | null; overallResolution: number | null; uneven: boolean };
+  throughput: {
+    median: number | null;
+    iqr: number | null;
+    unit: ThroughputUnit | null;
+    blocks: number[];
+    resolution: number | null;
+    overall: number | null;
+    overallResolution: number | null;
+    uneven: boolean;
+  };
   /** Timed steps the steady statistics used (after warm-up, without the left-out ones). */
   steadySteps: number | null;
   /** Milliseconds from the run's start to its first steady step (the fairness checks look from there on). */
@@ -187,7 +208,16 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   const scaled = (count: number) => Math.round(count * weight);
   const profiledSteps = sampling === null ? profiled.size : scaled([...profiled].filter((step) => onGrid(sampling, step)).length);
 
-  let throughput: TrainingSummary['throughput'] = { median: null, iqr: null, unit: null, blocks: [], resolution: null, overall: null, overallResolution: null, uneven: false };
+  let throughput: TrainingSummary['throughput'] = {
+    median: null,
+    iqr: null,
+    unit: null,
+    blocks: [],
+    resolution: null,
+    overall: null,
+    overallResolution: null,
+    uneven: false,
+  };
   let stepTime: number | null = null;
   let warmup: TrainingSummary['warmup'] = null;
   let stepTimeWithOutliers: number | null = null;
@@ -199,16 +229,28 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
   let stretches: SlowStretch[] = [];
   let unevenNote: string | null = null;
   if (points.length > 0) {
-    const marks = { markedIndexes: markedIndexes(points, all), userSteps: new Set(options.excludeSteps ?? []), warmupHints: warmupHints(points, all, timingSource) };
+    const marks = {
+      markedIndexes: markedIndexes(points, all),
+      userSteps: new Set(options.excludeSteps ?? []),
+      warmupHints: warmupHints(points, all, timingSource),
+    };
     const rule = options.warmup ?? DEFAULT_WARMUP_RULE;
     // What the steady statistics are made over: every point, or of a sampled run the grid's (an even 1 in `every`).
-    const view = sampling === null ? { points, throughputs, grains, split: splitSteadyState(points, rule, marks), fullIndex: null } : sampledSplit(sampling, points, throughputs, grains, rule, marks);
+    const view =
+      sampling === null
+        ? { points, throughputs, grains, split: splitSteadyState(points, rule, marks), fullIndex: null }
+        : sampledSplit(sampling, points, throughputs, grains, rule, marks);
     const split = view.split;
     const outliers = new Set(split.outliers);
     const steadyIndexes: number[] = [];
     for (let i = split.start; i < view.points.length; i++) if (!outliers.has(i)) steadyIndexes.push(i);
     outlierSteps = scaled(split.outliers.length);
-    outlierReasons = { marked: scaled(split.marked), byUser: scaled(split.byUser), byRule: scaled(split.byRule), flaggedKept: scaled(split.flaggedKept.length) };
+    outlierReasons = {
+      marked: scaled(split.marked),
+      byUser: scaled(split.byUser),
+      byRule: scaled(split.byRule),
+      flaggedKept: scaled(split.flaggedKept.length),
+    };
     // Where only a rate was printed the points' step times are relative (see timePoints): no seconds to report.
     warmup = {
       rule: split.rule,
@@ -227,7 +269,16 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       const resolution = median(steadyIndexes.map((i) => view.grains[i]!));
       stepTime = stepTimesKnown ? median(steadyIndexes.map((i) => view.points[i]!.stepTimeMs)) : null;
       const pace = stepTimesKnown && stepTime !== null ? workOverTime(steadyIndexes, view.points, view.throughputs, view.grains, weight) : null;
-      throughput = { median: median(values), iqr: values.length > 1 ? interquartileRange(values) : 0, unit, blocks: blockMedians(values), resolution, overall: pace?.throughput ?? null, overallResolution: pace?.resolution ?? null, uneven: false };
+      throughput = {
+        median: median(values),
+        iqr: values.length > 1 ? interquartileRange(values) : 0,
+        unit,
+        blocks: blockMedians(values),
+        resolution,
+        overall: pace?.throughput ?? null,
+        overallResolution: pace?.resolution ?? null,
+        uneven: false,
+      };
       const uneven = pace !== null && stepTime !== null && pace.meanMs > UNEVEN_PACE_RATIO * stepTime ? pace : null;
       if (uneven !== null) {
         throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution, uneven: true };
@@ -326,7 +377,13 @@ function sampledSplit(sampling: StepSampling, points: TimedPoint[], throughputs:
   const searched = [...Array.from({ length: headCount }, (_, i) => i), ...fullIndex.filter((i) => i >= headCount)];
   const found =
     rule.kind === 'auto'
-      ? (({ start: at, reason }) => ({ start: at < searched.length ? searched[at]! : points.length, reason }))(findStart(searched.map((i) => points[i]!), rule, marks.warmupHints))
+      ? (({ start: at, reason }) => ({ start: at < searched.length ? searched[at]! : points.length, reason }))(
+          findStart(
+            searched.map((i) => points[i]!),
+            rule,
+            marks.warmupHints,
+          ),
+        )
       : findStart(points, rule, marks.warmupHints);
   let start = fullIndex.findIndex((i) => i >= found.start);
   if (start < 0) start = fullIndex.length;
@@ -346,11 +403,16 @@ function sampledSplit(sampling: StepSampling, points: TimedPoint[], throughputs:
 
 /** A sampled run's facts that need every sample, from what summaryInput saw of each series as it read them. */
 function everySampleFacts(sampling: StepSampling, source: 'channel' | 'text') {
-  const of = (name: string, kinds: readonly MetricKind[]) => kinds.map((kind) => sampling.facts.get(seriesKey(name, source, kind))).filter((fact) => fact !== undefined);
+  const of = (name: string, kinds: readonly MetricKind[]) =>
+    kinds.map((kind) => sampling.facts.get(seriesKey(name, source, kind))).filter((fact) => fact !== undefined);
   const latest = (facts: readonly SeriesFacts[]) => {
     let best: SeriesFacts['last'] = null;
     for (const { last } of facts) {
-      if (last !== null && (best === null || last.step > best.step || (last.step === best.step && (last.tMs > best.tMs || (last.tMs === best.tMs && last.order > best.order))))) best = last;
+      if (
+        last !== null &&
+        (best === null || last.step > best.step || (last.step === best.step && (last.tMs > best.tMs || (last.tMs === best.tMs && last.order > best.order))))
+      )
+        best = last;
     }
     return best?.value ?? null;
   };
@@ -436,7 +498,9 @@ function restartNotes(all: SampleColumns, samples: Uint32Array, steps: number | 
   const restarts = named(all, samples, STEP_RESTART_SAMPLE).length;
   if (restarts === 0) return [];
   const times = restarts === 1 ? 'once' : `${restarts} times`;
-  return [`The printed step counter started again ${times} (with an epoch or a phase): steps are counted on through the run${steps === null ? '' : `, ${steps} in all`}, so no step replaces another.`];
+  return [
+    `The printed step counter started again ${times} (with an epoch or a phase): steps are counted on through the run${steps === null ? '' : `, ${steps} in all`}, so no step replaces another.`,
+  ];
 }
 
 /**
@@ -465,7 +529,10 @@ function markedIndexes(points: readonly TimedPoint[], all: SampleColumns): Set<n
   const marked = new Set<number>();
   if (markers.length === 0) return marked;
   const times = Float64Array.from(markers, (i) => all.tMs[i]!).sort();
-  const steps = Float64Array.from(all.where((i) => !Number.isNaN(all.step[i]!), markers), (i) => all.step[i]!).sort();
+  const steps = Float64Array.from(
+    all.where((i) => !Number.isNaN(all.step[i]!), markers),
+    (i) => all.step[i]!,
+  ).sort();
   const anyIn = (sorted: Float64Array, low: number, high: number) => {
     // First value above `low` (binary search: a long run has thousands of evals and points).
     let lo = 0;
@@ -625,8 +692,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
       if (finite(v('tokens_per_sec'))) {
         rate = v('tokens_per_sec')!;
         grain = printedGrain(rate);
-      }
-      else if (tokensThisStep !== null) rate = (tokensThisStep / stepTimeMs) * 1000;
+      } else if (tokensThisStep !== null) rate = (tokensThisStep / stepTimeMs) * 1000;
     } else if (unit === 'samples/s') {
       if (finite(v('samples_per_sec'))) {
         rate = v('samples_per_sec')!;

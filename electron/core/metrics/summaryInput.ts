@@ -110,7 +110,9 @@ function readSampled(
 ): { columns: SampleColumns; sampling: StepSampling } {
   const every = Math.max(2, Math.ceil((stepsGuess - limits.headSteps) / limits.sampledSteps));
   // A series of few samples (an lr logged every 1,000 steps) is kept whole, as evals are.
-  const sampled = new Set(series.filter((s) => (s.kind === 'train' || s.kind === 'progress') && s.samples > limits.sampledSteps / 4).map((s) => seriesKey(s.name, s.source, s.kind)));
+  const sampled = new Set(
+    series.filter((s) => (s.kind === 'train' || s.kind === 'progress') && s.samples > limits.sampledSteps / 4).map((s) => seriesKey(s.name, s.source, s.kind)),
+  );
   const columns = new SampleColumns(Math.min(1 << 20, 4 * (limits.headSteps + 2 * limits.sampledSteps) + digest.length));
   const facts = new Map<string, SeriesFacts>();
   const grid = new Set<number>();
@@ -170,7 +172,8 @@ function readSampled(
     if (!stepped || !state.sampled || keepStep(step)) columns.push(stepped ? step : null, tMs, fact.name, value, fact.source, fact.kind);
   };
   let next = 0;
-  const takeDigest = (sample: OrderedSample) => take(factOf(sample.name, sample.source, sample.kind), sample.order, sample.step ?? Number.NaN, sample.tMs, sample.value);
+  const takeDigest = (sample: OrderedSample) =>
+    take(factOf(sample.name, sample.source, sample.kind), sample.order, sample.step ?? Number.NaN, sample.tMs, sample.value);
   metrics.readInOrder(
     runId,
     which,

@@ -15,7 +15,8 @@ export const TOKENS_PER_STEP_LINES = 5000;
 
 const TOKENS_PER_STEP = /\btokens? per (?:iter(?:ation)?|step|batch|update)\b(?: will be)?\s*(?:[:=]|\.{2,}|is)?\s*([\d,]+)(?![\d.])/i;
 const GLOBAL_BATCH = /\bglobal[ _-]?batch[ _-]?size\b\s*(?:[:=]|\.{2,}|is)?\s*(\d+)(?![\d.])/i;
-const SEQUENCE_LENGTH = /\b(?:seq(?:uence)?[ _-]?len(?:gth)?|max[ _-]seq(?:uence)?[ _-]len(?:gth)?|context[ _-]length)\b\s*(?:[:=]|\.{2,}|is)?\s*(\d+)(?![\d.])/i;
+const SEQUENCE_LENGTH =
+  /\b(?:seq(?:uence)?[ _-]?len(?:gth)?|max[ _-]seq(?:uence)?[ _-]len(?:gth)?|context[ _-]length)\b\s*(?:[:=]|\.{2,}|is)?\s*(\d+)(?![\d.])/i;
 
 export class TokensPerStepReader {
   private linesRead = 0;

@@ -34,7 +34,7 @@ export function diagnose(profile: Omit<RunProfile, 'diagnosis'>, telemetry: Tele
   const estimated = profile.overhead?.estimatedPhases ?? null;
   const phases = estimated ?? profile.phases;
   const step = phases.stepMs!;
-  const basis = estimated ? ' (shares estimated without the profiler\'s overhead)' : '';
+  const basis = estimated ? " (shares estimated without the profiler's overhead)" : '';
   const readings: string[] = [];
   const cuda = profile.device === 'cuda';
   const steps = Math.max(1, profile.keptSteps || profile.steps.length);
@@ -47,19 +47,33 @@ export function diagnose(profile: Omit<RunProfile, 'diagnosis'>, telemetry: Tele
     const functions = profile.input?.functions ?? [];
     const parts = [
       data > 0 ? `${pct(data / step)} waiting in the DataLoader` : null,
-      own > 0 ? `${pct(own / step)} in the script's own batch code${functions.length > 0 ? ` (${functions.slice(0, 2).map((f) => `${f.function}: ${ms(f.msPerStep)} per profiled step`).join(', ')})` : ''}` : null,
+      own > 0
+        ? `${pct(own / step)} in the script's own batch code${
+            functions.length > 0
+              ? ` (${functions
+                  .slice(0, 2)
+                  .map((f) => `${f.function}: ${ms(f.msPerStep)} per profiled step`)
+                  .join(', ')})`
+              : ''
+          }`
+        : null,
     ].filter(Boolean);
     const tryThis =
       own > data
         ? 'prepare batches ahead of the step (a DataLoader with num_workers > 0 over a Dataset, or a background thread), and copy them with pin_memory and non_blocking=True on a GPU'
         : 'DataLoader num_workers > 0 (with persistent_workers=True), pin_memory=True on a GPU, or cheaper per-sample work in the Dataset';
-    readings.push(`input-bound: ${pct(input / step)} of each step is input: ${parts.join(', ')}, ${ms(input)} of ${ms(step)}${gpuIdle}${basis}; try ${tryThis}`);
+    readings.push(
+      `input-bound: ${pct(input / step)} of each step is input: ${parts.join(', ')}, ${ms(input)} of ${ms(step)}${gpuIdle}${basis}; try ${tryThis}`,
+    );
   }
   // A sync is counted only where the host waited for the device (CUDA); on a CPU there is nothing to wait for.
   const waitsPerStep = cuda && syncs?.deviceWaits !== null && syncs?.deviceWaits !== undefined ? syncs.deviceWaits / steps : null;
   if (waitsPerStep !== null && waitsPerStep >= MANY_SYNCS_PER_STEP) {
     const sites = (syncs?.sites ?? []).slice(0, NAMED_SITES).map((s) => `${s.site} (${s.what}, ${formatCount(s.callsPerStep)} per step)`);
-    const named = sites.length > 0 ? `; most from ${sites.join(', ')}` : '; none from a line of the script that reads a tensor: they are inside PyTorch operators (nonzero, boolean indexing) or a library';
+    const named =
+      sites.length > 0
+        ? `; most from ${sites.join(', ')}`
+        : '; none from a line of the script that reads a tensor: they are inside PyTorch operators (nonzero, boolean indexing) or a library';
     readings.push(
       `sync-bound: the host waited for the GPU ${formatCount(waitsPerStep)} times per step${named}; keep values on the device ` +
         'and read them every N steps, or accumulate them in a tensor',
@@ -74,12 +88,16 @@ export function diagnose(profile: Omit<RunProfile, 'diagnosis'>, telemetry: Tele
           `${gpu.meanKernelUs.toFixed(1)} µs on average) and the GPU idle ${pct(gpu.idleMsPerStep / measuredStep)} of the step; try torch.compile or CUDA graphs, or a larger batch`,
       );
     } else {
-      readings.push(`GPU idle ${pct(gpu.idleMsPerStep / measuredStep)} of each step (${ms(gpu.idleMsPerStep)}): the host sets the pace; look at the phases above for where it waits`);
+      readings.push(
+        `GPU idle ${pct(gpu.idleMsPerStep / measuredStep)} of each step (${ms(gpu.idleMsPerStep)}): the host sets the pace; look at the phases above for where it waits`,
+      );
     }
   }
   const optimizer = phases.optimizerMs ?? 0;
   if (optimizer / step >= 2 * NOTABLE_SHARE) {
-    readings.push(`optimizer-heavy: the optimizer takes ${pct(optimizer / step)} of each step${basis}; try foreach=True or fused=True (PyTorch 2), or fewer parameter tensors`);
+    readings.push(
+      `optimizer-heavy: the optimizer takes ${pct(optimizer / step)} of each step${basis}; try foreach=True or fused=True (PyTorch 2), or fewer parameter tensors`,
+    );
   }
   const matmul = profile.ops.filter((op) => MATMUL_OPS.test(op.name)).reduce((sum, op) => sum + op.selfMs, 0);
   if (readings.length === 0 && matmul / profile.phases.stepMs! >= 3 * NOTABLE_SHARE) {

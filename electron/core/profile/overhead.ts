@@ -61,13 +61,26 @@ export function profilerOverhead(
   }
   const counted = kept.filter((s) => s.opCounts !== null);
   if (counted.length === 0) {
-    return { ...base, perOpUs: null, estimatedPhases: null, statement: `the profiler made each step ${pct(100 * share)} slower (${against}); the shares are as measured` };
+    return {
+      ...base,
+      perOpUs: null,
+      estimatedPhases: null,
+      statement: `the profiler made each step ${pct(100 * share)} slower (${against}); the shares are as measured`,
+    };
   }
   const kinds = Object.keys(PHASE_NAMES) as PhaseKind[];
-  const opsPerStep = Object.fromEntries(kinds.map((kind) => [kind, counted.reduce((sum, s) => sum + (s.opCounts![kind] ?? 0), 0) / counted.length])) as Record<PhaseKind, number>;
+  const opsPerStep = Object.fromEntries(kinds.map((kind) => [kind, counted.reduce((sum, s) => sum + (s.opCounts![kind] ?? 0), 0) / counted.length])) as Record<
+    PhaseKind,
+    number
+  >;
   const totalOps = kinds.reduce((sum, kind) => sum + opsPerStep[kind], 0);
   if (totalOps === 0) {
-    return { ...base, perOpUs: null, estimatedPhases: null, statement: `the profiler made each step ${pct(100 * share)} slower (${against}); the shares are as measured` };
+    return {
+      ...base,
+      perOpUs: null,
+      estimatedPhases: null,
+      statement: `the profiler made each step ${pct(100 * share)} slower (${against}); the shares are as measured`,
+    };
   }
   const perOpMs = added / totalOps;
   const measured = (kind: PhaseKind) => (kind === 'other' ? (phases.otherMs ?? 0) : (phases[PHASE_KEYS[kind]] ?? 0));

@@ -11,7 +11,11 @@ export const TRACE_FILE = 'trace.json';
 /** The variable sitecustomize.py looks for. */
 export const PROFILE_ENV_VAR = 'TUNING_BENCH_PROFILE';
 
-const num = z.number().nullable().optional().transform((v) => v ?? null);
+const num = z
+  .number()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? null);
 const phaseKinds = ['data', 'input', 'forward', 'backward', 'optimizer', 'other'] as const;
 export type PhaseKind = (typeof phaseKinds)[number];
 
@@ -39,8 +43,16 @@ export type StepRecord = z.output<typeof stepRecord>;
 export const pythonSummary = z.object({
   version: z.union([z.literal(1), z.literal(2)]),
   tool: z.string().nullable(),
-  device: z.string().nullable().optional().transform((v) => v ?? null),
-  boundary: z.string().nullable().optional().transform((v) => v ?? null),
+  device: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
+  boundary: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
   interpreter: z.string().nullable().default(null),
   torchImport: z.string().nullable().default(null),
   warmupSteps: z.number().int(),
@@ -68,10 +80,7 @@ export const pythonSummary = z.object({
     })
     .nullable()
     .default(null),
-  gpu: z
-    .object({ kernels: num, busyMs: num, idleMs: num, meanKernelUs: num, peakMemoryMiB: num })
-    .nullable()
-    .default(null),
+  gpu: z.object({ kernels: num, busyMs: num, idleMs: num, meanKernelUs: num, peakMemoryMiB: num }).nullable().default(null),
   trace: z.string().nullable().default(null),
   notes: z.array(z.string()).default([]),
 });

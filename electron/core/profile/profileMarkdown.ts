@@ -34,7 +34,7 @@ export function profileMarkdown(profile: RunProfile): string {
   );
   const phaseRows: Array<[string, keyof RunProfile['phases']]> = [
     ['data loading', 'dataLoadingMs'],
-    ['input (script\'s batch code)', 'inputMs'],
+    ["input (script's batch code)", 'inputMs'],
     ['forward', 'forwardMs'],
     ['backward', 'backwardMs'],
     ['optimizer', 'optimizerMs'],
@@ -52,7 +52,8 @@ export function profileMarkdown(profile: RunProfile): string {
   for (const op of profile.ops.slice(0, MARKDOWN_OPS)) {
     lines.push(`| \`${cell(op.name)}\` | ${fixed(op.selfMs, 3)} | ${percent(op.pct)} | ${fixed(op.calls, 1)} |`);
   }
-  if (profile.ops.length > MARKDOWN_OPS) lines.push('', `${profile.ops.length - MARKDOWN_OPS} more operators in \`profile ${profile.runId} --json\` and the trace.`);
+  if (profile.ops.length > MARKDOWN_OPS)
+    lines.push('', `${profile.ops.length - MARKDOWN_OPS} more operators in \`profile ${profile.runId} --json\` and the trace.`);
   lines.push('');
   if (profile.input) lines.push(`Input is ${profile.input.definition}.${profile.input.note ? ` ${profile.input.note}.` : ''}`, '');
   if (profile.overhead) lines.push(`Overhead: ${profile.overhead.statement}.`, '');
@@ -79,7 +80,8 @@ export function profileMarkdown(profile: RunProfile): string {
     lines.push('');
   }
   for (const note of profile.notes) lines.push(`> ${note}`);
-  if (profile.tracePath) lines.push(`Trace: \`${profile.tracePath}\` (open in https://ui.perfetto.dev or chrome://tracing; steps and phases on their own tracks)`);
+  if (profile.tracePath)
+    lines.push(`Trace: \`${profile.tracePath}\` (open in https://ui.perfetto.dev or chrome://tracing; steps and phases on their own tracks)`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -89,9 +91,7 @@ export function comparisonMarkdown(comparison: ProfileComparison): string {
     lines.push(`| ${title} | baseline ms | ms | change ms | baseline % | % |`, '| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const row of rows) {
       const change = row.deltaMs === null ? 'n/a' : `${row.deltaMs > 0 ? '+' : ''}${row.deltaMs.toFixed(2)}`;
-      lines.push(
-        `| ${cell(row.name)} | ${fixed(row.baselineMs)} | ${fixed(row.ms)} | ${change} | ${percent(row.baselineShare)} | ${percent(row.share)} |`,
-      );
+      lines.push(`| ${cell(row.name)} | ${fixed(row.baselineMs)} | ${fixed(row.ms)} | ${change} | ${percent(row.baselineShare)} | ${percent(row.share)} |`);
     }
     lines.push('');
   };

@@ -49,7 +49,10 @@ export class StepProfiler implements RunProfiler {
       return this.collectOrThrow(runId, run);
     } catch (error) {
       // The run's own record must still be completed; the profile says what went wrong.
-      this.options.profiles.save({ ...emptyProfile(runId, run.sourceRunId, this.options.clock.now(), [`the profile could not be read: ${(error as Error).message}`]), diagnosis: [] });
+      this.options.profiles.save({
+        ...emptyProfile(runId, run.sourceRunId, this.options.clock.now(), [`the profile could not be read: ${(error as Error).message}`]),
+        diagnosis: [],
+      });
       return { span: null, finish: () => undefined };
     }
   }
@@ -125,7 +128,11 @@ function completeProfile(
       : training.sourceStepTimeMedianMs !== null && sourceRunId !== null
         ? { stepMs: training.sourceStepTimeMedianMs, source: `run ${sourceRunId}` }
         : null;
-  const overhead = profilerOverhead(profile.phases, steps.filter((s) => s.kept), unprofiled);
+  const overhead = profilerOverhead(
+    profile.phases,
+    steps.filter((s) => s.kept),
+    unprofiled,
+  );
   const notes = [...profile.notes, ...leftOutNotes(numbered)];
   if (offset !== null && offset !== 0) {
     const first = profile.steps[0]!.step;

@@ -35,7 +35,15 @@ const MIB_PER_MB = 1 / 1.048576;
 /** Samples stored per transaction while a history is read page by page. */
 const WRITE_BATCH = 5000;
 
-type GpuField = 'utilization_percentage' | 'memory_usage_megabytes' | 'memory_usage_percentage' | 'power_usage_watts' | 'power_usage_percentage' | 'temperature_celsius' | 'sm_clock_megahertz' | 'memory_clock_megahertz';
+type GpuField =
+  | 'utilization_percentage'
+  | 'memory_usage_megabytes'
+  | 'memory_usage_percentage'
+  | 'power_usage_watts'
+  | 'power_usage_percentage'
+  | 'temperature_celsius'
+  | 'sm_clock_megahertz'
+  | 'memory_clock_megahertz';
 
 export async function importFromMlflow(deps: ImportDeps, client: MlflowClient, experimentName: string, mlflowRunIds: readonly string[]): Promise<ImportReport> {
   await client.version();
@@ -49,7 +57,11 @@ export async function importFromMlflow(deps: ImportDeps, client: MlflowClient, e
     }
   } else {
     const experiment = await client.getExperimentByName(experimentName);
-    if (experiment === null) throw new ApiFailure('not_found', `no experiment "${experimentName}" on ${client.server.uri}: name the one the runs were published to (--experiment NAME)`);
+    if (experiment === null)
+      throw new ApiFailure(
+        'not_found',
+        `no experiment "${experimentName}" on ${client.server.uri}: name the one the runs were published to (--experiment NAME)`,
+      );
     let page: string | undefined;
     do {
       const answer = await client.searchRuns([experiment.experiment_id], `tags.\`${TAG_KIND}\` = 'run'`, page);
@@ -74,16 +86,20 @@ async function importOne(deps: ImportDeps, client: MlflowClient, remote: MlflowR
   const skip = (reason: string, localRunId: number | null = null): Skip => ({ mlflowRunId, reason, localRunId });
   const databaseId = tags.get(TAG_DATABASE_ID);
   const sourceRunId = Number(tags.get(TAG_RUN_ID));
-  if (!databaseId || !Number.isInteger(sourceRunId)) return skip('not published by Tuning Bench (it has no tuning_bench.run_id and tuning_bench.database_id tags)');
+  if (!databaseId || !Number.isInteger(sourceRunId))
+    return skip('not published by Tuning Bench (it has no tuning_bench.run_id and tuning_bench.database_id tags)');
   if (tags.get(TAG_KIND) !== 'run') return skip(`a ${tags.get(TAG_KIND) ?? 'parent'}'s own MLflow run: pull back the runs under it`);
-  if (databaseId === localDatabase) return skip(`published from this database: it is run ${sourceRunId} here`, deps.store.runs.get(sourceRunId) ? sourceRunId : null);
+  if (databaseId === localDatabase)
+    return skip(`published from this database: it is run ${sourceRunId} here`, deps.store.runs.get(sourceRunId) ? sourceRunId : null);
   const already = deps.mlflow.importedRunId({ mlflowRunId, databaseId, runId: sourceRunId });
   if (already !== null) return skip(`already pulled back, as run ${already}`, already);
-  if (!proxiesArtifacts(remote.info.artifact_uri)) return skip(`its artifacts (${remote.info.artifact_uri ?? 'none'}) are not served by the tracking server, so its ${RUN_RECORD_ARTIFACT} cannot be read`);
+  if (!proxiesArtifacts(remote.info.artifact_uri))
+    return skip(`its artifacts (${remote.info.artifact_uri ?? 'none'}) are not served by the tracking server, so its ${RUN_RECORD_ARTIFACT} cannot be read`);
   const response = await client.downloadArtifact(remote.info.artifact_uri!, RUN_RECORD_ARTIFACT);
   if (response === null) return skip(`it has no ${RUN_RECORD_ARTIFACT} artifact (published without artifacts?)`);
   const parsed = runRecordArtifact.safeParse(await response.json().catch(() => null));
-  if (!parsed.success) return skip(`its ${RUN_RECORD_ARTIFACT} is not one this version of Tuning Bench reads (${parsed.error.issues[0]?.message ?? 'unreadable'})`);
+  if (!parsed.success)
+    return skip(`its ${RUN_RECORD_ARTIFACT} is not one this version of Tuning Bench reads (${parsed.error.issues[0]?.message ?? 'unreadable'})`);
   const record = parsed.data;
   const origin: RunOrigin = {
     source: 'mlflow',
@@ -120,7 +136,12 @@ async function importSamples(
   /** Where the run's metrics came from on its own box, as its summary says (MLflow keeps no such thing). */
   source: 'text' | 'channel',
 ): Promise<void> {
-  const byKey = new Map(Object.entries(published).map(([name, { kind, key }]) => [key, { name, kind: (KINDS as readonly string[]).includes(kind) ? (kind as MetricKind) : 'train' }]));
+  const byKey = new Map(
+    Object.entries(published).map(([name, { kind, key }]) => [
+      key,
+      { name, kind: (KINDS as readonly string[]).includes(kind) ? (kind as MetricKind) : 'train' },
+    ]),
+  );
   const gpus = new Map<number, Map<number, Partial<Record<GpuField, number>>>>();
   const host = new Map<number, Partial<Record<string, number>>>();
   const keys = [...new Set(remote.data.metrics.map((m) => m.key))];

@@ -60,9 +60,7 @@ export class LogBatcher {
   private async add(kind: 'metrics' | 'params' | 'tags', entry: MetricEntry | KeyValue, entryBytes: number): Promise<void> {
     const count = this.metrics.length + this.params.length + this.tags.length;
     const full =
-      this[kind].length + 1 > this.limits[kind] ||
-      count + 1 > this.limits.entities ||
-      this.envelopeBytes + this.bytes + entryBytes + 1 > this.limits.bytes;
+      this[kind].length + 1 > this.limits[kind] || count + 1 > this.limits.entities || this.envelopeBytes + this.bytes + entryBytes + 1 > this.limits.bytes;
     if (full) await this.flush();
     (this[kind] as Array<MetricEntry | KeyValue>).push(entry);
     this.bytes += entryBytes + 1;

@@ -187,7 +187,12 @@ export class MlflowClient {
   }
 
   /** One page of runs matching an MLflow filter (`tags.\`x\` = 'y'`), active ones only. */
-  async searchRuns(experimentIds: readonly string[], filter: string, pageToken?: string, maxResults = 1000): Promise<{ runs: MlflowRun[]; nextPageToken: string | null }> {
+  async searchRuns(
+    experimentIds: readonly string[],
+    filter: string,
+    pageToken?: string,
+    maxResults = 1000,
+  ): Promise<{ runs: MlflowRun[]; nextPageToken: string | null }> {
     const body: Record<string, unknown> = { experiment_ids: experimentIds, filter, max_results: maxResults, run_view_type: 'ACTIVE_ONLY' };
     if (pageToken) body.page_token = pageToken;
     const answer = await this.json('POST', '/api/2.0/mlflow/runs/search', { body });
@@ -241,12 +246,22 @@ export class MlflowClient {
 
   private async json(method: 'GET' | 'POST', path: string, options: { query?: Record<string, string | number>; body?: unknown }): Promise<unknown> {
     const text = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const response = await this.call({ method, path, query: options.query, body: text === undefined ? undefined : () => text, contentType: 'application/json' });
+    const response = await this.call({
+      method,
+      path,
+      query: options.query,
+      body: text === undefined ? undefined : () => text,
+      contentType: 'application/json',
+    });
     const answer = await response.text();
     try {
       return JSON.parse(answer) as unknown;
     } catch {
-      throw new MlflowError('not_mlflow', `${this.server.uri}${path} answered with something other than JSON (${answer.slice(0, 80)}…): is ${this.server.uri} an MLflow tracking server?`, response.status);
+      throw new MlflowError(
+        'not_mlflow',
+        `${this.server.uri}${path} answered with something other than JSON (${answer.slice(0, 80)}…): is ${this.server.uri} an MLflow tracking server?`,
+        response.status,
+      );
     }
   }
 
@@ -313,17 +328,42 @@ export class MlflowClient {
       return new MlflowError('auth', `the MLflow server at ${this.server.uri} asks who you are (HTTP 401): ${given}`, status, errorCode);
     }
     if (status === 403) {
-      return new MlflowError('forbidden', `the MLflow server at ${this.server.uri} refused ${this.server.user ? `user "${this.server.user}"` : 'this request'} (HTTP 403, ${message || 'permission denied'}): ask its admin for EDIT permission on the experiment`, status, errorCode);
+      return new MlflowError(
+        'forbidden',
+        `the MLflow server at ${this.server.uri} refused ${this.server.user ? `user "${this.server.user}"` : 'this request'} (HTTP 403, ${message || 'permission denied'}): ask its admin for EDIT permission on the experiment`,
+        status,
+        errorCode,
+      );
     }
     if (status === 404 && errorCode === null) {
-      return new MlflowError('not_mlflow', `${where} answered 404 Not Found: is ${this.server.uri} an MLflow tracking server (MLflow ${MIN_MLFLOW_VERSION.join('.')} or newer)? Give the address its UI is served at.`, status);
+      return new MlflowError(
+        'not_mlflow',
+        `${where} answered 404 Not Found: is ${this.server.uri} an MLflow tracking server (MLflow ${MIN_MLFLOW_VERSION.join('.')} or newer)? Give the address its UI is served at.`,
+        status,
+      );
     }
     if (status === 404 || errorCode === 'RESOURCE_DOES_NOT_EXIST') return new MlflowError('not_found', `${where}: ${message}`, status, errorCode);
     if (status === 501 || errorCode === 'ENDPOINT_NOT_FOUND') {
-      return new MlflowError('version', `${where} does not offer this call (${message || `HTTP ${status}`}): the server's MLflow is too old or not serving artifacts; upgrade it, or start it with --serve-artifacts`, status, errorCode);
+      return new MlflowError(
+        'version',
+        `${where} does not offer this call (${message || `HTTP ${status}`}): the server's MLflow is too old or not serving artifacts; upgrade it, or start it with --serve-artifacts`,
+        status,
+        errorCode,
+      );
     }
-    if (status >= 500) return new MlflowError('server', `the MLflow server at ${this.server.uri} failed (HTTP ${status}) on ${options.method} ${options.path}: ${message}`, status, errorCode);
-    return new MlflowError('refused', `the MLflow server at ${this.server.uri} refused ${options.method} ${options.path} (HTTP ${status}${errorCode ? `, ${errorCode}` : ''}): ${message}`, status, errorCode);
+    if (status >= 500)
+      return new MlflowError(
+        'server',
+        `the MLflow server at ${this.server.uri} failed (HTTP ${status}) on ${options.method} ${options.path}: ${message}`,
+        status,
+        errorCode,
+      );
+    return new MlflowError(
+      'refused',
+      `the MLflow server at ${this.server.uri} refused ${options.method} ${options.path} (HTTP ${status}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
+      status,
+      errorCode,
+    );
   }
 }
 

@@ -26,7 +26,18 @@ import type { Store } from '../store/store.js';
 import type { SweepRecord } from '../store/sweepStore.js';
 import { importFromMlflow } from './importer.js';
 import { LogBatcher } from './logBatcher.js';
-import { MlflowClient, MlflowError, proxiesArtifacts, DEFAULT_RETRY, type KeyValue, type MetricEntry, type MlflowExperiment, type MlflowRun, type MlflowRunStatus, type RetryPolicy } from './mlflowClient.js';
+import {
+  MlflowClient,
+  MlflowError,
+  proxiesArtifacts,
+  DEFAULT_RETRY,
+  type KeyValue,
+  type MetricEntry,
+  type MlflowExperiment,
+  type MlflowRun,
+  type MlflowRunStatus,
+  type RetryPolicy,
+} from './mlflowClient.js';
 import {
   LOG_ARTIFACT,
   machineOf,
@@ -126,7 +137,10 @@ export class Publisher {
 
   configure(input: { trackingUri: string | null; experiment: string; autoPublish: boolean }): MlflowSettings {
     if (input.trackingUri !== null && hasCredentials(input.trackingUri)) {
-      throw new ApiFailure('invalid_input', 'a saved tracking address keeps no password: remove it from the address and set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD (or MLFLOW_TRACKING_TOKEN) where the app starts');
+      throw new ApiFailure(
+        'invalid_input',
+        'a saved tracking address keeps no password: remove it from the address and set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD (or MLFLOW_TRACKING_TOKEN) where the app starts',
+      );
     }
     if (input.autoPublish && input.trackingUri === null) throw new ApiFailure('invalid_input', 'publishing on its own needs a tracking server address');
     let uri: string | null;
@@ -160,11 +174,22 @@ export class Publisher {
 
   /** The comparison's key: the same runs, sweeps, baseline and gate are the same comparison, published to the same MLflow run. */
   comparisonKey(request: CompareRequest): string {
-    const canonical = { ...request, runIds: [...request.runIds].sort((a, b) => a - b), sweepIds: [...request.sweepIds].sort((a, b) => a - b), acrossMachines: request.acrossMachines === true };
+    const canonical = {
+      ...request,
+      runIds: [...request.runIds].sort((a, b) => a - b),
+      sweepIds: [...request.sweepIds].sort((a, b) => a - b),
+      acrossMachines: request.acrossMachines === true,
+    };
     return digestOf(canonical).slice(0, 20);
   }
 
-  publish(request: { runIds: number[]; sweepIds: number[]; comparison?: CompareRequest | undefined; trackingUri?: string | undefined; experiment?: string | undefined }): Promise<PublishReport> {
+  publish(request: {
+    runIds: number[];
+    sweepIds: number[];
+    comparison?: CompareRequest | undefined;
+    trackingUri?: string | undefined;
+    experiment?: string | undefined;
+  }): Promise<PublishReport> {
     if (request.runIds.length + request.sweepIds.length === 0 && request.comparison === undefined) {
       return Promise.reject(new ApiFailure('invalid_input', 'publish what? name runs, sweeps (s3) or a comparison'));
     }
@@ -258,7 +283,9 @@ export class Publisher {
   }
 
   private inBackground(work: () => Promise<void>): void {
-    const task = work().catch((error: unknown) => console.error(`tuning-bench: publishing to MLflow failed: ${error instanceof Error ? error.message : String(error)}`));
+    const task = work().catch((error: unknown) =>
+      console.error(`tuning-bench: publishing to MLflow failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
     this.background.add(task);
     void task.finally(() => this.background.delete(task));
   }
@@ -276,7 +303,10 @@ export class Publisher {
     // A URI given with the call keeps any credentials written in it; the setting's and the environment's have none stored.
     const address = uri || this.options.env.TUNING_BENCH_MLFLOW_URI?.trim() || settings.trackingUri;
     if (!address) {
-      throw new ApiFailure('invalid_input', 'no MLflow tracking server: give one (--mlflow http://HOST:5000), or set TUNING_BENCH_MLFLOW_URI, or save one in the app (Publish to MLflow)');
+      throw new ApiFailure(
+        'invalid_input',
+        'no MLflow tracking server: give one (--mlflow http://HOST:5000), or set TUNING_BENCH_MLFLOW_URI, or save one in the app (Publish to MLflow)',
+      );
     }
     const server = trackingServer(address, this.options.env);
     return { server, trackingUri: server.uri, experimentName: experiment ?? settings.experiment };
@@ -316,7 +346,10 @@ export class Publisher {
     const { digest: _digest, ...rest } = publication;
     return {
       ...rest,
-      url: publication.experimentId !== null && publication.mlflowRunId !== null ? runUrl(publication.trackingUri, publication.experimentId, publication.mlflowRunId) : null,
+      url:
+        publication.experimentId !== null && publication.mlflowRunId !== null
+          ? runUrl(publication.trackingUri, publication.experimentId, publication.mlflowRunId)
+          : null,
     };
   }
 }
@@ -385,7 +418,10 @@ class PublishSession {
       { key: 'tuning_bench.repeats', value: String((sweep.request as { repeats?: unknown }).repeats ?? '') },
       { key: 'tuning_bench.workload', value: sweep.workloadName },
       ...Object.entries((sweep.request as { values?: Record<string, string> }).values ?? {}).map(([key, value]) => ({ key: metricKey(key), value })),
-      ...((sweep.request as { vary?: Array<{ name: string; values: string[] }> }).vary ?? []).map((v) => ({ key: metricKey(`vary.${v.name}`), value: v.values.join(',') })),
+      ...((sweep.request as { vary?: Array<{ name: string; values: string[] }> }).vary ?? []).map((v) => ({
+        key: metricKey(`vary.${v.name}`),
+        value: v.values.join(','),
+      })),
     ].filter((p) => p.value !== '');
     const best = comparison?.rows.find((row) => row.best);
     const machine = runs[0] ? machineOf(runs[0]) : null;
@@ -399,9 +435,19 @@ class PublishSession {
       { key: 'mlflow.runName', value: sweep.name },
       { key: 'tuning_bench.status', value: sweep.status },
       ...(sweep.error ? [{ key: 'tuning_bench.error', value: sweep.error }] : []),
-      ...(machine ? [{ key: TAG_MACHINE, value: machine.label }, { key: TAG_MACHINE_ID, value: machine.id }] : []),
+      ...(machine
+        ? [
+            { key: TAG_MACHINE, value: machine.label },
+            { key: TAG_MACHINE_ID, value: machine.id },
+          ]
+        : []),
       ...(comparison ? [{ key: 'tuning_bench.baseline', value: comparison.rows.find((r) => r.isBaseline)?.name ?? '' }] : []),
-      ...(best ? [{ key: 'tuning_bench.best', value: best.name }, { key: 'tuning_bench.best_speedup', value: best.speedup.ratio?.toFixed(4) ?? '' }] : []),
+      ...(best
+        ? [
+            { key: 'tuning_bench.best', value: best.name },
+            { key: 'tuning_bench.best_speedup', value: best.speedup.ratio?.toFixed(4) ?? '' },
+          ]
+        : []),
       ...(comparison ? [{ key: 'tuning_bench.quality_gate', value: comparison.gateText }] : []),
     ].filter((t) => t.value !== '');
     const artifacts = this.comparisonArtifacts(request, comparison);
@@ -453,7 +499,12 @@ class PublishSession {
       { key: TAG_COMPARISON, value: key },
       { key: TAG_DATABASE_ID, value: this.databaseId },
     ];
-    const verdicts = comparison.rows.map((row) => `${row.name}: ${row.isBaseline ? 'baseline' : `${row.speedup.verdict}${row.speedup.ratio === null ? '' : ` ${row.speedup.ratio.toFixed(3)}x`}`}, gate ${row.gate}`).join('; ');
+    const verdicts = comparison.rows
+      .map(
+        (row) =>
+          `${row.name}: ${row.isBaseline ? 'baseline' : `${row.speedup.verdict}${row.speedup.ratio === null ? '' : ` ${row.speedup.ratio.toFixed(3)}x`}`}, gate ${row.gate}`,
+      )
+      .join('; ');
     const warnings: string[] = [];
     const name = `comparison of ${[...request.sweepIds.map((id) => `sweep ${id}`), ...request.runIds.map((id) => `#${id}`)].join(', ')}`.slice(0, 250);
     const tags: KeyValue[] = [
@@ -469,19 +520,23 @@ class PublishSession {
       ...(request.baselineRunId !== undefined ? [{ key: 'tuning_bench.baseline_run_id', value: String(request.baselineRunId) }] : []),
     ];
     const now = this.options.clock.now().getTime();
-    await this.send({ kind: 'comparison', key, request }, {
-      identity,
-      name,
-      startMs: now,
-      endMs: now,
-      status: 'FINISHED',
-      params,
-      tags,
-      metrics: () => [],
-      artifacts: this.comparisonArtifacts(request, comparison),
-      digest: digestOf({ v: 1, params, tags, comparison: stable(comparison) }),
-      warnings,
-    }, null);
+    await this.send(
+      { kind: 'comparison', key, request },
+      {
+        identity,
+        name,
+        startMs: now,
+        endMs: now,
+        status: 'FINISHED',
+        params,
+        tags,
+        metrics: () => [],
+        artifacts: this.comparisonArtifacts(request, comparison),
+        digest: digestOf({ v: 1, params, tags, comparison: stable(comparison) }),
+        warnings,
+      },
+      null,
+    );
   }
 
   private tryCompare(request: CompareRequest): Comparison | null {
@@ -505,7 +560,10 @@ class PublishSession {
   private async run(run: Run, parentMlflowRunId: string | null, row: ComparisonRow | null, configName: string | null): Promise<PublishOutcome> {
     const subject = { kind: 'run' as const, runId: run.id };
     if (run.origin !== null) {
-      throw new ApiFailure('conflict', `run ${run.id} was pulled back from MLflow (recorded on ${run.origin.machine.label}): it is published already, at ${run.origin.url}`);
+      throw new ApiFailure(
+        'conflict',
+        `run ${run.id} was pulled back from MLflow (recorded on ${run.origin.machine.label}): it is published already, at ${run.origin.url}`,
+      );
     }
     if (run.status === 'running') {
       this.options.mlflow.markPending(subject, this.target, this.options.clock.now());
@@ -548,7 +606,11 @@ class PublishSession {
       const trace = profile.tracePath;
       if (trace !== null && fs.existsSync(trace)) {
         traceBytes = fs.statSync(trace).size;
-        artifacts.push({ path: 'tuning-bench/profile/trace.json', contentType: 'application/json', body: () => Readable.toWeb(fs.createReadStream(trace)) as ReadableStream<Uint8Array> });
+        artifacts.push({
+          path: 'tuning-bench/profile/trace.json',
+          contentType: 'application/json',
+          body: () => Readable.toWeb(fs.createReadStream(trace)) as ReadableStream<Uint8Array>,
+        });
       }
     }
     const digest = digestOf({
@@ -563,7 +625,11 @@ class PublishSession {
       traceBytes,
     });
     const endMs = run.endedAt === null ? null : Date.parse(run.endedAt);
-    return this.send(subject, { identity, name, startMs, endMs, status: mlflowStatus(run), params, tags, metrics, artifacts, digest, warnings }, parentMlflowRunId);
+    return this.send(
+      subject,
+      { identity, name, startMs, endMs, status: mlflowStatus(run), params, tags, metrics, artifacts, digest, warnings },
+      parentMlflowRunId,
+    );
   }
 
   private pending(subject: Exclude<PublicationSubject, { kind: 'comparison' }>): PublishOutcome {
@@ -639,7 +705,12 @@ class PublishSession {
   /** Makes the MLflow run, its identifying tags set at once; a call lost on the way is looked for before another is made. */
   private async create(payload: Payload): Promise<MlflowRun> {
     try {
-      return await this.client.createRun({ experimentId: this.experiment.experiment_id, runName: payload.name, startTime: payload.startMs, tags: payload.identity });
+      return await this.client.createRun({
+        experimentId: this.experiment.experiment_id,
+        runName: payload.name,
+        startTime: payload.startMs,
+        tags: payload.identity,
+      });
     } catch (error) {
       if (error instanceof MlflowError && error.kind === 'unreachable') {
         const found = await this.find(payload.identity).catch(() => null);

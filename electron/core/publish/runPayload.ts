@@ -82,7 +82,9 @@ export function fairnessFlags(run: Run): string[] {
   const flags: string[] = [];
   const gpu = run.summary.gpu;
   if (gpu?.throttledSeconds) {
-    const reasons = Object.entries(gpu.throttledByReason).filter(([, seconds]) => seconds > 0).map(([reason]) => reason);
+    const reasons = Object.entries(gpu.throttledByReason)
+      .filter(([, seconds]) => seconds > 0)
+      .map(([reason]) => reason);
     flags.push(`throttled ${gpu.throttledSeconds.toFixed(1)} s${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`);
   }
   if (run.wait?.reason === 'timeout') flags.push(`started before the GPU was idle and cool (waited ${Math.round(run.wait.seconds)} s)`);
@@ -250,7 +252,9 @@ export function mlflowStatus(run: Run): MlflowRunStatus {
 
 /** The run's name in MLflow: its id here, then what it ran (the sweep's config name, else the workload and values). */
 export function runName(run: Run, configName: string | null): string {
-  const values = Object.entries(run.config).map(([k, v]) => `${k}=${v}`).join(' ');
+  const values = Object.entries(run.config)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   const what = configName ?? [run.workloadName ?? run.command[0] ?? 'command', values].filter(Boolean).join(' ');
   const repeat = run.repeatIndex !== null ? ` repeat ${run.repeatIndex + 1}` : '';
   return `#${run.id} ${what}${repeat}`.slice(0, 250);

@@ -56,7 +56,14 @@ export function trackingServer(address: string, env: NodeJS.ProcessEnv): Trackin
     );
   }
   const fromEnv = credentialsFromEnv(env);
-  const inAddress = url.username !== '' ? { authorization: basic(decodeURIComponent(url.username), decodeURIComponent(url.password)), credentials: 'basic' as const, user: decodeURIComponent(url.username) } : null;
+  const inAddress =
+    url.username !== ''
+      ? {
+          authorization: basic(decodeURIComponent(url.username), decodeURIComponent(url.password)),
+          credentials: 'basic' as const,
+          user: decodeURIComponent(url.username),
+        }
+      : null;
   url.username = '';
   url.password = '';
   url.search = '';

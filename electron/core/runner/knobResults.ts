@@ -54,7 +54,8 @@ export function readKnobResults(file: string, knobs: KnobSettings): RunKnobs {
       const buffer = Buffer.alloc(Math.min(fs.fstatSync(fd).size, MAX_RESULTS_BYTES));
       const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
       text = buffer.subarray(0, read).toString('utf8');
-      if (read === MAX_RESULTS_BYTES) result.notes.push(`the knobs' results file is larger than ${MAX_RESULTS_BYTES / 1024 / 1024} MiB: only its start was read`);
+      if (read === MAX_RESULTS_BYTES)
+        result.notes.push(`the knobs' results file is larger than ${MAX_RESULTS_BYTES / 1024 / 1024} MiB: only its start was read`);
     } finally {
       fs.closeSync(fd);
     }

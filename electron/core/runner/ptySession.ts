@@ -102,7 +102,6 @@ export function launcherEnvironment(programEnv: Record<string, string>, runtime:
   return env;
 }
 
-
 /** The terminal a run needs could not be opened: the reason, with this process's limits named. */
 export class TerminalUnavailableError extends Error {
   override name = 'TerminalUnavailableError';
@@ -128,8 +127,11 @@ function describeTerminalFailure(error: unknown): string {
   }
   const fileLimit = softLimit(limits, 'Max open files');
   const processLimit = softLimit(limits, 'Max processes');
-  const inUse = fileLimit === null ? '' : `: Tuning Bench has ${openFiles ?? 'an unknown number'} of its ${fileLimit} open files in use (ulimit -n)` +
-    (processLimit === null ? '' : ` and may run ${processLimit} processes (ulimit -u)`);
+  const inUse =
+    fileLimit === null
+      ? ''
+      : `: Tuning Bench has ${openFiles ?? 'an unknown number'} of its ${fileLimit} open files in use (ulimit -n)` +
+        (processLimit === null ? '' : ` and may run ${processLimit} processes (ulimit -u)`);
   return (
     `could not open a terminal for the run (${detail.replace(/\.$/u, '')})${inUse}. ` +
     'Close runs or programs you no longer need, or raise the limit (e.g. `ulimit -n 65536` before starting Tuning Bench), then start it again.'
@@ -199,7 +201,7 @@ export class PtySession {
     const stream = (this.terminal as unknown as { _socket?: Readable })._socket;
     const fd = (this.terminal as unknown as { _fd?: number })._fd;
     if (!stream || typeof fd !== 'number' || stream.readableLength > 0 || stream.isPaused() || stream.destroyed) return true;
-    for (let read = 0; read < WAITING_READ_MAX_BYTES && !this.exited; ) {
+    for (let read = 0; read < WAITING_READ_MAX_BYTES && !this.exited;) {
       let bytes: number;
       try {
         bytes = fs.readSync(fd, this.waitingBuffer, 0, this.waitingBuffer.length, null);

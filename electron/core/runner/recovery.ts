@@ -54,11 +54,7 @@ export function recoverInterruptedRuns(
     const started = runs.get(candidate.id);
     const lastOutputMs = runs.lastOutputMs(candidate.id);
     const endedAt = started && lastOutputMs !== null ? new Date(Date.parse(started.startedAt) + lastOutputMs) : now;
-    const interrupted = runs.markInterrupted(
-      candidate.id,
-      'the engine stopped while this run was going (crash or kill); output up to then is kept',
-      endedAt,
-    );
+    const interrupted = runs.markInterrupted(candidate.id, 'the engine stopped while this run was going (crash or kill); output up to then is kept', endedAt);
     const summary = summarize(interrupted);
     if (summary !== null) runs.setSummary(interrupted.id, summary);
     report.interrupted.push(runs.get(interrupted.id) ?? interrupted);
@@ -90,5 +86,9 @@ function asOrphan(candidate: OrphanCandidate, command: string[]): OrphanedProces
 export function summarizeInterrupted(store: Store, run: Run): RunSummary | null {
   if (store.metrics.count(run.id) === 0) return null;
   const workload = run.workloadId === null ? undefined : store.workloads.get(run.workloadId);
-  return { ...EMPTY_SUMMARY, ...run.summary, ...summarizeStored(store.metrics, run.id, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload) }).summary };
+  return {
+    ...EMPTY_SUMMARY,
+    ...run.summary,
+    ...summarizeStored(store.metrics, run.id, { ...stepUnits(run.unitsPerStep, workload, run.config), ...summaryChoices(run, workload) }).summary,
+  };
 }

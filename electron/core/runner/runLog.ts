@@ -108,7 +108,11 @@ export async function writeRunMetrics(metrics: MetricStore, id: number, format: 
         const point = toPoint(sample);
         if (format === 'table') return `${point.step ?? '-'}\t${(point.tMs / 1000).toFixed(3)}\t${point.name}\t${point.value}\n`;
         // As JSON.stringify(array, null, 2) lays out the whole array: each object two spaces in.
-        const item = JSON.stringify({ step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source }, null, 2).replaceAll('\n', '\n  ');
+        const item = JSON.stringify(
+          { step: point.step, t: point.tMs / 1000, name: point.name, value: point.value, kind: point.kind, source: point.source },
+          null,
+          2,
+        ).replaceAll('\n', '\n  ');
         return `${written + i === 0 ? '' : ',\n'}  ${item}`;
       });
       const head = written > 0 ? '' : format === 'table' ? 'STEP\tT_S\tNAME\tVALUE\n' : '[\n';

@@ -46,7 +46,11 @@ export class RunOutput {
     this.pending.push(data);
     this.pendingBytes += data.length;
     if (this.pendingBytes >= MAX_CHUNK_BYTES) this.flush();
-    else this.mergeTimer ??= realTimeout(this.faults.guarded(this.runId, 'output could not be passed to the store', () => this.flush()), MERGE_WINDOW_MS);
+    else
+      this.mergeTimer ??= realTimeout(
+        this.faults.guarded(this.runId, 'output could not be passed to the store', () => this.flush()),
+        MERGE_WINDOW_MS,
+      );
   }
 
   /** When the pty last handed over output: the run's end drains the pty until it has been quiet a while. */

@@ -147,7 +147,9 @@ export class RunSession {
     this.tree = new ProcessTree(this.pty.pid, {
       rootStartTicks,
       marker: launch.processMarker,
-      onFound: context.faults.guarded(this.id, 'the run\'s processes could not be written down', (found: TrackedProcess[]) => context.processes.record(this.id, found)),
+      onFound: context.faults.guarded(this.id, "the run's processes could not be written down", (found: TrackedProcess[]) =>
+        context.processes.record(this.id, found),
+      ),
     });
     this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
     this.metrics = new RunMetrics(
@@ -351,7 +353,7 @@ export class RunSession {
     if (survivors.length === 0) return;
     const pids = survivors.map((p) => p.pid);
     this.context.runs.addFingerprint(this.id, { survivors: pids });
-    const what = stopped ? 'survived the stop' : 'left the run\'s process group and are still running after it ended';
+    const what = stopped ? 'survived the stop' : "left the run's process group and are still running after it ended";
     this.context.events.emit('runs.onTelemetryStatus', {
       runId: this.id,
       level: 'warning',
@@ -402,7 +404,10 @@ export class RunSession {
     const git = await this.git;
     if (git) await storeClosing(() => runs.setGit(this.id, git.provenance, git.diff));
     // Usually answered long ago (or from the cache); a run shorter than `import torch` waits for it once per interpreter.
-    const python = await Promise.race([this.python, new Promise<null>((resolve) => realTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS, { background: true }))]);
+    const python = await Promise.race([
+      this.python,
+      new Promise<null>((resolve) => realTimeout(() => resolve(null), PYTHON_ANSWER_WAIT_MS, { background: true })),
+    ]);
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
     await environment.flushStore();
@@ -433,7 +438,12 @@ export class RunSession {
       });
     }
     const host = summarizeHost(hostSamples);
-    const fairness = assessFairness({ host, gpu: gpuSamples, steadyFromMs: training.summary.steadyFromMs, clockLockMHz: lockSetByUs(this.request.gpuSettingsInForce) });
+    const fairness = assessFairness({
+      host,
+      gpu: gpuSamples,
+      steadyFromMs: training.summary.steadyFromMs,
+      clockLockMHz: lockSetByUs(this.request.gpuSettingsInForce),
+    });
     const summary = { ...EMPTY_SUMMARY, ...training.summary, gpu, host, fairness, hints: hint ? [hint] : [] };
     await storeClosing(() => runs.setSummary(this.id, summary));
     // Charts decimated once now, so comparisons of long runs read a small row, not every sample.
@@ -452,7 +462,14 @@ export class RunSession {
     void output.endRun(this.id, 0);
     if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
     if (this.knobs) fs.rmSync(this.knobs.resultsFile, { force: true });
-    const ended = runs.recordEnding(this.id, { status: 'failed', exitCode: null, signal: null, exitClass: 'error', exitReason: reason, endedAt: environment.clock.now() });
+    const ended = runs.recordEnding(this.id, {
+      status: 'failed',
+      exitCode: null,
+      signal: null,
+      exitClass: 'error',
+      exitReason: reason,
+      endedAt: environment.clock.now(),
+    });
     if (this.gpuLease) {
       faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
       this.gpuLease = null;

@@ -44,7 +44,7 @@ export function shellQuote(value: string): string {
 export function fillShellScript(script: string, valueOf: (name: string) => string, flags: ReadonlySet<string> = new Set()): string {
   let out = '';
   let quote: 'none' | 'single' | 'double' = 'none';
-  for (let i = 0; i < script.length; ) {
+  for (let i = 0; i < script.length;) {
     const char = script[i]!;
     const placeholder = char === '{' ? LEADING_PLACEHOLDER.exec(script.slice(i)) : null;
     if (placeholder) {

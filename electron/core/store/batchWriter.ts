@@ -79,7 +79,8 @@ export class BatchWriter {
       this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
       const { fault, message } = describeWriteFault(error);
       this.lastFault = fault;
-      if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince)) this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince))
+        this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
       return false;
     }
     this.failures = 0;

@@ -81,9 +81,7 @@ export class GpuJournalStore {
     this.selectOpen = db.prepare<[], JournalRow>(
       "SELECT * FROM gpu_settings_journal WHERE scope IN ('run', 'sweep') AND state IN ('pending', 'applied') ORDER BY id DESC",
     );
-    this.selectManual = db.prepare<[], JournalRow>(
-      "SELECT * FROM gpu_settings_journal WHERE scope = 'manual' AND state = 'applied' ORDER BY id DESC",
-    );
+    this.selectManual = db.prepare<[], JournalRow>("SELECT * FROM gpu_settings_journal WHERE scope = 'manual' AND state = 'applied' ORDER BY id DESC");
     this.selectById = db.prepare<[number], JournalRow>('SELECT * FROM gpu_settings_journal WHERE id = ?');
   }
 

@@ -114,9 +114,16 @@ export class MetricStore {
   }
 
   /** Samples in each series (name, source, kind) readNumeric would hand over, from the blocks' index alone. */
-  seriesCounts(runId: number, which: 'all' | 'exceptProgress', parse?: number): Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> {
+  seriesCounts(
+    runId: number,
+    which: 'all' | 'exceptProgress',
+    parse?: number,
+  ): Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> {
     const counts = new Map<string, { name: string; source: MetricSource; kind: MetricKind; samples: number }>();
-    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
+    const blocks = this.reader.blocks(runId, {
+      ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}),
+      ...(parse === undefined ? {} : { parse }),
+    });
     for (const block of blocks) {
       const id = `${block.source}\u0000${block.kind}\u0000${block.name}`;
       const entry = counts.get(id);
@@ -142,7 +149,10 @@ export class MetricStore {
     onSample: (order: number, step: number | null, tMs: number, name: string, value: number, source: MetricSource, kind: MetricKind) => void,
     parse?: number,
   ): void {
-    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
+    const blocks = this.reader.blocks(runId, {
+      ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}),
+      ...(parse === undefined ? {} : { parse }),
+    });
     this.reader.mergeInOrder(blocks, (key, columns, at) => {
       const step = columns.step[at]!;
       onSample(columns.order[at]!, Number.isNaN(step) ? null : step, columns.tMs[at]!, key.name, columns.value[at]!, key.source, key.kind);
@@ -161,7 +171,10 @@ export class MetricStore {
    * read (a reader keeps its state per series by it, making no string a sample), `columns[at]` the sample.
    */
   readInOrder(runId: number, which: 'all' | 'exceptProgress', visit: (key: BlockKey, columns: BlockColumns, at: number) => void, parse?: number): void {
-    const blocks = this.reader.blocks(runId, { ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}), ...(parse === undefined ? {} : { parse }) });
+    const blocks = this.reader.blocks(runId, {
+      ...(which === 'exceptProgress' ? { exceptKind: 'progress' as const } : {}),
+      ...(parse === undefined ? {} : { parse }),
+    });
     this.reader.mergeInOrder(blocks, visit);
   }
 
@@ -192,7 +205,12 @@ export class MetricStore {
           const finite = Number.isFinite(candidate.value);
           if (!finite && (nonFinite === null || candidate.order < nonFinite.order)) nonFinite = candidate;
           if (Number.isNaN(candidate.step)) {
-            if (finite && (finiteWithoutStep === null || candidate.tMs > finiteWithoutStep.tMs || (candidate.tMs === finiteWithoutStep.tMs && candidate.order > finiteWithoutStep.order))) {
+            if (
+              finite &&
+              (finiteWithoutStep === null ||
+                candidate.tMs > finiteWithoutStep.tMs ||
+                (candidate.tMs === finiteWithoutStep.tMs && candidate.order > finiteWithoutStep.order))
+            ) {
               finiteWithoutStep = candidate;
             }
             continue;
@@ -234,7 +252,10 @@ export class MetricStore {
   }
 
   /** A run's samples for its charts, at most about `maxPerMetric` a metric (see SampleBlockReader.chartSamples). */
-  chartSamples(runId: number, maxPerMetric: number): { samples: MetricSample[]; stored: Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> } {
+  chartSamples(
+    runId: number,
+    maxPerMetric: number,
+  ): { samples: MetricSample[]; stored: Array<{ name: string; source: MetricSource; kind: MetricKind; samples: number }> } {
     const { samples, stored } = this.reader.chartSamples(runId, maxPerMetric);
     return { samples: samples.map(({ name, source, kind, step, tMs, value }) => ({ name, source, kind, step, tMs, value })), stored };
   }

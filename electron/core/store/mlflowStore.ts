@@ -234,7 +234,9 @@ export class MlflowStore {
    * name's values are numbered from 0 by the caller. `afterRowid` is the order of the last sample of the previous page.
    */
   unsteppedPage(runId: number, afterRowid: number, limit: number): Array<SeriesPoint & { rowid: number }> {
-    return this.metrics.unsteppedPage(runId, afterRowid, limit).map((point) => ({ rowid: point.order, name: point.name, step: 0, tMs: point.tMs, value: point.value }));
+    return this.metrics
+      .unsteppedPage(runId, afterRowid, limit)
+      .map((point) => ({ rowid: point.order, name: point.name, step: 0, tMs: point.tMs, value: point.value }));
   }
 
   /** The kind each metric of a run was logged as (train, eval, progress, summary): the most common one per name. */
@@ -273,7 +275,9 @@ export class MlflowStore {
 
   /** A page of a run's stored output, exactly as written, after `afterSeq`. */
   outputPage(runId: number, afterSeq: number, limit: number): Array<{ seq: number; data: Buffer }> {
-    return this.db.prepare<[number, number, number], { seq: number; data: Buffer }>('SELECT seq, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(runId, afterSeq, limit);
+    return this.db
+      .prepare<[number, number, number], { seq: number; data: Buffer }>('SELECT seq, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(runId, afterSeq, limit);
   }
 
   /** A local run pulled back from this MLflow run, or from the same run of the same database. */
@@ -338,7 +342,21 @@ export class MlflowStore {
     );
     this.db.transaction(() => {
       for (const s of samples) {
-        insert.run(runId, s.tMs, s.index ?? 0, s.utilGpu, s.utilMem, s.memUsedMiB, s.memTotalMiB, s.powerW, s.tempC, s.smClockMHz, s.memClockMHz, s.throttleReasons, JSON.stringify(s));
+        insert.run(
+          runId,
+          s.tMs,
+          s.index ?? 0,
+          s.utilGpu,
+          s.utilMem,
+          s.memUsedMiB,
+          s.memTotalMiB,
+          s.powerW,
+          s.tempC,
+          s.smClockMHz,
+          s.memClockMHz,
+          s.throttleReasons,
+          JSON.stringify(s),
+        );
       }
     })();
   }
@@ -351,7 +369,13 @@ export class MlflowStore {
     );
     this.db.transaction(() => {
       for (const s of samples) {
-        const extra = { cpuPerCore: s.cpuPerCore, threads: s.threads, readBytesPerSec: s.readBytesPerSec, writeBytesPerSec: s.writeBytesPerSec, busiestThreadCpu: s.busiestThreadCpu };
+        const extra = {
+          cpuPerCore: s.cpuPerCore,
+          threads: s.threads,
+          readBytesPerSec: s.readBytesPerSec,
+          writeBytesPerSec: s.writeBytesPerSec,
+          busiestThreadCpu: s.busiestThreadCpu,
+        };
         insert.run(runId, s.tMs, s.cpuTotal, s.iowait, s.memUsedMiB, s.swapUsedMiB, s.procCpu, s.procRssMiB, JSON.stringify(extra));
       }
     })();

@@ -313,7 +313,9 @@ function migrate(db: Db, file: string, onMigrating?: MigrationNotice): void {
   if (current === SCHEMA_VERSION) return;
   const moving = migrations.slice(current).filter((migration) => migration.convert !== undefined);
   if (current > 0 && moving.length > 0) {
-    onMigrating?.(`Updating ${file} for this version (${moving.map((migration) => migration.name).join(', ')}): its metric samples are moved, which takes about a minute a few GB; nothing is lost if it is stopped.`);
+    onMigrating?.(
+      `Updating ${file} for this version (${moving.map((migration) => migration.name).join(', ')}): its metric samples are moved, which takes about a minute a few GB; nothing is lost if it is stopped.`,
+    );
   }
   db.transaction(() => {
     for (const migration of migrations.slice(current)) {
@@ -383,7 +385,8 @@ export function openDatabaseReadOnly(file: string): ReadOnlyDatabase {
       const found = opened.db.pragma('user_version', { simple: true }) as number;
       const applicationId = opened.db.pragma('application_id', { simple: true }) as number;
       if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(file, found);
-      if (applicationId !== APPLICATION_ID && applicationId !== 0) throw new ForeignDatabaseError(file, `its application_id is 0x${(applicationId >>> 0).toString(16)}`);
+      if (applicationId !== APPLICATION_ID && applicationId !== 0)
+        throw new ForeignDatabaseError(file, `its application_id is 0x${(applicationId >>> 0).toString(16)}`);
       if (found < SCHEMA_VERSION) {
         throw new Error(`${file} has an older schema (${found}; this version reads ${SCHEMA_VERSION}) and bringing it up to date needs writing to it`);
       }
@@ -392,7 +395,8 @@ export function openDatabaseReadOnly(file: string): ReadOnlyDatabase {
     } catch (error) {
       opened.db.close();
       if (isCorruption(error)) throw new DatabaseCorruptError(file, error.message);
-      if (error instanceof DatabaseTooNewError || error instanceof ForeignDatabaseError || !UNWRITABLE_CODES.test(String((error as { code?: unknown }).code))) throw error;
+      if (error instanceof DatabaseTooNewError || error instanceof ForeignDatabaseError || !UNWRITABLE_CODES.test(String((error as { code?: unknown }).code)))
+        throw error;
       lastError = error;
     }
   }

@@ -16,7 +16,9 @@ export class RunProcessStore {
     private readonly writer: BatchWriter,
   ) {
     this.insert = db.prepare<[number, number, number]>('INSERT OR IGNORE INTO run_processes (run_id, pid, start_ticks) VALUES (?, ?, ?)');
-    this.ofRun = db.prepare<[number], { pid: number; start_ticks: number }>('SELECT pid, start_ticks FROM run_processes WHERE run_id = ? ORDER BY start_ticks, pid');
+    this.ofRun = db.prepare<[number], { pid: number; start_ticks: number }>(
+      'SELECT pid, start_ticks FROM run_processes WHERE run_id = ? ORDER BY start_ticks, pid',
+    );
   }
 
   /** Queued with the batch (committed within its interval): found every half second, and never worth a wait for the file. */

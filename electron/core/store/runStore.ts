@@ -206,9 +206,7 @@ export class RunStore {
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? ORDER BY seq DESC',
       ),
       lastSeq: db.prepare<[number], { seq: number | null }>('SELECT MAX(seq) AS seq FROM run_output WHERE run_id = ?'),
-      storedBytes: db.prepare<[number], { bytes: number | null }>(
-        'SELECT SUM(length(data)) AS bytes FROM run_output WHERE run_id = ?',
-      ),
+      storedBytes: db.prepare<[number], { bytes: number | null }>('SELECT SUM(length(data)) AS bytes FROM run_output WHERE run_id = ?'),
       setOutputBytes: db.prepare('UPDATE runs SET output_bytes = ? WHERE id = ?'),
       setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),

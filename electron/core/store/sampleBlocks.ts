@@ -76,7 +76,12 @@ export function decodeBlock(data: Buffer, count: number): BlockColumns {
     packed = new Float64Array(count * COLUMNS);
     new Uint8Array(packed.buffer).set(data);
   }
-  return { order: packed.subarray(0, count), step: packed.subarray(count, 2 * count), tMs: packed.subarray(2 * count, 3 * count), value: packed.subarray(3 * count) };
+  return {
+    order: packed.subarray(0, count),
+    step: packed.subarray(count, 2 * count),
+    tMs: packed.subarray(2 * count, 3 * count),
+    value: packed.subarray(3 * count),
+  };
 }
 
 function emptyColumns(capacity: number): BlockColumns {
@@ -173,7 +178,7 @@ export function addBlockPoints(db: Db): void {
     'SELECT b.id, b.count, d.data FROM metric_blocks b JOIN metric_block_data d ON d.block_id = b.id WHERE b.id > ? ORDER BY b.id LIMIT ?',
   );
   const setPoints = db.prepare<[Buffer, number]>('UPDATE metric_blocks SET points = ? WHERE id = ?');
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = page.all(after, 256);
     if (rows.length === 0) break;
     for (const row of rows) setPoints.run(blockPoints(decodeBlock(row.data, row.count), 0, row.count), row.id);
@@ -279,7 +284,7 @@ export class SampleBlockWriter {
    * run's commit holds an entry per chunk, and each write may write a metric's last block again.
    */
   writeEntries(entries: ReadonlyArray<{ runId: number; samples: SampleInput; from?: number; to?: number }>): void {
-    for (let at = 0; at < entries.length; ) {
+    for (let at = 0; at < entries.length;) {
       let end = at + 1;
       while (end < entries.length && entries[end]!.runId === entries[at]!.runId) end++;
       const first = entries[at]!;
@@ -290,7 +295,9 @@ export class SampleBlockWriter {
         // Each sample copied once into the joined columns, objects (a live run's parsed lines) as they are.
         for (const { samples, from = 0, to = samples.length } of parts) {
           if (samples instanceof SampleColumns) joined.pushFrom(samples, from, to);
-          else for (let i = from; i < to; i++) joined.push(samples[i]!.step, samples[i]!.tMs, samples[i]!.name, samples[i]!.value, samples[i]!.source, samples[i]!.kind);
+          else
+            for (let i = from; i < to; i++)
+              joined.push(samples[i]!.step, samples[i]!.tMs, samples[i]!.name, samples[i]!.value, samples[i]!.source, samples[i]!.kind);
         }
         this.write(first.runId, joined);
       }
@@ -390,7 +397,9 @@ export class SampleBlockReader {
        WHERE run_id = ? AND (source <> 'text' OR generation = ?) ORDER BY id`,
     );
     this.blockData = db.prepare<[number], Buffer>('SELECT data FROM metric_block_data WHERE block_id = ?').pluck();
-    this.pointsOf = db.prepare<[number], { points: Buffer | null; nonFinite: number }>('SELECT points, non_finite AS nonFinite FROM metric_blocks WHERE id = ?');
+    this.pointsOf = db.prepare<[number], { points: Buffer | null; nonFinite: number }>(
+      'SELECT points, non_finite AS nonFinite FROM metric_blocks WHERE id = ?',
+    );
     this.countOf = db.prepare<[number, number], { kind: MetricKind; n: number }>(
       `SELECT kind, SUM(count) AS n FROM metric_blocks WHERE run_id = ? AND ${CURRENT_PARSE} GROUP BY kind`,
     );
@@ -401,13 +410,12 @@ export class SampleBlockReader {
    * text samples of that parse instead of the run's current one (a parse being made, see reparse.ts).
    */
   blocks(runId: number, filter: BlockFilter = {}): BlockInfo[] {
-    return (filter.parse === undefined ? this.blockList.all(runId, runId) : this.blockListOfParse.all(runId, filter.parse))
-      .filter(
-        (block) =>
-          (filter.kind === undefined || block.kind === filter.kind) &&
-          (filter.exceptKind === undefined || block.kind !== filter.exceptKind) &&
-          (filter.names === undefined || filter.names.has(block.name)),
-      );
+    return (filter.parse === undefined ? this.blockList.all(runId, runId) : this.blockListOfParse.all(runId, filter.parse)).filter(
+      (block) =>
+        (filter.kind === undefined || block.kind === filter.kind) &&
+        (filter.exceptKind === undefined || block.kind !== filter.exceptKind) &&
+        (filter.names === undefined || filter.names.has(block.name)),
+    );
   }
 
   load(id: number, count: number): BlockColumns {
@@ -470,7 +478,13 @@ export class SampleBlockReader {
       const cursor = heap[0]!;
       const columns = cursor.current;
       const step = columns.step[cursor.at]!;
-      page.push({ ...cursor.key, order: columns.order[cursor.at]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[cursor.at]!, value: columns.value[cursor.at]! });
+      page.push({
+        ...cursor.key,
+        order: columns.order[cursor.at]!,
+        step: Number.isNaN(step) ? null : step,
+        tMs: columns.tMs[cursor.at]!,
+        value: columns.value[cursor.at]!,
+      });
       if (page.length >= pageSize) {
         yield page;
         page = [];
@@ -597,7 +611,11 @@ export class SampleBlockReader {
       const endBucket = () => {
         const kept = new Map<number, ChartSample>();
         for (const sample of [first, nonFinite]) if (sample !== null) kept.set(sample.order, sample);
-        for (const [columns, at] of [[lastColumns, lastAt], [lowColumns, lowAt], [highColumns, highAt]] as const) {
+        for (const [columns, at] of [
+          [lastColumns, lastAt],
+          [lowColumns, lowAt],
+          [highColumns, highAt],
+        ] as const) {
           if (columns !== null && !kept.has(columns.order[at]!)) kept.set(columns.order[at]!, make(columns, at));
         }
         for (const sample of [...kept.values()].sort((a, b) => a.order - b.order)) samples.push(sample);
@@ -683,7 +701,13 @@ export class SampleBlockReader {
           const columns = this.load(block.id, block.count);
           const at = columns.value.findIndex((value) => !Number.isFinite(value));
           const step = columns.step[at]!;
-          kept.set(columns.order[at]!, { ...key, order: columns.order[at]!, step: Number.isNaN(step) ? null : step, tMs: columns.tMs[at]!, value: columns.value[at]! });
+          kept.set(columns.order[at]!, {
+            ...key,
+            order: columns.order[at]!,
+            step: Number.isNaN(step) ? null : step,
+            tMs: columns.tMs[at]!,
+            value: columns.value[at]!,
+          });
         }
       }
       for (const picked of [last, low, high]) if (picked !== null && !kept.has(picked.order)) kept.set(picked.order, picked);
@@ -759,13 +783,16 @@ export function moveRowsIntoBlocks(db: Db): void {
       'SELECT DISTINCT run_id, name, source, kind, generation FROM metric_samples',
     )
     .all();
-  const page = db.prepare<[number, string, string, string, number, number, number], { rowid: number; step: number | null; t_ms: number; value: number | null; special: string | null }>(
+  const page = db.prepare<
+    [number, string, string, string, number, number, number],
+    { rowid: number; step: number | null; t_ms: number; value: number | null; special: string | null }
+  >(
     `SELECT rowid, step, t_ms, value, special FROM metric_samples WHERE run_id = ? AND name = ? AND source = ? AND kind = ? AND generation = ? AND rowid > ?
      ORDER BY rowid LIMIT ?`,
   );
   const insert = db.prepare(INSERT_BLOCK_V18_SQL);
   for (const key of keys) {
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = page.all(key.run_id, key.name, key.source, key.kind, key.generation, after, BLOCK_SAMPLES);
       if (rows.length === 0) break;
       const columns = emptyColumns(rows.length);
@@ -773,9 +800,24 @@ export function moveRowsIntoBlocks(db: Db): void {
         columns.order[i] = row.rowid;
         columns.step[i] = row.step ?? Number.NaN;
         columns.tMs[i] = row.t_ms;
-        columns.value[i] = row.special === 'nan' ? Number.NaN : row.special === 'inf' ? Number.POSITIVE_INFINITY : row.special === '-inf' ? Number.NEGATIVE_INFINITY : (row.value ?? Number.NaN);
+        columns.value[i] =
+          row.special === 'nan'
+            ? Number.NaN
+            : row.special === 'inf'
+              ? Number.POSITIVE_INFINITY
+              : row.special === '-inf'
+                ? Number.NEGATIVE_INFINITY
+                : (row.value ?? Number.NaN);
       });
-      insert.run({ runId: key.run_id, name: key.name, source: key.source, kind: key.kind, generation: key.generation, ...blockStats(columns, 0, rows.length), data: encodeBlock(columns, 0, rows.length) });
+      insert.run({
+        runId: key.run_id,
+        name: key.name,
+        source: key.source,
+        kind: key.kind,
+        generation: key.generation,
+        ...blockStats(columns, 0, rows.length),
+        data: encodeBlock(columns, 0, rows.length),
+      });
       after = rows.at(-1)!.rowid;
     }
   }

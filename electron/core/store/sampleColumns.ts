@@ -68,7 +68,8 @@ export class SampleColumns {
    * copied; this object is not to be used after. About 30 bytes a sample, where a sample object cloned held ~150.
    */
   pack(): { packed: PackedSamples; transfer: ArrayBuffer[] } {
-    const cut = <T extends Float64Array | Uint32Array | Uint8Array>(column: T): T => (column.length === this.length ? column : (column.slice(0, this.length) as T));
+    const cut = <T extends Float64Array | Uint32Array | Uint8Array>(column: T): T =>
+      column.length === this.length ? column : (column.slice(0, this.length) as T);
     const packed: PackedSamples = {
       length: this.length,
       step: cut(this.step),
@@ -102,7 +103,8 @@ export class SampleColumns {
 
   /** Appends samples `from` to `to` of other columns. */
   pushFrom(other: SampleColumns, from: number, to: number): void {
-    for (let i = from; i < to; i++) this.push(other.stepAt(i), other.tMs[i]!, other.names[other.name[i]!]!, other.value[i]!, SOURCES[other.source[i]!]!, KINDS[other.kind[i]!]!);
+    for (let i = from; i < to; i++)
+      this.push(other.stepAt(i), other.tMs[i]!, other.names[other.name[i]!]!, other.value[i]!, SOURCES[other.source[i]!]!, KINDS[other.kind[i]!]!);
   }
 
   /** The code of a name in `name`, or -1 where no sample has it. */
@@ -116,7 +118,14 @@ export class SampleColumns {
   }
 
   sample(i: number): MetricSample {
-    return { step: this.stepAt(i), tMs: this.tMs[i]!, name: this.names[this.name[i]!]!, value: this.value[i]!, source: SOURCES[this.source[i]!]!, kind: KINDS[this.kind[i]!]! };
+    return {
+      step: this.stepAt(i),
+      tMs: this.tMs[i]!,
+      name: this.names[this.name[i]!]!,
+      value: this.value[i]!,
+      source: SOURCES[this.source[i]!]!,
+      kind: KINDS[this.kind[i]!]!,
+    };
   }
 
   /** The indexes of the samples `keep` picks (of `within`, or of all), in order. Counted first, so the list is made at its size. */

@@ -139,12 +139,14 @@ export class Store<Output extends OutputSink = OutputSink> {
     }
   }
 
-
   async close(): Promise<void> {
     if (!this.db.open) return;
     const lostWrites = this.writer.close();
     await this.output.close();
     this.db.close();
-    if (lostWrites > 0) console.error(`tuning-bench: ${lostWrites} sample writes could not be stored in ${this.file} before closing (${this.writeStatus().state === 'paused' ? 'the disk is full or the file busy' : 'the database refused them'})`);
+    if (lostWrites > 0)
+      console.error(
+        `tuning-bench: ${lostWrites} sample writes could not be stored in ${this.file} before closing (${this.writeStatus().state === 'paused' ? 'the disk is full or the file busy' : 'the database refused them'})`,
+      );
   }
 }

@@ -50,11 +50,19 @@ export class TuneStore {
       running: db.prepare<[], TuneRow>("SELECT * FROM tunes WHERE status = 'running'"),
       setResult: db.prepare<[string, number]>('UPDATE tunes SET result_json = ? WHERE id = ?'),
       setStatus: db.prepare<[TuneStatus, string | null, number]>('UPDATE tunes SET status = ?, ended_at = ? WHERE id = ?'),
-      setOwner: db.prepare<[number, number | null, number]>("UPDATE tunes SET owner_pid = ?, owner_start_ticks = ?, status = 'running', ended_at = NULL WHERE id = ?"),
+      setOwner: db.prepare<[number, number | null, number]>(
+        "UPDATE tunes SET owner_pid = ?, owner_start_ticks = ?, status = 'running', ended_at = NULL WHERE id = ?",
+      ),
     };
   }
 
-  insert(tune: { createdAt: Date; sourceRunId: number | null; request: TuneRequest; result: TuneResult; owner: { pid: number; startTicks: number | null } }): StoredTune {
+  insert(tune: {
+    createdAt: Date;
+    sourceRunId: number | null;
+    request: TuneRequest;
+    result: TuneResult;
+    owner: { pid: number; startTicks: number | null };
+  }): StoredTune {
     const inserted = this.statements.insert.run({
       createdAt: tune.createdAt.toISOString(),
       sourceRunId: tune.sourceRunId,

@@ -55,7 +55,8 @@ export function unrunnablePath(command: string, cwd: string): string | null {
   } catch {
     return null;
   }
-  if (stat.isDirectory()) return `${command} is a folder, not a program (in ${cwd}): give the script or program inside it, e.g. ${path.join(command, 'train.py')}`;
+  if (stat.isDirectory())
+    return `${command} is a folder, not a program (in ${cwd}): give the script or program inside it, e.g. ${path.join(command, 'train.py')}`;
   if (isExecutableFile(file)) return null;
   const interpreter = INTERPRETERS[path.extname(file)] ?? 'sh';
   return (

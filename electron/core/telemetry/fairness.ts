@@ -54,20 +54,32 @@ export function assessFairness(input: FairnessInput): Fairness {
     const shared = withApps.filter((s) => (s.otherComputeApps ?? 0) > 0);
     if (withApps.length > 0 && shared.length / withApps.length >= GPU_BUSY_SHARE) {
       const most = Math.max(...shared.map((s) => s.otherComputeApps ?? 0));
-      issues.push({ kind: 'gpu-busy', message: `${most} other process${most === 1 ? '' : 'es'} computed on the GPU during ${percentText(shared.length / withApps.length)} of the run's steady time` });
+      issues.push({
+        kind: 'gpu-busy',
+        message: `${most} other process${most === 1 ? '' : 'es'} computed on the GPU during ${percentText(shared.length / withApps.length)} of the run's steady time`,
+      });
     }
     const withMask = steady.filter((s) => s.throttleReasons !== null);
     const throttled = withMask.filter((s) => ((s.throttleReasons ?? 0) & TIMING_THROTTLE_MASK) !== 0);
     if (withMask.length > 0 && throttled.length / withMask.length >= THROTTLED_SHARE) {
       const reasons = [...new Set(throttled.flatMap((s) => throttlingReasons(s.throttleReasons!)))];
-      issues.push({ kind: 'throttled', message: `throttled (${reasons.join(', ')}) during ${percentText(throttled.length / withMask.length)} of the steady time` });
+      issues.push({
+        kind: 'throttled',
+        message: `throttled (${reasons.join(', ')}) during ${percentText(throttled.length / withMask.length)} of the steady time`,
+      });
     }
     const lock = input.clockLockMHz;
-    const clocks = steady.map((s) => s.smClockMHz).filter((v): v is number => v !== null).sort((a, b) => a - b);
+    const clocks = steady
+      .map((s) => s.smClockMHz)
+      .filter((v): v is number => v !== null)
+      .sort((a, b) => a - b);
     if (lock !== null && clocks.length > 0) {
       const median = clocks[clocks.length >> 1]!;
       if (median < CLOCK_BELOW_LOCK_SHARE * lock) {
-        issues.push({ kind: 'clock-below-lock', message: `the SM clock ran at ${median} MHz (median), under ${percentText(CLOCK_BELOW_LOCK_SHARE)} of the ${lock} MHz lock` });
+        issues.push({
+          kind: 'clock-below-lock',
+          message: `the SM clock ran at ${median} MHz (median), under ${percentText(CLOCK_BELOW_LOCK_SHARE)} of the ${lock} MHz lock`,
+        });
       }
     }
   }

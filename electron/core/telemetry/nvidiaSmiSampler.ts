@@ -187,7 +187,12 @@ export class NvidiaSmiSampler {
     }
     this.backoffMs = BACKOFF_START_MS;
     if (result.sample.gpuLost) this.options.onStatus('error', 'nvidia-smi says the GPU is lost (it needs a reset or a reboot)');
-    this.options.onSample({ ...result.sample, tMs: this.clock.wallMs() - this.options.startedAtMs, runVramMiB: this.runVramMiB, otherComputeApps: this.otherComputeApps });
+    this.options.onSample({
+      ...result.sample,
+      tMs: this.clock.wallMs() - this.options.startedAtMs,
+      runVramMiB: this.runVramMiB,
+      otherComputeApps: this.otherComputeApps,
+    });
   }
 
   private checkWatchdog(): void {

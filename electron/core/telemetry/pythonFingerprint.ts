@@ -48,7 +48,12 @@ function mtimeMs(file: string | null): number | null {
 
 /** Where `program` runs from: a path as given, else the first match on PATH. */
 function resolveInterpreter(program: string, cwd: string, pathVariable: string | undefined): string | null {
-  const candidates = program.includes('/') ? [path.resolve(cwd, program)] : (pathVariable ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+  const candidates = program.includes('/')
+    ? [path.resolve(cwd, program)]
+    : (pathVariable ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, program));
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);

@@ -67,7 +67,9 @@ export function batchPlaceholder(request: Pick<TuneRequest, 'command' | 'values'
   const placeholders = templateVariables(request.command.template, request.command.mode).map((spec) => spec.name);
   const unknown = Object.keys(request.values).find((name) => !placeholders.includes(name));
   if (unknown !== undefined) {
-    throw new TuneError(`--set ${unknown}=...: the command has no {${unknown}} placeholder${placeholders.length > 0 ? ` (it has ${placeholders.map((p) => `{${p}}`).join(', ')})` : ''}`);
+    throw new TuneError(
+      `--set ${unknown}=...: the command has no {${unknown}} placeholder${placeholders.length > 0 ? ` (it has ${placeholders.map((p) => `{${p}}`).join(', ')})` : ''}`,
+    );
   }
   if (!placeholders.includes(variable)) {
     return { variable, value: null, reason: `no {${variable}} placeholder in the command: give one and --set ${variable}=N to try larger batches` };
@@ -86,7 +88,13 @@ export function batchFinderOutcome(
 ): { measure: number } | { status: 'skipped' | 'failed'; reason: string } {
   // A finder whose every probe ran out of memory failed with an answer (none fits); one that stopped on another failure has none.
   if (finder.result === null) {
-    return { status: 'failed', reason: finder.status === 'failed' ? `the batch-size finder failed: ${finder.error ?? 'no reason given'}` : `the batch-size finder gave no answer (${finder.status})` };
+    return {
+      status: 'failed',
+      reason:
+        finder.status === 'failed'
+          ? `the batch-size finder failed: ${finder.error ?? 'no reason given'}`
+          : `the batch-size finder gave no answer (${finder.status})`,
+    };
   }
   const { largestFit, message } = finder.result;
   if (largestFit === null) return { status: 'failed', reason: `out of memory: ${message}` };
@@ -104,14 +112,21 @@ export function batchSuggestion(command: TuneRequest['command'], variable: strin
     return [arg === placeholder && previous !== undefined && previous.startsWith('-') ? `${previous} ${value}` : value];
   });
   const where = command.mode === 'argv' && uses.length > 0 ? `pass ${uses.join(' and ')}` : `run it with ${variable}=${to}`;
-  return { knobs: [`${variable}=${to}`], file: null, line: null, text: `${variable}=${to}: ${where} (it ran at ${from}; the largest that fits with the knobs kept)`, diff: null };
+  return {
+    knobs: [`${variable}=${to}`],
+    file: null,
+    line: null,
+    text: `${variable}=${to}: ${where} (it ran at ${from}; the largest that fits with the knobs kept)`,
+    diff: null,
+  };
 }
 
 /** Why a rung cannot apply on this machine and torch, or null when it may (the run's own record has the last word). */
 export function rungSkipReason(rung: Rung, machine: { torch: string | null; cuda: boolean | null }): string | null {
   const spec = KNOBS.find((k) => k.name === rung.knob);
   if (spec?.cudaOnly && machine.cuda === false) return `no CUDA device here: ${rung.knob} acts on NVIDIA GPUs only`;
-  if (rung.knob === 'autocast' && rung.value === 'fp16' && machine.cuda === false) return 'fp16 autocast needs CUDA (on the CPU torch takes bf16: --autocast bf16)';
+  if (rung.knob === 'autocast' && rung.value === 'fp16' && machine.cuda === false)
+    return 'fp16 autocast needs CUDA (on the CPU torch takes bf16: --autocast bf16)';
   const major = machine.torch === null ? null : Number(/^(\d+)/u.exec(machine.torch)?.[1]);
   if (rung.knob === 'compile' && major !== null && major < 2) return `torch ${machine.torch} has no torch.compile (2.0 and newer)`;
   return null;
@@ -134,15 +149,27 @@ export function decideStep(input: {
   // DataLoader), or it cannot here (skipped); one that raised is a failure. None is a verdict on the knob.
   if (input.knobState !== null && input.knobState !== 'applied') {
     const status = input.knobState === 'failed' ? 'failed' : 'skipped';
-    return { status, kept: false, reason: `the knob was ${input.knobState === 'unknown' ? 'not reported on by any Python process' : input.knobState}${input.knobReason ? `: ${input.knobReason}` : ''}` };
+    return {
+      status,
+      kept: false,
+      reason: `the knob was ${input.knobState === 'unknown' ? 'not reported on by any Python process' : input.knobState}${input.knobReason ? `: ${input.knobReason}` : ''}`,
+    };
   }
   if (input.gate === 'fail') {
     return { status: 'rejected', kept: false, reason: `quality gate failed: ${input.gateReason}${input.verdict === 'faster' ? ' (faster, but worse)' : ''}` };
   }
   if (input.verdict === 'faster') {
-    return { status: 'kept', kept: true, reason: `faster: ${input.verdictReason ?? ''}${input.gate === 'n/a' ? `; no quality gate (${input.gateReason})` : ''}`.trim() };
+    return {
+      status: 'kept',
+      kept: true,
+      reason: `faster: ${input.verdictReason ?? ''}${input.gate === 'n/a' ? `; no quality gate (${input.gateReason})` : ''}`.trim(),
+    };
   }
-  const why = UNDECIDED.has(input.verdict) ? `not shown faster within the repeat budget (${input.verdict})` : input.verdict === 'unknown' ? 'no speedup could be measured' : input.verdict;
+  const why = UNDECIDED.has(input.verdict)
+    ? `not shown faster within the repeat budget (${input.verdict})`
+    : input.verdict === 'unknown'
+      ? 'no speedup could be measured'
+      : input.verdict;
   return { status: 'rejected', kept: false, reason: `${why}${input.verdictReason ? `: ${input.verdictReason}` : ''}` };
 }
 
@@ -156,7 +183,11 @@ export function poolGate(rows: readonly Pick<ComparisonRow, 'gate' | 'gateReason
 }
 
 /** More runs are worth it while the verdict is undecided, the candidate's runs measured something, and the budget allows. */
-export function moreRoundsFor(verdict: { verdict: string; moreRepeats: number | null; repeatsCannotDecide?: boolean }, runsPerSide: number, maxRepeats: number): number {
+export function moreRoundsFor(
+  verdict: { verdict: string; moreRepeats: number | null; repeatsCannotDecide?: boolean },
+  runsPerSide: number,
+  maxRepeats: number,
+): number {
   if (!UNDECIDED.has(verdict.verdict) || runsPerSide >= maxRepeats || verdict.repeatsCannotDecide === true) return 0;
   return Math.min(maxRepeats - runsPerSide, Math.max(1, verdict.moreRepeats ?? 1));
 }
@@ -263,7 +294,10 @@ export class TuneLadder {
     const isBatchStep = (name: string) => name === `+${batch.variable}` || name.startsWith(`+${batch.variable}=`);
     const work =
       request.tokensPerStep !== undefined || request.samplesPerStep !== undefined
-        ? { ...(request.tokensPerStep === undefined ? {} : { tokensPerStep: request.tokensPerStep }), ...(request.samplesPerStep === undefined ? {} : { samplesPerStep: request.samplesPerStep }) }
+        ? {
+            ...(request.tokensPerStep === undefined ? {} : { tokensPerStep: request.tokensPerStep }),
+            ...(request.samplesPerStep === undefined ? {} : { samplesPerStep: request.samplesPerStep }),
+          }
         : batch.value === null
           ? {}
           : { samplesPerStep: `{${batch.variable}}` };
@@ -283,7 +317,13 @@ export class TuneLadder {
     const progress = () => options.onProgress?.({ ...result, kept: { ...kept } });
 
     /** Runs the sweep for `label` in rounds while undecided; `knob`: the knob tried, whose runs end the rounds where it did not apply. */
-    const measure = async (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number, knob: string | null = null): Promise<Measured> => {
+    const measure = async (
+      label: string,
+      values: KnobSettings,
+      vary: Array<{ name: string; values: string[] }>,
+      candidateIndex: number,
+      knob: string | null = null,
+    ): Promise<Measured> => {
       const out: Measured = {
         status: 'done',
         sweepIds: [],
@@ -328,7 +368,13 @@ export class TuneLadder {
           out.status = 'cancelled';
           return out;
         }
-        if (baseConfig && (baseConfig.status === 'failed' || baseConfig.status === 'oom') && baseConfig.runIds.length > 0 && !baselineDone && candidateIndex === 1) {
+        if (
+          baseConfig &&
+          (baseConfig.status === 'failed' || baseConfig.status === 'oom') &&
+          baseConfig.runIds.length > 0 &&
+          !baselineDone &&
+          candidateIndex === 1
+        ) {
           out.status = 'failed';
           out.error = `the baseline's runs failed${baseConfig.failure ? `: ${baseConfig.failure.reason}` : ''}`;
           return out;
@@ -365,7 +411,14 @@ export class TuneLadder {
           out.base.speeds = [];
           out.candidate.speeds = [];
           for (const sweepId of out.sweepIds) {
-            const again = this.deps.compare({ sweepIds: [sweepId], runIds: [], groupBy: 'config', gate: request.gate, minEffect: request.minEffect, measureBy: 'workOverTime' });
+            const again = this.deps.compare({
+              sweepIds: [sweepId],
+              runIds: [],
+              groupBy: 'config',
+              gate: request.gate,
+              minEffect: request.minEffect,
+              measureBy: 'workOverTime',
+            });
             out.base.speeds.push(...speedsOf(again.rows.find((r) => r.configIndex === 0)));
             out.candidate.speeds.push(...speedsOf(again.rows.find((r) => r.configIndex === candidateIndex)));
           }
@@ -379,7 +432,13 @@ export class TuneLadder {
         out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: `${verdict.reason}${byWork}` };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
         // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
-        const state = knob === null ? null : knobRecord(out.candidate.runIds.map((id) => this.deps.getRun(id)), knob).state;
+        const state =
+          knob === null
+            ? null
+            : knobRecord(
+                out.candidate.runIds.map((id) => this.deps.getRun(id)),
+                knob,
+              ).state;
         if (state !== null && state !== 'applied') return out;
         repeats = moreRoundsFor(verdict, Math.min(out.candidate.speeds.length, out.base.speeds.length), request.maxRepeats);
         if (repeats > 0) say(`tune: ${label}: ${verdict.verdict}, ${repeats} more run${repeats === 1 ? '' : 's'} per side`);
@@ -397,7 +456,12 @@ export class TuneLadder {
         knobs,
         status: 'rejected',
         reason: '',
-        against: Object.keys(kept).length === 0 ? 'baseline' : `+${Object.entries(kept).map(([k, v]) => `${k}=${v}`).join(' +')}`,
+        against:
+          Object.keys(kept).length === 0
+            ? 'baseline'
+            : `+${Object.entries(kept)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' +')}`,
         sweepIds: m?.sweepIds ?? [],
         runIds: m?.candidate.runIds ?? [],
         throughput: { median: throughput.median, ci95: throughput.ci95, unit: m?.unit ?? null },
@@ -432,7 +496,14 @@ export class TuneLadder {
         // The largest batch that fits with the knobs kept, then the batch now against it like any other step.
         const found = await this.findLargerBatch(request, batch.variable, batch.value, kept, { maxSteps, work }, say, options);
         if ('status' in found) {
-          result.steps.push(stepRow(stepName, {}, null, { status: found.status, reason: found.reason, sweepIds: found.sweepId === null ? [] : [found.sweepId], speedup: notMeasured }));
+          result.steps.push(
+            stepRow(stepName, {}, null, {
+              status: found.status,
+              reason: found.reason,
+              sweepIds: found.sweepId === null ? [] : [found.sweepId],
+              speedup: notMeasured,
+            }),
+          );
           say(`tune: ${stepName}: ${found.status} (${found.reason})`);
           if (found.status === 'cancelled') {
             result.status = 'cancelled';
@@ -451,7 +522,10 @@ export class TuneLadder {
       if (!baselineDone && m.base.row) {
         baselineDone = true;
         const base = m.base.row;
-        const throughput = rowThroughput(m.base.speeds.map((s) => s.throughput), coarsestResolution(m.base.speeds));
+        const throughput = rowThroughput(
+          m.base.speeds.map((s) => s.throughput),
+          coarsestResolution(m.base.speeds),
+        );
         result.steps.push({
           ...stepRow('baseline', {}, null, {}),
           status: 'baseline',
@@ -519,7 +593,9 @@ export class TuneLadder {
       }
     }
     const suggested = suggestChanges(keptKnobs, request.command.cwd, this.deps.readFile);
-    result.suggestions = result.batch ? [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)] : suggested.suggestions;
+    result.suggestions = result.batch
+      ? [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)]
+      : suggested.suggestions;
     result.patch = suggested.patch;
     const skipped = result.steps.filter((s) => s.status === 'skipped');
     if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
@@ -527,7 +603,11 @@ export class TuneLadder {
   }
 
   /** The kept knobs (and a kept batch) together against the baseline, measured side by side (one kept: its own step was that measurement). */
-  private async measureTotal(result: TuneResult, keptRungs: ReadonlyArray<{ rung: Rung }>, measure: (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number) => Promise<Measured>): Promise<void> {
+  private async measureTotal(
+    result: TuneResult,
+    keptRungs: ReadonlyArray<{ rung: Rung }>,
+    measure: (label: string, values: KnobSettings, vary: Array<{ name: string; values: string[] }>, candidateIndex: number) => Promise<Measured>,
+  ): Promise<void> {
     // The kept knobs are the ladder, the kept batch its last rung (the batch was tried with every kept knob).
     const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
     if (result.batch) vary.push({ name: result.batch.variable, values: [String(result.batch.from), String(result.batch.to)] });
@@ -537,12 +617,20 @@ export class TuneLadder {
     }
     if (vary.length === 1) {
       const step = result.steps.find((s) => s.kept)!;
-      result.total = { ratio: step.speedup.ratio, ci95: step.speedup.ci95, verdict: step.speedup.verdict, reason: step.speedup.reason, sweepIds: step.sweepIds, measuredBy: `${step.name} was measured against the baseline itself` };
+      result.total = {
+        ratio: step.speedup.ratio,
+        ci95: step.speedup.ci95,
+        verdict: step.speedup.verdict,
+        reason: step.speedup.reason,
+        sweepIds: step.sweepIds,
+        measuredBy: `${step.name} was measured against the baseline itself`,
+      };
       return;
     }
     // Companions that applied are set on every config (they act only with their knob); the kept knobs are the ladder.
     const companions: KnobSettings = {};
-    for (const { rung } of keptRungs) for (const name of Object.keys(rung.companions)) if (result.kept[name] !== undefined) companions[name] = result.kept[name];
+    for (const { rung } of keptRungs)
+      for (const name of Object.keys(rung.companions)) if (result.kept[name] !== undefined) companions[name] = result.kept[name];
     const m = await measure('kept together', companions, vary, vary.length);
     if (m.status === 'cancelled') result.status = 'cancelled';
     result.total = {
@@ -579,7 +667,9 @@ export class TuneLadder {
       ...(request.timeoutSeconds === undefined ? {} : { timeoutSeconds: request.timeoutSeconds }),
       ...limits.work,
     });
-    const knobs = Object.entries(kept).map(([name, value]) => `${name}=${value}`).join(' ');
+    const knobs = Object.entries(kept)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
     say(`tune: +${variable}: batch-size finder ${finder.id}, from ${variable}=${current}${knobs === '' ? '' : ` with ${knobs}`}`);
     options.onSweep?.(finder.id);
     // Cancelled while it was being started: the finder is stopped now it has an id.

@@ -100,7 +100,12 @@ function indentOf(line: string): string {
  * an argument the call already has gets the new value, the others are added before the closing parenthesis (on its
  * own line, with the arguments' indentation, where the call closes on a line of its own). Null when no such call spans the line.
  */
-export function editCallArguments(lines: readonly string[], line: number, callee: string, args: ReadonlyArray<[string, string]>): { edit: LineEdit; call: string } | null {
+export function editCallArguments(
+  lines: readonly string[],
+  line: number,
+  callee: string,
+  args: ReadonlyArray<[string, string]>,
+): { edit: LineEdit; call: string } | null {
   const pattern = new RegExp(`\\b${callee}\\s*\\(`, 'u');
   for (let start = line; start >= Math.max(0, line - MAX_CALL_LOOKBACK_LINES); start--) {
     const match = pattern.exec(lines[start]!);
@@ -158,8 +163,15 @@ function callOneLine(text: string, callee: string): string {
   const call = [...lines.slice(0, close.line), lines[close.line]!.slice(0, close.col + 1)].join('\n').slice(match.index);
   const scan = scanPython(call.split('\n'));
   // Comments inside the call dropped, its lines joined.
-  const code = call.split('\n').map((line, i) => line.slice(0, scan.codeEnd[i])).join(' ');
-  return code.replace(/\s+/gu, ' ').replace(/\(\s+/gu, '(').replace(/,\s*\)/gu, ')').trim();
+  const code = call
+    .split('\n')
+    .map((line, i) => line.slice(0, scan.codeEnd[i]))
+    .join(' ');
+  return code
+    .replace(/\s+/gu, ' ')
+    .replace(/\(\s+/gu, '(')
+    .replace(/,\s*\)/gu, ')')
+    .trim();
 }
 
 /** The statement that holds line `line` (0-based), as a range of lines: brackets and `\` continuations followed both ways. */
@@ -299,7 +311,11 @@ function appliedSites(knob: KeptKnob): Array<{ file: string | null; line: number
  * The changes that make the kept knobs permanent, each with its unified diff against the file as it is now, and all
  * of them as one patch. `readFile` returns a file's text or null (not readable).
  */
-export function suggestChanges(kept: readonly KeptKnob[], cwd: string, readFile: (file: string) => string | null): { suggestions: TuneSuggestion[]; patch: string | null } {
+export function suggestChanges(
+  kept: readonly KeptKnob[],
+  cwd: string,
+  readFile: (file: string) => string | null,
+): { suggestions: TuneSuggestion[]; patch: string | null } {
   const files = new Map<string, { lines: string[]; noNewlineAtEnd: boolean } | null>();
   const fileLines = (file: string) => {
     if (!files.has(file)) {
@@ -331,17 +347,31 @@ export function suggestChanges(kept: readonly KeptKnob[], cwd: string, readFile:
     changes.push(
       found
         ? { knobs: named, file: site.file, line: site.line, text: found.call.replace(/\(.*\)$/su, `(..., ${wanted})`), edit: found.edit }
-        : { knobs: named, file: site.file, line: site.line, text: `DataLoader(..., ${wanted}) (${lines === null ? 'the file could not be read' : 'no DataLoader( call found at that line: the file may have changed since the run'}; add the arguments by hand)`, edit: null },
+        : {
+            knobs: named,
+            file: site.file,
+            line: site.line,
+            text: `DataLoader(..., ${wanted}) (${lines === null ? 'the file could not be read' : 'no DataLoader( call found at that line: the file may have changed since the run'}; add the arguments by hand)`,
+            edit: null,
+          },
     );
   }
 
   const autocast = byName.get('autocast');
   for (const site of autocast ? appliedSites(autocast) : []) {
     if (site.what?.startsWith('loss.backward()')) {
-      changes.push({ knobs: ['autocast=fp16'], file: site.file, line: site.line, text: 'scale the loss: scaler = torch.cuda.amp.GradScaler(); scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()', edit: null });
+      changes.push({
+        knobs: ['autocast=fp16'],
+        file: site.file,
+        line: site.line,
+        text: 'scale the loss: scaler = torch.cuda.amp.GradScaler(); scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()',
+        edit: null,
+      });
       continue;
     }
-    const header = /torch\.autocast\([^)]*\)/u.exec(site.what ?? '')?.[0].replace(/'/gu, '"') ?? `torch.autocast("cuda", dtype=torch.${autocast!.value === 'bf16' ? 'bfloat16' : 'float16'})`;
+    const header =
+      /torch\.autocast\([^)]*\)/u.exec(site.what ?? '')?.[0].replace(/'/gu, '"') ??
+      `torch.autocast("cuda", dtype=torch.${autocast!.value === 'bf16' ? 'bfloat16' : 'float16'})`;
     const lines = site.file === null ? null : fileLines(site.file);
     const edit = lines && site.line !== null ? wrapStatement(lines.lines, site.line - 1, header) : null;
     const text = `with ${header}: around the forward`;
@@ -349,7 +379,9 @@ export function suggestChanges(kept: readonly KeptKnob[], cwd: string, readFile:
       knobs: [`autocast=${autocast!.value}`],
       file: site.file,
       line: site.line,
-      text: edit ? `${text} (the knob handed its floating outputs back as float32: add .float() to the output if what follows needs float32)` : `${text} (${lines === null ? 'the file could not be read' : 'that line is part of a compound statement: wrap the model call by hand'})`,
+      text: edit
+        ? `${text} (the knob handed its floating outputs back as float32: add .float() to the output if what follows needs float32)`
+        : `${text} (${lines === null ? 'the file could not be read' : 'that line is part of a compound statement: wrap the model call by hand'})`,
       edit,
     });
   }
@@ -373,8 +405,17 @@ export function suggestChanges(kept: readonly KeptKnob[], cwd: string, readFile:
     const knob = byName.get(name);
     if (!knob) continue;
     const site = appliedSites(knob)[0] ?? { file: null, line: null };
-    const text = name === 'compile' ? 'model = torch.compile(model) once, before the training loop (the model is called here)' : 'model = model.to(memory_format=torch.channels_last) once, and x.to(memory_format=torch.channels_last) for each 4-D input (called here)';
-    changes.push({ knobs: [`${name}=${knob.value}`], file: site.file, line: site.line, text: `${text}; no diff: the line that makes the model is not recorded`, edit: null });
+    const text =
+      name === 'compile'
+        ? 'model = torch.compile(model) once, before the training loop (the model is called here)'
+        : 'model = model.to(memory_format=torch.channels_last) once, and x.to(memory_format=torch.channels_last) for each 4-D input (called here)';
+    changes.push({
+      knobs: [`${name}=${knob.value}`],
+      file: site.file,
+      line: site.line,
+      text: `${text}; no diff: the line that makes the model is not recorded`,
+      edit: null,
+    });
   }
 
   const relative = (file: string) => {
@@ -398,7 +439,9 @@ export function suggestChanges(kept: readonly KeptKnob[], cwd: string, readFile:
   for (const change of changes) {
     if (!change.edit || change.file === null) continue;
     const list = byFile.get(change.file) ?? [];
-    const overlaps = list.some((e) => change.edit!.start < e.start + Math.max(1, e.deleteCount) && e.start < change.edit!.start + Math.max(1, change.edit!.deleteCount));
+    const overlaps = list.some(
+      (e) => change.edit!.start < e.start + Math.max(1, e.deleteCount) && e.start < change.edit!.start + Math.max(1, change.edit!.deleteCount),
+    );
     if (!overlaps) list.push(change.edit);
     byFile.set(change.file, list);
   }

@@ -62,8 +62,10 @@ export class TuneService {
   resume(id: number, say?: (line: string) => void): TuneRecord {
     this.refuseWhenClosed();
     const stored = this.require(id);
-    if (this.live.has(id) || (stored.status === 'running' && this.ownedElsewhere(stored))) throw new ApiFailure('conflict', `tune ${id} is running; wait for it to end, or cancel it first`);
-    if (stored.status === 'succeeded') throw new ApiFailure('conflict', `tune ${id} has ended (succeeded): there is nothing left to run; start a new tune to measure again`);
+    if (this.live.has(id) || (stored.status === 'running' && this.ownedElsewhere(stored)))
+      throw new ApiFailure('conflict', `tune ${id} is running; wait for it to end, or cancel it first`);
+    if (stored.status === 'succeeded')
+      throw new ApiFailure('conflict', `tune ${id} has ended (succeeded): there is nothing left to run; start a new tune to measure again`);
     this.deps.store.takeOver(id, this.deps.owner);
     return this.follow(this.require(id), stored.result, say);
   }
@@ -73,7 +75,11 @@ export class TuneService {
     const stored = this.require(id);
     const live = this.live.get(id);
     if (!live) {
-      if (stored.status === 'running') throw new ApiFailure('conflict', `tune ${id} is run by another Tuning Bench process (pid ${stored.ownerPid}); cancel it there (Ctrl-C in its terminal)`);
+      if (stored.status === 'running')
+        throw new ApiFailure(
+          'conflict',
+          `tune ${id} is run by another Tuning Bench process (pid ${stored.ownerPid}); cancel it there (Ctrl-C in its terminal)`,
+        );
       return this.record(stored);
     }
     live.controller.abort();
@@ -130,7 +136,11 @@ export class TuneService {
           live.sweepId = sweepId;
         },
       })
-      .catch((error: unknown) => ({ ...(resumeFrom ?? emptyResult(stored.request)), status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) => ({
+        ...(resumeFrom ?? emptyResult(stored.request)),
+        status: 'failed' as const,
+        error: error instanceof Error ? error.message : String(error),
+      }))
       .then((result) => {
         this.live.delete(stored.id);
         write(result, result.status, true);

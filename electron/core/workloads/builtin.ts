@@ -4,8 +4,7 @@ import type { WorkloadInput } from '../../shared/api.js';
 export const SYNTHETIC_WORKLOAD: WorkloadInput = {
   name: 'synthetic',
   description:
-    'A simulated trainer (Node, no dependencies) whose throughput follows a documented formula of its flags; ' +
-    'see resources/workloads/synthetic/README.md.',
+    'A simulated trainer (Node, no dependencies) whose throughput follows a documented formula of its flags; ' + 'see resources/workloads/synthetic/README.md.',
   cwd: '{resources}/workloads/synthetic',
   command: [
     '{node}',

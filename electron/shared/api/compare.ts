@@ -83,10 +83,7 @@ export const comparisonRow = z.object({
   /** Notes on the row, such as repeats that were identical copies. */
   notes: z.array(z.string()).default([]),
   /** What the quality gate compared: the metric, where, this row's value, the baseline's, and the signed delta. */
-  compared: z
-    .object({ metric: z.string(), at: z.string().nullable(), value: z.number(), base: z.number(), delta: z.number() })
-    .nullable()
-    .default(null),
+  compared: z.object({ metric: z.string(), at: z.string().nullable(), value: z.number(), base: z.number(), delta: z.number() }).nullable().default(null),
   stepTimeMs: z.number().nullable(),
   vramPeakMiB: z.number().nullable(),
   utilMean: z.number().nullable(),
@@ -129,7 +126,9 @@ export const comparison = z.object({
   /** δ of the `same` verdict: an interval inside 1 ± minEffect. */
   minEffect: z.number().default(DEFAULT_MIN_EFFECT),
   /** The machine the runs ran on (from the baseline's first run), and where others differ, each value seen. */
-  machine: z.object({ gpu: z.string().nullable(), driver: z.string().nullable(), cpu: z.string().nullable(), torch: z.string().nullable() }).default({ gpu: null, driver: null, cpu: null, torch: null }),
+  machine: z
+    .object({ gpu: z.string().nullable(), driver: z.string().nullable(), cpu: z.string().nullable(), torch: z.string().nullable() })
+    .default({ gpu: null, driver: null, cpu: null, torch: null }),
   /** The machine, GPU settings and software of every run compared, each fact once, each differing value with its runs. */
   environment: z.array(environmentFact).default([]),
   /** The commands compared, as templates (`python train.py --batch_size {batch}`) where a sweep or workload gave one. */

@@ -123,9 +123,7 @@ export function isEventName(value: unknown): value is EventName {
 
 /** Turns a zod failure into one line a person can act on. */
 export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
+  return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
 
 /** Throw one of these in a handler to send a specific code; anything else becomes `internal`. */

@@ -111,9 +111,7 @@ export const gpuMethods = {
   },
   /** A manual change that stays: journaled, checked against the GPU's ranges, run with the least privilege that works. */
   'gpu.apply': {
-    input: z
-      .object({ gpu: gpuSelectorText.optional(), operation: gpuOperationInput, confirmOtherProcesses: z.boolean().default(false) })
-      .strict(),
+    input: z.object({ gpu: gpuSelectorText.optional(), operation: gpuOperationInput, confirmOtherProcesses: z.boolean().default(false) }).strict(),
     output: z.object({ message: z.string(), via: gpuElevation.shape.mode, warnings: z.array(z.string()), state: gpuControlState.nullable() }),
   },
   /** Puts back what abandoned runs or sweeps changed (the desktop asks first; the CLI does it at start). */

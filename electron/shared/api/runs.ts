@@ -3,7 +3,22 @@ import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
 import { profileComparison, profileOptions, runProfile } from '../profile.js';
 import { knobSettings, runKnobs } from '../knobs.js';
-import { IMPORT_PIECE_CHARS, LIMITS, MAX_IMPORT_CHARS, MAX_IMPORT_FILE_BYTES, MAX_RUN_SECONDS, empty, name, nullable, nullableNumber, ok, runId, stepChoices, terminalSize, varName } from './common.js';
+import {
+  IMPORT_PIECE_CHARS,
+  LIMITS,
+  MAX_IMPORT_CHARS,
+  MAX_IMPORT_FILE_BYTES,
+  MAX_RUN_SECONDS,
+  empty,
+  name,
+  nullable,
+  nullableNumber,
+  ok,
+  runId,
+  stepChoices,
+  terminalSize,
+  varName,
+} from './common.js';
 import { typedCommand } from './workloads.js';
 
 /** An imported log's run has this as its command's first word (then where the log came from): no command to run again. */
@@ -14,17 +29,7 @@ export const MAX_METRICS_ANSWER = 1_000_000;
 
 export const runStatus = z.enum(['running', 'succeeded', 'failed', 'stopped', 'timed_out', 'interrupted']);
 
-export const exitClass = z.enum([
-  'ok',
-  'error',
-  'cuda_oom',
-  'host_oom',
-  'cuda_error',
-  'nan_loss',
-  'not_found',
-  'killed',
-  'timeout',
-]);
+export const exitClass = z.enum(['ok', 'error', 'cuda_oom', 'host_oom', 'cuda_error', 'nan_loss', 'not_found', 'killed', 'timeout']);
 
 /** A way the machine was not fair to a run, with what was seen. */
 export const fairnessIssue = z.object({
@@ -90,10 +95,7 @@ export const runSummary = z.object({
   /** Steps left out because a profiler was on while they ran (`run --profile`). */
   profiledSteps: z.number().int().nonnegative().default(0),
   /** Why steps were left out: eval/checkpoint marker in the output, named by the user, or the symmetric rule; and how many that rule flagged but kept. */
-  outliers: z
-    .object({ marked: z.number().int(), byUser: z.number().int(), byRule: z.number().int(), flaggedKept: z.number().int() })
-    .nullable()
-    .default(null),
+  outliers: z.object({ marked: z.number().int(), byUser: z.number().int(), byRule: z.number().int(), flaggedKept: z.number().int() }).nullable().default(null),
   metricsSource: z.enum(['channel', 'text']).nullable().default(null),
   gpu: z
     .object({
@@ -241,7 +243,10 @@ export const run = z.object({
   /** Work in one step as the user stated it with the run (`--tokens-per-step`, `--samples-per-step`); null when not given. */
   unitsPerStep: z.object({ tokens: z.number().positive().nullable(), samples: z.number().positive().nullable() }).nullable().default(null),
   /** Warm-up and left-out steps set by hand for this run, or by its sweep; its workload's apply where it sets none. */
-  steps: stepChoices.extend({ setBy: z.enum(['run', 'sweep']) }).nullable().default(null),
+  steps: stepChoices
+    .extend({ setBy: z.enum(['run', 'sweep']) })
+    .nullable()
+    .default(null),
   summary: runSummary,
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
@@ -385,7 +390,6 @@ export type Fairness = z.output<typeof fairness>;
 
 export type FairnessIssue = z.output<typeof fairnessIssue>;
 
-
 export type OutputChunk = z.output<typeof outputChunk>;
 
 /** Run methods: `runs.*`, with their metrics (`metrics.*`) and step profiles (`profiles.*`). */
@@ -463,7 +467,17 @@ export const runMethods = {
     }),
   },
   /** The view has drawn this many chars of a run's live output; the engine holds back a view that falls behind. */
-  'runs.ackOutput': { input: z.object({ id: runId, chars: z.number().int().positive().max(1 << 30) }), output: ok },
+  'runs.ackOutput': {
+    input: z.object({
+      id: runId,
+      chars: z
+        .number()
+        .int()
+        .positive()
+        .max(1 << 30),
+    }),
+    output: ok,
+  },
   /** Saves the whole log: Electron asks where (a path comes back); headless mode gives a download URL. */
   'runs.saveLog': {
     input: z.object({ id: runId, format: logFormat }),
@@ -498,7 +512,16 @@ export const runMethods = {
    * An import idle for two minutes is cancelled, and what was stored of it removed.
    */
   'runs.importBegin': {
-    input: z.object({ name: name.optional(), totalBytes: z.number().int().nonnegative().max(MAX_IMPORT_FILE_BYTES * 4).nullable().default(null) }),
+    input: z.object({
+      name: name.optional(),
+      totalBytes: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(MAX_IMPORT_FILE_BYTES * 4)
+        .nullable()
+        .default(null),
+    }),
     output: z.object({ importId: z.string() }),
   },
   'runs.importAppend': {
@@ -572,7 +595,17 @@ export const runMethods = {
     input: z.object({
       id: z.number().int().positive(),
       notes: z.string().max(10_000).optional(),
-      tags: z.array(z.string().trim().min(1).max(40).regex(/^[\w.+-]+$/u, 'a tag is letters, digits and . _ - +')).max(20).optional(),
+      tags: z
+        .array(
+          z
+            .string()
+            .trim()
+            .min(1)
+            .max(40)
+            .regex(/^[\w.+-]+$/u, 'a tag is letters, digits and . _ - +'),
+        )
+        .max(20)
+        .optional(),
     }),
     output: run,
   },

@@ -13,7 +13,8 @@ export const sweepVariableName = z
   .max(LIMITS.nameChars)
   .superRefine((name, context) => {
     if (name.startsWith(KNOB_PREFIX)) {
-      if (!/^[A-Za-z]\w*$/u.test(name.slice(KNOB_PREFIX.length))) context.addIssue({ code: 'custom', message: `a knob is ${KNOB_PREFIX}NAME, e.g. ${KNOB_PREFIX}autocast` });
+      if (!/^[A-Za-z]\w*$/u.test(name.slice(KNOB_PREFIX.length)))
+        context.addIssue({ code: 'custom', message: `a knob is ${KNOB_PREFIX}NAME, e.g. ${KNOB_PREFIX}autocast` });
       return;
     }
     // A variable's own refusals, word for word (a name with a dot, `__proto__`).
@@ -102,10 +103,7 @@ export const sweepConfigState = sweepConfig.extend({
   finalLossMedian: z.number().nullable(),
   vramPeakMiB: z.number().nullable(),
   /** Why its runs failed (the first failed run's), with a hint when it missed a path your tree has; null when none failed. */
-  failure: z
-    .object({ runId: z.number().int(), exitClass: z.string().nullable(), reason: z.string(), hint: z.string().nullable() })
-    .nullable()
-    .default(null),
+  failure: z.object({ runId: z.number().int(), exitClass: z.string().nullable(), reason: z.string(), hint: z.string().nullable() }).nullable().default(null),
 });
 
 /** A place of a sweep's schedule: "run 3 of 8, batch=32, repeat 2 of 3" (a batch finder's probe 3, of as many as it takes). */
@@ -184,15 +182,11 @@ export const sweep = z.object({
   /** Why it stopped early, for a person to read. */
   error: z.string().nullable(),
   /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
-  result: z
-    .object({ variable: z.string(), largestFit: z.number().nullable(), firstFailure: z.number().nullable(), message: z.string() })
-    .nullable(),
+  result: z.object({ variable: z.string(), largestFit: z.number().nullable(), firstFailure: z.number().nullable(), message: z.string() }).nullable(),
 });
 
 export const sweepPreview = z.object({
-  configs: z.array(
-    sweepConfig.extend({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) }),
-  ),
+  configs: z.array(sweepConfig.extend({ command: z.array(z.string()), cwd: z.string(), env: z.record(z.string(), z.string()) })),
   runCount: z.number().int(),
   /** From earlier runs of the workload; null when there are none to go by. */
   estimateSeconds: z.number().nullable(),
@@ -236,9 +230,19 @@ export const sweepMethods = {
       /** Values every probe shares; `knob.NAME` ones are knobs, applied in each probe (a tune's kept knobs). */
       values: z.record(sweepVariableName, z.string().max(LIMITS.argChars)).default({}),
       variable: varName.default('batch'),
-      start: z.number().int().positive().max(1 << 20).default(1),
+      start: z
+        .number()
+        .int()
+        .positive()
+        .max(1 << 20)
+        .default(1),
       /** The largest batch tried (default: doubling up to about a million): where memory never runs out, as on a CPU, the search stops here. */
-      maxBatch: z.number().int().positive().max(1 << 20).optional(),
+      maxBatch: z
+        .number()
+        .int()
+        .positive()
+        .max(1 << 20)
+        .optional(),
       maxSteps: z.number().int().positive().default(20),
       timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).default(300),
       /** What one step holds (as in a sweep): each probe records it, so its throughput is per token or per sample. */

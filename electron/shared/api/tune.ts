@@ -19,7 +19,11 @@ export const DEFAULT_TUNE_MAX_STEPS = 30;
 
 export const tuneRequest = z.object({
   command: typedCommand,
-  steps: z.array(tuneStepName).min(1).max(TUNE_STEPS.length).default([...DEFAULT_TUNE_STEPS]),
+  steps: z
+    .array(tuneStepName)
+    .min(1)
+    .max(TUNE_STEPS.length)
+    .default([...DEFAULT_TUNE_STEPS]),
   /** DataLoader workers tried (the optimisation plans' num_workers=4). */
   workers: z.number().int().min(1).max(64).default(4),
   autocast: z.enum(['bf16', 'fp16']).default('bf16'),
@@ -91,7 +95,14 @@ export const tuneResult = z.object({
   kept: z.record(z.string(), z.string()),
   /** The kept combination against the baseline, measured side by side (never the steps' speedups multiplied). */
   total: z
-    .object({ ratio: z.number().nullable(), ci95: interval, verdict: z.string(), reason: z.string().nullable(), sweepIds: z.array(z.number().int()), measuredBy: z.string() })
+    .object({
+      ratio: z.number().nullable(),
+      ci95: interval,
+      verdict: z.string(),
+      reason: z.string().nullable(),
+      sweepIds: z.array(z.number().int()),
+      measuredBy: z.string(),
+    })
     .nullable(),
   suggestions: z.array(tuneSuggestion),
   /** Every suggestion's edit as one patch (`git apply` or `patch -p1` in the command's directory); null when none could be made. */
@@ -143,7 +154,10 @@ export const tuneMethods = {
   'tune.start': { input: z.object({ request: tuneRequest, sourceRunId: z.number().int().positive().nullable().default(null) }), output: tuneRecord },
   'tune.get': { input: tuneId, output: tuneRecord },
   /** The newest tunes first; of one run's page with `sourceRunId`. */
-  'tune.list': { input: z.object({ sourceRunId: z.number().int().positive().optional(), limit: z.number().int().min(1).max(1000).default(20) }), output: z.array(tuneRecord) },
+  'tune.list': {
+    input: z.object({ sourceRunId: z.number().int().positive().optional(), limit: z.number().int().min(1).max(1000).default(20) }),
+    output: z.array(tuneRecord),
+  },
   /** Stops a running tune: its step's sweep is cancelled and no further step starts. */
   'tune.cancel': { input: tuneId, output: tuneRecord },
   /** Goes on with a cancelled or interrupted tune from the first step it did not decide, with the knobs it had kept. */

@@ -114,7 +114,12 @@ class WebSocketTransport {
     const bytes = json.length * 3 <= MAX_WS_MESSAGE_BYTES ? json.length : new TextEncoder().encode(json).length;
     if (bytes > MAX_WS_MESSAGE_BYTES) {
       const limitMiB = (MAX_WS_MESSAGE_BYTES / 2 ** 20).toFixed(0);
-      resolve(failure('invalid_input', `${message.method}: this request is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the server's ${limitMiB} MiB limit; use the CLI (tuning-bench import FILE) for bigger inputs`));
+      resolve(
+        failure(
+          'invalid_input',
+          `${message.method}: this request is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the server's ${limitMiB} MiB limit; use the CLI (tuning-bench import FILE) for bigger inputs`,
+        ),
+      );
       return;
     }
     this.inFlight.set(message.id, resolve);

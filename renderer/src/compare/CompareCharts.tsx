@@ -156,7 +156,15 @@ function chartSpecs(runs: readonly ChartRun[]): { step: ChartSpec[]; time: Chart
     });
   const evalLines = metricLines('eval_loss', true);
   const step: ChartSpec[] = [
-    { testId: 'compare-chart-throughput', title, yTitle: unit, file: `comparison-${metric.replaceAll('_', '-')}.png`, axis: 'step', beginAtZero: true, lines: metricLines(metric) },
+    {
+      testId: 'compare-chart-throughput',
+      title,
+      yTitle: unit,
+      file: `comparison-${metric.replaceAll('_', '-')}.png`,
+      axis: 'step',
+      beginAtZero: true,
+      lines: metricLines(metric),
+    },
     {
       testId: 'compare-chart-loss',
       title: 'Loss',
@@ -268,9 +276,7 @@ export function CompareCharts({ rows, series: current }: { rows: readonly Compar
             Could not load the series: {current.error}
           </span>
         )}
-        {rows.flatMap((row) => row.runIds).length > MAX_CHARTED_RUNS && (
-          <span className="hint">the first {MAX_CHARTED_RUNS} runs are drawn</span>
-        )}
+        {rows.flatMap((row) => row.runIds).length > MAX_CHARTED_RUNS && <span className="hint">the first {MAX_CHARTED_RUNS} runs are drawn</span>}
         <span className="spacer" />
         <span className="hint">Wheel or drag to zoom · Shift+drag to pan · click a run to hide it</span>
       </div>

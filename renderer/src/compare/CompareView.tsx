@@ -53,7 +53,6 @@ function verdictLabel(row: ComparisonRow, minEffect: number): string {
 /** Verdicts whose reason is shown under the badge: why there is none, or what would decide. */
 const EXPLAINED: ReadonlySet<string> = new Set(['inconclusive', 'repeat to decide', 'unknown']);
 
-
 /** A number typed into a gate field: empty is "no tolerance of this kind" (null); unreadable is refused (undefined) rather than read as zero. */
 function readGateNumber(text: string, scale: number): number | null | undefined {
   if (text.trim() === '') return null;
@@ -119,7 +118,12 @@ function GateField({
 function VerdictBadge({ row, minEffect }: { row: ComparisonRow; minEffect: number }) {
   const { verdict } = row.speedup;
   return (
-    <span className={`badge verdict verdict-${verdict.replace(/ /gu, '-')}`} data-testid="row-verdict" data-verdict={verdict} title={row.speedup.reason ?? VERDICT_TITLES[verdict]}>
+    <span
+      className={`badge verdict verdict-${verdict.replace(/ /gu, '-')}`}
+      data-testid="row-verdict"
+      data-verdict={verdict}
+      title={row.speedup.reason ?? VERDICT_TITLES[verdict]}
+    >
       {verdictLabel(row, minEffect)}
     </span>
   );
@@ -163,7 +167,10 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                   {columnTitle(column)}
                 </th>
               ))}
-              <th className="num" title="Geometric mean of the runs' steady medians (per token or per sample where a step's work is known); its 95 % t-interval under it">
+              <th
+                className="num"
+                title="Geometric mean of the runs' steady medians (per token or per sample where a step's work is known); its 95 % t-interval under it"
+              >
                 {throughputTitle(unit)}
               </th>
               <th className="num" title="Ratio of geometric means against the baseline, with its 95 % t-interval over runs">
@@ -213,12 +220,24 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
 
                   {row.isBaseline && <span className="badge row-flag baseline-flag">baseline</span>}
                   {row.partial && (
-                    <span className="badge row-flag partial-flag" data-testid="row-partial" title="Stopped, timed out or interrupted: numbers from the steps it had">
+                    <span
+                      className="badge row-flag partial-flag"
+                      data-testid="row-partial"
+                      title="Stopped, timed out or interrupted: numbers from the steps it had"
+                    >
                       partial
                     </span>
                   )}
                   {row.best && (
-                    <span className="badge row-flag best-flag" data-testid="row-best" title={row.isBaseline ? 'No row is faster than the baseline and passes the gate: the baseline stays best' : 'The fastest row that is faster than the baseline and passes the gate, every run ok'}>
+                    <span
+                      className="badge row-flag best-flag"
+                      data-testid="row-best"
+                      title={
+                        row.isBaseline
+                          ? 'No row is faster than the baseline and passes the gate: the baseline stays best'
+                          : 'The fastest row that is faster than the baseline and passes the gate, every run ok'
+                      }
+                    >
                       ★ best
                     </span>
                   )}
@@ -234,7 +253,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     </span>
                   )}
                   {row.machine !== null && (
-                    <span className="badge row-flag diff-flag" data-testid="row-machine" title="Measured on another machine than the baseline: no speedup verdict across machines unless asked">
+                    <span
+                      className="badge row-flag diff-flag"
+                      data-testid="row-machine"
+                      title="Measured on another machine than the baseline: no speedup verdict across machines unless asked"
+                    >
                       on {row.machine}
                     </span>
                   )}
@@ -279,7 +302,11 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     </span>
                   )}
                 </td>
-                <td className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(/ /gu, '-')}`} data-testid="row-speedup" data-value={row.speedup.ratio ?? ''}>
+                <td
+                  className={`num speedup-cell verdict-text-${row.speedup.verdict.replace(/ /gu, '-')}`}
+                  data-testid="row-speedup"
+                  data-value={row.speedup.ratio ?? ''}
+                >
                   <span className="figure">{speedupText(row)}</span>
                   {row.speedup.ci95 && (
                     <span className="ci" title="95 % t-interval of the speedup over runs">
@@ -312,7 +339,12 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                     </span>
                   ))}
                 </td>
-                <td className="num" title={row.runs.map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`).join('\n')}>
+                <td
+                  className="num"
+                  title={row.runs
+                    .map((r) => `#${r.id}: ${r.steadySteps ?? '?'} steady steps, warm-up ${r.warmupSteps ?? '?'}, left out ${r.leftOutSteps}`)
+                    .join('\n')}
+                >
                   <span data-testid="row-n">{row.n}</span>
                 </td>
                 {show('Step ms') && <td className="num">{figure(row.stepTimeMs)}</td>}
@@ -395,7 +427,8 @@ function CompareNotes({ comparison }: { comparison: Comparison }) {
     <div className="compare-notes" data-testid="compare-notes">
       <p>
         Geometric means of the runs’ steady medians; speedup with a 95 % t-interval over runs: faster or slower when it excludes 1, same inside 1 ±{' '}
-        {Number((comparison.minEffect * 100).toPrecision(3))} %, else inconclusive. <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
+        {Number((comparison.minEffect * 100).toPrecision(3))} %, else inconclusive.{' '}
+        <span data-testid="compare-gate-text">Quality gate: {comparison.gateText}; NaN fails.</span>
       </p>
       {comparison.notes.map((note) => (
         <p key={note}>{note}</p>
@@ -469,9 +502,17 @@ function CompareControls({ route, comparison }: { route: CompareViewRoute; compa
       {(route.acrossMachines || rows.some((row) => row.machine !== null)) && (
         <div className="control">
           <span className="label">Machines</span>
-          <label className="machines-field" title="Rows measured on another machine than the baseline get no speedup unless you ask: timings from two machines compare machines as well as configs">
-            <input type="checkbox" data-testid="across-machines" checked={route.acrossMachines} onChange={(event) => go({ acrossMachines: event.target.checked })} /> speedups across
-            machines
+          <label
+            className="machines-field"
+            title="Rows measured on another machine than the baseline get no speedup unless you ask: timings from two machines compare machines as well as configs"
+          >
+            <input
+              type="checkbox"
+              data-testid="across-machines"
+              checked={route.acrossMachines}
+              onChange={(event) => go({ acrossMachines: event.target.checked })}
+            />{' '}
+            speedups across machines
           </label>
         </div>
       )}
@@ -481,9 +522,18 @@ function CompareControls({ route, comparison }: { route: CompareViewRoute; compa
         </span>
         <div className="gate-fields">
           <label className="gate-field" title="Turn the quality gate off or on">
-            <input type="checkbox" data-testid="gate-enabled" checked={route.gate.enabled} onChange={(event) => go({ gate: { ...route.gate, enabled: event.target.checked } })} /> on
+            <input
+              type="checkbox"
+              data-testid="gate-enabled"
+              checked={route.gate.enabled}
+              onChange={(event) => go({ gate: { ...route.gate, enabled: event.target.checked } })}
+            />{' '}
+            on
           </label>
-          <label className="gate-field" title="auto: final eval loss when both sides have one, else train loss at the matched point; or a metric name the runs share (loss, eval_loss, accuracy, ...)">
+          <label
+            className="gate-field"
+            title="auto: final eval loss when both sides have one, else train loss at the matched point; or a metric name the runs share (loss, eval_loss, accuracy, ...)"
+          >
             <input
               type="text"
               aria-label="metric the gate compares"
@@ -608,7 +658,13 @@ export function CompareView({ route }: { route: CompareViewRoute }) {
         <a className="button small" href={viewHash({ kind: 'runs' })}>
           Runs table
         </a>
-        <button type="button" className="button small" data-testid="compare-refresh" title="Compare again: runs that ended since are included" onClick={() => setReloads((n) => n + 1)}>
+        <button
+          type="button"
+          className="button small"
+          data-testid="compare-refresh"
+          title="Compare again: runs that ended since are included"
+          onClick={() => setReloads((n) => n + 1)}
+        >
           Refresh
         </button>
         <PublishToMlflow subject={{ comparison: request }} publications={{ comparison: request }} disabled={comparison === null} what="this comparison" />
@@ -656,7 +712,12 @@ function CompareSweepCode({ sweepId }: { sweepId: number }) {
 /** The sweep view's way in: the sweep's configs against its baseline, with the gate and charts. */
 export function CompareSweepButton({ sweepId }: { sweepId: number }) {
   return (
-    <a className="button" data-testid="compare-sweep" href={viewHash(compareRoute({ sweepIds: [sweepId] }))} title="Compare this sweep's configs: verdicts, quality gate, charts, export">
+    <a
+      className="button"
+      data-testid="compare-sweep"
+      href={viewHash(compareRoute({ sweepIds: [sweepId] }))}
+      title="Compare this sweep's configs: verdicts, quality gate, charts, export"
+    >
       Compare
     </a>
   );

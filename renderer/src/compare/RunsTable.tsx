@@ -92,7 +92,19 @@ function shortConfig(run: Run): string {
     .join(' ');
 }
 
-function SortHeader({ label, sortKey, sort, onSort, numeric = false }: { label: string; sortKey: SortKey; sort: Sort; onSort: (key: SortKey) => void; numeric?: boolean }) {
+function SortHeader({
+  label,
+  sortKey,
+  sort,
+  onSort,
+  numeric = false,
+}: {
+  label: string;
+  sortKey: SortKey;
+  sort: Sort;
+  onSort: (key: SortKey) => void;
+  numeric?: boolean;
+}) {
   const active = sort.key === sortKey;
   return (
     <th className={numeric ? 'num' : undefined} aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
@@ -175,15 +187,15 @@ export function RunsTable() {
 
   const shown = useMemo(() => {
     const words = filters.text.toLowerCase().split(/\s+/u).filter(Boolean);
-    return all
-      .filter((run) => matches(run, filters, words, searchIndex.get(run.id) ?? ''))
-      .sort((a, b) => compareRuns(a, b, sort, now));
+    return all.filter((run) => matches(run, filters, words, searchIndex.get(run.id) ?? '')).sort((a, b) => compareRuns(a, b, sort, now));
   }, [all, filters, sort, now, searchIndex]);
   const drawn = showAll ? shown : shown.slice(0, ROWS_SHOWN);
 
   const setFilter = (key: keyof Filters) => (value: string) => setFilters((prev) => ({ ...prev, [key]: value }));
   const onSort = (key: SortKey) =>
-    setSort((prev) => (prev.key === key ? { key, descending: !prev.descending } : { key, descending: key === 'id' || key === 'started' || key === 'throughput' }));
+    setSort((prev) =>
+      prev.key === key ? { key, descending: !prev.descending } : { key, descending: key === 'id' || key === 'started' || key === 'throughput' },
+    );
   const toggle = (id: number) =>
     setSelected((prev) => {
       const next = new Set(prev);
@@ -274,7 +286,12 @@ export function RunsTable() {
         </label>
         <label className="filter">
           <span className="label">Tag</span>
-          <select data-testid="filter-tag" value={filters.tag} onChange={(e) => setFilter('tag')(e.target.value)} disabled={tags.length === 0 && filters.tag === ALL}>
+          <select
+            data-testid="filter-tag"
+            value={filters.tag}
+            onChange={(e) => setFilter('tag')(e.target.value)}
+            disabled={tags.length === 0 && filters.tag === ALL}
+          >
             <option value={ALL}>{tags.length === 0 ? 'no tags yet' : 'all'}</option>
             {tags.map((tag) => (
               <option key={tag} value={tag}>

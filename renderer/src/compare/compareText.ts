@@ -32,7 +32,8 @@ const SIGNIFICANT_FIGURES = 4;
 export function figure(value: number | null, digits = SIGNIFICANT_FIGURES): string {
   if (value === null || !Number.isFinite(value)) return NONE;
   // A whole number wider than `digits` is shown whole (rounded to `digits` figures): 170,700, not 1.707e5.
-  const options = Math.abs(value) >= 10 ** digits ? { maximumSignificantDigits: digits } : { minimumSignificantDigits: digits, maximumSignificantDigits: digits };
+  const options =
+    Math.abs(value) >= 10 ** digits ? { maximumSignificantDigits: digits } : { minimumSignificantDigits: digits, maximumSignificantDigits: digits };
   return value.toLocaleString('en-US', options);
 }
 

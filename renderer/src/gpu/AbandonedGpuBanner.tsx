@@ -52,11 +52,7 @@ export function AbandonedGpuBanner() {
         </div>
       )}
       {outcome && (
-        <div
-          className={`orphan-banner ${outcome.ok && outcome.result.failed.length === 0 ? 'done' : 'failed'}`}
-          role="status"
-          data-testid="gpu-restore-result"
-        >
+        <div className={`orphan-banner ${outcome.ok && outcome.result.failed.length === 0 ? 'done' : 'failed'}`} role="status" data-testid="gpu-restore-result">
           <span className="orphan-text">
             {!outcome.ok && `Could not restore the GPU settings: ${outcome.error}`}
             {outcome.ok && outcome.result.restored.length > 0 && `Restored: ${entriesText(outcome.result.restored)}. `}

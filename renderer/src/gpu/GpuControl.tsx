@@ -6,17 +6,7 @@ import { describeOperation, type GpuOperation } from '../../../electron/shared/g
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatDateTime } from '../shared/format.js';
 import { useGpuStatus, type GpuStatus } from './gpuStatus.js';
-import {
-  checkClockField,
-  checkWattsField,
-  clockHint,
-  describeRange,
-  describeSupported,
-  powerHint,
-  powerRange,
-  watts,
-  type FieldCheck,
-} from './gpuText.js';
+import { checkClockField, checkWattsField, clockHint, describeRange, describeSupported, powerHint, powerRange, watts, type FieldCheck } from './gpuText.js';
 import { GpuMessage, type GpuOutcome } from './GpuMessage.js';
 import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
 import './gpu.css';
@@ -76,9 +66,7 @@ function StateFacts({ status, state }: { status: GpuStatus; state: GpuControlSta
       <div>
         <dt>Supported clocks</dt>
         <dd data-testid="gpu-state-supported">
-          {graphics === null && memory === null
-            ? 'not listed by this driver'
-            : `graphics ${graphics ?? 'not listed'} · memory ${memory ?? 'not listed'}`}
+          {graphics === null && memory === null ? 'not listed by this driver' : `graphics ${graphics ?? 'not listed'} · memory ${memory ?? 'not listed'}`}
         </dd>
       </div>
       <div>
@@ -146,13 +134,7 @@ function ValueAction(props: ValueActionProps) {
             if (event.key === 'Enter' && props.check.state === 'ok' && !props.disabled) props.onAction();
           }}
         />
-        <button
-          type="button"
-          className="button"
-          data-testid={props.testId}
-          disabled={props.disabled || props.check.state !== 'ok'}
-          onClick={props.onAction}
-        >
+        <button type="button" className="button" data-testid={props.testId} disabled={props.disabled || props.check.state !== 'ok'} onClick={props.onAction}>
           {props.actionLabel}
         </button>
         {props.extra && (
@@ -224,9 +206,7 @@ function Changes({ status, state }: { status: GpuStatus; state: GpuControlState 
     setOutcome(null);
     try {
       const processes = what.kind === 'persistence' ? [] : state.processes;
-      const result = await guard(processes, describeOperation(what), (confirmOtherProcesses) =>
-        api['gpu.apply']({ operation, confirmOtherProcesses }),
-      );
+      const result = await guard(processes, describeOperation(what), (confirmOtherProcesses) => api['gpu.apply']({ operation, confirmOtherProcesses }));
       setOutcome(
         result.done
           ? { ok: true, title: `Done: ${describeOperation(what)}`, message: result.value.message, warnings: result.value.warnings }
@@ -243,9 +223,7 @@ function Changes({ status, state }: { status: GpuStatus; state: GpuControlState 
   return (
     <section className="card gpu-changes" aria-labelledby="gpu-changes-title">
       <h3 id="gpu-changes-title">Change</h3>
-      <p className="hint">
-        Manual changes stay after Tuning Bench exits. For settings that hold for one run only, use the GPU settings of the New run form.
-      </p>
+      <p className="hint">Manual changes stay after Tuning Bench exits. For settings that hold for one run only, use the GPU settings of the New run form.</p>
       {held && (
         <p className="gpu-held-note" role="status">
           {status.heldBy} holds this GPU&apos;s settings until it ends: clocks and power can change after it.

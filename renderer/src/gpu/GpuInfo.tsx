@@ -54,17 +54,13 @@ function GpuCard({ gpu }: { gpu: unknown }) {
     ['UUID', text(field(gpu, 'uuid'))],
     ['VBIOS', text(field(gpu, 'vbiosVersion'))],
     ['Bus', text(field(gpu, 'busId'))],
-    [
-      'VRAM',
-      memTotal === null ? '–' : `${unit(memTotal, 'MiB')} total${memUsed === null ? '' : ` · ${memUsed.toLocaleString()} MiB used`}`,
-    ],
+    ['VRAM', memTotal === null ? '–' : `${unit(memTotal, 'MiB')} total${memUsed === null ? '' : ` · ${memUsed.toLocaleString()} MiB used`}`],
     ['Persistence mode', text(field(gpu, 'persistenceMode'))],
     [
       'PCIe',
       pcieGen === null && pcieWidth === null
         ? '–'
-        : `Gen ${pcieGen ?? '?'} x${pcieWidth ?? '?'}` +
-          (pcieMax[0] !== null ? ` (max Gen ${pcieMax[0]} x${pcieMax[1] ?? '?'})` : ''),
+        : `Gen ${pcieGen ?? '?'} x${pcieWidth ?? '?'}` + (pcieMax[0] !== null ? ` (max Gen ${pcieMax[0]} x${pcieMax[1] ?? '?'})` : ''),
     ],
     [
       'Power limit',
@@ -186,7 +182,13 @@ export function GpuInfo() {
 
   return (
     <>
-      <button type="button" className="button small" data-testid="gpu-info-button" onClick={open} title="What nvidia-smi says about this machine's GPUs (a look; changes nothing)">
+      <button
+        type="button"
+        className="button small"
+        data-testid="gpu-info-button"
+        onClick={open}
+        title="What nvidia-smi says about this machine's GPUs (a look; changes nothing)"
+      >
         GPU status
       </button>
       <dialog ref={dialogRef} className="dialog gpu-dialog" aria-labelledby="gpu-info-title">
@@ -202,11 +204,7 @@ export function GpuInfo() {
         </div>
         <p className="hint gpu-info-role">
           What nvidia-smi says now; this reads only. Persistence, clock locks and the power limit are changed in{' '}
-          <a
-            href={viewHash({ kind: 'gpu' })}
-            data-testid="gpu-info-to-control"
-            onClick={() => dialogRef.current?.close()}
-          >
+          <a href={viewHash({ kind: 'gpu' })} data-testid="gpu-info-to-control" onClick={() => dialogRef.current?.close()}>
             GPU control
           </a>
           .

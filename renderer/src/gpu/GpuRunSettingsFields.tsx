@@ -46,9 +46,7 @@ function checkFields(fields: GpuRunFields): FieldChecks {
 }
 
 export type ParsedGpuRunFields =
-  | { ok: true; input: GpuRunSettingsInput; settings: GpuRunSettings }
-  | { ok: true; input: null; settings: null }
-  | { ok: false; error: string };
+  { ok: true; input: GpuRunSettingsInput; settings: GpuRunSettings } | { ok: true; input: null; settings: null } | { ok: false; error: string };
 
 /**
  * What `runs.start` gets: the text forms the contract takes (formatClockRange, String(watts)), or null for none.
@@ -269,8 +267,8 @@ export function GpuSettingsEditor({ status, state, fields, onChange, scope }: Gp
           )}
           {scope.listProcesses && state.processes.length > 0 && (
             <p className="hint">
-              Other processes use this GPU ({state.processes.map((p) => `${p.name ?? 'unknown'}, pid ${p.pid}`).join('; ')}): you will be
-              asked before clocks or power change.
+              Other processes use this GPU ({state.processes.map((p) => `${p.name ?? 'unknown'}, pid ${p.pid}`).join('; ')}): you will be asked before clocks or
+              power change.
             </p>
           )}
         </>

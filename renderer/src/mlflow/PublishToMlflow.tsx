@@ -25,7 +25,17 @@ function resultText(report: PublishReport): string {
   return [...counts].map(([result, n]) => `${n} ${result}`).join(', ');
 }
 
-export function PublishToMlflow({ subject, publications: query, disabled = false, what }: { subject: PublishSubject; publications: PublicationsInput; disabled?: boolean; what: string }) {
+export function PublishToMlflow({
+  subject,
+  publications: query,
+  disabled = false,
+  what,
+}: {
+  subject: PublishSubject;
+  publications: PublicationsInput;
+  disabled?: boolean;
+  what: string;
+}) {
   const bridge = useBridge();
   const { api } = bridge;
   const menuRef = useRef<HTMLDetailsElement>(null);
@@ -98,7 +108,13 @@ export function PublishToMlflow({ subject, publications: query, disabled = false
     setBusy('save');
     setError(null);
     try {
-      setSettings(await api['mlflow.configure']({ trackingUri: uri.trim() || null, experiment: experiment.trim() || settings?.experiment || 'tuning-bench', autoPublish }));
+      setSettings(
+        await api['mlflow.configure']({
+          trackingUri: uri.trim() || null,
+          experiment: experiment.trim() || settings?.experiment || 'tuning-bench',
+          autoPublish,
+        }),
+      );
     } catch (failure) {
       setSettings(before);
       setError(errorMessage(failure));
@@ -112,11 +128,23 @@ export function PublishToMlflow({ subject, publications: query, disabled = false
   return (
     <div className="export-area mlflow-area">
       {published.length > 0 && published[0]!.url && (
-        <a className="mlflow-link" href={published[0]!.url} target="_blank" rel="noreferrer" data-testid="mlflow-link" title={`${what} in MLflow: ${published[0]!.trackingUri}, experiment "${published[0]!.experimentName}"`}>
+        <a
+          className="mlflow-link"
+          href={published[0]!.url}
+          target="_blank"
+          rel="noreferrer"
+          data-testid="mlflow-link"
+          title={`${what} in MLflow: ${published[0]!.trackingUri}, experiment "${published[0]!.experimentName}"`}
+        >
           MLflow ↗
         </a>
       )}
-      <details className="export-menu mlflow-menu" ref={menuRef} data-testid="mlflow-menu" onToggle={(event) => (event.currentTarget.open ? load() : undefined)}>
+      <details
+        className="export-menu mlflow-menu"
+        ref={menuRef}
+        data-testid="mlflow-menu"
+        onToggle={(event) => (event.currentTarget.open ? load() : undefined)}
+      >
         <summary className={`button small ${disabled ? 'disabled' : ''}`} aria-disabled={disabled} onClick={(event) => disabled && event.preventDefault()}>
           Publish to MLflow <span aria-hidden="true">▾</span>
         </summary>
@@ -171,7 +199,13 @@ export function PublishToMlflow({ subject, publications: query, disabled = false
               />{' '}
               Publish every finished run and sweep
             </label>
-            <button type="button" className="button primary small" data-testid="mlflow-publish" disabled={busy !== null || (!uri.trim() && !fromEnvironment)} onClick={() => void publish()}>
+            <button
+              type="button"
+              className="button primary small"
+              data-testid="mlflow-publish"
+              disabled={busy !== null || (!uri.trim() && !fromEnvironment)}
+              onClick={() => void publish()}
+            >
               {busy === 'publish' ? 'Publishing…' : `Publish ${what}`}
             </button>
           </div>

@@ -78,9 +78,7 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
     const abort = new AbortController();
     abortRef.current = abort;
     try {
-      const run = file
-        ? await importFileInPieces(api, file, runName, setProgress, abort.signal)
-        : await api['runs.import']({ text, name: runName });
+      const run = file ? await importFileInPieces(api, file, runName, setProgress, abort.signal) : await api['runs.import']({ text, name: runName });
       dialogRef.current?.close();
       onImported(run);
     } catch (failure) {
@@ -94,22 +92,13 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
 
   return (
     <>
-      <button
-        type="button"
-        className="button small"
-        data-testid="import-log-button"
-        title="Make a run from a training log written elsewhere"
-        onClick={open}
-      >
+      <button type="button" className="button small" data-testid="import-log-button" title="Make a run from a training log written elsewhere" onClick={open}>
         Import log
       </button>
       <dialog ref={dialogRef} className="dialog" aria-labelledby="import-log-title">
         <form className="form" onSubmit={(event) => void submit(event)}>
           <h3 id="import-log-title">Import a training log</h3>
-          <p className="hint">
-            The log is parsed like a run’s output: its metrics, summary and failure class are worked out and stored as a
-            new run.
-          </p>
+          <p className="hint">The log is parsed like a run’s output: its metrics, summary and failure class are worked out and stored as a new run.</p>
           <label className="field">
             <span className="label">Log file</span>
             <input
@@ -128,8 +117,7 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
               </span>
             ) : (
               <span className="hint">
-                Up to {formatBytes(MAX_IMPORT_FILE_BYTES)}, sent in pieces with its progress shown. From a shell:{' '}
-                <code>tuning-bench import FILE</code>.
+                Up to {formatBytes(MAX_IMPORT_FILE_BYTES)}, sent in pieces with its progress shown. From a shell: <code>tuning-bench import FILE</code>.
               </span>
             )}
           </label>
@@ -147,13 +135,7 @@ export function ImportLog({ onImported, ref }: { onImported: (run: Run) => void;
           </label>
           <label className="field">
             <span className="label">Name</span>
-            <input
-              data-testid="import-name"
-              placeholder="imported log"
-              maxLength={120}
-              value={name}
-              onChange={(event) => setName(event.target.value)}
-            />
+            <input data-testid="import-name" placeholder="imported log" maxLength={120} value={name} onChange={(event) => setName(event.target.value)} />
           </label>
           {error && (
             <p className="form-error" role="alert" data-testid="import-error">

@@ -43,7 +43,15 @@ function KnobRow({ spec, value, mode, onChange }: { spec: KnobSpec; value: strin
       </label>
       <span className="knob-control">
         {mode === 'sweep' ? (
-          <input id={id} className="mono" data-testid={id} value={value} placeholder={knobValues(spec).replace(/\|/gu, ' | ')} spellCheck={false} onChange={(event) => onChange(event.target.value)} />
+          <input
+            id={id}
+            className="mono"
+            data-testid={id}
+            value={value}
+            placeholder={knobValues(spec).replace(/\|/gu, ' | ')}
+            spellCheck={false}
+            onChange={(event) => onChange(event.target.value)}
+          />
         ) : spec.type.kind === 'switch' ? (
           <input id={id} type="checkbox" data-testid={id} checked={value === 'on'} onChange={(event) => onChange(event.target.checked ? 'on' : '')} />
         ) : spec.type.kind === 'choice' ? (

@@ -191,10 +191,7 @@ export function MetricChart({
     <span className="chart-legend">
       {lines.map((line) => (
         <span key={line.label} className="legend-item">
-          <span
-            className={`swatch swatch-${line.colour} ${line.markers ? 'markers' : ''} ${line.dashed ? 'dashed' : ''}`}
-            aria-hidden="true"
-          />
+          <span className={`swatch swatch-${line.colour} ${line.markers ? 'markers' : ''} ${line.dashed ? 'dashed' : ''}`} aria-hidden="true" />
           {line.label}
         </span>
       ))}

@@ -35,9 +35,7 @@ export function parsePerStep(
 /** Long enough to skip the keystrokes of one word, short enough to feel live. */
 const PREVIEW_DEBOUNCE_MS = 250;
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
-type Preview =
-  | { key: string; ok: true; value: MethodOutput<'workloads.preview'> }
-  | { key: string; ok: false; error: string };
+type Preview = { key: string; ok: true; value: MethodOutput<'workloads.preview'> } | { key: string; ok: false; error: string };
 
 interface NewRunProps {
   workloads: readonly Workload[];
@@ -188,7 +186,13 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
       const others = gpuState !== null && settings !== null && changesSpeed(settings) ? gpuState.processes : [];
       const started = await guard(others, settings ? describeRunSettings(settings) : 'start the run', start);
       if (started.done) {
-        rememberRunFields({ source, workloadId: source === 'workload' ? workload.id : chosenId, typedScript, typedCwd, typedValues: edits[TYPED_COMMAND_WORKLOAD_ID] ?? {} });
+        rememberRunFields({
+          source,
+          workloadId: source === 'workload' ? workload.id : chosenId,
+          typedScript,
+          typedCwd,
+          typedValues: edits[TYPED_COMMAND_WORKLOAD_ID] ?? {},
+        });
         onStarted(started.value);
         // Starting with settings may have restored a dead engine's (the banner's) and now holds the GPU.
         if (gpuSettings.input) void refreshGpu();
@@ -240,31 +244,22 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
       <header className="view-header">
         <h2>New run</h2>
         <span className="spacer" />
-        <button
-          type="button"
-          className="button"
-          data-testid="new-workload-button"
-          aria-expanded={creating}
-          onClick={() => setCreating((open) => !open)}
-        >
+        <button type="button" className="button" data-testid="new-workload-button" aria-expanded={creating} onClick={() => setCreating((open) => !open)}>
           + New workload
         </button>
       </header>
 
       {creating && <NewWorkload runs={runs} onCreated={created} onCancel={() => setCreating(false)} />}
-      {editing && !creating && (
-        <NewWorkload key={editing.id} runs={runs} editing={editing} onCreated={created} onCancel={() => setEditing(null)} />
-      )}
+      {editing && !creating && <NewWorkload key={editing.id} runs={runs} editing={editing} onCreated={created} onCancel={() => setEditing(null)} />}
 
       {initial.copied && from && (
         <p className="notice copied-run" data-testid="copied-from" role="status">
-          A copy of <a href={viewHash({ kind: 'run', id: from.id })}>run #{from.id}</a>: change what you want to try, then Run. Run #{from.id} stays as it
-          was.
+          A copy of <a href={viewHash({ kind: 'run', id: from.id })}>run #{from.id}</a>: change what you want to try, then Run. Run #{from.id} stays as it was.
           {source === 'workload' && workload && workload.variables.length === 0 && (
             <>
               {' '}
-              It ran the workload <strong>{workload.name}</strong>, which has no variables: <em>Edit workload</em> changes its command (and keeps
-              its metric regex), or{' '}
+              It ran the workload <strong>{workload.name}</strong>, which has no variables: <em>Edit workload</em> changes its command (and keeps its metric
+              regex), or{' '}
               <button
                 type="button"
                 className="link-button"
@@ -309,13 +304,19 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
                   onChange={(event) => setTypedScript(event.target.value)}
                 />
                 <span className="hint">
-                  Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one
-                  word whatever it holds. Nothing is saved as a workload.
+                  Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one word whatever it
+                  holds. Nothing is saved as a workload.
                 </span>
               </label>
               <label className="field">
                 <span className="label">Working directory</span>
-                <input className="mono" data-testid="typed-cwd" placeholder="/home/me/project" value={typedCwd} onChange={(event) => setTypedCwd(event.target.value)} />
+                <input
+                  className="mono"
+                  data-testid="typed-cwd"
+                  placeholder="/home/me/project"
+                  value={typedCwd}
+                  onChange={(event) => setTypedCwd(event.target.value)}
+                />
                 {defaultCwd !== '' && typedCwd.trim() !== defaultCwd && (
                   <span className="hint">
                     <button type="button" className="link-button" data-testid="typed-cwd-default" onClick={() => setTypedCwd(defaultCwd)}>
@@ -438,9 +439,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
                 />
                 <span className="unit">steps</span>
               </span>
-              <span className="hint">
-                Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok.
-              </span>
+              <span className="hint">Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok.</span>
             </label>
           </div>
 
@@ -465,8 +464,8 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
               </select>
             </span>
             <span className="hint">
-              Optional. How many tokens (or samples) one training step holds, so throughput is given in tokens/s (or samples/s)
-              when the log prints only steps or step times.
+              Optional. How many tokens (or samples) one training step holds, so throughput is given in tokens/s (or samples/s) when the log prints only steps
+              or step times.
             </span>
           </label>
 

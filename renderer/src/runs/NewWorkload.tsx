@@ -68,8 +68,7 @@ export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWo
       <h3>{editing ? `Edit ${editing.name}` : 'New workload'}</h3>
       {editing && (
         <p className="hint">
-          Runs already made keep the command they ran. A changed metric regex applies to them when you parse them again (Parse
-          again on a run).
+          Runs already made keep the command they ran. A changed metric regex applies to them when you parse them again (Parse again on a run).
         </p>
       )}
       <label className="field">
@@ -114,14 +113,13 @@ export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWo
         />
         {fields.mode === 'argv' ? (
           <span className="hint">
-            One argument per line, exactly as typed: no shell, no quoting, spaces stay inside their argument. Write{' '}
-            <code>{'{name}'}</code> where a variable’s value goes.
+            One argument per line, exactly as typed: no shell, no quoting, spaces stay inside their argument. Write <code>{'{name}'}</code> where a variable’s
+            value goes.
           </span>
         ) : (
           <span className="hint">
-            One script, run with <code>/bin/sh -c</code>: pipes, <code>&amp;&amp;</code>, redirections and{' '}
-            <code>source</code> work. Values are substituted shell-quoted: <code>{'{name}'}</code> becomes one word whatever
-            the value holds, so write it without quotes around it.
+            One script, run with <code>/bin/sh -c</code>: pipes, <code>&amp;&amp;</code>, redirections and <code>source</code> work. Values are substituted
+            shell-quoted: <code>{'{name}'}</code> becomes one word whatever the value holds, so write it without quotes around it.
           </span>
         )}
       </div>
@@ -142,14 +140,7 @@ export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWo
         </label>
         <label className="field">
           <span className="label">Variables</span>
-          <textarea
-            data-testid="workload-variables"
-            className="mono"
-            rows={3}
-            placeholder={'batch=8\nworkers=4'}
-            spellCheck={false}
-            {...field('variables')}
-          />
+          <textarea data-testid="workload-variables" className="mono" rows={3} placeholder={'batch=8\nworkers=4'} spellCheck={false} {...field('variables')} />
           <span className="hint">
             <code>name=default</code> per line.
           </span>
@@ -159,16 +150,9 @@ export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWo
         <legend>Metrics</legend>
         <label className="field tokens-per-step">
           <span className="label">Tokens per step</span>
-          <input
-            data-testid="workload-tokens-per-step"
-            className="mono"
-            placeholder="{batch} * {seq_len}"
-            spellCheck={false}
-            {...field('tokensPerStep')}
-          />
+          <input data-testid="workload-tokens-per-step" className="mono" placeholder="{batch} * {seq_len}" spellCheck={false} {...field('tokensPerStep')} />
           <span className="hint">
-            Optional, e.g. <code>{'{batch} * {seq_len}'}</code>: used to derive tokens/s when the log prints only step
-            times.
+            Optional, e.g. <code>{'{batch} * {seq_len}'}</code>: used to derive tokens/s when the log prints only step times.
           </span>
         </label>
         <div className="field">
@@ -184,8 +168,7 @@ export function NewWorkload({ runs, onCreated, onCancel, editing = null }: NewWo
             {...field('metricRegex')}
           />
           <span className="hint">
-            Optional, beside the built-in parsers: each named group becomes a metric; a group named <code>step</code> is
-            the step.
+            Optional, beside the built-in parsers: each named group becomes a metric; a group named <code>step</code> is the step.
           </span>
           <RegexTester pattern={fields.metricRegex} runs={runs} />
         </div>

@@ -120,7 +120,11 @@ export function RegexTester({ pattern, runs, initialRunId = null }: { pattern: s
   if (pattern === '') {
     body = <p className="hint">Type a pattern above to try it here.</p>;
   } else if (runId !== null && stored?.runId === runId && !stored.ok) {
-    body = <p className="inline-error">Could not read run #{runId}’s log: {stored.error}</p>;
+    body = (
+      <p className="inline-error">
+        Could not read run #{runId}’s log: {stored.error}
+      </p>
+    );
   } else if (text === null) {
     body = <p className="hint">Reading run #{runId}’s log…</p>;
   } else if (text === '') {

@@ -129,7 +129,10 @@ export function RunCharts({ runId, running, tokensPerStep = null }: RunChartsPro
     [prefs.extra, view],
   );
   const extraLines = useMemo(
-    () => extraEntries.map((entry) => [{ label: metricLabel(entry), data: onXAxis(entry.data, x.axis, x.tokensPerStep), colour: 'evalLoss' as const }] as ChartLine[]),
+    () =>
+      extraEntries.map(
+        (entry) => [{ label: metricLabel(entry), data: onXAxis(entry.data, x.axis, x.tokensPerStep), colour: 'evalLoss' as const }] as ChartLine[],
+      ),
     [extraEntries, x],
   );
   const logY = (key: string) => ({ on: prefs.logY[key] === true, onChange: (on: boolean) => updatePrefs({ ...prefs, logY: { ...prefs.logY, [key]: on } }) });
@@ -164,13 +167,7 @@ export function RunCharts({ runId, running, tokensPerStep = null }: RunChartsPro
   return (
     <section className={`charts-panel ${collapsed ? 'collapsed' : ''}`} data-testid="charts" aria-label="Metrics charts">
       <div className="charts-header">
-        <button
-          type="button"
-          className="charts-toggle"
-          data-testid="charts-toggle"
-          aria-expanded={!collapsed}
-          onClick={toggle}
-        >
+        <button type="button" className="charts-toggle" data-testid="charts-toggle" aria-expanded={!collapsed} onClick={toggle}>
           <span className="chevron" aria-hidden="true">
             {collapsed ? '▸' : '▾'}
           </span>
@@ -234,7 +231,9 @@ export function RunCharts({ runId, running, tokensPerStep = null }: RunChartsPro
                 data-testid="add-metric-chart"
                 value=""
                 disabled={addable.length === 0 || prefs.extra.length >= MAX_EXTRA_CHARTS}
-                title={prefs.extra.length >= MAX_EXTRA_CHARTS ? `At most ${MAX_EXTRA_CHARTS} added charts: remove one first` : 'Any metric parsed from this run'}
+                title={
+                  prefs.extra.length >= MAX_EXTRA_CHARTS ? `At most ${MAX_EXTRA_CHARTS} added charts: remove one first` : 'Any metric parsed from this run'
+                }
                 onChange={(event) => {
                   if (event.target.value !== '') updatePrefs({ ...prefs, extra: [...prefs.extra, event.target.value] });
                 }}

@@ -5,7 +5,8 @@ import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatBytes } from '../shared/format.js';
 import './RunView.css';
 
-type DiffState = { state: 'closed' } | { state: 'loading' } | { state: 'shown'; diff: string | null; reason: string | null } | { state: 'error'; error: string };
+type DiffState =
+  { state: 'closed' } | { state: 'loading' } | { state: 'shown'; diff: string | null; reason: string | null } | { state: 'error'; error: string };
 
 export function RunCode({ run }: { run: Run }) {
   const { api } = useBridge();
@@ -44,7 +45,9 @@ export function RunCode({ run }: { run: Run }) {
       {run.checkout && (
         <p className="hint" data-testid="run-checkout">
           Ran in a temporary worktree of {run.checkout.revision === 'WORKTREE' ? 'your working tree' : run.checkout.revision} (
-          {run.checkout.snapshot ? `a snapshot of its uncommitted changes on ${run.checkout.commit.slice(0, 7)}, taken as the sweep started` : run.checkout.commit.slice(0, 12)}
+          {run.checkout.snapshot
+            ? `a snapshot of its uncommitted changes on ${run.checkout.commit.slice(0, 7)}, taken as the sweep started`
+            : run.checkout.commit.slice(0, 12)}
           ), from {run.checkout.root}.{' '}
           {run.checkout.links.length > 0 ? `Linked from your tree: ${run.checkout.links.join(', ')}.` : 'Nothing linked from your tree.'}
           {run.checkout.notLinked.map((n) => ` Not linked: ${n.path} (${n.reason}).`).join('')}
@@ -53,7 +56,14 @@ export function RunCode({ run }: { run: Run }) {
       )}
       {diff.state === 'loading' && <p className="hint">Loading the diff…</p>}
       {diff.state === 'error' && <p className="inline-error">{diff.error}</p>}
-      {diff.state === 'shown' && (diff.diff === null ? <p className="hint">{diff.reason}</p> : <pre className="code-diff mono" data-testid="code-diff">{diff.diff}</pre>)}
+      {diff.state === 'shown' &&
+        (diff.diff === null ? (
+          <p className="hint">{diff.reason}</p>
+        ) : (
+          <pre className="code-diff mono" data-testid="code-diff">
+            {diff.diff}
+          </pre>
+        ))}
     </div>
   );
 }

@@ -16,9 +16,7 @@ export function RunFingerprint({ fingerprint }: { fingerprint: Readonly<Record<s
   const others = Object.keys(fingerprint)
     .filter((key) => !(key in FINGERPRINT_LABELS))
     .sort();
-  const rows = [...known, ...others]
-    .map((key) => [key, describeFact(key, fingerprint[key], fingerprint)] as const)
-    .filter(([, text]) => text !== null);
+  const rows = [...known, ...others].map((key) => [key, describeFact(key, fingerprint[key], fingerprint)] as const).filter(([, text]) => text !== null);
   return (
     <details className="run-fingerprint" data-testid="run-fingerprint">
       <summary>

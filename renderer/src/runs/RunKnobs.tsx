@@ -11,7 +11,8 @@ export function RunKnobs({ run }: { run: Run }) {
   return (
     <details className="run-knobs" data-testid="run-knobs" open={run.status !== 'running'}>
       <summary>
-        <span className="fingerprint-title">Knobs</span> <span data-testid="run-knobs-in-force">in force: {inForce.length > 0 ? inForce.join(' ') : 'none'}</span>
+        <span className="fingerprint-title">Knobs</span>{' '}
+        <span data-testid="run-knobs-in-force">in force: {inForce.length > 0 ? inForce.join(' ') : 'none'}</span>
         {torch && <span className="hint"> ({torch})</span>}
       </summary>
       <ul className="run-knob-list">
@@ -21,7 +22,9 @@ export function RunKnobs({ run }: { run: Run }) {
               {knob.name}={knob.value}
             </span>{' '}
             <span className={`knob-state state-${knob.value === KNOB_OFF ? 'off' : knob.state}`}>{knob.value === KNOB_OFF ? 'off' : knob.state}</span>
-            {knob.state === 'unknown' && knob.value !== KNOB_OFF && <span className="hint"> no Python process reported on it{run.status === 'running' ? ' yet' : ''}</span>}
+            {knob.state === 'unknown' && knob.value !== KNOB_OFF && (
+              <span className="hint"> no Python process reported on it{run.status === 'running' ? ' yet' : ''}</span>
+            )}
             {knob.outcomes.length > 0 && (
               <ul>
                 {knob.outcomes.slice(0, MAX_PLACES).map((outcome, index) => (

@@ -80,7 +80,12 @@ export function ReparseButton({ run, reparse }: { run: Run; reparse: Reparse }) 
   return (
     <span className="reparse-row">
       {result && (
-        <span className="reparse-result" data-testid="reparse-result" role="status" title={`Before: ${describe(result.before)}. Now: ${describe(result.after)}.`}>
+        <span
+          className="reparse-result"
+          data-testid="reparse-result"
+          role="status"
+          title={`Before: ${describe(result.before)}. Now: ${describe(result.after)}.`}
+        >
           Before: {describe(result.before)}. Now: {describe(result.after)}.
         </span>
       )}
@@ -138,10 +143,9 @@ export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }
         ) : (
           <strong>Found {describeMetricsFound(found)} in this run’s output.</strong>
         )}{' '}
-        The built-in parsers know Hugging Face, Lightning, Keras, nanoGPT, llm.c, Megatron, torchtitan, timm, fairseq, tqdm and
-        plain <code>step N: loss X, 45 ms</code> lines. Write a regex with named groups for this format (<code>step</code>,{' '}
-        <code>loss</code>, <code>step_time_ms</code>, <code>tokens_per_sec</code>, or any name), try it below, and parse the run
-        again.
+        The built-in parsers know Hugging Face, Lightning, Keras, nanoGPT, llm.c, Megatron, torchtitan, timm, fairseq, tqdm and plain{' '}
+        <code>step N: loss X, 45 ms</code> lines. Write a regex with named groups for this format (<code>step</code>, <code>loss</code>,{' '}
+        <code>step_time_ms</code>, <code>tokens_per_sec</code>, or any name), try it below, and parse the run again.
       </p>
       {numeric && numeric.length > 0 && (
         <>
@@ -163,8 +167,7 @@ export function NoMetricsNotice({ run, reparse }: { run: Run; reparse: Reparse }
           onChange={(event) => setPattern(event.target.value)}
         />
         <span className="hint">
-          Saved in {reparse.own ? `the workload ${reparse.own.name}` : 'a new workload made for this run'}; each named group becomes
-          a metric.
+          Saved in {reparse.own ? `the workload ${reparse.own.name}` : 'a new workload made for this run'}; each named group becomes a metric.
         </span>
       </label>
       <RegexTester pattern={pattern} runs={[run]} initialRunId={run.id} />

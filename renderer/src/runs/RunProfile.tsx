@@ -10,7 +10,7 @@ import './RunProfile.css';
 
 const PHASES = [
   ['dataLoadingMs', 'data loading', 'data'],
-  ['inputMs', 'input (script\'s batch code)', 'input'],
+  ['inputMs', "input (script's batch code)", 'input'],
   ['forwardMs', 'forward', 'forward'],
   ['backwardMs', 'backward', 'backward'],
   ['optimizerMs', 'optimizer', 'optimizer'],
@@ -22,7 +22,19 @@ const TABLE_OPS = 15;
 
 type PhaseValues = Record<(typeof PHASES)[number][0] | 'stepMs', number | null>;
 
-function PhaseBar({ phases, widthOf, label, testId, leftOut }: { phases: PhaseValues; widthOf: number; label: string; testId?: string; leftOut?: string | null }) {
+function PhaseBar({
+  phases,
+  widthOf,
+  label,
+  testId,
+  leftOut,
+}: {
+  phases: PhaseValues;
+  widthOf: number;
+  label: string;
+  testId?: string;
+  leftOut?: string | null;
+}) {
   const step = phases.stepMs ?? 0;
   return (
     <div className={`phase-row${leftOut ? ' left-out' : ''}`} data-testid={testId} title={leftOut ? `left out of the means: ${leftOut}` : undefined}>
@@ -131,8 +143,8 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
       {profile === undefined && !error && <p className="hint">Loading the profile…</p>}
       {profile === null && (
         <p className="hint" data-testid="profile-none">
-          No profile yet. Profile runs the same command again and profiles 10 steady steps after 10 warm-up steps
-          (PyTorch: torch.profiler, with no change to the script).
+          No profile yet. Profile runs the same command again and profiles 10 steady steps after 10 warm-up steps (PyTorch: torch.profiler, with no change to
+          the script).
         </p>
       )}
       {profile && (
@@ -159,7 +171,10 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
           {profile.syncs && (
             <p className="profile-facts" data-testid="profile-syncs">
               The host waited for the GPU {profile.syncs.perStep?.toFixed(1) ?? '?'} times per step
-              {profile.syncs.sites.length > 0 ? `: ${profile.syncs.sites.map((site) => `${site.site} ${site.what} ${site.callsPerStep.toFixed(1)}`).join(', ')}` : ''}.
+              {profile.syncs.sites.length > 0
+                ? `: ${profile.syncs.sites.map((site) => `${site.site} ${site.what} ${site.callsPerStep.toFixed(1)}`).join(', ')}`
+                : ''}
+              .
             </p>
           )}
           {profile.diagnosis.length > 0 && (
@@ -188,7 +203,14 @@ export function RunProfile({ runId, running }: { runId: number; running: boolean
                 </div>
                 <PhaseBar phases={profile.phases} widthOf={longest} label="mean" testId="phase-bar-mean" />
                 {profile.steps.map((step) => (
-                  <PhaseBar key={step.step} phases={step} widthOf={longest} label={`step ${step.scriptStep ?? step.step}`} leftOut={step.leftOut} testId={`phase-bar-step-${step.scriptStep ?? step.step}`} />
+                  <PhaseBar
+                    key={step.step}
+                    phases={step}
+                    widthOf={longest}
+                    label={`step ${step.scriptStep ?? step.step}`}
+                    leftOut={step.leftOut}
+                    testId={`phase-bar-step-${step.scriptStep ?? step.step}`}
+                  />
                 ))}
               </div>
               <table className="sweep-table profile-ops" data-testid="profile-ops">

@@ -24,11 +24,25 @@ export function RunSteps({ run }: { run: Run }) {
     <form className="run-steps" data-testid="run-steps" onSubmit={submit} aria-label="Warm-up and left-out steps">
       <label className="field">
         <span className="label">Warm-up steps</span>
-        <input data-testid="run-steps-warmup" inputMode="numeric" placeholder="auto" value={warmup} onChange={(event) => setWarmup(event.target.value)} size={6} />
+        <input
+          data-testid="run-steps-warmup"
+          inputMode="numeric"
+          placeholder="auto"
+          value={warmup}
+          onChange={(event) => setWarmup(event.target.value)}
+          size={6}
+        />
       </label>
       <label className="field">
         <span className="label">Leave out steps</span>
-        <input data-testid="run-steps-exclude" className="mono" placeholder="40, 41, 90-95" value={exclude} onChange={(event) => setExclude(event.target.value)} size={18} />
+        <input
+          data-testid="run-steps-exclude"
+          className="mono"
+          placeholder="40, 41, 90-95"
+          value={exclude}
+          onChange={(event) => setExclude(event.target.value)}
+          size={18}
+        />
       </label>
       <button type="submit" className="button small" data-testid="run-steps-apply" disabled={!parsed.ok || state.busy}>
         {state.busy ? 'Summarising…' : 'Apply'}
@@ -36,7 +50,9 @@ export function RunSteps({ run }: { run: Run }) {
       <span className="hint" data-testid="run-steps-note">
         {!parsed.ok
           ? parsed.error
-          : (state.error ?? state.done ?? `Set by hand where the rules get it wrong; the summary is made again from the stored output${run.steps ? ` (now set by the ${run.steps.setBy})` : ''}.`)}
+          : (state.error ??
+            state.done ??
+            `Set by hand where the rules get it wrong; the summary is made again from the stored output${run.steps ? ` (now set by the ${run.steps.setBy})` : ''}.`)}
       </span>
     </form>
   );

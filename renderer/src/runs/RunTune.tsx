@@ -70,35 +70,58 @@ export function RunTune({ run }: { run: Run }) {
   };
   const start = () => {
     if (stepCount === null) return;
-    void ask(() => api['tune.start']({ request: { command: { template: run.command, mode: 'argv', cwd: run.cwd }, maxSteps: stepCount, waitForIdle }, sourceRunId: run.id }));
+    void ask(() =>
+      api['tune.start']({ request: { command: { template: run.command, mode: 'argv', cwd: run.cwd }, maxSteps: stepCount, waitForIdle }, sourceRunId: run.id }),
+    );
   };
   return (
     <details className="run-tune" data-testid="run-tune" open={tune !== null ? true : undefined}>
       <summary>
-        <span className="fingerprint-title">Tune</span> <span className="hint">which standard speed-ups make this command faster here, without changing the script</span>
+        <span className="fingerprint-title">Tune</span>{' '}
+        <span className="hint">which standard speed-ups make this command faster here, without changing the script</span>
       </summary>
       <p className="hint">
-        Baseline, then +workers, +autocast, +TF32, +cudnn.benchmark, +compile, each a sweep of the best so far against it plus one knob; a knob is kept only when faster and
-        within the quality gate. Knobs that cannot apply here are skipped with the reason.
+        Baseline, then +workers, +autocast, +TF32, +cudnn.benchmark, +compile, each a sweep of the best so far against it plus one knob; a knob is kept only
+        when faster and within the quality gate. Knobs that cannot apply here are skipped with the reason.
       </p>
       <div className="run-tune-controls">
         <label>
           Steps per run{' '}
-          <input data-testid="tune-steps" className="mono" size={5} value={steps} onChange={(event) => setSteps(event.target.value)} aria-invalid={stepCount === null} />
+          <input
+            data-testid="tune-steps"
+            className="mono"
+            size={5}
+            value={steps}
+            onChange={(event) => setSteps(event.target.value)}
+            aria-invalid={stepCount === null}
+          />
         </label>
         <label>
-          <input type="checkbox" data-testid="tune-wait-idle" checked={waitForIdle} onChange={(event) => setWaitForIdle(event.target.checked)} /> wait for a quiet machine before each run
+          <input type="checkbox" data-testid="tune-wait-idle" checked={waitForIdle} onChange={(event) => setWaitForIdle(event.target.checked)} /> wait for a
+          quiet machine before each run
         </label>
         <button type="button" className="button small" data-testid="tune-start" disabled={asking || running || stepCount === null} onClick={start}>
           {running ? 'Tuning… (each step is a sweep: see Sweeps)' : tune === null ? 'Tune' : 'Tune again'}
         </button>
         {running && (
-          <button type="button" className="button small" data-testid="tune-cancel" disabled={asking} onClick={() => void ask(() => api['tune.cancel']({ id: tune.id }))}>
+          <button
+            type="button"
+            className="button small"
+            data-testid="tune-cancel"
+            disabled={asking}
+            onClick={() => void ask(() => api['tune.cancel']({ id: tune.id }))}
+          >
             Cancel
           </button>
         )}
         {tune !== null && (tune.status === 'cancelled' || tune.status === 'interrupted') && (
-          <button type="button" className="button small" data-testid="tune-resume" disabled={asking} onClick={() => void ask(() => api['tune.resume']({ id: tune.id }))}>
+          <button
+            type="button"
+            className="button small"
+            data-testid="tune-resume"
+            disabled={asking}
+            onClick={() => void ask(() => api['tune.resume']({ id: tune.id }))}
+          >
             Resume from the step it reached
           </button>
         )}
@@ -141,18 +164,24 @@ export function RunTune({ run }: { run: Run }) {
 function TuneAnswer({ tune }: { tune: TuneRecord }) {
   const result = tune.result;
   const unit = result.steps.find((s) => s.throughput.unit)?.throughput.unit ?? null;
-  const kept = Object.entries(result.kept).map(([name, value]) => `${name}=${value}`).join(' ');
+  const kept = Object.entries(result.kept)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
   return (
     <div data-testid="tune-result">
       <p>
-        Tune {tune.id} · <span data-testid="tune-status">{tune.status === 'running' ? `running: ${result.steps.length} of the ladder's steps decided` : tune.status}</span> · torch {result.machine.torch ?? 'not seen'}, {result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}
+        Tune {tune.id} ·{' '}
+        <span data-testid="tune-status">{tune.status === 'running' ? `running: ${result.steps.length} of the ladder's steps decided` : tune.status}</span> ·
+        torch {result.machine.torch ?? 'not seen'}, {result.machine.cuda === null ? 'CUDA not seen' : result.machine.cuda ? 'CUDA' : 'no CUDA'}
       </p>
       <table className="run-tune-table" data-testid="tune-table">
         <thead>
           <tr>
             <th>Config</th>
             <th>Throughput{unit ? ` (${unit}, 95 % CI)` : ''}</th>
-            <th title="95 % shared between the looks a step may take at its runs as it adds rounds, so a knob is called faster when it is not at most 5 % of the time">Speedup ({confidenceText(result.confidence)} CI)</th>
+            <th title="95 % shared between the looks a step may take at its runs as it adds rounds, so a knob is called faster when it is not at most 5 % of the time">
+              Speedup ({confidenceText(result.confidence)} CI)
+            </th>
             <th>Verdict</th>
             <th>Runs</th>
             <th>Step ms</th>
@@ -166,7 +195,11 @@ function TuneAnswer({ tune }: { tune: TuneRecord }) {
           {result.steps.map((step) => (
             <tr key={step.name} data-testid={`tune-step-${step.name}`} className={`tune-${step.status}`} title={step.reason}>
               <td className="mono">{step.name}</td>
-              <td>{step.throughput.median === null ? '-' : `${figure3(step.throughput.median)}${step.throughput.ci95 ? ` (${figure3(step.throughput.ci95.low)}–${figure3(step.throughput.ci95.high)})` : ''}`}</td>
+              <td>
+                {step.throughput.median === null
+                  ? '-'
+                  : `${figure3(step.throughput.median)}${step.throughput.ci95 ? ` (${figure3(step.throughput.ci95.low)}–${figure3(step.throughput.ci95.high)})` : ''}`}
+              </td>
               <td>{step.status === 'skipped' ? '-' : speedup(step.speedup.ratio, step.speedup.ci95)}</td>
               <td>{step.status === 'skipped' ? 'skipped' : step.speedup.verdict}</td>
               <td>{step.status === 'skipped' ? '-' : step.status === 'baseline' ? step.n.candidate : `${step.n.candidate}+${step.n.against}`}</td>
@@ -190,7 +223,8 @@ function TuneAnswer({ tune }: { tune: TuneRecord }) {
       </ul>
       {result.total && (
         <p data-testid="tune-total">
-          Total: <span className="mono">{kept}</span>: {speedup(result.total.ratio, result.total.ci95)} against the baseline, {result.total.verdict} ({result.total.measuredBy})
+          Total: <span className="mono">{kept}</span>: {speedup(result.total.ratio, result.total.ci95)} against the baseline, {result.total.verdict} (
+          {result.total.measuredBy})
         </p>
       )}
       {result.notes.map((note) => (

@@ -2,15 +2,7 @@
 import { lazy, Suspense, useState } from 'react';
 import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
-import {
-  errorMessage,
-  formatBytes,
-  formatDateTime,
-  formatDuration,
-  formatEnvAssignments,
-  runDurationMs,
-  shellJoin,
-} from '../shared/format.js';
+import { errorMessage, formatBytes, formatDateTime, formatDuration, formatEnvAssignments, runDurationMs, shellJoin } from '../shared/format.js';
 import { useNow } from '../shared/useNow.js';
 import { RunCharts } from './RunCharts.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
@@ -88,13 +80,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
             </span>
           )}
           {running && (
-            <button
-              type="button"
-              className="button danger"
-              data-testid="stop-run"
-              disabled={stopping}
-              onClick={() => void stop()}
-            >
+            <button type="button" className="button danger" data-testid="stop-run" disabled={stopping} onClick={() => void stop()}>
               {stopping ? 'Stopping…' : 'Stop'}
             </button>
           )}
@@ -106,8 +92,8 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         )}
         {run.origin && (
           <p className="origin-banner" data-testid="run-origin">
-            Pulled back from MLflow: recorded on <strong>{run.origin.machine.label}</strong> (its run {run.origin.runId} there), read-only here; its log stays on the
-            server.{' '}
+            Pulled back from MLflow: recorded on <strong>{run.origin.machine.label}</strong> (its run {run.origin.runId} there), read-only here; its log stays
+            on the server.{' '}
             <a href={run.origin.url} target="_blank" rel="noreferrer">
               Open in MLflow ↗
             </a>
@@ -135,7 +121,11 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
             <dd>
               {formatBytes(run.outputBytes)}
               {run.outputDroppedBytes > 0 && (
-                <span className="output-dropped" data-testid="run-output-dropped" title="The disk was full and the output held in memory reached its limit: these bytes were read for metrics but not stored.">
+                <span
+                  className="output-dropped"
+                  data-testid="run-output-dropped"
+                  title="The disk was full and the output held in memory reached its limit: these bytes were read for metrics but not stored."
+                >
                   {' '}
                   + {formatBytes(run.outputDroppedBytes)} not stored (disk full)
                 </span>
@@ -165,9 +155,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
           </ul>
         )}
         {/* The engine summarises a run as it ends; until then the charts show how it goes. */}
-        {!running && hasSummary(run.summary) && (
-          <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />
-        )}
+        {!running && hasSummary(run.summary) && <SummaryCard summary={run.summary} durationMs={run.endedAt ? runDurationMs(run, now) : null} />}
         {!running && run.summary.warmup !== null && (
           // Folded until wanted (or once set), so the terminal keeps its room on the run's page.
           <details className="run-steps-details" data-testid="run-steps-details" open={run.steps !== null}>
@@ -219,9 +207,14 @@ function RunAgain({ run }: { run: Run }) {
           {error}
         </span>
       )}
-      <button type="button" className="button small" data-testid="run-again" disabled={busy}
+      <button
+        type="button"
+        className="button small"
+        data-testid="run-again"
+        disabled={busy}
         title={run.checkout ? 'Runs the command again in a worktree of the same code, with the same data linked' : 'Start the same command again, as it was'}
-        onClick={() => void again()}>
+        onClick={() => void again()}
+      >
         {busy ? 'Starting…' : 'Run again'}
       </button>
       <button
@@ -244,8 +237,12 @@ function RunSweepLink({ run }: { run: Run }) {
   const sweep = sweeps.find((s) => s.id === run.sweepId);
   return (
     <p className="run-sweep" data-testid="run-sweep">
-      Part of <a href={sweepRouteHash({ kind: 'sweep', id: run.sweepId })}>sweep #{run.sweepId}{sweep ? ` (${sweep.name})` : ''}</a>:{' '}
-      {sweepPlace(run, sweeps)}
+      Part of{' '}
+      <a href={sweepRouteHash({ kind: 'sweep', id: run.sweepId })}>
+        sweep #{run.sweepId}
+        {sweep ? ` (${sweep.name})` : ''}
+      </a>
+      : {sweepPlace(run, sweeps)}
     </p>
   );
 }

@@ -187,7 +187,9 @@ export function SummaryCard({ summary, durationMs = null }: { summary: RunSummar
           )}
           {summary.fairness && (
             <span data-testid="summary-fairness" className={summary.fairness.ok ? '' : 'unfair'}>
-              {summary.fairness.ok ? 'Fair machine: quiet host and GPU.' : `Not a fair machine: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}.`}
+              {summary.fairness.ok
+                ? 'Fair machine: quiet host and GPU.'
+                : `Not a fair machine: ${summary.fairness.issues.map((i) => `${i.kind} (${i.message})`).join('; ')}.`}
             </span>
           )}
           {outliers && <span data-testid="summary-outliers">{outliers}</span>}

@@ -136,9 +136,7 @@ export function TelemetryCharts({ runId, running, view, hostOnly }: TelemetryCha
           lines={chart.lines}
           beginAtZero={chart.beginAtZero}
           fileName={`run-${runId}-${chart.file}.png`}
-          emptyText={
-            running ? (chart.gpu ? 'Waiting for GPU samples…' : 'Waiting for host samples…') : 'No samples recorded'
-          }
+          emptyText={running ? (chart.gpu ? 'Waiting for GPU samples…' : 'Waiting for host samples…') : 'No samples recorded'}
           axis="seconds"
           xRange={xRange}
           bands={chart.gpu ? bands : undefined}

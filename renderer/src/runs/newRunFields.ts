@@ -80,7 +80,15 @@ export function fieldsFromRun(run: Run, workloads: readonly Workload[]): FieldsF
   const workload = run.workloadId === null ? undefined : workloads.find((w) => w.id === run.workloadId);
   if (workload) return { source: 'workload', workloadId: workload.id, values: variables, typedScript: '', typedCwd: '', ...units };
   const typed = run.typedCommand;
-  if (typed) return { source: 'typed', workloadId: null, values: { ...typed.values }, typedScript: typed.mode === 'shell' ? typed.template.join(' ') : asScript(typed.template), typedCwd: typed.cwd, ...units };
+  if (typed)
+    return {
+      source: 'typed',
+      workloadId: null,
+      values: { ...typed.values },
+      typedScript: typed.mode === 'shell' ? typed.template.join(' ') : asScript(typed.template),
+      typedCwd: typed.cwd,
+      ...units,
+    };
   return { source: 'typed', workloadId: null, values: {}, typedScript: asScript(run.command), typedCwd: run.cwd, ...units };
 }
 

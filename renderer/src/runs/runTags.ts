@@ -9,7 +9,14 @@ export type ParsedTags = { ok: true; tags: string[] } | { ok: false; error: stri
 
 /** `"amp, baseline,,amp"` → `["amp", "baseline"]`: empty pieces dropped, duplicates once, in the order typed. */
 export function parseTags(text: string): ParsedTags {
-  const tags = [...new Set(text.split(',').map((piece) => piece.trim()).filter((piece) => piece !== ''))];
+  const tags = [
+    ...new Set(
+      text
+        .split(',')
+        .map((piece) => piece.trim())
+        .filter((piece) => piece !== ''),
+    ),
+  ];
   const bad = tags.find((tag) => !TAG.test(tag));
   if (bad !== undefined) return { ok: false, error: `“${bad}”: a tag is letters, digits and . _ - + (commas separate tags)` };
   const long = tags.find((tag) => tag.length > MAX_TAG_CHARS);

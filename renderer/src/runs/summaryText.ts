@@ -35,7 +35,12 @@ export function warmupText(summary: RunSummary): string {
   // Either part may be zero: a log counting from step 0 can leave out its step 0 only, a run's time can be unknown.
   const cost = [warmup.steps > 0 ? steps : '', warmup.seconds > 0 ? formatSeconds(warmup.seconds) : ''].filter(Boolean).join(' / ');
   if (!warmup.stable) return `no steady state found; first fifth skipped${cost === '' ? '' : ` (${cost})`}`;
-  if (cost === '') return warmup.rule === 'auto' ? (warmup.reason !== '' ? `${warmup.reason} (detected automatically)` : 'none: steady from the start, detected automatically') : 'none';
+  if (cost === '')
+    return warmup.rule === 'auto'
+      ? warmup.reason !== ''
+        ? `${warmup.reason} (detected automatically)`
+        : 'none: steady from the start, detected automatically'
+      : 'none';
   const how =
     warmup.rule === 'auto'
       ? warmup.reason !== ''

@@ -26,7 +26,9 @@ export function workloadToForm(workload: WorkloadInput): WorkloadFormFields {
     description: workload.description ?? '',
     cwd: workload.cwd,
     command: workload.mode === 'shell' ? (workload.command[0] ?? '') : workload.command.join('\n'),
-    env: Object.entries(workload.env).map(([key, value]) => `${key}=${value}`).join('\n'),
+    env: Object.entries(workload.env)
+      .map(([key, value]) => `${key}=${value}`)
+      .join('\n'),
     variables: workload.variables.map((v) => `${v.name}=${v.default}`).join('\n'),
     tokensPerStep: workload.tokensPerStep ?? '',
     metricRegex: workload.metricRegex ?? '',
@@ -64,7 +66,10 @@ function parseAssignments(text: string, what: string, valueRequired: boolean): R
 
 /** The script as typed, less the blank lines around it (a textarea collects those); the engine runs it with sh -c. */
 export function parseShellScript(text: string): string {
-  return text.replace(/\r\n/gu, '\n').replace(/^\s*\n/u, '').trimEnd();
+  return text
+    .replace(/\r\n/gu, '\n')
+    .replace(/^\s*\n/u, '')
+    .trimEnd();
 }
 
 export function parseWorkloadForm(fields: WorkloadFormFields): ParsedWorkloadForm {

@@ -81,7 +81,14 @@ export function ChartCard({
           {compact ? 'PNG' : 'Save PNG'}
         </button>
         {onRemove && (
-          <button type="button" className="button small" data-testid="remove-chart" title={`Stop showing ${title}`} aria-label={`Remove the ${title} chart`} onClick={onRemove}>
+          <button
+            type="button"
+            className="button small"
+            data-testid="remove-chart"
+            title={`Stop showing ${title}`}
+            aria-label={`Remove the ${title} chart`}
+            onClick={onRemove}
+          >
             ×
           </button>
         )}

@@ -1,15 +1,5 @@
 // chart.js for the run charts: only the pieces line charts use, the zoom plugin, and colours from the page's CSS variables.
-import {
-  Chart,
-  Decimation,
-  LinearScale,
-  LogarithmicScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-  type Plugin,
-} from 'chart.js';
+import { Chart, Decimation, LinearScale, LogarithmicScale, LineController, LineElement, PointElement, Tooltip, type Plugin } from 'chart.js';
 import zoomPlugin from 'chartjs-plugin-zoom';
 
 // Registered once per page: chart.js keeps a global registry, and tree-shaking drops everything not named here. No

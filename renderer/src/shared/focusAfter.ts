@@ -1,6 +1,7 @@
 // Moving the keyboard out of a widget that holds keys (the terminal) to where Tab would have gone from it.
 
-const TABBABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+const TABBABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
 
 /**
  * Focuses the first element a person could Tab to that comes after `widget` in the page (or the page's first one,

@@ -106,10 +106,7 @@ export interface LineChartContent {
   x?: XAxis;
 }
 
-export function lineChartOptions(
-  setup: LineChartSetup,
-  onZoomChange: (chart: LineChart) => void,
-): ChartOptions<'line'> {
+export function lineChartOptions(setup: LineChartSetup, onZoomChange: (chart: LineChart) => void): ChartOptions<'line'> {
   const { x, decimation, tooltipFooter } = setup;
   const seconds = x.unit === 'seconds';
   return {
@@ -197,12 +194,7 @@ export interface FrameColours {
 }
 
 /** Colours, the y title and the x range, set on the options in place before a draw. */
-export function styleLineChart(
-  options: ChartOptions<'line'>,
-  content: LineChartContent,
-  theme: FrameColours,
-  zoomed: boolean,
-): void {
+export function styleLineChart(options: ChartOptions<'line'>, content: LineChartContent, theme: FrameColours, zoomed: boolean): void {
   const { x, y } = options.scales ?? {};
   for (const scale of [x, y]) {
     if (!scale) continue;

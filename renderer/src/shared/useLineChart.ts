@@ -5,14 +5,7 @@ import type { ChartLink } from './chartLink.js';
 import { canvasBackground, Chart, chartTheme, type ChartTheme } from './chartSetup.js';
 import { onSchemeChange } from './colourScheme.js';
 import { downloadUrl } from './download.js';
-import {
-  lineChartOptions,
-  styleLineChart,
-  type LineChart,
-  type LineChartContent,
-  type LineChartSetup,
-  type LineDataset,
-} from './lineChart.js';
+import { lineChartOptions, styleLineChart, type LineChart, type LineChartContent, type LineChartSetup, type LineDataset } from './lineChart.js';
 
 export interface LineChartSpec<Content extends LineChartContent> {
   /** Pass the same object until what is drawn changes: each new one redraws the chart. */
@@ -40,12 +33,7 @@ export interface LineChartHandle {
   controls: LineChartControls;
 }
 
-export function useLineChart<Content extends LineChartContent>({
-  content,
-  datasets,
-  setup,
-  link,
-}: LineChartSpec<Content>): LineChartHandle {
+export function useLineChart<Content extends LineChartContent>({ content, datasets, setup, link }: LineChartSpec<Content>): LineChartHandle {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const chartRef = useRef<LineChart | null>(null);
   /** What the chart shows now and in which colours, for callbacks that outlive any one render. */

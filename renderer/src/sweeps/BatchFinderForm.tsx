@@ -48,8 +48,7 @@ export function BatchFinderForm({ workload, fields, onChange, onStarted }: Batch
       <div>
         <h3>Find the largest batch</h3>
         <p className="hint">
-          Short runs at the baseline&apos;s other values: the batch doubles until CUDA runs out of memory, then bisects to the largest
-          that fits.
+          Short runs at the baseline&apos;s other values: the batch doubles until CUDA runs out of memory, then bisects to the largest that fits.
         </p>
       </div>
       <div className="field-row">
@@ -82,12 +81,7 @@ export function BatchFinderForm({ workload, fields, onChange, onStarted }: Batch
         </label>
         <label className="field">
           <span className="label">Steps per probe</span>
-          <input
-            data-testid="finder-steps"
-            inputMode="numeric"
-            value={finder.steps}
-            onChange={(event) => onChange({ ...finder, steps: event.target.value })}
-          />
+          <input data-testid="finder-steps" inputMode="numeric" value={finder.steps} onChange={(event) => onChange({ ...finder, steps: event.target.value })} />
         </label>
       </div>
       {error && (

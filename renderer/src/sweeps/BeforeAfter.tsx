@@ -57,7 +57,21 @@ const KIND_TEXT: Record<GitUntrackedPath['kind'], string> = {
  * One side: a branch, tag or remote branch, a recent commit, the working tree, or any revision typed (resolved
  * to its commit as you leave the field); its commit shown under it with subject and date.
  */
-function RevisionPicker({ label, testId, cwd, revisions, value, onChange }: { label: string; testId: string; cwd: string; revisions: GitRevisions; value: string; onChange: (value: string) => void }) {
+function RevisionPicker({
+  label,
+  testId,
+  cwd,
+  revisions,
+  value,
+  onChange,
+}: {
+  label: string;
+  testId: string;
+  cwd: string;
+  revisions: GitRevisions;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   const { api } = useBridge();
   const listed = value === WORKTREE || knownCommit(revisions, value) !== null;
   const [typing, setTyping] = useState(!listed);
@@ -173,13 +187,21 @@ function RevisionPicker({ label, testId, cwd, revisions, value, onChange }: { la
 }
 
 /** The paths git does not track, each a checkbox: ticked ones are linked into every side's worktree. */
-function DataLinks({ untracked, chosen, onChange }: { untracked: readonly GitUntrackedPath[]; chosen: ReadonlySet<string>; onChange: (next: Set<string>) => void }) {
+function DataLinks({
+  untracked,
+  chosen,
+  onChange,
+}: {
+  untracked: readonly GitUntrackedPath[];
+  chosen: ReadonlySet<string>;
+  onChange: (next: Set<string>) => void;
+}) {
   return (
     <fieldset className="ba-data" data-testid="ba-data">
       <legend>Data git does not track</legend>
       <span className="hint">
-        Each side runs in a temporary worktree that holds only what git tracks. Tick what the script reads (datasets, tokenizers): it is
-        linked in from your tree, never over a file the revision tracks.
+        Each side runs in a temporary worktree that holds only what git tracks. Tick what the script reads (datasets, tokenizers): it is linked in from your
+        tree, never over a file the revision tracks.
       </span>
       {untracked.length === 0 && <span className="hint">Nothing untracked or ignored: each worktree has everything the script can read.</span>}
       {untracked.map((offer) => {
@@ -255,7 +277,8 @@ export function BeforeAfter() {
   };
 
   const current = loaded !== null && loaded.cwd === cwd.trim();
-  const placeholders = script.trim() === '' ? [] : adHocWorkload({ template: [script.trim()], mode: 'shell', cwd: cwd.trim() || '/' }).variables.map((v) => v.name);
+  const placeholders =
+    script.trim() === '' ? [] : adHocWorkload({ template: [script.trim()], mode: 'shell', cwd: cwd.trim() || '/' }).variables.map((v) => v.name);
   const problem =
     script.trim() === ''
       ? 'type the command to measure'
@@ -313,7 +336,6 @@ export function BeforeAfter() {
 
   if (startedId !== null) return <BeforeAfterRunning id={startedId} />;
 
-
   return (
     <section className="before-after" aria-label="Before/after a code change">
       <header className="view-header">
@@ -333,8 +355,8 @@ export function BeforeAfter() {
             onChange={(event) => setScript(event.target.value)}
           />
           <span className="hint">
-            Run with <code>/bin/sh -c</code> in each side&apos;s own temporary git worktree: a revision&apos;s, or a snapshot of your working tree
-            taken when the run starts (later edits do not reach it). Your tree and its index are never written.
+            Run with <code>/bin/sh -c</code> in each side&apos;s own temporary git worktree: a revision&apos;s, or a snapshot of your working tree taken when
+            the run starts (later edits do not reach it). Your tree and its index are never written.
           </span>
         </label>
         <div className="field-row ba-cwd">
@@ -371,8 +393,24 @@ export function BeforeAfter() {
               {loaded.revisions.dirty ? 'uncommitted changes in the working tree' : 'working tree clean'}
             </p>
             <div className="field-row ba-side">
-              <RevisionPicker key={`before-${listings}`} label="Before (the baseline)" testId="ba-before" cwd={loaded.cwd} revisions={loaded.revisions} value={before} onChange={setBefore} />
-              <RevisionPicker key={`after-${listings}`} label="After" testId="ba-after" cwd={loaded.cwd} revisions={loaded.revisions} value={after} onChange={setAfter} />
+              <RevisionPicker
+                key={`before-${listings}`}
+                label="Before (the baseline)"
+                testId="ba-before"
+                cwd={loaded.cwd}
+                revisions={loaded.revisions}
+                value={before}
+                onChange={setBefore}
+              />
+              <RevisionPicker
+                key={`after-${listings}`}
+                label="After"
+                testId="ba-after"
+                cwd={loaded.cwd}
+                revisions={loaded.revisions}
+                value={after}
+                onChange={setAfter}
+              />
             </div>
             {before !== after && before !== '' && after !== '' && <RevisionDiff key={`${before}..${after}`} cwd={loaded.cwd} from={before} to={after} />}
             <DataLinks untracked={loaded.revisions.untracked} chosen={links} onChange={setLinks} />
@@ -406,11 +444,18 @@ export function BeforeAfter() {
           </label>
           <label className="field">
             <span className="label">How many</span>
-            <input data-testid="ba-work" inputMode="numeric" placeholder="e.g. 16" value={work} disabled={workKind === 'none'} onChange={(event) => setWork(event.target.value)} />
+            <input
+              data-testid="ba-work"
+              inputMode="numeric"
+              placeholder="e.g. 16"
+              value={work}
+              disabled={workKind === 'none'}
+              onChange={(event) => setWork(event.target.value)}
+            />
           </label>
           <span className="hint">
-            What one step holds on both sides, so throughput reads per sample or per token. A change that alters it (the batch, the sequence length) is
-            judged fairly only when the script prints its own tokens per step (“tokens per iteration will be: 8,192”, as nanoGPT does): that wins.
+            What one step holds on both sides, so throughput reads per sample or per token. A change that alters it (the batch, the sequence length) is judged
+            fairly only when the script prints its own tokens per step (“tokens per iteration will be: 8,192”, as nanoGPT does): that wins.
           </span>
         </div>
         <label className="checkbox">
@@ -460,9 +505,7 @@ function BeforeAfterRunning({ id }: { id: number }) {
           </div>
         )}
         <p className="hint" data-testid="ba-running">
-          {ended
-            ? `It ended ${sweep.status}: nothing to compare.`
-            : 'Running each side in turn; the comparison opens when both have run.'}{' '}
+          {ended ? `It ended ${sweep.status}: nothing to compare.` : 'Running each side in turn; the comparison opens when both have run.'}{' '}
           <a href={viewHash({ kind: 'sweep', id })}>Open sweep #{id}</a> for its runs and controls.
         </p>
         {sweep && <SweepFailures sweep={sweep} />}

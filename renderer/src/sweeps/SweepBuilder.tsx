@@ -60,10 +60,7 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
   // A typed command is planned and run as a workload of id 0 that is never stored; its placeholders are its variables.
   const typedWorkload = useMemo(() => (typedCommand ? adHocWorkload(typedCommand) : null), [typedCommand]);
   const registered =
-    workloads.find((w) => w.id === draft.fields.workloadId) ??
-    workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ??
-    workloads[0] ??
-    null;
+    workloads.find((w) => w.id === draft.fields.workloadId) ?? workloads.find((w) => w.name === BUILTIN_DEFAULT_WORKLOAD) ?? workloads[0] ?? null;
   const workload = typed ? typedWorkload : registered;
   // The draft may predate the workload list (or name a workload since gone): it follows the one shown.
   const fields = workload ? (typed ? withTypedCommand(draft.fields, workload) : withWorkload(draft.fields, workload)) : draft.fields;
@@ -132,7 +129,12 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
         <h2>New sweep</h2>
         <span className="hint">Runs each config in turn, one run at a time on the GPU, and compares them against the baseline.</span>
         <span className="spacer" />
-        <a className="button" data-testid="before-after-button" href={viewHash({ kind: 'before-after' })} title="Two commits of your repository (or your uncommitted changes against HEAD), measured against each other">
+        <a
+          className="button"
+          data-testid="before-after-button"
+          href={viewHash({ kind: 'before-after' })}
+          title="Two commits of your repository (or your uncommitted changes against HEAD), measured against each other"
+        >
           Before/after a code change…
         </a>
       </header>
@@ -148,11 +150,11 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
               // The typed command's placeholders are not the workload's variables: its rows start afresh.
               onChange={() => setFields({ source: 'workload', ...(registered ? { vary: initialSweepFields(registered).vary, shared: {} } : {}) })}
             />{' '}
-            A
-            registered workload
+            A registered workload
           </label>
           <label>
-            <input type="radio" name="sweep-source" data-testid="sweep-source-typed" checked={typed} onChange={() => setFields({ source: 'typed' })} /> A command
+            <input type="radio" name="sweep-source" data-testid="sweep-source-typed" checked={typed} onChange={() => setFields({ source: 'typed' })} /> A
+            command
           </label>
         </div>
         {typed && (
@@ -169,8 +171,8 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
                 onChange={(event) => setFields({ typedScript: event.target.value })}
               />
               <span className="hint">
-                Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> is a variable to vary or share below; every value is shell-quoted by
-                the app, one word whatever it holds. Nothing needs saving as a workload.
+                Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> is a variable to vary or share below; every value is shell-quoted by the app, one
+                word whatever it holds. Nothing needs saving as a workload.
               </span>
             </label>
             <div className="field-row">
@@ -324,12 +326,7 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
           <label className="field">
             <span className="label">Repeats</span>
             <span className="input-with-unit">
-              <input
-                data-testid="sweep-repeats"
-                inputMode="numeric"
-                value={fields.repeats}
-                onChange={(event) => setFields({ repeats: event.target.value })}
-              />
+              <input data-testid="sweep-repeats" inputMode="numeric" value={fields.repeats} onChange={(event) => setFields({ repeats: event.target.value })} />
               <span className="unit">runs of each config</span>
             </span>
           </label>
@@ -401,9 +398,9 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
             />
           </label>
           <span className="hint">
-            What one step holds, from the variables: <code>{'{batch}'}</code> or <code>{'{batch}*{seq_len}'}</code>. Then throughput is per sample or per token, so
-            a bigger batch is judged by the work it does; without it, configs that change the batch get no speedup. A script that prints its tokens per step wins.
-            Warm-up steps: left out of every run's steady statistics (empty: found in each run by the automatic rule).
+            What one step holds, from the variables: <code>{'{batch}'}</code> or <code>{'{batch}*{seq_len}'}</code>. Then throughput is per sample or per token,
+            so a bigger batch is judged by the work it does; without it, configs that change the batch get no speedup. A script that prints its tokens per step
+            wins. Warm-up steps: left out of every run's steady statistics (empty: found in each run by the automatic rule).
           </span>
         </div>
 
@@ -428,19 +425,16 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
             />
             <span className="unit">seconds</span>
           </label>
-          <span className="hint">Other processes under half a CPU core, no other compute process on the GPU, low utilisation, and a temperature near idle: each run starts on equal terms.</span>
+          <span className="hint">
+            Other processes under half a CPU core, no other compute process on the GPU, low utilisation, and a temperature near idle: each run starts on equal
+            terms.
+          </span>
         </div>
 
         <SweepGpuFields gpu={gpu} fields={draft.gpu} onChange={(next) => updateDraft((d) => ({ ...d, gpu: next }))} />
 
         <div className="actions">
-          <button
-            type="button"
-            className="button"
-            data-testid="sweep-preview"
-            disabled={request === null || previewing}
-            onClick={() => void showPlan()}
-          >
+          <button type="button" className="button" data-testid="sweep-preview" disabled={request === null || previewing} onClick={() => void showPlan()}>
             {previewing ? 'Planning…' : 'Preview plan'}
           </button>
           <button type="submit" className="button primary" data-testid="sweep-start" disabled={!canStart}>

@@ -13,7 +13,8 @@ export function SweepFailures({ sweep }: { sweep: Sweep }) {
       <ul>
         {failed.map((config) => (
           <li key={config.index} data-testid={`sweep-failure-${config.index}`}>
-            <span className="config-name mono">{config.name}</span>: <a href={viewHash({ kind: 'run', id: config.failure!.runId })}>run #{config.failure!.runId}</a>{' '}
+            <span className="config-name mono">{config.name}</span>:{' '}
+            <a href={viewHash({ kind: 'run', id: config.failure!.runId })}>run #{config.failure!.runId}</a>{' '}
             {config.failure!.exitClass ? `(${config.failure!.exitClass}) ` : ''}
             <code className="failure-reason" data-testid="sweep-failure-reason">
               {config.failure!.reason}

@@ -74,12 +74,7 @@ export function SweepNotifier() {
           <a className="toast-link" href={viewHash({ kind: 'sweep', id: toast.sweepId })}>
             Open
           </a>
-          <button
-            type="button"
-            className="button icon"
-            aria-label="Dismiss"
-            onClick={() => setToasts((prev) => prev.filter((t) => t.key !== toast.key))}
-          >
+          <button type="button" className="button icon" aria-label="Dismiss" onClick={() => setToasts((prev) => prev.filter((t) => t.key !== toast.key))}>
             ×
           </button>
         </div>

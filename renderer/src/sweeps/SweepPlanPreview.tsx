@@ -35,9 +35,7 @@ export function SweepPlanPreview({ preview, repeats, stale }: { preview: SweepPr
           {configs} {configs === 1 ? 'config' : 'configs'} × {repeats} {repeats === 1 ? 'repeat' : 'repeats'} = {preview.runCount}{' '}
           {preview.runCount === 1 ? 'run' : 'runs'}
         </strong>
-        <span data-testid="plan-estimate">
-          {preview.estimateSeconds === null ? 'no estimate' : `about ${formatDuration(preview.estimateSeconds * 1000)}`}
-        </span>
+        <span data-testid="plan-estimate">{preview.estimateSeconds === null ? 'no estimate' : `about ${formatDuration(preview.estimateSeconds * 1000)}`}</span>
         <span className="hint" data-testid="plan-estimate-basis">
           ({preview.estimateBasis})
         </span>

@@ -85,10 +85,9 @@ function RequestFacts({ sweep }: { sweep: Sweep }) {
     start?: number;
   };
   const shared = Object.entries(request.values ?? {});
-  const limits = [
-    request.maxSteps !== undefined && `${request.maxSteps} steps`,
-    request.timeoutSeconds !== undefined && `${request.timeoutSeconds} s`,
-  ].filter(Boolean);
+  const limits = [request.maxSteps !== undefined && `${request.maxSteps} steps`, request.timeoutSeconds !== undefined && `${request.timeoutSeconds} s`].filter(
+    Boolean,
+  );
   const finder = sweep.kind === 'batch-finder';
   const gpu = request.gpuSettings ? describeRunSettings(storedGpuSettings(request.gpuSettings)) : '';
   return (

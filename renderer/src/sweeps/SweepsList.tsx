@@ -138,8 +138,7 @@ export function SweepsList() {
       )}
       {interrupted.length > 0 && (
         <p className="sweep-interrupted sweeps-page-note" data-testid="interrupted-note">
-          {interrupted.length === 1 ? 'One sweep was' : `${interrupted.length} sweeps were`} interrupted when the engine stopped; resume to run
-          what is left.
+          {interrupted.length === 1 ? 'One sweep was' : `${interrupted.length} sweeps were`} interrupted when the engine stopped; resume to run what is left.
         </p>
       )}
       {loaded && sweeps.length === 0 && <p className="placeholder">No sweeps yet.</p>}

@@ -150,10 +150,14 @@ function seconds(text: string, what: string, max: number, allowZero: boolean): P
 export function parseSweepFields(fields: SweepFields, workload: Workload | null): Parsed<SweepRequestInput> {
   const typed = fields.source === 'typed' ? typedCommandOf(fields) : null;
   if (fields.source === 'typed' && typed === null) {
-    return { ok: false, error: fields.typedScript.trim() === '' ? 'type the command to sweep, with {placeholders} for what varies' : 'give the directory the command runs in' };
+    return {
+      ok: false,
+      error: fields.typedScript.trim() === '' ? 'type the command to sweep, with {placeholders} for what varies' : 'give the directory the command runs in',
+    };
   }
   if (!workload) return { ok: false, error: 'choose a workload' };
-  if (typed && workload.variables.length === 0) return { ok: false, error: 'put a {placeholder} in the command where a value varies, e.g. --batch_size {batch}' };
+  if (typed && workload.variables.length === 0)
+    return { ok: false, error: 'put a {placeholder} in the command where a value varies, e.g. --batch_size {batch}' };
   const known = new Set(workload.variables.map((v) => v.name));
   const vary: Array<{ name: string; values: string[] }> = [];
   for (const row of fields.vary) {
@@ -235,7 +239,8 @@ export function parseWork(fields: SweepFields, workload: Workload): Parsed<{ tok
   if (work.kind === 'none' || expression === '') return { ok: true, value: {} };
   const names = new Set(workload.variables.map((v) => v.name));
   for (const match of expression.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/gu)) {
-    if (!names.has(match[1]!)) return { ok: false, error: `Work per step: {${match[1]}} is not a variable of this command (it has ${[...names].map((n) => `{${n}}`).join(', ')})` };
+    if (!names.has(match[1]!))
+      return { ok: false, error: `Work per step: {${match[1]}} is not a variable of this command (it has ${[...names].map((n) => `{${n}}`).join(', ')})` };
   }
   if (!/^[\d\s+\-*/().{}A-Za-z_]+$/u.test(expression)) return { ok: false, error: 'Work per step: use {variables}, numbers and + - * / ( ) only' };
   return { ok: true, value: work.kind === 'tokens' ? { tokensPerStep: expression } : { samplesPerStep: expression } };

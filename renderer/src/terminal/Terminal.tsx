@@ -171,9 +171,7 @@ export function Terminal({ runId, running }: TerminalProps) {
     const sendSize = () => {
       if (!runningRef.current) return;
       const size = clampTerminalSize({ cols: term.cols, rows: term.rows });
-      api['runs.resize']({ id: runId, ...size }).catch((error: unknown) =>
-        console.warn(`runs.resize #${runId}: ${errorMessage(error)}`),
-      );
+      api['runs.resize']({ id: runId, ...size }).catch((error: unknown) => console.warn(`runs.resize #${runId}: ${errorMessage(error)}`));
     };
     const onResize = term.onResize(() => {
       clearTimeout(resizeTimer);

@@ -55,12 +55,7 @@ export function TerminalToolbar(props: TerminalToolbarProps) {
       />
       <span className="spacer" />
       {saveNote && (
-        <span
-          className={`save-result ${saveNote.ok ? '' : 'failed'}`}
-          data-testid="save-result"
-          role={saveNote.ok ? 'status' : 'alert'}
-          title={saveNote.text}
-        >
+        <span className={`save-result ${saveNote.ok ? '' : 'failed'}`} data-testid="save-result" role={saveNote.ok ? 'status' : 'alert'} title={saveNote.text}>
           {saveNote.text}
         </span>
       )}

@@ -225,9 +225,7 @@ export class OutputFeed {
       if (first.seq > this.lastShownSeq + 1) {
         const kept = keepLastLines(tail.chunks, this.options.maxLines);
         const missing = Math.max(0, tail.skippedBytes + kept.droppedBytes - this.shownBytes);
-        this.notice(
-          `${formatBytes(missing)} of output not shown live to keep the view responsive; it is all in the stored log`,
-        );
+        this.notice(`${formatBytes(missing)} of output not shown live to keep the view responsive; it is all in the stored log`);
         this.shownBytes = tail.skippedBytes + kept.droppedBytes;
         chunks = kept.chunks;
       }

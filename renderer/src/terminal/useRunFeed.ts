@@ -16,12 +16,7 @@ export interface RunFeedContext<S> {
 }
 
 /** `createFeed` must be a stable (module-level) function: a new one per render would restart the feed. */
-export function useRunFeed<S extends { status: string }>(
-  runId: number,
-  running: boolean,
-  createFeed: (context: RunFeedContext<S>) => RunFeed,
-  initial: S,
-): S {
+export function useRunFeed<S extends { status: string }>(runId: number, running: boolean, createFeed: (context: RunFeedContext<S>) => RunFeed, initial: S): S {
   const bridge = useBridge();
   const connection = useConnectionState();
   const [snapshot, setSnapshot] = useState<S>(initial);

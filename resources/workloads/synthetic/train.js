@@ -73,8 +73,16 @@ const MAX_WORKERS = 64;
 const ORPHAN_GRACE_MS = 60_000;
 
 const SWITCH_WORDS = new Map([
-  ['on', true], ['1', true], ['true', true], ['yes', true], ['bf16', true], ['fp16', true],
-  ['off', false], ['0', false], ['false', false], ['no', false],
+  ['on', true],
+  ['1', true],
+  ['true', true],
+  ['yes', true],
+  ['bf16', true],
+  ['fp16', true],
+  ['off', false],
+  ['0', false],
+  ['false', false],
+  ['no', false],
 ]);
 
 class UsageError extends Error {}
@@ -154,9 +162,7 @@ function parseCli(argv, env) {
     seed: parseInteger('--seed', v.seed, -(2 ** 31), 2 ** 32 - 1),
     seqLen: parseInteger('--seq-len', v['seq-len'], 1, 1_000_000),
     logEvery: parseInteger('--log-every', v['log-every'], 1, 100_000_000),
-    maxBatch: maxBatchText === undefined || maxBatchText === ''
-      ? Infinity
-      : parseInteger(maxBatchName, maxBatchText, 1, 1_000_000),
+    maxBatch: maxBatchText === undefined || maxBatchText === '' ? Infinity : parseInteger(maxBatchName, maxBatchText, 1, 1_000_000),
     nanAt: v['nan-at'] === undefined ? null : parseInteger('--nan-at', v['nan-at'], 1, 100_000_000),
   };
 }
@@ -167,9 +173,7 @@ function parseCli(argv, env) {
 function throughputModel(cfg) {
   const computeMs = (2.0 + 0.75 * cfg.batch) * (cfg.amp ? 0.55 : 1) * (cfg.compile ? 0.7 : 1);
   const dataMs = 0.5 * cfg.batch;
-  const stepMs = cfg.workers === 0
-    ? computeMs + dataMs
-    : Math.max(computeMs, dataMs / cfg.workers) + 0.2;
+  const stepMs = cfg.workers === 0 ? computeMs + dataMs : Math.max(computeMs, dataMs / cfg.workers) + 0.2;
   const tokensPerStep = cfg.batch * cfg.seqLen;
   return {
     computeMs,
@@ -190,11 +194,16 @@ function phaseOf(step, cfg) {
 
 function utilOf(phase, model) {
   switch (phase) {
-    case 'train': return model.trainUtil;
-    case 'warmup': return model.trainUtil / 2;
-    case 'compile': return 0.1;
-    case 'eval': return 0.7;
-    default: return 0;
+    case 'train':
+      return model.trainUtil;
+    case 'warmup':
+      return model.trainUtil / 2;
+    case 'compile':
+      return 0.1;
+    case 'eval':
+      return 0.7;
+    default:
+      return 0;
   }
 }
 
@@ -252,9 +261,11 @@ function renderBar({ n, total, elapsedMs, msPerStep, loss, colour }) {
   const remaining = n === 0 ? '?' : fmtClock(((total - n) * msPerStep) / 1000);
   const pct = `${String(Math.floor(frac * 100)).padStart(3)}%`;
   const cyan = (t) => paint(colour, '36', t);
-  return `train ${pct}|${paint(colour, '32', bar)}| ${cyan(`${n}/${total}`)} ` +
+  return (
+    `train ${pct}|${paint(colour, '32', bar)}| ${cyan(`${n}/${total}`)} ` +
     `[${cyan(fmtClock(elapsedMs / 1000))}<${cyan(remaining)}, ${cyan(rateText)}` +
-    `${n === 0 ? '' : `, loss=${cyan(fmtLoss(loss))}`}]`;
+    `${n === 0 ? '' : `, loss=${cyan(fmtLoss(loss))}`}]`
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,19 +341,19 @@ for (const stream of [process.stdout, process.stderr]) {
 
 function workerSource(parentPid) {
   // Idle like a worker waiting for work; gives up only after being orphaned for a while.
-  return `let since=0;setInterval(()=>{try{process.kill(${parentPid},0);since=0}` +
-    `catch{since||=Date.now();if(Date.now()-since>${ORPHAN_GRACE_MS})process.exit(0)}},1000)`;
+  return (
+    `let since=0;setInterval(()=>{try{process.kill(${parentPid},0);since=0}` +
+    `catch{since||=Date.now();if(Date.now()-since>${ORPHAN_GRACE_MS})process.exit(0)}},1000)`
+  );
 }
 
 function spawnWorkers(count) {
   const workers = [];
   for (let i = 0; i < count; i++) {
     // stdio ignored: an orphaned worker must not hold the parent's pipes open.
-    const child = spawn(
-      process.execPath,
-      ['-e', workerSource(process.pid), 'synthetic-dataloader-worker', `parent=${process.pid}`, `index=${i}`],
-      { stdio: 'ignore' },
-    );
+    const child = spawn(process.execPath, ['-e', workerSource(process.pid), 'synthetic-dataloader-worker', `parent=${process.pid}`, `index=${i}`], {
+      stdio: 'ignore',
+    });
     child.on('error', (err) => process.stderr.write(`synthetic: worker ${i} failed: ${err.message}\n`));
     child.unref(); // the 'exit' handler stops them; they must not keep this process alive
     workers.push(child);
@@ -411,7 +422,11 @@ async function main() {
   // Cleanup lives in 'exit' so every way out (normal end, OOM, signals) does it.
   process.on('exit', () => {
     for (const w of workers) {
-      try { w.kill('SIGTERM'); } catch { /* already gone */ }
+      try {
+        w.kill('SIGTERM');
+      } catch {
+        /* already gone */
+      }
     }
     load?.finish();
   });
@@ -430,8 +445,7 @@ async function main() {
 
   const tag = paint(colour, '1;35', 'synthetic:');
   const onOff = (b) => (b ? 'on' : 'off');
-  out.write(`${tag} batch=${cfg.batch} workers=${cfg.workers} amp=${onOff(cfg.amp)} ` +
-    `compile=${onOff(cfg.compile)} steps=${cfg.steps} seed=${cfg.seed}\n`);
+  out.write(`${tag} batch=${cfg.batch} workers=${cfg.workers} amp=${onOff(cfg.amp)} ` + `compile=${onOff(cfg.compile)} steps=${cfg.steps} seed=${cfg.seed}\n`);
   out.write(`${tag} expected steady ${model.tokPerSec.toFixed(1)} tok/s, ${model.stepMs.toFixed(2)} ms/step\n`);
   load?.start(phaseOf(1, cfg).phase);
 
@@ -452,9 +466,15 @@ async function main() {
   let interval = { steps: 0, ms: 0 };
   let lastDraw = -Infinity;
 
-  const bar = () => renderBar({
-    n: state.step, total: cfg.steps, elapsedMs, msPerStep: emaMs, loss, colour,
-  });
+  const bar = () =>
+    renderBar({
+      n: state.step,
+      total: cfg.steps,
+      elapsedMs,
+      msPerStep: emaMs,
+      loss,
+      colour,
+    });
 
   if (tty) {
     out.write(`\r${bar()}`);
@@ -472,18 +492,15 @@ async function main() {
 
     state.step = step;
     tokensSeen += model.tokensPerStep;
-    loss = cfg.nanAt !== null && step >= cfg.nanAt
-      ? NaN
-      : 1.2 + 3.0 * Math.exp(-tokensSeen / 200000) + (cfg.amp ? 0.005 : 0) + lossNoise;
+    loss = cfg.nanAt !== null && step >= cfg.nanAt ? NaN : 1.2 + 3.0 * Math.exp(-tokensSeen / 200000) + (cfg.amp ? 0.005 : 0) + lossNoise;
     emaMs = 0.3 * stepMs + 0.7 * emaMs;
     interval.steps += 1;
     interval.ms += stepMs;
 
     const last = step === cfg.steps;
     if (step % cfg.logEvery === 0 || last) {
-      const tokPerSec = (interval.steps * model.tokensPerStep) / interval.ms * 1000;
-      const line = `step ${step}: loss ${fmtLoss(loss)}, ${Math.round(tokPerSec)} tok/s, ` +
-        `${(interval.ms / interval.steps).toFixed(1)} ms/step`;
+      const tokPerSec = ((interval.steps * model.tokensPerStep) / interval.ms) * 1000;
+      const line = `step ${step}: loss ${fmtLoss(loss)}, ${Math.round(tokPerSec)} tok/s, ` + `${(interval.ms / interval.steps).toFixed(1)} ms/step`;
       out.write(tty ? `\r\x1b[2K${line}\n${bar()}` : `${line}\n`);
       interval = { steps: 0, ms: 0 };
       lastDraw = performance.now();

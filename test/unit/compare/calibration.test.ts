@@ -73,30 +73,40 @@ describe('the simulation stands for the real thing', () => {
     for (let trial = 0; trial < 100; trial++) {
       const { baseline, candidate } = simulateSweep(scenario, normal);
       let id = 0;
-      const asRun = (config: string, configIndex: number) => (speed: { throughput: number; round?: number | null }): Run =>
-        runSchema.parse({
-          id: ++id,
-          workloadId: null,
-          workloadName: 'stand-in',
-          status: 'succeeded',
-          exitCode: 0,
-          signal: null,
-          exitClass: 'ok',
-          exitReason: null,
-          startedAt: '2026-11-21T10:00:00.000Z',
-          endedAt: '2026-11-21T10:01:00.000Z',
-          command: ['python', 'train.py'],
-          cwd: '/tmp',
-          config: { change: config },
-          env: {},
-          pid: null,
-          outputBytes: 0,
-          summary: { steps: 100, throughput: { median: speed.throughput, iqr: null, unit: 'steps/s' }, stepTimeMs: { median: null }, finalLoss: null, nanDetected: false, gpu: null, host: null },
-          gpuSettings: null,
-          sweepId: 1,
-          configIndex,
-          repeatIndex: speed.round ?? null,
-        });
+      const asRun =
+        (config: string, configIndex: number) =>
+        (speed: { throughput: number; round?: number | null }): Run =>
+          runSchema.parse({
+            id: ++id,
+            workloadId: null,
+            workloadName: 'stand-in',
+            status: 'succeeded',
+            exitCode: 0,
+            signal: null,
+            exitClass: 'ok',
+            exitReason: null,
+            startedAt: '2026-11-21T10:00:00.000Z',
+            endedAt: '2026-11-21T10:01:00.000Z',
+            command: ['python', 'train.py'],
+            cwd: '/tmp',
+            config: { change: config },
+            env: {},
+            pid: null,
+            outputBytes: 0,
+            summary: {
+              steps: 100,
+              throughput: { median: speed.throughput, iqr: null, unit: 'steps/s' },
+              stepTimeMs: { median: null },
+              finalLoss: null,
+              nanDetected: false,
+              gpu: null,
+              host: null,
+            },
+            gpuSettings: null,
+            sweepId: 1,
+            configIndex,
+            repeatIndex: speed.round ?? null,
+          });
       const runs = [...baseline.map(asRun('off', 0)), ...candidate.map(asRun('on', 1))];
       const row = compareRuns(runs, { groupBy: 'config', gate, now: new Date(0) }).rows[1]!;
       const direct = compareSpeeds(candidate, baseline, { minEffect: 0.02 });

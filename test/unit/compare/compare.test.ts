@@ -21,7 +21,12 @@ function blocks(throughput: number, seed: number): number[] {
 }
 
 let nextId = 1;
-function fakeRun(config: Record<string, string>, throughput: number, finalLoss: number, extra: { seed?: number; sweepConfig?: number; repeat?: number; clockLock?: unknown; exitClass?: string; nan?: boolean } = {}): Run {
+function fakeRun(
+  config: Record<string, string>,
+  throughput: number,
+  finalLoss: number,
+  extra: { seed?: number; sweepConfig?: number; repeat?: number; clockLock?: unknown; exitClass?: string; nan?: boolean } = {},
+): Run {
   const id = nextId++;
   const tokensPerStep = Number(config.batch) * 256;
   return runSchema.parse({
@@ -56,7 +61,13 @@ function fakeRun(config: Record<string, string>, throughput: number, finalLoss: 
         [200, finalLoss],
       ],
     },
-    gpuSettings: { persistenceMode: true, powerLimitW: 450, clockLock: extra.clockLock !== undefined ? extra.clockLock : { minMHz: 2400, maxMHz: 2400 }, memoryClockLock: null, setBy: 'sweep' },
+    gpuSettings: {
+      persistenceMode: true,
+      powerLimitW: 450,
+      clockLock: extra.clockLock !== undefined ? extra.clockLock : { minMHz: 2400, maxMHz: 2400 },
+      memoryClockLock: null,
+      setBy: 'sweep',
+    },
     fingerprint: { gpuName: 'NVIDIA GeForce RTX 4090', driverVersion: '595.71.05' },
     sweepId: extra.sweepConfig === undefined ? null : 1,
     configIndex: extra.sweepConfig ?? null,
@@ -80,7 +91,9 @@ function seedMatrix(): Run[] {
   for (let repeat = 0; repeat < 2; repeat++) {
     configs.forEach((config, i) => {
       const spread = 1 + (repeat === 0 ? -1 : 1) * 0.002 * (1 + i);
-      runs.push(fakeRun(config, Math.round(throughput[i]! * spread), loss[i]!, { sweepConfig: i, repeat, clockLock: i === 2 && repeat === 1 ? null : undefined }));
+      runs.push(
+        fakeRun(config, Math.round(throughput[i]! * spread), loss[i]!, { sweepConfig: i, repeat, clockLock: i === 2 && repeat === 1 ? null : undefined }),
+      );
     });
   }
   return runs;
@@ -122,7 +135,7 @@ describe('compareRuns', () => {
   });
 
   it('flags rows whose GPU settings differ, within repeats too', () => {
-    expect(comparison.rows[2]!.differences).toEqual(expect.arrayContaining(["GPU clock lock: none vs 2400 MHz"]));
+    expect(comparison.rows[2]!.differences).toEqual(expect.arrayContaining(['GPU clock lock: none vs 2400 MHz']));
     expect(comparison.rows[1]!.differences).toEqual([]);
     expect(comparison.notes[0]).toMatch(/different GPU settings/u);
   });
@@ -156,7 +169,13 @@ describe('exports match their golden files', () => {
     runId: r.id,
     label: `#${r.id} batch=${r.config.batch}`,
     metrics: { loss: r.summary.lossCurve.map(([s, l]) => [s, l] as [number, number]) },
-    telemetry: { powerW: [[0, 100], [1, 300], [2, 310]] },
+    telemetry: {
+      powerW: [
+        [0, 100],
+        [1, 300],
+        [2, 310],
+      ],
+    },
   }));
   const input = { comparison, runs: new Map(runs.map((r) => [r.id, r])), series, title: 'Seed plan on the synthetic workload' };
 

@@ -72,7 +72,12 @@ function fakeRun({ id, config, throughput, finalLoss, fingerprint, gpu = false, 
       steps: 200,
       steadySteps: 190,
       warmup: { rule: 'auto', stable: true, steps: 10, seconds: 0.4 },
-      throughput: { median: throughput, iqr: throughput * 0.01, unit: 'tokens/s', blocks: Array.from({ length: 10 }, (_, i) => throughput + ((seed * 7 + i) % 5)) },
+      throughput: {
+        median: throughput,
+        iqr: throughput * 0.01,
+        unit: 'tokens/s',
+        blocks: Array.from({ length: 10 }, (_, i) => throughput + ((seed * 7 + i) % 5)),
+      },
       stepTimeMs: { median: (tokensPerStep / throughput) * 1000 },
       finalLoss,
       nanDetected: false,
@@ -98,7 +103,11 @@ function exportInput(runs: Run[], series: RunSeries[] = []): ExportInput {
 function markdownTable(markdown: string): { header: string[]; rows: string[][] } {
   // Table lines, less the alignment rule under the header.
   const lines = markdown.split('\n').filter((l) => l.startsWith('| ') && !/^\|[\s:|-]+\|$/u.test(l));
-  const cells = (line: string) => line.split(/(?<!\\)\|/u).slice(1, -1).map((c) => c.trim());
+  const cells = (line: string) =>
+    line
+      .split(/(?<!\\)\|/u)
+      .slice(1, -1)
+      .map((c) => c.trim());
   return { header: cells(lines[0]!), rows: lines.slice(1).map(cells) };
 }
 
@@ -119,13 +128,23 @@ const hostOnlyRuns = () => [
 
 describe('the Markdown export, read as an advisor would', () => {
   it('says the command, the machine and the software the runs were measured with', () => {
-    const markdown = EXPORTERS.md.render(exportInput([
-      fakeRun({ id: 1, config: { batch: '8' }, throughput: 100_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
-      fakeRun({ id: 2, config: { batch: '16' }, throughput: 120_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
-    ]));
+    const markdown = EXPORTERS.md.render(
+      exportInput([
+        fakeRun({ id: 1, config: { batch: '8' }, throughput: 100_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
+        fakeRun({ id: 2, config: { batch: '16' }, throughput: 120_000, finalLoss: 2, fingerprint: GPU_BOX, gpu: true }),
+      ]),
+    );
     expect(markdown).toContain('Command: python train.py --batch_size {batch}');
     const machine = markdown.split('\n').find((l) => l.startsWith('Machine: '))!;
-    for (const fact of ['Host gpu-box', 'GPU NVIDIA H100 80GB HBM3', 'Driver 550.90.07', 'CUDA 12.4', 'CPU Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz, 64 threads', 'Memory 512 GiB', 'Kernel 6.8.0-45-generic']) {
+    for (const fact of [
+      'Host gpu-box',
+      'GPU NVIDIA H100 80GB HBM3',
+      'Driver 550.90.07',
+      'CUDA 12.4',
+      'CPU Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz, 64 threads',
+      'Memory 512 GiB',
+      'Kernel 6.8.0-45-generic',
+    ]) {
       expect(machine).toContain(fact);
     }
     const settings = markdown.split('\n').find((l) => l.startsWith('GPU settings: '))!;
@@ -138,7 +157,14 @@ describe('the Markdown export, read as an advisor would', () => {
 
   it('says plainly that a box had no GPU, and names each value where runs differ, with its runs', () => {
     const runs = hostOnlyRuns();
-    runs[3] = fakeRun({ id: 4, config: { batch: '16' }, throughput: 185_000, finalLoss: 2.07, fingerprint: { ...HOST_ONLY, torchVersion: '2.5.0+cpu' }, seed: 3 });
+    runs[3] = fakeRun({
+      id: 4,
+      config: { batch: '16' },
+      throughput: 185_000,
+      finalLoss: 2.07,
+      fingerprint: { ...HOST_ONLY, torchVersion: '2.5.0+cpu' },
+      seed: 3,
+    });
     const markdown = EXPORTERS.md.render(exportInput(runs));
     const machine = markdown.split('\n').find((l) => l.startsWith('Machine: '))!;
     expect(machine).toMatch(/GPU none \(no nvidia-smi: host telemetry only\)/u);
@@ -188,7 +214,14 @@ describe('the HTML report, read as an advisor would', () => {
     runs.map((r) => ({
       runId: r.id,
       label: `#${r.id} batch=${r.config.batch}`,
-      metrics: { tokens_per_sec: [[10, r.summary.throughput.median! / 2], [20, r.summary.throughput.median!], [30, r.summary.throughput.median!]], loss: r.summary.lossCurve.map(([s, l]) => [s, l] as [number, number]) },
+      metrics: {
+        tokens_per_sec: [
+          [10, r.summary.throughput.median! / 2],
+          [20, r.summary.throughput.median!],
+          [30, r.summary.throughput.median!],
+        ],
+        loss: r.summary.lossCurve.map(([s, l]) => [s, l] as [number, number]),
+      },
       telemetry: {},
     }));
 
@@ -236,7 +269,11 @@ describe('the HTML report, read as an advisor would', () => {
     expect(chart).toBeDefined();
     // Self-contained: no script, no link to anything outside.
     expect(html).not.toMatch(/<script|<link|src="http|href="http/u);
-    const marks = [...chart!.matchAll(/<circle[^>]*data-run="(\d+)"[^>]*cx="([\d.]+)" cy="([\d.]+)"/gu)].map((m) => ({ run: Number(m[1]), x: Number(m[2]), y: Number(m[3]) }));
+    const marks = [...chart!.matchAll(/<circle[^>]*data-run="(\d+)"[^>]*cx="([\d.]+)" cy="([\d.]+)"/gu)].map((m) => ({
+      run: Number(m[1]),
+      x: Number(m[2]),
+      y: Number(m[3]),
+    }));
     expect(marks.map((m) => m.run).sort()).toEqual([1, 2, 3, 4]);
     // Runs 1 and 2 have one value: the same x, not the same place.
     const [one, two] = [marks.find((m) => m.run === 1)!, marks.find((m) => m.run === 2)!];

@@ -92,9 +92,29 @@ describe('units are never mixed', () => {
 
 describe('loss matched per pair', () => {
   it('keeps a row’s matched loss and gate when an unrelated or metric-less row joins', () => {
-    const base = fakeRun({ curve: [[100, 3], [1000, 2], [2000, 1.5]], finalLoss: 1.5 });
-    const row = fakeRun({ curve: [[100, 3.01], [1000, 2.01], [2000, 1.51]], finalLoss: 1.51 });
-    const short = fakeRun({ curve: [[50, 3.3], [100, 3.2]], finalLoss: 3.2 });
+    const base = fakeRun({
+      curve: [
+        [100, 3],
+        [1000, 2],
+        [2000, 1.5],
+      ],
+      finalLoss: 1.5,
+    });
+    const row = fakeRun({
+      curve: [
+        [100, 3.01],
+        [1000, 2.01],
+        [2000, 1.51],
+      ],
+      finalLoss: 1.51,
+    });
+    const short = fakeRun({
+      curve: [
+        [50, 3.3],
+        [100, 3.2],
+      ],
+      finalLoss: 3.2,
+    });
     const none = fakeRun({ throughput: null, curve: [], finalLoss: null, tokensPerStep: null });
     const alone = compareRuns([base, row], options({ groupBy: 'run' })).rows[1]!;
     const crowded = compareRuns([base, row, short, none], options({ groupBy: 'run' })).rows[1]!;
@@ -139,8 +159,20 @@ describe('the quality gate', () => {
   });
 
   it('falls back to the train loss at the matched point', () => {
-    const base = fakeRun({ curve: [[100, 3], [200, 2]] });
-    const row = fakeRun({ curve: [[100, 3.1], [200, 2.04], [300, 1.5]], finalLoss: 1.5 });
+    const base = fakeRun({
+      curve: [
+        [100, 3],
+        [200, 2],
+      ],
+    });
+    const row = fakeRun({
+      curve: [
+        [100, 3.1],
+        [200, 2.04],
+        [300, 1.5],
+      ],
+      finalLoss: 1.5,
+    });
     const compared = compareRuns([base, row], options({ groupBy: 'run' })).rows[1]!.compared!;
     expect(compared.metric).toBe('loss');
     expect(compared.delta).toBeCloseTo(0.04, 6);

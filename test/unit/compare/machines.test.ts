@@ -11,17 +11,50 @@ let nextId = 1;
 function run(throughput: number, machine: string | null, config: Record<string, string> = { batch: '8' }): Run {
   const id = nextId++;
   return runSchema.parse({
-    id, workloadId: 1, workloadName: 'synthetic', status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null,
-    startedAt: '2026-11-21T10:00:00.000Z', endedAt: '2026-11-21T10:01:00.000Z', command: ['node', 'train.js'], cwd: '/tmp', config, env: {}, pid: null, outputBytes: 0,
+    id,
+    workloadId: 1,
+    workloadName: 'synthetic',
+    status: 'succeeded',
+    exitCode: 0,
+    signal: null,
+    exitClass: 'ok',
+    exitReason: null,
+    startedAt: '2026-11-21T10:00:00.000Z',
+    endedAt: '2026-11-21T10:01:00.000Z',
+    command: ['node', 'train.js'],
+    cwd: '/tmp',
+    config,
+    env: {},
+    pid: null,
+    outputBytes: 0,
     summary: {
-      steps: 200, throughput: { median: throughput, iqr: 1, unit: 'tokens/s', blocks: Array.from({ length: 20 }, (_, i) => throughput * (1 + ((i % 5) - 2) / 1000)) },
-      stepTimeMs: { median: 10 }, finalLoss: 1, nanDetected: false, gpu: null, host: null, lossCurve: [[100, 1.5], [200, 1]],
+      steps: 200,
+      throughput: { median: throughput, iqr: 1, unit: 'tokens/s', blocks: Array.from({ length: 20 }, (_, i) => throughput * (1 + ((i % 5) - 2) / 1000)) },
+      stepTimeMs: { median: 10 },
+      finalLoss: 1,
+      nanDetected: false,
+      gpu: null,
+      host: null,
+      lossCurve: [
+        [100, 1.5],
+        [200, 1],
+      ],
     },
     gpuSettings: null,
-    origin: machine === null ? null : {
-      source: 'mlflow', trackingUri: 'http://mlflow.lab:5000', experimentId: '1', mlflowRunId: `${id}`.padStart(32, '0'), url: 'http://mlflow.lab:5000/#/experiments/1/runs/x',
-      databaseId: 'ab'.repeat(16), runId: id, machine: { id: `${machine}/GPU-1`, label: `${machine} (NVIDIA H100)` }, importedAt: NOW.toISOString(),
-    },
+    origin:
+      machine === null
+        ? null
+        : {
+            source: 'mlflow',
+            trackingUri: 'http://mlflow.lab:5000',
+            experimentId: '1',
+            mlflowRunId: `${id}`.padStart(32, '0'),
+            url: 'http://mlflow.lab:5000/#/experiments/1/runs/x',
+            databaseId: 'ab'.repeat(16),
+            runId: id,
+            machine: { id: `${machine}/GPU-1`, label: `${machine} (NVIDIA H100)` },
+            importedAt: NOW.toISOString(),
+          },
   });
 }
 
@@ -42,7 +75,12 @@ describe('runs from other machines in a comparison', () => {
   });
 
   it('gives the speedup across machines when asked, still flagged', () => {
-    const rows = compareRuns([run(1000, null), run(1010, null), run(3000, 'box-2'), run(3030, 'box-2')], { groupBy: 'config', gate: GATE, now: NOW, acrossMachines: true }).rows;
+    const rows = compareRuns([run(1000, null), run(1010, null), run(3000, 'box-2'), run(3030, 'box-2')], {
+      groupBy: 'config',
+      gate: GATE,
+      now: NOW,
+      acrossMachines: true,
+    }).rows;
     expect(rows[1]!.speedup.ratio).toBeCloseTo(3, 6);
     expect(rows[1]!.speedup.verdict).toBe('faster');
     expect(rows[1]!.differences[0]).toMatch(/^machine: box-2/u);
@@ -50,9 +88,20 @@ describe('runs from other machines in a comparison', () => {
   });
 
   it('compares runs of one other machine among themselves as usual, and flags this machine against its baseline', () => {
-    const rows = compareRuns([run(1000, 'box-2', { batch: '8' }), run(1010, 'box-2', { batch: '8' }), run(2000, 'box-2', { batch: '16' }), run(2020, 'box-2', { batch: '16' }), run(5000, null, { batch: '16' })], {
-      groupBy: 'config', gate: GATE, now: NOW,
-    }).rows;
+    const rows = compareRuns(
+      [
+        run(1000, 'box-2', { batch: '8' }),
+        run(1010, 'box-2', { batch: '8' }),
+        run(2000, 'box-2', { batch: '16' }),
+        run(2020, 'box-2', { batch: '16' }),
+        run(5000, null, { batch: '16' }),
+      ],
+      {
+        groupBy: 'config',
+        gate: GATE,
+        now: NOW,
+      },
+    ).rows;
     expect(rows[1]).toMatchObject({ machine: null, speedup: { verdict: 'faster' } });
     expect(rows[1]!.speedup.ratio).toBeCloseTo(2, 6);
     expect(rows[2]).toMatchObject({ machine: 'this machine', speedup: { verdict: 'unknown', ratio: null } });

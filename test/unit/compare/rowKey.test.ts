@@ -8,7 +8,17 @@ const GATE = qualityGate.parse({});
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 
 let nextId = 1;
-function fakeRun(over: { cwd?: string; command?: string[]; commit?: string | null; diff?: string | null; sweep?: [number, number]; checkout?: { root: string; relativeCwd: string }; tps?: number } = {}): Run {
+function fakeRun(
+  over: {
+    cwd?: string;
+    command?: string[];
+    commit?: string | null;
+    diff?: string | null;
+    sweep?: [number, number];
+    checkout?: { root: string; relativeCwd: string };
+    tps?: number;
+  } = {},
+): Run {
   const id = nextId++;
   const tps = over.tps ?? 1000;
   return runSchema.parse({
@@ -31,7 +41,14 @@ function fakeRun(over: { cwd?: string; command?: string[]; commit?: string | nul
     git:
       over.commit === null
         ? null
-        : { root: over.cwd ?? '/home/me/a', commit: over.commit ?? 'c'.repeat(40), branch: 'main', dirty: over.diff != null, diffSha256: over.diff ?? null, diffBytes: 10 },
+        : {
+            root: over.cwd ?? '/home/me/a',
+            commit: over.commit ?? 'c'.repeat(40),
+            branch: 'main',
+            dirty: over.diff != null,
+            diffSha256: over.diff ?? null,
+            diffBytes: 10,
+          },
     checkout: over.checkout ? { ...over.checkout, revision: 'main', commit: over.commit ?? 'c'.repeat(40), snapshot: null, links: [] } : null,
     summary: {
       steps: 100,

@@ -41,7 +41,12 @@ describe('the grain of a step time', () => {
     expect(arrival.throughput.resolution).toBeCloseTo(1 / 63, 4);
 
     const printed: MetricSample[] = Array.from({ length: 200 }, (_, i) => ({
-      step: i + 1, tMs: 1000 + i * 63, name: 'step_time_ms', value: Number((63.21 + (i % 3) * 0.01).toFixed(2)), source: 'text', kind: 'train',
+      step: i + 1,
+      tMs: 1000 + i * 63,
+      name: 'step_time_ms',
+      value: Number((63.21 + (i % 3) * 0.01).toFixed(2)),
+      source: 'text',
+      kind: 'train',
     }));
     const fine = summarizeMetrics(printed, { warmup: { kind: 'steps', steps: 5 } });
     expect(fine.throughput.resolution).toBeCloseTo(0.01 / 63.22, 6);
@@ -49,7 +54,8 @@ describe('the grain of a step time', () => {
 });
 
 describe('a verdict on repeats that read the same rounded value', () => {
-  const speeds = (stepMs: number, runs: number, resolution: number | null): RunSpeed[] => Array.from({ length: runs }, () => ({ throughput: 1000 / stepMs, resolution }));
+  const speeds = (stepMs: number, runs: number, resolution: number | null): RunSpeed[] =>
+    Array.from({ length: runs }, () => ({ throughput: 1000 / stepMs, resolution }));
 
   it('keeps a large change, with an interval as wide as the timing allows', () => {
     const verdict = compareSpeeds(speeds(18, 3, 1 / 18), speeds(63, 3, 1 / 63), DEFAULTS);
@@ -58,7 +64,7 @@ describe('a verdict on repeats that read the same rounded value', () => {
     expect(verdict.ci95!.low).toBeLessThan(3.3);
     expect(verdict.ci95!.high).toBeGreaterThan(3.7);
     expect(verdict.reason).toMatch(/widened to the step timing's resolution/u);
-    expect(rowThroughput([1000 / 63, 1000 / 63], 1 / 63).ci95!.low).toBeCloseTo((1000 / 63) / (1 + 1 / 63), 6);
+    expect(rowThroughput([1000 / 63, 1000 / 63], 1 / 63).ci95!.low).toBeCloseTo(1000 / 63 / (1 + 1 / 63), 6);
   });
 
   it('calls one millisecond in 63 neither faster nor slower, and says repeats cannot decide it', () => {
@@ -83,12 +89,21 @@ describe('a verdict on repeats that read the same rounded value', () => {
     for (let sweep = 0; sweep < sweeps; sweep++) {
       // Both configs the same: a step of 63.47-63.53 ms, so the rounded median flips between 63 and 64 run to run.
       const trueMs = 63.47 + random() * 0.06;
-      const side = () => Array.from({ length: 2 }, () => summarizeMetrics(arrivalTimedRun(trueMs * (1 + (random() - 0.5) * 0.002), 120, 0.05, random), { warmup: { kind: 'steps', steps: 5 } }).throughput);
+      const side = () =>
+        Array.from(
+          { length: 2 },
+          () =>
+            summarizeMetrics(arrivalTimedRun(trueMs * (1 + (random() - 0.5) * 0.002), 120, 0.05, random), { warmup: { kind: 'steps', steps: 5 } }).throughput,
+        );
       const a = side();
       const b = side();
       // Each side's repeats alike, the two sides not: a t-interval of zero width away from 1 (how the false "faster" came).
       if (a[0]!.median === a[1]!.median && b[0]!.median === b[1]!.median && a[0]!.median !== b[0]!.median) splitCopies++;
-      const verdict = compareSpeeds(a.map((t) => ({ throughput: t.median!, resolution: t.resolution })), b.map((t) => ({ throughput: t.median!, resolution: t.resolution })), DEFAULTS);
+      const verdict = compareSpeeds(
+        a.map((t) => ({ throughput: t.median!, resolution: t.resolution })),
+        b.map((t) => ({ throughput: t.median!, resolution: t.resolution })),
+        DEFAULTS,
+      );
       if (verdict.verdict === 'faster' || verdict.verdict === 'slower') falseVerdicts++;
     }
     expect(splitCopies / sweeps).toBeGreaterThan(0.05);

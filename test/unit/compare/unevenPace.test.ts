@@ -10,11 +10,39 @@ let nextId = 1;
 function run(config: Record<string, string>, medianStep: number, overall: number, uneven: boolean, resolution: number | null = null): Run {
   const id = nextId++;
   return runSchema.parse({
-    id, workloadId: null, workloadName: null, status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null,
-    startedAt: NOW.toISOString(), endedAt: NOW.toISOString(), command: ['python', 'train.py'], cwd: '/tmp', config, env: {}, pid: null, outputBytes: 0,
+    id,
+    workloadId: null,
+    workloadName: null,
+    status: 'succeeded',
+    exitCode: 0,
+    signal: null,
+    exitClass: 'ok',
+    exitReason: null,
+    startedAt: NOW.toISOString(),
+    endedAt: NOW.toISOString(),
+    command: ['python', 'train.py'],
+    cwd: '/tmp',
+    config,
+    env: {},
+    pid: null,
+    outputBytes: 0,
     summary: {
-      steps: 400, throughput: { median: uneven ? overall : medianStep, iqr: null, unit: 'steps/s', overall, uneven, resolution, overallResolution: resolution === null ? null : 0.0005 },
-      stepTimeMs: { median: null }, finalLoss: 1, nanDetected: false, gpu: null, host: null, lossCurve: [],
+      steps: 400,
+      throughput: {
+        median: uneven ? overall : medianStep,
+        iqr: null,
+        unit: 'steps/s',
+        overall,
+        uneven,
+        resolution,
+        overallResolution: resolution === null ? null : 0.0005,
+      },
+      stepTimeMs: { median: null },
+      finalLoss: 1,
+      nanDetected: false,
+      gpu: null,
+      host: null,
+      lossCurve: [],
     },
     gpuSettings: null,
   });
@@ -35,7 +63,9 @@ describe('a comparison holding a run whose steps come unevenly', () => {
     expect(base!.runs.map((r) => r.throughput)).toEqual([50, 49.6]);
     expect(workers!.runs.map((r) => r.throughput)).toEqual([100, 101]);
     expect(workers!.speedup.ratio).toBeCloseTo(Math.sqrt(100 * 101) / Math.sqrt(50 * 49.6), 6);
-    expect(comparison.notes.join(' ')).toMatch(/Steps come unevenly in run \d+ \(bursts\): every run here is measured by its steady steps' work over their time/u);
+    expect(comparison.notes.join(' ')).toMatch(
+      /Steps come unevenly in run \d+ \(bursts\): every run here is measured by its steady steps' work over their time/u,
+    );
   });
 
   it('keeps the median step where no run is uneven, and work over time where asked', () => {
@@ -49,9 +79,17 @@ describe('a comparison holding a run whose steps come unevenly', () => {
 
   it('measures every run by work over time where whole-ms timing cannot place the median step, with the finer grain', () => {
     // 18 ms steps timed by arrival: the median is known to 1/18 (5.6 %), the 40 steps' sum to 1 ms at each end.
-    const coarse = [run({ amp: 'off' }, 55.6, 56.2, false, 1 / 18), run({ amp: 'off' }, 55.6, 56.4, false, 1 / 18), run({ amp: 'on' }, 55.6, 60.1, false, 1 / 18), run({ amp: 'on' }, 55.6, 60.3, false, 1 / 18)];
+    const coarse = [
+      run({ amp: 'off' }, 55.6, 56.2, false, 1 / 18),
+      run({ amp: 'off' }, 55.6, 56.4, false, 1 / 18),
+      run({ amp: 'on' }, 55.6, 60.1, false, 1 / 18),
+      run({ amp: 'on' }, 55.6, 60.3, false, 1 / 18),
+    ];
     const comparison = compareRuns(coarse, { groupBy: 'config', gate: qualityGate.parse({}), now: NOW });
-    expect(comparison.rows[1]!.runs.map((r) => [r.throughput, r.resolution])).toEqual([[60.1, 0.0005], [60.3, 0.0005]]);
+    expect(comparison.rows[1]!.runs.map((r) => [r.throughput, r.resolution])).toEqual([
+      [60.1, 0.0005],
+      [60.3, 0.0005],
+    ]);
     expect(comparison.rows[1]!.speedup.verdict).toBe('faster');
     expect(comparison.notes.join(' ')).toMatch(/too coarse to place a median step within ±1 %/u);
   });

@@ -75,7 +75,15 @@ function batchSweep(samplesPerStep: boolean): Run[] {
       [0, 16, 24.75],
       [1, 64, 76.25],
     ] as const) {
-      runs.push(fakeRun({ config: { batch: String(batch) }, throughput: (1000 / ms) * jitter, configIndex: index, repeat, samplesPerStep: samplesPerStep ? batch : null }));
+      runs.push(
+        fakeRun({
+          config: { batch: String(batch) },
+          throughput: (1000 / ms) * jitter,
+          configIndex: index,
+          repeat,
+          samplesPerStep: samplesPerStep ? batch : null,
+        }),
+      );
     }
   }
   return runs;
@@ -97,7 +105,7 @@ describe('a batch sweep is judged per sample, or not at all', () => {
     const comparison = compareRuns(batchSweep(true), options());
     const [base, big] = comparison.rows;
     expect(big!.throughput.unit).toBe('samples/s');
-    expect(big!.speedup.ratio).toBeCloseTo((64 / 76.25) / (16 / 24.75), 3);
+    expect(big!.speedup.ratio).toBeCloseTo(64 / 76.25 / (16 / 24.75), 3);
     expect(big!.speedup.verdict).toBe('faster');
     expect(big!.best).toBe(true);
     expect(base!.best).toBe(false);
@@ -152,8 +160,17 @@ describe('"within noise" told apart', () => {
 
 describe('the gate compares equal work', () => {
   // Batch 4 vs 8 at 1,920 tokens per sample... here 384 tokens a step at batch 4, 768 at batch 8.
-  const curve4: Array<[number, number]> = [[5, 3], [10, 2.6], [20, 2.2], [40, 1.9]];
-  const curve8: Array<[number, number]> = [[5, 2.9], [10, 2.55], [20, 2.167]];
+  const curve4: Array<[number, number]> = [
+    [5, 3],
+    [10, 2.6],
+    [20, 2.2],
+    [40, 1.9],
+  ];
+  const curve8: Array<[number, number]> = [
+    [5, 2.9],
+    [10, 2.55],
+    [20, 2.167],
+  ];
 
   it('fails batch 8 at equal tokens (7,680) where step 20 would have passed it, and says where it compared', () => {
     nextId = 1;

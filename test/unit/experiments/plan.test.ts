@@ -57,7 +57,12 @@ describe('interleavedSchedule', () => {
   });
 
   it('numbers each position by its place in that order, from 1: "run 5 of 6" is config 2, repeat 2', () => {
-    for (const [configs, repeats] of [[3, 2], [1, 5], [4, 3], [7, 1]] as const) {
+    for (const [configs, repeats] of [
+      [3, 2],
+      [1, 5],
+      [4, 3],
+      [7, 1],
+    ] as const) {
       const schedule = interleavedSchedule(configs, repeats);
       expect(schedule.map((position) => schedulePlace(position, configs))).toEqual(schedule.map((_position, slot) => slot + 1));
     }
@@ -95,7 +100,10 @@ describe('estimateSeconds', () => {
   });
 
   it('says it cannot estimate without history', () => {
-    expect(estimateSeconds(planConfigs([{ name: 'a', values: ['1'] }], 'ladder', {}), 3, [])).toEqual({ seconds: null, basis: expect.stringMatching(/no earlier/u) });
+    expect(estimateSeconds(planConfigs([{ name: 'a', values: ['1'] }], 'ladder', {}), 3, [])).toEqual({
+      seconds: null,
+      basis: expect.stringMatching(/no earlier/u),
+    });
   });
 });
 
@@ -148,7 +156,11 @@ describe('waitForFairConditions', () => {
       { utilPercent: 0, tempC: 37, computeProcesses: 0 },
     ]);
     const waiting: string[] = [];
-    const wait = await after(gpu, 60_000, waitForFairConditions({ ...gpu, idleTempC: 35, maxWaitMs: 60_000, cancelled: () => false, onWaiting: (w) => waiting.push(w) }));
+    const wait = await after(
+      gpu,
+      60_000,
+      waitForFairConditions({ ...gpu, idleTempC: 35, maxWaitMs: 60_000, cancelled: () => false, onWaiting: (w) => waiting.push(w) }),
+    );
     expect(wait).toMatchObject({ reason: 'ready', seconds: 3, startTempC: 70, endTempC: 37, targetTempC: 38 });
     expect(waiting[0]).toMatch(/1 other compute process, 95 % busy/u);
     expect(waiting[1]).toMatch(/cool: 60 °C, target 38 °C/u);
@@ -156,20 +168,26 @@ describe('waitForFairConditions', () => {
 
   it('stops at the bound, and accepts a temperature that has settled above the target', async () => {
     const hot = fakeGpu([{ utilPercent: 99, tempC: 80, computeProcesses: 2 }]);
-    expect(await after(hot, 5000, waitForFairConditions({ ...hot, idleTempC: 35, maxWaitMs: 5000, cancelled: () => false, onWaiting: () => {} }))).toMatchObject({
+    expect(
+      await after(hot, 5000, waitForFairConditions({ ...hot, idleTempC: 35, maxWaitMs: 5000, cancelled: () => false, onWaiting: () => {} })),
+    ).toMatchObject({
       reason: 'timeout',
       seconds: 5,
       busyProcesses: 2,
     });
     const warmRoom = fakeGpu([{ utilPercent: 0, tempC: 50, computeProcesses: 0 }]);
-    expect(await after(warmRoom, 120_000, waitForFairConditions({ ...warmRoom, idleTempC: 35, maxWaitMs: 120_000, cancelled: () => false, onWaiting: () => {} }))).toMatchObject({
+    expect(
+      await after(warmRoom, 120_000, waitForFairConditions({ ...warmRoom, idleTempC: 35, maxWaitMs: 120_000, cancelled: () => false, onWaiting: () => {} })),
+    ).toMatchObject({
       reason: 'ready',
       seconds: 30,
     });
   });
 
   it('does not wait without a GPU', async () => {
-    expect(await waitForFairConditions({ read: async () => null, idleTempC: null, maxWaitMs: 1000, cancelled: () => false, onWaiting: () => {} })).toMatchObject({
+    expect(
+      await waitForFairConditions({ read: async () => null, idleTempC: null, maxWaitMs: 1000, cancelled: () => false, onWaiting: () => {} }),
+    ).toMatchObject({
       reason: 'no-gpu',
       seconds: 0,
     });

@@ -4,7 +4,11 @@ import { sweepRequest } from '../../../electron/shared/api.js';
 
 describe('a stored sweep request read back', () => {
   it('gives back what the contract parsed on the way in, GPU settings as numbers', () => {
-    const parsed = sweepRequest.parse({ workloadId: 3, vary: [{ name: 'batch', values: ['8', '16'] }], gpuSettings: { lockClocks: '2100,2400', powerLimitW: '300' } });
+    const parsed = sweepRequest.parse({
+      workloadId: 3,
+      vary: [{ name: 'batch', values: ['8', '16'] }],
+      gpuSettings: { lockClocks: '2100,2400', powerLimitW: '300' },
+    });
     // The store keeps it as JSON.
     const stored: unknown = JSON.parse(JSON.stringify(parsed));
     expect(readSweepRequest(7, stored)).toEqual(parsed);

@@ -102,9 +102,27 @@ function realistic(): TuneResult {
         gateReason: 'train loss at 12,800 samples +0.0031 (limit +0.05)',
         knobState: 'applied at train.py:47 (MLP.forward under torch.autocast("cpu", dtype=torch.bfloat16))',
       }),
-      step({ name: '+tf32=on', status: 'skipped', knobs: { tf32: 'on' }, reason: 'no CUDA device here: tf32 acts on NVIDIA GPUs only', against: '+workers=4 +persistentWorkers=on' }),
-      step({ name: '+cudnnBenchmark=on', status: 'skipped', knobs: { cudnnBenchmark: 'on' }, reason: 'no CUDA device here: cudnnBenchmark acts on NVIDIA GPUs only', against: '+workers=4 +persistentWorkers=on' }),
-      step({ name: '+compile=on', status: 'skipped', knobs: { compile: 'on' }, reason: 'torch 1.13.1+cpu has no torch.compile (2.0 and newer)', against: '+workers=4 +persistentWorkers=on' }),
+      step({
+        name: '+tf32=on',
+        status: 'skipped',
+        knobs: { tf32: 'on' },
+        reason: 'no CUDA device here: tf32 acts on NVIDIA GPUs only',
+        against: '+workers=4 +persistentWorkers=on',
+      }),
+      step({
+        name: '+cudnnBenchmark=on',
+        status: 'skipped',
+        knobs: { cudnnBenchmark: 'on' },
+        reason: 'no CUDA device here: cudnnBenchmark acts on NVIDIA GPUs only',
+        against: '+workers=4 +persistentWorkers=on',
+      }),
+      step({
+        name: '+compile=on',
+        status: 'skipped',
+        knobs: { compile: 'on' },
+        reason: 'torch 1.13.1+cpu has no torch.compile (2.0 and newer)',
+        against: '+workers=4 +persistentWorkers=on',
+      }),
     ],
     kept: { workers: '4', persistentWorkers: 'on' },
     total: {
@@ -146,7 +164,14 @@ function nothingKept(): TuneResult {
     speedup: { ratio: 1.004, ci95: { low: 0.991, high: 1.017 }, verdict: 'same', reason: 'no change larger than ±2 %' },
   };
   for (const s of result.steps.slice(2)) s.against = 'baseline';
-  return { ...result, kept: {}, total: null, suggestions: [], patch: null, notes: [...result.notes, 'nothing kept: none of the knobs tried made this script faster here'] };
+  return {
+    ...result,
+    kept: {},
+    total: null,
+    suggestions: [],
+    patch: null,
+    notes: [...result.notes, 'nothing kept: none of the knobs tried made this script faster here'],
+  };
 }
 
 describe('the tune report matches its golden files', () => {

@@ -25,15 +25,16 @@ describe('interpretControlAnswer', () => {
     );
     expect(answer).toMatchObject({ ok: true, echoedRange: { minMHz: 0, maxMHz: 1860 } });
     expect(answer.warnings).toEqual(['Warning: persistence mode is disabled on device 00000009:01:00.0.']);
-    expect(interpretControlAnswer(LGC, 0, 'Memory clocks set to "(memClkMin 8001, memClkMax 8001)" for GPU 00000005:09:00.0\nAll done.\n').echoedRange).toEqual({
-      minMHz: 8001,
-      maxMHz: 8001,
-    });
+    expect(interpretControlAnswer(LGC, 0, 'Memory clocks set to "(memClkMin 8001, memClkMax 8001)" for GPU 00000005:09:00.0\nAll done.\n').echoedRange).toEqual(
+      {
+        minMHz: 8001,
+        maxMHz: 8001,
+      },
+    );
   });
 
   it('treats "not supported ... moving on" as a failure although it ends All done (exit 0)', () => {
-    const k80 =
-      'Setting locked GPU clocks is not supported for GPU 00000000:05:00.0.\nTreating as warning and moving on.\nAll done.\n';
+    const k80 = 'Setting locked GPU clocks is not supported for GPU 00000000:05:00.0.\nTreating as warning and moving on.\nAll done.\n';
     expect(interpretControlAnswer(LGC, 0, k80)).toMatchObject({ ok: false, outcome: 'not-supported' });
     const laptop = 'Changing power management limit is not supported for GPU: 00000000:01:00.0.\nTreating as warning and moving on.\nAll done.\n';
     expect(interpretControlAnswer(PL, 0, laptop)).toMatchObject({ ok: false, outcome: 'not-supported' });
@@ -60,9 +61,15 @@ describe('interpretControlAnswer', () => {
       ),
     ).toMatchObject({ outcome: 'invalid-value' });
     expect(
-      interpretControlAnswer(PM, 9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n"),
+      interpretControlAnswer(
+        PM,
+        9,
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n",
+      ),
     ).toMatchObject({ outcome: 'no-driver' });
-    expect(interpretControlAnswer(PM, 15, 'Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU\n')).toMatchObject({
+    expect(
+      interpretControlAnswer(PM, 15, 'Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU\n'),
+    ).toMatchObject({
       outcome: 'gpu-lost',
     });
     expect(interpretControlAnswer(PM, 255, 'Unable to set persistence mode for GPU 00000000:11:00.0: Unknown Error\n')).toMatchObject({

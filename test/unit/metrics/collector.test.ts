@@ -28,8 +28,13 @@ describe('tokens per step from the script', () => {
   });
 
   it('multiplies a global batch size and a sequence length when both are stated (Megatron arguments)', () => {
-    const args = '------------------------ arguments ------------------------\n  global_batch_size ............................... 8\n  seq_length ...................................... 1024\n';
-    const iters = Array.from({ length: 20 }, (_, i) => ` iteration ${i + 1}/ 100 | consumed samples: ${(i + 1) * 8} | elapsed time per iteration (ms): 200.0 | learning rate: 1.0E-04 | lm loss: 5.0E+00 |\n`).join('');
+    const args =
+      '------------------------ arguments ------------------------\n  global_batch_size ............................... 8\n  seq_length ...................................... 1024\n';
+    const iters = Array.from(
+      { length: 20 },
+      (_, i) =>
+        ` iteration ${i + 1}/ 100 | consumed samples: ${(i + 1) * 8} | elapsed time per iteration (ms): 200.0 | learning rate: 1.0E-04 | lm loss: 5.0E+00 |\n`,
+    ).join('');
     const summary = summaryOf(args + iters);
     expect(summary.tokensPerStep).toBe(8192);
     expect(summary.throughput.median).toBeCloseTo(40_960, 6);
@@ -75,7 +80,9 @@ describe('throughput from a rate alone', () => {
 describe('times from the prefix stamps of an imported log', () => {
   it('gives a log that prints no step time its step time and throughput from the stamps', () => {
     const start = Date.UTC(2024, 4, 2, 13, 45, 0);
-    const text = Array.from({ length: 30 }, (_, i) => `${new Date(start + i * 2500).toISOString()} step ${i + 1}: loss ${(3 - i * 0.01).toFixed(2)}\n`).join('');
+    const text = Array.from({ length: 30 }, (_, i) => `${new Date(start + i * 2500).toISOString()} step ${i + 1}: loss ${(3 - i * 0.01).toFixed(2)}\n`).join(
+      '',
+    );
     const collector = new MetricsCollector({ metricRegex: '', timesFromStamps: true });
     const samples = [...collector.push(text, 0), ...collector.end(0)];
     expect(samples[1]?.tMs).toBe(2500);
@@ -104,7 +111,8 @@ describe("a workload's own regex", () => {
 
 describe("an import's bar redraws: the last one at each step", () => {
   // Lightning redraws a step's bar when its postfix changes: the loss first shows the previous step's value.
-  const bar = (step: number, loss: number, rate: number) => `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [00:${String(10 + step).padStart(2, '0')}<01:13, ${rate.toFixed(2)}it/s, loss=${loss.toFixed(3)}, v_num=0]`;
+  const bar = (step: number, loss: number, rate: number) =>
+    `\rEpoch 0:  ${step}%|█▋        | ${step}/100 [00:${String(10 + step).padStart(2, '0')}<01:13, ${rate.toFixed(2)}it/s, loss=${loss.toFixed(3)}, v_num=0]`;
   const log =
     Array.from({ length: 60 }, (_, i) => {
       const step = i + 1;
@@ -130,7 +138,14 @@ describe("an import's bar redraws: the last one at each step", () => {
     expect(rates).toContain(4.5 + (9 % 7) * 0.01);
     const before = summarizeMetrics(all);
     const after = summarizeMetrics(last);
-    expect(after).toMatchObject({ steps: before.steps, throughput: before.throughput, stepTimeMs: before.stepTimeMs, warmup: before.warmup, finalLoss: before.finalLoss, finalMetrics: before.finalMetrics });
+    expect(after).toMatchObject({
+      steps: before.steps,
+      throughput: before.throughput,
+      stepTimeMs: before.stepTimeMs,
+      warmup: before.warmup,
+      finalLoss: before.finalLoss,
+      finalMetrics: before.finalMetrics,
+    });
     // Where a bar is the only loss: one loss per step, no longer the stale one each step's first redraws showed.
     expect(after.lossCurve).toHaveLength(60);
   });
@@ -185,7 +200,9 @@ describe("an import's bars thinned by their own clocks", () => {
 
   it('thins interleaved bars each by its own clock', () => {
     // A training bar at 10 redraws a second, and beside it a slow one that redraws every 7 s.
-    const log = Array.from({ length: 100 }, (_, i) => bar('train: ', i + 1, 1000, Math.floor((i + 1) / 10)) + bar('Epoch 2: ', i + 1, 500, (i + 1) * 7)).join('');
+    const log = Array.from({ length: 100 }, (_, i) => bar('train: ', i + 1, 1000, Math.floor((i + 1) / 10)) + bar('Epoch 2: ', i + 1, 500, (i + 1) * 7)).join(
+      '',
+    );
     const samples = read(imported(), log);
     const epochBar = samples.filter((s) => s.name === 'batch').map((s) => s.value);
     expect(epochBar).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
@@ -205,11 +222,13 @@ describe("an import's bars thinned by their own clocks", () => {
 
   it('thins the states a printed line leaves on screen like redraws', () => {
     // A line printed onto the bar every 5 steps ends the bar's line there, as tqdm.write does not.
-    const log = Array.from({ length: 60 }, (_, i) => bar('', i + 1, 1000, Math.floor((i + 1) / 10)) + ((i + 1) % 5 === 0 ? ` step ${i + 1} saved\n` : '')).join('');
+    const log = Array.from({ length: 60 }, (_, i) => bar('', i + 1, 1000, Math.floor((i + 1) / 10)) + ((i + 1) % 5 === 0 ? ` step ${i + 1} saved\n` : '')).join(
+      '',
+    );
     expect(lossSteps(read(imported(), log))).toEqual([9, 19, 29, 39, 49, 59, 60]);
   });
 
-  it("leaves a bar that prints no clock (Keras) to the last-redraw-per-step rule", () => {
+  it('leaves a bar that prints no clock (Keras) to the last-redraw-per-step rule', () => {
     const log = Array.from({ length: 30 }, (_, i) => `\r${i + 1}/30 [====>.....] - ETA: 3s - loss: ${(2 - i / 100).toFixed(4)}`).join('');
     const steps = lossSteps(read(imported(), log));
     expect(steps.length).toBeGreaterThan(0);

@@ -88,28 +88,31 @@ describe('TerminalLineSplitter', () => {
 
   it('with a redraw interval, keeps exactly the lines that filtering the unthinned split would keep', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('a', '\r', '\n', ' ', '\x1b[A', '\x1b[32m', '1'), fc.integer({ min: 0, max: 40 })), { maxLength: 60 }), (pieces) => {
-        const thinned = new TerminalLineSplitter({ redrawIntervalMs: 50 });
-        const plain = new TerminalLineSplitter();
-        const got: Line[] = [];
-        const all: Line[] = [];
-        let tMs = 0;
-        for (const [text, step] of pieces) {
-          tMs += step;
-          got.push(...thinned.push(text, tMs));
-          all.push(...plain.push(text, tMs));
-        }
-        got.push(...thinned.end(tMs));
-        all.push(...plain.end(tMs));
-        let last = Number.NEGATIVE_INFINITY;
-        const expected = all.filter((line) => {
-          if (!line.redraw) return true;
-          if (line.tMs - last < 50) return false;
-          last = line.tMs;
-          return true;
-        });
-        expect(got).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('a', '\r', '\n', ' ', '\x1b[A', '\x1b[32m', '1'), fc.integer({ min: 0, max: 40 })), { maxLength: 60 }),
+        (pieces) => {
+          const thinned = new TerminalLineSplitter({ redrawIntervalMs: 50 });
+          const plain = new TerminalLineSplitter();
+          const got: Line[] = [];
+          const all: Line[] = [];
+          let tMs = 0;
+          for (const [text, step] of pieces) {
+            tMs += step;
+            got.push(...thinned.push(text, tMs));
+            all.push(...plain.push(text, tMs));
+          }
+          got.push(...thinned.end(tMs));
+          all.push(...plain.end(tMs));
+          let last = Number.NEGATIVE_INFINITY;
+          const expected = all.filter((line) => {
+            if (!line.redraw) return true;
+            if (line.tMs - last < 50) return false;
+            last = line.tMs;
+            return true;
+          });
+          expect(got).toEqual(expected);
+        },
+      ),
     );
   });
 
@@ -134,7 +137,11 @@ describe('TerminalLineSplitter', () => {
   });
 
   it('reads every bar state of a real capture, however it is chunked', () => {
-    const states = Array.from({ length: 50 }, (_, i) => `\r${String(i * 2).padStart(3)}%|${'█'.repeat(i % 10)}| ${i}/50 [00:${String(i).padStart(2, '0')}<00:10, 5.00it/s, loss=${(3 - i / 50).toFixed(3)}]`);
+    const states = Array.from(
+      { length: 50 },
+      (_, i) =>
+        `\r${String(i * 2).padStart(3)}%|${'█'.repeat(i % 10)}| ${i}/50 [00:${String(i).padStart(2, '0')}<00:10, 5.00it/s, loss=${(3 - i / 50).toFixed(3)}]`,
+    );
     const text = `${states.join('')}\n`;
     const whole = texts(splitTerminalText(text));
     expect(whole).toHaveLength(50);

@@ -81,7 +81,11 @@ describe('line templates', () => {
     expect(firstDifference(lines)).toBeNull();
     const templates = templatesOver();
     const records = lines.map((line) => templates.read(line)).filter((record) => record !== null);
-    expect(records.map((record) => record.values.epoch)).toEqual([...Array<undefined>(50).fill(undefined), ...Array<number>(50).fill(2), ...Array<number>(50).fill(3)]);
+    expect(records.map((record) => record.values.epoch)).toEqual([
+      ...Array<undefined>(50).fill(undefined),
+      ...Array<number>(50).fill(2),
+      ...Array<number>(50).fill(3),
+    ]);
     // Each stretch gets templates of its own, made under its header's epoch: all but a few lines of each read by them.
     expect(templates.linesTemplated).toBeGreaterThan(120);
   });
@@ -120,7 +124,9 @@ describe('line templates', () => {
     const lines: string[] = [];
     for (let step = 1; step <= 3000; step++) {
       const lr = 3e-4 * Math.exp(-step / 400);
-      lines.push(`step ${step}: loss ${(3 / Math.sqrt(step)).toFixed(4)}, lr ${lr.toExponential(2)}, lr_raw ${lr.toExponential(3).replace('e-', 'E-')}, scale 1e5`);
+      lines.push(
+        `step ${step}: loss ${(3 / Math.sqrt(step)).toFixed(4)}, lr ${lr.toExponential(2)}, lr_raw ${lr.toExponential(3).replace('e-', 'E-')}, scale 1e5`,
+      );
     }
     expect(firstDifference(lines)).toBeNull();
     const templates = templatesOver();

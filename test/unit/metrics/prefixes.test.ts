@@ -54,7 +54,10 @@ describe('plain and prefixed formats (test/fixtures/plain-logs)', () => {
     it.each(PREFIXES)('with prefix %j', (prefix) => {
       const parsed = parseLogText(format.lines.map((line) => `${prefix}${line}\n`).join(''));
       for (const expected of format.records) {
-        expect(parsed.records.some((record) => meets(record, expected)), `${JSON.stringify(expected)} in ${JSON.stringify(parsed.records)}`).toBe(true);
+        expect(
+          parsed.records.some((record) => meets(record, expected)),
+          `${JSON.stringify(expected)} in ${JSON.stringify(parsed.records)}`,
+        ).toBe(true);
       }
     });
   });
@@ -101,11 +104,16 @@ const LINES: string[] = [
 ];
 
 const digits = (count: number) => fc.integer({ min: 0, max: 10 ** count - 1 }).map((n) => String(n).padStart(count, '0'));
-const date = fc.tuple(fc.integer({ min: 1990, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.constantFrom('-', '/')).map(
-  ([year, month, day, separator]) => `${year}${separator}${String(month).padStart(2, '0')}${separator}${String(day).padStart(2, '0')}`,
-);
+const date = fc
+  .tuple(fc.integer({ min: 1990, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.constantFrom('-', '/'))
+  .map(([year, month, day, separator]) => `${year}${separator}${String(month).padStart(2, '0')}${separator}${String(day).padStart(2, '0')}`);
 const time = fc
-  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fc.option(fc.tuple(fc.constantFrom('.', ','), fc.integer({ min: 1, max: 9 })), { nil: undefined }))
+  .tuple(
+    fc.integer({ min: 0, max: 23 }),
+    fc.integer({ min: 0, max: 59 }),
+    fc.integer({ min: 0, max: 59 }),
+    fc.option(fc.tuple(fc.constantFrom('.', ','), fc.integer({ min: 1, max: 9 })), { nil: undefined }),
+  )
   .chain(([h, m, s, fraction]) =>
     (fraction === undefined ? fc.constant('') : digits(fraction[1]).map((d) => `${fraction[0]}${d}`)).map(
       (frac) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}${frac}`,
@@ -115,7 +123,9 @@ const zone = fc.constantFrom('', 'Z', '+02:00', '-0530', ' UTC');
 const stamp = fc.oneof(
   fc.tuple(date, fc.constantFrom('T', ' '), time, zone).map(([d, t, clock, z]) => `${d}${t}${clock}${z}`),
   time,
-  fc.tuple(fc.constantFrom('Jan', 'May', 'Dec'), fc.integer({ min: 1, max: 28 }), time).map(([month, day, clock]) => `${month} ${String(day).padStart(2, ' ')} ${clock}`),
+  fc
+    .tuple(fc.constantFrom('Jan', 'May', 'Dec'), fc.integer({ min: 1, max: 28 }), time)
+    .map(([month, day, clock]) => `${month} ${String(day).padStart(2, ' ')} ${clock}`),
 );
 const level = fc.constantFrom('INFO', 'WARNING', 'DEBUG', 'ERROR');
 const loggerName = fc.constantFrom('root', '__main__', 'train', 'transformers.trainer');
@@ -146,7 +156,8 @@ const prefix = fc.array(head, { minLength: 1, maxLength: 4 }).map((heads) => hea
 
 describe('a prefix never changes what a line gives', () => {
   it('when four stacked prefixes make thirteen heads (a case the random prefixes found)', () => {
-    const stacked = '[INFO|trainer.py:2048] 1990-01-01T00:00:00 >> Jan  1 00:00:00 - root - INFO - [INFO|trainer.py:2048] 1990-01-01T00:00:00 >> [INFO|trainer.py:2048] Jan  1 00:00:00 >> ';
+    const stacked =
+      '[INFO|trainer.py:2048] 1990-01-01T00:00:00 >> Jan  1 00:00:00 - root - INFO - [INFO|trainer.py:2048] 1990-01-01T00:00:00 >> [INFO|trainer.py:2048] Jan  1 00:00:00 >> ';
     expect(withoutWallTime(recordsOfLine(`${stacked}step 10: loss 3.1`))).toEqual(withoutWallTime(recordsOfLine('step 10: loss 3.1')));
   });
 

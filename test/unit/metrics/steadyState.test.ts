@@ -94,16 +94,22 @@ describe('warm-up: a one-sided change point', () => {
 
   it('never calls a slow middle warm-up: it stays in, flagged as a slow stretch', () => {
     fc.assert(
-      fc.property(flatSeries(30), fc.double({ min: 0.1, max: 0.5, noNaN: true }), fc.double({ min: 0.1, max: 0.3, noNaN: true }), fc.double({ min: 1.5, max: 10, noNaN: true }), (input, at, share, factor) => {
-        const times = flat(input);
-        const from = Math.max(2, Math.floor(times.length * at));
-        const to = Math.min(times.length - 2, from + Math.max(3, Math.floor(times.length * share)));
-        for (let i = from; i < to; i++) times[i] = times[i]! * factor;
-        const points = toPoints(times);
-        const split = splitSteadyState(points);
-        expect(split.start).toBe(0);
-        expect(slowStretches(points, split.start).some((s) => s.fromStep <= from + 1 && s.toStep >= to)).toBe(true);
-      }),
+      fc.property(
+        flatSeries(30),
+        fc.double({ min: 0.1, max: 0.5, noNaN: true }),
+        fc.double({ min: 0.1, max: 0.3, noNaN: true }),
+        fc.double({ min: 1.5, max: 10, noNaN: true }),
+        (input, at, share, factor) => {
+          const times = flat(input);
+          const from = Math.max(2, Math.floor(times.length * at));
+          const to = Math.min(times.length - 2, from + Math.max(3, Math.floor(times.length * share)));
+          for (let i = from; i < to; i++) times[i] = times[i]! * factor;
+          const points = toPoints(times);
+          const split = splitSteadyState(points);
+          expect(split.start).toBe(0);
+          expect(slowStretches(points, split.start).some((s) => s.fromStep <= from + 1 && s.toStep >= to)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -120,21 +126,35 @@ describe('warm-up: a one-sided change point', () => {
 
   it('never calls contention in the first part that returns later warm-up', () => {
     fc.assert(
-      fc.property(flatSeries(40), fc.double({ min: 0.05, max: 0.45, noNaN: true }), fc.double({ min: 0.55, max: 0.8, noNaN: true }), fc.double({ min: 1.5, max: 10, noNaN: true }), (input, first, later, factor) => {
-        const times = flat(input);
-        const slow = Math.max(2, Math.floor(times.length * first));
-        const again = Math.floor(times.length * later);
-        for (let i = 0; i < slow; i++) times[i] = times[i]! * factor;
-        for (let i = again; i < Math.min(times.length, again + slow); i++) times[i] = times[i]! * factor;
-        // A slow first step alone may still be start-up; none of the stretch beyond it is warm-up.
-        expect(splitSteadyState(toPoints(times)).start).toBeLessThanOrEqual(1);
-      }),
+      fc.property(
+        flatSeries(40),
+        fc.double({ min: 0.05, max: 0.45, noNaN: true }),
+        fc.double({ min: 0.55, max: 0.8, noNaN: true }),
+        fc.double({ min: 1.5, max: 10, noNaN: true }),
+        (input, first, later, factor) => {
+          const times = flat(input);
+          const slow = Math.max(2, Math.floor(times.length * first));
+          const again = Math.floor(times.length * later);
+          for (let i = 0; i < slow; i++) times[i] = times[i]! * factor;
+          for (let i = again; i < Math.min(times.length, again + slow); i++) times[i] = times[i]! * factor;
+          // A slow first step alone may still be start-up; none of the stretch beyond it is warm-up.
+          expect(splitSteadyState(toPoints(times)).start).toBeLessThanOrEqual(1);
+        },
+      ),
     );
   });
 
   it("takes no warm-up from nanoGPT runs beside other jobs: fast first iterations, then load (the issue's 19 of 41 steps)", () => {
     // A compile step, four iterations as fast as the rest, then 15 slowed by other jobs, then quiet again.
-    const times = [9400, 890, 893, 891, 895, ...Array.from({ length: 15 }, (_, i) => 1500 + (i % 5) * 40), ...Array.from({ length: 21 }, (_, i) => 890 + (i % 4))];
+    const times = [
+      9400,
+      890,
+      893,
+      891,
+      895,
+      ...Array.from({ length: 15 }, (_, i) => 1500 + (i % 5) * 40),
+      ...Array.from({ length: 21 }, (_, i) => 890 + (i % 4)),
+    ];
     const split = splitSteadyState(toPoints(times));
     expect(split.start).toBe(1);
     expect(split.warmupSteps).toBe(1);
@@ -157,7 +177,14 @@ describe('outliers: left out only with a reason', () => {
     const times = Array.from({ length: 200 }, (_, i) => ((i * 7919) % 10 < 6 ? 100 + (i % 21) : 300 + (i % 41)));
     const split = splitSteadyState(toPoints(times));
     expect(split.outliers).toEqual([]);
-    const samples: MetricSample[] = toPoints(times).map((p) => ({ step: p.step, tMs: p.tMs, name: 'step_time_ms', value: p.stepTimeMs, source: 'text', kind: 'train' }));
+    const samples: MetricSample[] = toPoints(times).map((p) => ({
+      step: p.step,
+      tMs: p.tMs,
+      name: 'step_time_ms',
+      value: p.stepTimeMs,
+      source: 'text',
+      kind: 'train',
+    }));
     // Its pace is uneven (mean step 1.6× the median): the steps' time over their count, not the median step, says it.
     const summary = summarizeMetrics(samples);
     expect(summary.stepTimeMs.median).toBeCloseTo(times.reduce((a, b) => a + b, 0) / times.length, 6);

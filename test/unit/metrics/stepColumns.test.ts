@@ -10,13 +10,24 @@ const sample = (step: number | null, tMs: number, name: string, value: number): 
 /** Every sample picked. */
 function grouped(samples: readonly MetricSample[], names: readonly string[]) {
   const columns = SampleColumns.from(samples);
-  return groupByStep(columns, columns.where(() => true), names);
+  return groupByStep(
+    columns,
+    columns.where(() => true),
+    names,
+  );
 }
 
 describe('groupByStep', () => {
   it('gives each step once in step order, its latest time, and the last value of each name asked for', () => {
     const columns = grouped(
-      [sample(3, 30, 'loss', 1), sample(1, 12, 'loss', 2), sample(1, 10, 'step_time_ms', 5), sample(null, 99, 'loss', 9), sample(3, 25, 'loss', 0.5), sample(2, 20, 'lr', 1)],
+      [
+        sample(3, 30, 'loss', 1),
+        sample(1, 12, 'loss', 2),
+        sample(1, 10, 'step_time_ms', 5),
+        sample(null, 99, 'loss', 9),
+        sample(3, 25, 'loss', 0.5),
+        sample(2, 20, 'lr', 1),
+      ],
       ['loss', 'step_time_ms'],
     );
     expect([...columns.step]).toEqual([1, 2, 3]);
@@ -35,7 +46,11 @@ describe('groupByStep', () => {
 
   it('reads only the samples picked', () => {
     const all = SampleColumns.from([sample(1, 0, 'loss', 1), sample(2, 0, 'lr', 3)]);
-    const columns = groupByStep(all, all.where((i) => all.names[all.name[i]!] === 'lr'), ['lr']);
+    const columns = groupByStep(
+      all,
+      all.where((i) => all.names[all.name[i]!] === 'lr'),
+      ['lr'],
+    );
     expect([...columns.step]).toEqual([2]);
   });
 });

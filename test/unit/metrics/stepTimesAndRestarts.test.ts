@@ -22,7 +22,8 @@ function collectImported(text: string, reading: ReadingOptions = IMPORTED_LOG_RE
   return [...collector.push(text, 0), ...collector.end(0)];
 }
 
-const distinctSteps = (samples: readonly MetricSample[], name: string) => new Set(samples.filter((s) => s.name === name && s.kind === 'train').map((s) => s.step)).size;
+const distinctSteps = (samples: readonly MetricSample[], name: string) =>
+  new Set(samples.filter((s) => s.name === name && s.kind === 'train').map((s) => s.step)).size;
 
 describe('a plain step line keeps its printed time (issue 28, item 1)', () => {
   // `step N: loss X, Y ms`: the time after the loss has no key; the lines arrive 45 ms apart, as the script says.
@@ -95,7 +96,10 @@ describe('a step counter that restarts each epoch is counted on (issue 28, item 
   });
 
   it('a phase that starts again at 0 without an epoch (pre-training, then fine-tuning)', () => {
-    const lines = [...Array.from({ length: 50 }, (_, i) => `step ${i}: loss 3.0, 40 ms`), ...Array.from({ length: 30 }, (_, i) => `step ${i}: loss 1.0, 40 ms`)];
+    const lines = [
+      ...Array.from({ length: 50 }, (_, i) => `step ${i}: loss 3.0, 40 ms`),
+      ...Array.from({ length: 30 }, (_, i) => `step ${i}: loss 1.0, 40 ms`),
+    ];
     const samples = collectImported(lines.map((line) => `${line}\n`).join(''));
     expect(distinctSteps(samples, 'loss')).toBe(80);
     expect(summarizeMetrics(samples).steps).toBe(79);
@@ -132,7 +136,10 @@ describe('a step counter that restarts each epoch is counted on (issue 28, item 
     for (const name of fs.readdirSync(dir).filter((file) => file.endsWith('.log'))) {
       const text = fs.readFileSync(`${dir}/${name}`, 'utf8');
       for (const reading of [IMPORTED_LOG_READING, LIVE_READING]) {
-        expect(collectImported(text, reading).filter((s) => s.name === STEP_RESTART_SAMPLE), name).toEqual([]);
+        expect(
+          collectImported(text, reading).filter((s) => s.name === STEP_RESTART_SAMPLE),
+          name,
+        ).toEqual([]);
       }
     }
   });

@@ -8,7 +8,14 @@ import type { RunProfile } from '../../../electron/shared/profile.js';
 function profile(phases: { data: number; forward: number; backward: number; optimizer: number; other: number }, more: Partial<RunProfile> = {}): RunProfile {
   const steps = 10;
   const stepMs = phases.data + phases.forward + phases.backward + phases.optimizer + phases.other;
-  const step = { stepMs, dataLoadingMs: phases.data, forwardMs: phases.forward, backwardMs: phases.backward, optimizerMs: phases.optimizer, otherMs: phases.other };
+  const step = {
+    stepMs,
+    dataLoadingMs: phases.data,
+    forwardMs: phases.forward,
+    backwardMs: phases.backward,
+    optimizerMs: phases.optimizer,
+    otherMs: phases.other,
+  };
   return {
     runId: 1,
     sourceRunId: null,
@@ -88,7 +95,9 @@ describe('diagnose', () => {
     const base = profile({ data: 20, forward: 30, backward: 45, optimizer: 2, other: 3 });
     const estimatedPhases = { stepMs: 80, dataLoadingMs: 20, inputMs: 0, forwardMs: 24, backwardMs: 32, optimizerMs: 1.5, otherMs: 2.5 };
     const overhead = { profiledStepMs: 100, unprofiledStepMs: 80, source: 'this run', addedMs: 20, pct: 25, perOpUs: 5, estimatedPhases, statement: 's' };
-    expect(diagnose({ ...base, overhead }, noTelemetry)[0]).toMatch(/^input-bound: 25 % of each step is input: 25 % waiting in the DataLoader, 20\.0 ms of 80\.0 ms \(shares estimated without the profiler's overhead\)/u);
+    expect(diagnose({ ...base, overhead }, noTelemetry)[0]).toMatch(
+      /^input-bound: 25 % of each step is input: 25 % waiting in the DataLoader, 20\.0 ms of 80\.0 ms \(shares estimated without the profiler's overhead\)/u,
+    );
   });
 
   it('calls a CUDA step launch-bound when tiny kernels leave the GPU idle', () => {
@@ -101,7 +110,9 @@ describe('diagnose', () => {
 
   it('says compute-bound when matrix multiplies dominate and nothing else stands out', () => {
     const ops = [{ name: 'aten::addmm', selfMs: 50, calls: 3, pct: 50, selfCpuMs: 50, selfCudaMs: null }];
-    expect(diagnose(profile({ data: 1, forward: 40, backward: 50, optimizer: 5, other: 4 }, { ops }), noTelemetry)[0]).toMatch(/^compute-bound: matrix multiplies take 50 %/u);
+    expect(diagnose(profile({ data: 1, forward: 40, backward: 50, optimizer: 5, other: 4 }, { ops }), noTelemetry)[0]).toMatch(
+      /^compute-bound: matrix multiplies take 50 %/u,
+    );
   });
 
   it('says nothing for a profile with no window', () => {

@@ -13,7 +13,12 @@ describe('scriptStepOffset', () => {
   });
 
   it('needs only the steps the script logged (every 2nd here)', () => {
-    expect(scriptStepOffset(steps, [{ step: 10, atMs: 1_002 }, { step: 12, atMs: 1_203 }])).toBe(-1);
+    expect(
+      scriptStepOffset(steps, [
+        { step: 10, atMs: 1_002 },
+        { step: 12, atMs: 1_203 },
+      ]),
+    ).toBe(-1);
   });
 
   it("matches the last step's line printed once the profiler has written its results (the window's end)", () => {
@@ -24,7 +29,13 @@ describe('scriptStepOffset', () => {
 
   it('gives up when nothing matches, or the matches disagree', () => {
     expect(scriptStepOffset(steps, [])).toBeNull();
-    expect(scriptStepOffset(steps, [{ step: 500, atMs: 1_002 }, { step: 7, atMs: 1_103 }, { step: 90, atMs: 1_204 }])).toBeNull();
+    expect(
+      scriptStepOffset(steps, [
+        { step: 500, atMs: 1_002 },
+        { step: 7, atMs: 1_103 },
+        { step: 90, atMs: 1_204 },
+      ]),
+    ).toBeNull();
   });
 });
 
@@ -63,7 +74,9 @@ describe('profilerOverhead', () => {
     expect(total).toBeCloseTo(68.3, 6);
     // Data loading recorded few operators: its share of the step grows once the profiler's cost is taken out.
     expect(estimated.dataLoadingMs! / 68.3).toBeGreaterThan(phases.dataLoadingMs / phases.stepMs);
-    expect(overhead.statement).toMatch(/^the profiler made each step 15\.4 % slower: 78\.8 ms per profiled step against 68\.3 ms unprofiled \(this run's steady median\)/u);
+    expect(overhead.statement).toMatch(
+      /^the profiler made each step 15\.4 % slower: 78\.8 ms per profiled step against 68\.3 ms unprofiled \(this run's steady median\)/u,
+    );
     expect(overhead.statement).toContain('backward carries most of it (+6.0 ms of its 30.0 ms)');
   });
 

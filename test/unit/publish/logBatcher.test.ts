@@ -60,19 +60,30 @@ describe('log-batch calls', () => {
 
   it('writes NaN and infinities as the strings MLflow reads', () => {
     const body = JSON.parse(
-      logBatchBody('r', [
-        { key: 'a', value: Number.NaN, timestamp: 1, step: 0 },
-        { key: 'b', value: Number.POSITIVE_INFINITY, timestamp: 1, step: 0 },
-        { key: 'c', value: Number.NEGATIVE_INFINITY, timestamp: 1, step: 0 },
-      ], [], []),
+      logBatchBody(
+        'r',
+        [
+          { key: 'a', value: Number.NaN, timestamp: 1, step: 0 },
+          { key: 'b', value: Number.POSITIVE_INFINITY, timestamp: 1, step: 0 },
+          { key: 'c', value: Number.NEGATIVE_INFINITY, timestamp: 1, step: 0 },
+        ],
+        [],
+        [],
+      ),
     ) as { metrics: Array<{ value: unknown }> };
     expect(body.metrics.map((m) => m.value)).toEqual(['NaN', 'Infinity', '-Infinity']);
   });
 
   it('holds every limit for any mix of entries, and loses or reorders none', async () => {
     const entry = fc.oneof(
-      fc.record({ kind: fc.constant('metric' as const), value: fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.double(), timestamp: fc.nat(), step: fc.nat() }) }),
-      fc.record({ kind: fc.constantFrom('param' as const, 'tag' as const), value: fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.string({ maxLength: 8000 }) }) }),
+      fc.record({
+        kind: fc.constant('metric' as const),
+        value: fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.double(), timestamp: fc.nat(), step: fc.nat() }),
+      }),
+      fc.record({
+        kind: fc.constantFrom('param' as const, 'tag' as const),
+        value: fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.string({ maxLength: 8000 }) }),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { maxLength: 3000 }), async (entries) => {

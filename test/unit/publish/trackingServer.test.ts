@@ -27,7 +27,9 @@ describe('the tracking server', () => {
 
   it("links to a run's page in MLflow's UI and reaches artifacts through the proxy", () => {
     expect(runUrl('http://h:5000', '3', 'abc')).toBe('http://h:5000/#/experiments/3/runs/abc');
-    expect(artifactProxyPath('mlflow-artifacts:/3/abc/artifacts', 'tuning-bench/run.json')).toBe('/api/2.0/mlflow-artifacts/artifacts/3/abc/artifacts/tuning-bench/run.json');
+    expect(artifactProxyPath('mlflow-artifacts:/3/abc/artifacts', 'tuning-bench/run.json')).toBe(
+      '/api/2.0/mlflow-artifacts/artifacts/3/abc/artifacts/tuning-bench/run.json',
+    );
     expect(artifactProxyPath('mlflow-artifacts://h:5000/3/abc/artifacts', 'a b.txt')).toBe('/api/2.0/mlflow-artifacts/artifacts/3/abc/artifacts/a%20b.txt');
     expect(() => artifactProxyPath('/srv/mlruns/3/abc/artifacts', 'x')).toThrow(/--serve-artifacts/u);
   });

@@ -22,15 +22,21 @@ describe('assessFairness', () => {
     expect(hostBusyCores(1)).toBe(0.25);
     const busy = assessFairness({ host: { ...quietHost, otherCpuCoresMean: 0.6 }, gpu: [], steadyFromMs: null, clockLockMHz: null });
     expect(busy.ok).toBe(false);
-    expect(busy.issues).toEqual([{ kind: 'host-busy', message: expect.stringMatching(/other processes used 0\.60 CPU cores on average during the run \(of 16\)/u) }]);
-    expect(assessFairness({ host: { ...quietHost, otherCpuCoresMean: 0.3, cores: 1 }, gpu: [], steadyFromMs: null, clockLockMHz: null }).issues[0]?.kind).toBe('host-busy');
+    expect(busy.issues).toEqual([
+      { kind: 'host-busy', message: expect.stringMatching(/other processes used 0\.60 CPU cores on average during the run \(of 16\)/u) },
+    ]);
+    expect(assessFairness({ host: { ...quietHost, otherCpuCoresMean: 0.3, cores: 1 }, gpu: [], steadyFromMs: null, clockLockMHz: null }).issues[0]?.kind).toBe(
+      'host-busy',
+    );
   });
 
   it('flags another process on the GPU, throttling, and a clock under the lock, in the steady time only', () => {
     const samples = [
       // Warm-up: throttled and shared, but before the steady steps: not counted.
       ...Array.from({ length: 20 }, (_, i) => gpu(i * 250, { throttleReasons: 0x20, otherComputeApps: 1, smClockMHz: 1000 })),
-      ...Array.from({ length: 80 }, (_, i) => gpu(5000 + i * 250, { throttleReasons: i % 10 === 0 ? 0x4 : 0, otherComputeApps: i < 8 ? 2 : 0, smClockMHz: 2000 })),
+      ...Array.from({ length: 80 }, (_, i) =>
+        gpu(5000 + i * 250, { throttleReasons: i % 10 === 0 ? 0x4 : 0, otherComputeApps: i < 8 ? 2 : 0, smClockMHz: 2000 }),
+      ),
     ];
     const result = assessFairness({ host: quietHost, gpu: samples, steadyFromMs: 5000, clockLockMHz: 2400 });
     expect(result.issues.map((i) => i.kind)).toEqual(['gpu-busy', 'throttled', 'clock-below-lock']);

@@ -26,7 +26,16 @@ function parseCapture(file: string): GpuSample[] {
 
 /** Known values per capture (read off the files by eye). */
 const EXPECTED: Record<string, Partial<GpuSample>> = {
-  'h100-80gb-hbm3.590.48.01.query-gpu.csv': { index: 0, powerW: 69.85, powerLimitW: 700, memTotalMiB: 81559, fanPercent: null, throttleReasons: 1, pstate: 0, persistence: true },
+  'h100-80gb-hbm3.590.48.01.query-gpu.csv': {
+    index: 0,
+    powerW: 69.85,
+    powerLimitW: 700,
+    memTotalMiB: 81559,
+    fanPercent: null,
+    throttleReasons: 1,
+    pstate: 0,
+    persistence: true,
+  },
   'h100-80gb-hbm3-mig.590.48.01.query-gpu.csv': { utilGpu: null, utilMem: null, memTempC: 48, migMode: true },
   'h100-80gb-hbm3-mig.590.48.01.query-gpu.load.csv': { powerW: 433.78, powerInstantW: 447.35, smClockMHz: 1980, throttleReasons: 0, tempC: 53 },
   'rtx-2080-super-win.591.86.query-gpu.csv': { persistence: null, memClockMaxMHz: 7751, pcieGen: 3 },
@@ -68,11 +77,29 @@ describe('shared --query-gpu captures', () => {
 });
 
 describe('parseQueryGpuLine', () => {
-  const fields = fieldsFromQuery(['index', 'name', 'utilization.gpu', 'power.draw', 'clocks_event_reasons.active', 'persistence_mode', 'pstate', 'temperature.gpu']);
+  const fields = fieldsFromQuery([
+    'index',
+    'name',
+    'utilization.gpu',
+    'power.draw',
+    'clocks_event_reasons.active',
+    'persistence_mode',
+    'pstate',
+    'temperature.gpu',
+  ]);
 
   it('reads a nounits row', () => {
     const r = parseQueryGpuLine('0, NVIDIA GeForce RTX 4090, 95, 436.21, 0x0000000000000004, Enabled, P2, 71', fields);
-    expect(r.ok && r.sample).toMatchObject({ index: 0, name: 'NVIDIA GeForce RTX 4090', utilGpu: 95, powerW: 436.21, throttleReasons: 4, persistence: true, pstate: 2, tempC: 71 });
+    expect(r.ok && r.sample).toMatchObject({
+      index: 0,
+      name: 'NVIDIA GeForce RTX 4090',
+      utilGpu: 95,
+      powerW: 436.21,
+      throttleReasons: 4,
+      persistence: true,
+      pstate: 2,
+      tempC: 71,
+    });
   });
 
   it('reads a row with units, as --format=csv prints it', () => {
@@ -80,19 +107,25 @@ describe('parseQueryGpuLine', () => {
     expect(r.ok && r.sample).toMatchObject({ index: 1, utilGpu: 3, powerW: 75.32, persistence: false });
   });
 
-  it.each(['[N/A]', '[Not Supported]', '[Unknown Error]', '[GPU is lost]', 'N/A', '', '[Insufficient Permissions]', '[Requested functionality has been deprecated]'])(
-    'reads %j as null, never zero',
-    (cell) => {
-      const r = parseQueryGpuLine(`0, X, ${cell}, ${cell}, ${cell}, ${cell}, ${cell}, ${cell}`, fields);
-      expect(r.ok).toBe(true);
-      if (!r.ok) return;
-      for (const key of ['utilGpu', 'powerW', 'throttleReasons', 'persistence', 'pstate', 'tempC'] as const) {
-        expect(r.sample[key]).toBeNull();
-        expect(r.sample.unavailable[key]).toBeTruthy();
-      }
-      expect(r.sample.gpuLost).toBe(cell === '[GPU is lost]');
-    },
-  );
+  it.each([
+    '[N/A]',
+    '[Not Supported]',
+    '[Unknown Error]',
+    '[GPU is lost]',
+    'N/A',
+    '',
+    '[Insufficient Permissions]',
+    '[Requested functionality has been deprecated]',
+  ])('reads %j as null, never zero', (cell) => {
+    const r = parseQueryGpuLine(`0, X, ${cell}, ${cell}, ${cell}, ${cell}, ${cell}, ${cell}`, fields);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    for (const key of ['utilGpu', 'powerW', 'throttleReasons', 'persistence', 'pstate', 'tempC'] as const) {
+      expect(r.sample[key]).toBeNull();
+      expect(r.sample.unavailable[key]).toBeTruthy();
+    }
+    expect(r.sample.gpuLost).toBe(cell === '[GPU is lost]');
+  });
 
   it('keeps a row whose every cell says the GPU is lost, flagged', () => {
     const lost = Array(8).fill('[GPU is lost]').join(', ');
@@ -119,7 +152,10 @@ describe('parseQueryGpuLine', () => {
       ['index, name, utilization.gpu [%], power.draw [W], clocks_event_reasons.active, persistence_mode, pstate, temperature.gpu', 'header'],
       ['x, y, z, w, v, u, t, s', 'garbage'],
       ['0, X, abc, def, ghi, jkl, mno, pqr', 'garbage'],
-      ['NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.', 'message'],
+      [
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+        'message',
+      ],
       ['Unable to determine the device handle for GPU 0000:01:00.0: GPU is lost. Reboot the system to recover this GPU', 'message'],
     ];
     for (const [line, kind] of cases) {
@@ -138,8 +174,31 @@ describe('parseQueryGpuLine', () => {
 
   it('never throws, whatever the line', () => {
     const resolved = resolveFields(readCapturedFixture('nvidia-smi', 'help-query-gpu.595.71.05.txt'));
-    const pieces = fc.constantFrom('0', '1', ', ', ',', '"', '""', '[N/A]', '[GPU is lost]', 'N/A', '12.5 W', '0x1F', 'P2', 'Enabled', ' ', '\r', 'GPU-1', '😀', '\u0000', 'MiB');
-    const line = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(pieces, { maxLength: 60 }).map((a) => a.join('')));
+    const pieces = fc.constantFrom(
+      '0',
+      '1',
+      ', ',
+      ',',
+      '"',
+      '""',
+      '[N/A]',
+      '[GPU is lost]',
+      'N/A',
+      '12.5 W',
+      '0x1F',
+      'P2',
+      'Enabled',
+      ' ',
+      '\r',
+      'GPU-1',
+      '😀',
+      '\u0000',
+      'MiB',
+    );
+    const line = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.array(pieces, { maxLength: 60 }).map((a) => a.join('')),
+    );
     fc.assert(
       fc.property(line, (text) => {
         const r = parseQueryGpuLine(text, resolved);
@@ -203,7 +262,10 @@ describe('values', () => {
 describe('nvidia-smi messages', () => {
   it('recognises the messages of messages.md', () => {
     const cases: [string, string][] = [
-      ["NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.", 'no-driver'],
+      [
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+        'no-driver',
+      ],
       ['NVIDIA-SMI has failed because it couldn‘t communicate with the NVIDIA driver. Make sure', 'no-driver'],
       ['Failed to initialize NVML: Driver/library version mismatch', 'driver-mismatch'],
       ['Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot\n the system to recover this GPU', 'gpu-lost'],
@@ -213,7 +275,10 @@ describe('nvidia-smi messages', () => {
       ['Failed to set power management limit for GPU 00000000:01:00.0: Insufficient Permissions', 'insufficient-permissions'],
       ['Provided power limit 50.00 W is not a valid power limit which should be between 200.00 W and 700.00 W for GPU 00000000:06:00.0', 'invalid-power-limit'],
       ['Setting locked GPU clocks is not supported for GPU 00000000:05:00.0.', 'not-supported'],
-      ['Specified clock combination "(MEM 715, SM 111)" is not supported for GPU 00000002:01:00.0. Run \'nvidia-smi -q -d SUPPORTED_CLOCKS\' to see list of supported clock combinations', 'invalid-clocks'],
+      [
+        'Specified clock combination "(MEM 715, SM 111)" is not supported for GPU 00000002:01:00.0. Run \'nvidia-smi -q -d SUPPORTED_CLOCKS\' to see list of supported clock combinations',
+        'invalid-clocks',
+      ],
       ['Changing power management limit is not supported for GPU: 00000000:01:00.0.', 'not-supported'],
       ["ERROR: Option -m is missing its value. Please run 'nvidia-smi -h' for help.", 'bad-option'],
       ['Unable to set persistence mode for GPU 00000000:11:00.0: Unknown Error', 'unknown-error'],
@@ -221,9 +286,10 @@ describe('nvidia-smi messages', () => {
     for (const [text, kind] of cases) expect(classifyNvidiaSmiMessage(text)?.kind, text).toBe(kind);
     expect(classifyNvidiaSmiMessage('Field "temperature.memory" is not a valid field to query.')?.field).toBe('temperature.memory');
     expect(classifyNvidiaSmiMessage('GPU clocks set to "(gpuClkMin 1740, gpuClkMax 1740)" for GPU 00000000:61:00.0\nAll done.')).toBeNull();
-    expect(classifyNvidiaSmiMessages('Setting locked GPU clocks is not supported for GPU 00000000:05:00.0.\nTreating as warning and moving on.\nThe current user does not have permission to change clocks for GPU 00000000:01:00.0.').map((m) => m.kind)).toEqual([
-      'not-supported',
-      'insufficient-permissions',
-    ]);
+    expect(
+      classifyNvidiaSmiMessages(
+        'Setting locked GPU clocks is not supported for GPU 00000000:05:00.0.\nTreating as warning and moving on.\nThe current user does not have permission to change clocks for GPU 00000000:01:00.0.',
+      ).map((m) => m.kind),
+    ).toEqual(['not-supported', 'insufficient-permissions']);
   });
 });

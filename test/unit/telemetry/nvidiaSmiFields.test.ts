@@ -95,7 +95,7 @@ describe('help captures', () => {
 
 describe('resolution rules', () => {
   it('resolves nothing from an empty or foreign text, and says so', () => {
-    for (const text of ['', 'NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver.', '"a b" or "c"']) {
+    for (const text of ['', "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", '"a b" or "c"']) {
       const resolved = resolveFields(text);
       expect(resolved.query).toEqual([]);
       expect(resolved.missing).toEqual(SAMPLE_FIELD_KEYS);

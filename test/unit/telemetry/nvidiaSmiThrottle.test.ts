@@ -52,7 +52,13 @@ describe('throttle reasons', () => {
     expect(throttleReasonKeyOf('Idle')).toBe('gpu_idle');
     expect(throttleReasonKeyOf('HW Power Brake Slowdown')).toBe('hw_power_brake_slowdown');
     expect(throttleReasonKeyOf('clocks_event_reasons.supported')).toBeNull();
-    expect(throttleMaskFromFlags([['Idle', true], ['SW Power Cap', false], ['Sync Boost', true]])).toBe(0x11);
+    expect(
+      throttleMaskFromFlags([
+        ['Idle', true],
+        ['SW Power Cap', false],
+        ['Sync Boost', true],
+      ]),
+    ).toBe(0x11);
     expect(throttleMaskFromFlags([['nonsense', true]])).toBeNull();
   });
 

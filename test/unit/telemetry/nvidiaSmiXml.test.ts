@@ -12,35 +12,111 @@ import { readCapturedFixture, capturedFixture } from '../../helpers/fixtures.js'
 const captures = fs.readdirSync(capturedFixture('nvidia-smi')).sort();
 const xmlCaptures = captures.filter((f) => f.endsWith('.q.xml'));
 
-type Expect = { driver: string; cuda: string; gpus: number } & { gpu0: Partial<Omit<GpuInfo, 'power' | 'pcie'>> & { power?: Partial<GpuInfo['power']>; pcie?: Partial<GpuInfo['pcie']> } };
+type Expect = { driver: string; cuda: string; gpus: number } & {
+  gpu0: Partial<Omit<GpuInfo, 'power' | 'pcie'>> & { power?: Partial<GpuInfo['power']>; pcie?: Partial<GpuInfo['pcie']> };
+};
 
 /** Per capture: values read off the files. */
 const EXPECTED: Record<string, Expect> = {
   'a100-sxm4-80gb-mig.535.54.03.q.xml': {
-    driver: '535.54.03', cuda: '12.2', gpus: 1,
+    driver: '535.54.03',
+    cuda: '12.2',
+    gpus: 1,
     gpu0: { migMode: true, migDeviceCount: 4, eccMode: true, power: { drawW: 67.03, limitW: 500, minLimitW: 100 }, processes: [] },
   },
   'gtx-1660-ti.418.43.q.xml': {
-    driver: '418.43', cuda: '10.1', gpus: 1,
-    gpu0: { name: 'Graphics Device', supportedClocks: null, power: { drawW: 8.93, limitW: 130, requestedLimitW: 130, minLimitW: 70, maxLimitW: 130 }, throttleReasons: 0x1 },
+    driver: '418.43',
+    cuda: '10.1',
+    gpus: 1,
+    gpu0: {
+      name: 'Graphics Device',
+      supportedClocks: null,
+      power: { drawW: 8.93, limitW: 130, requestedLimitW: 130, minLimitW: 70, maxLimitW: 130 },
+      throttleReasons: 0x1,
+    },
   },
-  'quadro-p2000.525.125.06.q.xml': { driver: '525.125.06', cuda: '12.0', gpus: 1, gpu0: { persistenceMode: true, pcie: { widthCurrent: 8, widthMax: 16 }, power: { limitW: 75 } } },
-  'rtx-2070-x2.590.44.01.q.xml': { driver: '590.44.01', cuda: '13.1', gpus: 2, gpu0: { power: { drawW: 9.23, averageW: null, instantW: 9.23, limitW: 175, maxLimitW: 200 } } },
-  'rtx-2080-win.516.59.q.xml': { driver: '516.59', cuda: '11.7', gpus: 1, gpu0: { persistenceMode: null, power: { drawW: 14.5, limitW: 275, maxLimitW: 350 } } },
+  'quadro-p2000.525.125.06.q.xml': {
+    driver: '525.125.06',
+    cuda: '12.0',
+    gpus: 1,
+    gpu0: { persistenceMode: true, pcie: { widthCurrent: 8, widthMax: 16 }, power: { limitW: 75 } },
+  },
+  'rtx-2070-x2.590.44.01.q.xml': {
+    driver: '590.44.01',
+    cuda: '13.1',
+    gpus: 2,
+    gpu0: { power: { drawW: 9.23, averageW: null, instantW: 9.23, limitW: 175, maxLimitW: 200 } },
+  },
+  'rtx-2080-win.516.59.q.xml': {
+    driver: '516.59',
+    cuda: '11.7',
+    gpus: 1,
+    gpu0: { persistenceMode: null, power: { drawW: 14.5, limitW: 275, maxLimitW: 350 } },
+  },
   'rtx-3080-win.536.40.q.xml': { driver: '536.40', cuda: '12.2', gpus: 1, gpu0: { power: { drawW: 22.78, limitW: 336, defaultLimitW: 320 } } },
   'rtx-3080.595.58.03.q.xml': {
-    driver: '595.58.03', cuda: '13.2', gpus: 1,
-    gpu0: { pstate: 2, utilization: { gpuPercent: 65, memoryPercent: 9 }, power: { drawW: 139.62, averageW: 139.62, instantW: 142.33, limitW: 320, maxLimitW: 336 }, throttleReasons: 0 },
+    driver: '595.58.03',
+    cuda: '13.2',
+    gpus: 1,
+    gpu0: {
+      pstate: 2,
+      utilization: { gpuPercent: 65, memoryPercent: 9 },
+      power: { drawW: 139.62, averageW: 139.62, instantW: 142.33, limitW: 320, maxLimitW: 336 },
+      throttleReasons: 0,
+    },
   },
-  'rtx-3090.525.147.05.q.xml': { driver: '525.147.05', cuda: '12.0', gpus: 1, gpu0: { power: { limitW: 200, requestedLimitW: 200, defaultLimitW: 350, maxLimitW: 375 } } },
+  'rtx-3090.525.147.05.q.xml': {
+    driver: '525.147.05',
+    cuda: '12.0',
+    gpus: 1,
+    gpu0: { power: { limitW: 200, requestedLimitW: 200, defaultLimitW: 350, maxLimitW: 375 } },
+  },
   'rtx-3090.590.44.01.q.xml': { driver: '590.44.01', cuda: '13.1', gpus: 1, gpu0: { throttleReasons: 0x4, power: { maxLimitW: 480 } } },
   'rtx-4090.535.86.05.q.xml': {
-    driver: '535.86.05', cuda: '12.2', gpus: 1,
-    gpu0: { name: 'NVIDIA GeForce RTX 4090', eccMode: false, pcie: { genMax: 3, genCurrent: 1, genDeviceMax: 4 }, power: { drawW: 26.84, limitW: 450, minLimitW: 10, maxLimitW: 600 }, throttleReasons: 0x1 },
+    driver: '535.86.05',
+    cuda: '12.2',
+    gpus: 1,
+    gpu0: {
+      name: 'NVIDIA GeForce RTX 4090',
+      eccMode: false,
+      pcie: { genMax: 3, genCurrent: 1, genDeviceMax: 4 },
+      power: { drawW: 26.84, limitW: 450, minLimitW: 10, maxLimitW: 600 },
+      throttleReasons: 0x1,
+    },
   },
-  'rtx-a5000-x2.590.44.01.q.xml': { driver: '590.44.01', cuda: '13.1', gpus: 2, gpu0: { fanPercent: 30, memory: { totalMiB: 24564, reservedMiB: 450, usedMiB: 22437, freeMiB: 1678 } } },
-  'tesla-p100-pcie-16gb.510.47.03.q.xml': { driver: '510.47.03', cuda: '11.6', gpus: 1, gpu0: { fanPercent: null, eccMode: true, clocks: { current: { graphicsMHz: 405, smMHz: 405, memMHz: 715, videoMHz: 835 }, max: { graphicsMHz: 1328, smMHz: 1328, memMHz: 715, videoMHz: 1328 }, applications: { graphicsMHz: 1189, memMHz: 715 }, defaultApplications: { graphicsMHz: 1189, memMHz: 715 }, maxCustomerBoostMHz: 1328 } } },
-  'tesla-t4.515.105.01.q.xml': { driver: '515.105.01', cuda: '11.7', gpus: 1, gpu0: { processes: [expect.objectContaining({ pid: 675, type: 'G' }), expect.objectContaining({ pid: 5762, type: 'C', name: 'python', usedMemoryMiB: 1005 })] as GpuInfo['processes'] } },
+  'rtx-a5000-x2.590.44.01.q.xml': {
+    driver: '590.44.01',
+    cuda: '13.1',
+    gpus: 2,
+    gpu0: { fanPercent: 30, memory: { totalMiB: 24564, reservedMiB: 450, usedMiB: 22437, freeMiB: 1678 } },
+  },
+  'tesla-p100-pcie-16gb.510.47.03.q.xml': {
+    driver: '510.47.03',
+    cuda: '11.6',
+    gpus: 1,
+    gpu0: {
+      fanPercent: null,
+      eccMode: true,
+      clocks: {
+        current: { graphicsMHz: 405, smMHz: 405, memMHz: 715, videoMHz: 835 },
+        max: { graphicsMHz: 1328, smMHz: 1328, memMHz: 715, videoMHz: 1328 },
+        applications: { graphicsMHz: 1189, memMHz: 715 },
+        defaultApplications: { graphicsMHz: 1189, memMHz: 715 },
+        maxCustomerBoostMHz: 1328,
+      },
+    },
+  },
+  'tesla-t4.515.105.01.q.xml': {
+    driver: '515.105.01',
+    cuda: '11.7',
+    gpus: 1,
+    gpu0: {
+      processes: [
+        expect.objectContaining({ pid: 675, type: 'G' }),
+        expect.objectContaining({ pid: 5762, type: 'C', name: 'python', usedMemoryMiB: 1005 }),
+      ] as GpuInfo['processes'],
+    },
+  },
 };
 
 function checkCommon(gpu: GpuInfo): void {
@@ -131,7 +207,19 @@ describe('XML reader', () => {
   });
 
   it('reports malformed documents as errors', () => {
-    for (const bad of ['', 'text only', '<a>', '<a></b>', '<a><b></a', '<a x></a>', '<a/><b/>', '<a><!-- open', '<a><![CDATA[ x', '<!DOCTYPE x [ <a/>', '<a x="1></a>']) {
+    for (const bad of [
+      '',
+      'text only',
+      '<a>',
+      '<a></b>',
+      '<a><b></a',
+      '<a x></a>',
+      '<a/><b/>',
+      '<a><!-- open',
+      '<a><![CDATA[ x',
+      '<!DOCTYPE x [ <a/>',
+      '<a x="1></a>',
+    ]) {
       const parsed = parseXml(bad);
       expect(parsed.ok, bad).toBe(false);
     }
@@ -145,13 +233,42 @@ describe('XML reader', () => {
   });
 
   it('never throws', () => {
-    const pieces = fc.constantFrom('<', '>', '</', '/>', 'a', 'gpu', '=', '"', "'", '&amp;', '&', '<!--', '-->', '<![CDATA[', ']]>', '<!DOCTYPE x', '[', ']', '<?xml ?>', ' ', '\n', 'N/A');
+    const pieces = fc.constantFrom(
+      '<',
+      '>',
+      '</',
+      '/>',
+      'a',
+      'gpu',
+      '=',
+      '"',
+      "'",
+      '&amp;',
+      '&',
+      '<!--',
+      '-->',
+      '<![CDATA[',
+      ']]>',
+      '<!DOCTYPE x',
+      '[',
+      ']',
+      '<?xml ?>',
+      ' ',
+      '\n',
+      'N/A',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.array(pieces, { maxLength: 80 }).map((a) => a.join(''))), (text) => {
-        const parsed = parseXml(text);
-        expect(typeof parsed.ok).toBe('boolean');
-        parseNvidiaSmiXml(text);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.array(pieces, { maxLength: 80 }).map((a) => a.join('')),
+        ),
+        (text) => {
+          const parsed = parseXml(text);
+          expect(typeof parsed.ok).toBe('boolean');
+          parseNvidiaSmiXml(text);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -103,8 +103,7 @@ export function createHfTrainerParser(): LineParser {
 
   return {
     name: 'hf-trainer',
-    matches: (line) =>
-      openDict !== null || blockKind !== null || (line.includes('{') ? line.includes("{'") || line.includes('{"') : line.includes('*****')),
+    matches: (line) => openDict !== null || blockKind !== null || (line.includes('{') ? line.includes("{'") || line.includes('{"') : line.includes('*****')),
     parse(line) {
       if (openDict !== null) {
         if (/^\s*['"]/.test(line)) return continueDict(line);

@@ -193,7 +193,10 @@ export class LinePrefixReader {
     }
     const after = line.charCodeAt(end);
     // A stamp ends the line or is followed by a separator, a zone or a closing bracket; `12:30:45abc` is not one.
-    if (end < line.length && !(isSpaceCode(after) || after === 0x5a || after === 0x2b || after === DASH || after === 0x5d || after === COLON || after === PIPE)) {
+    if (
+      end < line.length &&
+      !(isSpaceCode(after) || after === 0x5a || after === 0x2b || after === DASH || after === 0x5d || after === COLON || after === PIPE)
+    ) {
       return false;
     }
     this.wallTimeMs = ((hours * 60 + minutes) * 60 + seconds) * 1000 + Math.round(fractionMs);
@@ -433,7 +436,13 @@ function readDate(line: string, at: number): number | null {
     year = digitsValue(line, at, 4);
     month = digitsValue(line, at + 5, 2);
     day = digitsValue(line, at + 8, 2);
-  } else if (isDigits(line, at, 2) && line.charCodeAt(at + 2) === 0x2f && isDigits(line, at + 3, 2) && line.charCodeAt(at + 5) === 0x2f && isDigits(line, at + 6, 4)) {
+  } else if (
+    isDigits(line, at, 2) &&
+    line.charCodeAt(at + 2) === 0x2f &&
+    isDigits(line, at + 3, 2) &&
+    line.charCodeAt(at + 5) === 0x2f &&
+    isDigits(line, at + 6, 4)
+  ) {
     month = digitsValue(line, at, 2);
     day = digitsValue(line, at + 3, 2);
     year = digitsValue(line, at + 6, 4);

@@ -263,7 +263,7 @@ function sameShape(line: string, shape: string): boolean {
 /** The shape's numbers: runs of digits, with one `.` and more digits inside (`3.25`); a sign is text. */
 function slotsOf(shape: string): Int32Array {
   const bounds: number[] = [];
-  for (let i = 0; i < shape.length; ) {
+  for (let i = 0; i < shape.length;) {
     if (shape.charCodeAt(i) !== NUMBER_DIGIT) {
       i++;
       continue;
@@ -355,11 +355,24 @@ function makeTemplate(line: string, parsed: ParsedLine, fresh: () => LineParser[
       if (probe === null || probe.kind !== original.kind || (probe.step === null) !== (original.step === null)) return null;
       if (!sameNames(Object.keys(probe.values), names)) return null;
     }
-    const step = original.step === null ? null : sourceOf(line, slots, original.step, probes.map((probe) => probe!.step!));
+    const step =
+      original.step === null
+        ? null
+        : sourceOf(
+            line,
+            slots,
+            original.step,
+            probes.map((probe) => probe!.step!),
+          );
     if (original.step !== null && step === null) return null;
     const values: ValueSource[] = [];
     for (const name of names) {
-      const source = sourceOf(line, slots, original.values[name]!, probes.map((probe) => probe!.values[name]!));
+      const source = sourceOf(
+        line,
+        slots,
+        original.values[name]!,
+        probes.map((probe) => probe!.values[name]!),
+      );
       if (source === null) return null;
       values.push(source);
     }

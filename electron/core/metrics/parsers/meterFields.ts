@@ -22,8 +22,7 @@ const NUMBER = String.raw`[-+]?(?:\d+:\d{2}(?::\d{2}(?:\.\d+)?)?|\d*\.?\d+(?:[eE
  * header such as `[  72/5005]` are never read as fields.
  */
 const FIELD = new RegExp(
-  String.raw`([A-Za-z][\w@/]*(?: [A-Za-z][\w@/]*)?):?\s+(${NUMBER})s?(?:,\s+(${NUMBER})\/s)?` +
-    String.raw`(?:\s+\(\s*(${NUMBER})s?(?:,\s+(${NUMBER})\/s)?\))?`,
+  String.raw`([A-Za-z][\w@/]*(?: [A-Za-z][\w@/]*)?):?\s+(${NUMBER})s?(?:,\s+(${NUMBER})\/s)?` + String.raw`(?:\s+\(\s*(${NUMBER})s?(?:,\s+(${NUMBER})\/s)?\))?`,
   // No `i` flag (the cases of nan/inf are spelled out) and no `u`: see types.ts.
   'g',
 );

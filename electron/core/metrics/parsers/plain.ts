@@ -43,8 +43,17 @@ function isNonFinite(token: string): boolean {
 /** Ends a token: whitespace and `,;|()[]{}`. */
 function endsToken(code: number): boolean {
   return (
-    code === 0x20 || code === 0x09 || code === 0x2c || code === 0x3b || code === 0x7c ||
-    code === 0x28 || code === 0x29 || code === 0x5b || code === 0x5d || code === 0x7b || code === 0x7d
+    code === 0x20 ||
+    code === 0x09 ||
+    code === 0x2c ||
+    code === 0x3b ||
+    code === 0x7c ||
+    code === 0x28 ||
+    code === 0x29 ||
+    code === 0x5b ||
+    code === 0x5d ||
+    code === 0x7b ||
+    code === 0x7d
   );
 }
 /** Punctuation that ends a key (a value's end, a field separator). */
@@ -64,7 +73,8 @@ function startsNumber(token: string): boolean {
 export function looksLikePlainStepLine(line: string): boolean {
   let at = 0;
   // Spaces, and the bracket a script puts its position in (`[epoch 1 | batch 20/100] ...`).
-  while (at < line.length && (line.charCodeAt(at) === 0x20 || line.charCodeAt(at) === 0x09 || line.charCodeAt(at) === 0x5b || line.charCodeAt(at) === 0x28)) at++;
+  while (at < line.length && (line.charCodeAt(at) === 0x20 || line.charCodeAt(at) === 0x09 || line.charCodeAt(at) === 0x5b || line.charCodeAt(at) === 0x28))
+    at++;
   const first = line.charCodeAt(at) | 0x20; // lower-cased
   if (
     first !== 0x73 /* s */ &&

@@ -33,7 +33,7 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
   secs: 1000,
   seconds: 1000,
   us: 0.001,
-  'µs': 0.001,
+  µs: 0.001,
 };
 
 /** A time per step, as milliseconds per unit (`ms/step`, `0.25 s/step`, `sec/iter`); `s/it` is tqdm's, read as a rate below. */

@@ -28,5 +28,25 @@ export interface Migration {
   convert?: (db: Db) => void;
 }
 
-export const migrations: readonly Migration[] = [initial, workloadMode, fingerprint, sweeps, compare, reparse, profiles, outputDropped, runReplacements, stepChoices, runCheckout, mlflow, textGenerations, processIdentity, typedCommand, runKnobs, tunes, sampleBlocks, blockDataApart];
+export const migrations: readonly Migration[] = [
+  initial,
+  workloadMode,
+  fingerprint,
+  sweeps,
+  compare,
+  reparse,
+  profiles,
+  outputDropped,
+  runReplacements,
+  stepChoices,
+  runCheckout,
+  mlflow,
+  textGenerations,
+  processIdentity,
+  typedCommand,
+  runKnobs,
+  tunes,
+  sampleBlocks,
+  blockDataApart,
+];
 export const SCHEMA_VERSION = migrations.length;

@@ -57,7 +57,11 @@ export function parseComputeApps(text: string, fields: readonly string[] = DEFAU
     if (cells.length !== fields.length) {
       const said = classifyNvidiaSmiMessage(line);
       if (said) result.nvidiaSmi ??= said;
-      result.errors.push({ kind: said ? 'message' : 'columns', message: said ? `nvidia-smi says: ${said.line}` : `expected ${fields.length} columns, found ${cells.length}`, line: line.slice(0, 200) });
+      result.errors.push({
+        kind: said ? 'message' : 'columns',
+        message: said ? `nvidia-smi says: ${said.line}` : `expected ${fields.length} columns, found ${cells.length}`,
+        line: line.slice(0, 200),
+      });
       continue;
     }
     // A header line: every cell names the requested field (perhaps by its other spelling).

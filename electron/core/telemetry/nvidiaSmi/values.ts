@@ -20,8 +20,8 @@ export function unavailableReason(raw: string): string | null {
 
 /** Error texts that also turn up without brackets (the XML and `-q` forms print them bare). */
 const BARE_ERRORS = new Set(
-  ['Not Supported', 'Unknown Error', 'GPU is lost', 'Insufficient Permissions', 'Requested functionality has been deprecated', 'Not Available'].map(
-    (s) => s.toLowerCase(),
+  ['Not Supported', 'Unknown Error', 'GPU is lost', 'Insufficient Permissions', 'Requested functionality has been deprecated', 'Not Available'].map((s) =>
+    s.toLowerCase(),
   ),
 );
 
