@@ -1,6 +1,6 @@
 // The window: header with the app's facts, the sweeps and runs sidebar, and the main area (the first-run view, New run,
 // GPU control, a sweep view or one run).
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MethodOutput, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge, useConnectionState } from './bridge/context.js';
 import { AbandonedGpuBanner } from './gpu/AbandonedGpuBanner.js';
@@ -14,6 +14,7 @@ import { OrphanBanners } from './runs/OrphanBanners.js';
 import { RunsList } from './runs/RunsList.js';
 import { RunsTable } from './compare/RunsTable.js';
 import { RunView } from './runs/RunView.js';
+import { useRunList, useRuns, useWorkloadList, useWorkloads } from './runs/runStore.js';
 import { SweepNotifier } from './sweeps/SweepNotifier.js';
 import { SweepPages } from './sweeps/SweepPages.js';
 import { SweepsSidebar } from './sweeps/SweepsList.js';
@@ -25,12 +26,6 @@ import { useMenuCommands } from './useMenuCommands.js';
 import { useSidebarOpen } from './sidebarState.js';
 
 type AppInfo = MethodOutput<'app.info'>;
-
-function withRun(runs: ReadonlyMap<number, Run>, run: Run): ReadonlyMap<number, Run> {
-  const next = new Map(runs);
-  next.set(run.id, run);
-  return next;
-}
 
 function ConnectionBanner() {
   const state = useConnectionState();
@@ -51,31 +46,29 @@ export function App() {
   const [view, navigate] = useView();
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [sidebarOpen, toggleSidebar] = useSidebarOpen();
-  const [runs, setRuns] = useState<ReadonlyMap<number, Run>>(() => new Map());
-  const [workloads, setWorkloads] = useState<readonly Workload[]>([]);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  // Runs and workloads are live lists (runs/runStore.ts): an update that comes during a reload is kept.
+  const runList = useRunList();
+  const runsNow = useRuns();
+  const workloadList = useWorkloadList();
+  const { items: workloads, error: workloadsError } = useWorkloads();
+  const [infoError, setInfoError] = useState<string | null>(null);
   const [missingRun, setMissingRun] = useState<{ id: number; error: string } | null>(null);
   const importLogRef = useRef<ImportLogHandle>(null);
   const openImportLog = useCallback(() => importLogRef.current?.open(), []);
   useMenuCommands(openImportLog);
 
-  useEffect(() => bridge.on('runs.onDidChange', (run) => setRuns((prev) => withRun(prev, run))), [bridge]);
-  useEffect(() => bridge.on('workloads.onDidChange', ({ workloads: list }) => setWorkloads(list)), [bridge]);
-
   // On every (re)connect: whatever changed while the socket was down arrives only this way.
   useEffect(() => {
     if (connection !== 'open') return;
     let cancelled = false;
-    Promise.all([api['app.info']({}), api['runs.list']({}), api['workloads.list']({})]).then(
-      ([appInfo, runList, workloadList]) => {
+    api['app.info']({}).then(
+      (appInfo) => {
         if (cancelled) return;
         setInfo(appInfo);
-        setRuns(new Map(runList.map((run) => [run.id, run])));
-        setWorkloads(workloadList);
-        setLoadError(null);
+        setInfoError(null);
       },
       (error: unknown) => {
-        if (!cancelled) setLoadError(errorMessage(error));
+        if (!cancelled) setInfoError(errorMessage(error));
       },
     );
     return () => {
@@ -87,15 +80,16 @@ export function App() {
   const selectedId = view.kind === 'run' ? view.id : null;
   const fromId = view.kind === 'new' ? (view.from ?? null) : null;
   const wantedId = selectedId ?? fromId;
-  const selectedRun = selectedId === null ? null : (runs.get(selectedId) ?? null);
-  const fromRun = fromId === null ? null : (runs.get(fromId) ?? null);
-  const needsFetch = wantedId !== null && !runs.has(wantedId) && info !== null;
+  const sortedRuns = runsNow.items;
+  const selectedRun = selectedId === null ? null : (sortedRuns.find((run) => run.id === selectedId) ?? null);
+  const fromRun = fromId === null ? null : (sortedRuns.find((run) => run.id === fromId) ?? null);
+  const needsFetch = wantedId !== null && runsNow.loaded && !sortedRuns.some((run) => run.id === wantedId) && info !== null;
   useEffect(() => {
     if (!needsFetch || wantedId === null) return;
     let cancelled = false;
     api['runs.get']({ id: wantedId }).then(
       (run) => {
-        if (!cancelled) setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
+        if (!cancelled) runList.adopt(run);
       },
       (error: unknown) => {
         if (!cancelled) setMissingRun({ id: wantedId, error: errorMessage(error) });
@@ -104,31 +98,28 @@ export function App() {
     return () => {
       cancelled = true;
     };
-  }, [api, needsFetch, wantedId]);
-
-  const sortedRuns = useMemo(() => [...runs.values()].sort((a, b) => b.id - a.id), [runs]);
+  }, [api, runList, needsFetch, wantedId]);
 
   /** A run just started or imported: listed, and opened. */
   const onNewRun = useCallback(
     (run: Run) => {
       // A change event may already have brought a newer state of this run; keep that one.
-      setRuns((prev) => (prev.has(run.id) ? prev : withRun(prev, run)));
+      runList.adopt(run);
       navigate({ kind: 'run', id: run.id });
     },
-    [navigate],
+    [navigate, runList],
   );
-  const onWorkloadCreated = useCallback((workload: Workload) => {
-    setWorkloads((prev) => [...prev.filter((w) => w.id !== workload.id), workload]);
-  }, []);
+  const onWorkloadCreated = useCallback((workload: Workload) => workloadList.put(workload), [workloadList]);
 
   // Known once the first answers came (app.info comes with runs.list): until then an empty list means nothing.
-  const loaded = info !== null;
-  const showsNewRun = view.kind === 'new' || (view.kind === 'home' && loaded && runs.size > 0);
+  const loaded = info !== null && runsNow.loaded;
+  const loadError = infoError ?? runsNow.error ?? workloadsError;
+  const showsNewRun = view.kind === 'new' || (view.kind === 'home' && loaded && sortedRuns.length > 0);
   let main;
   // New run too: its directory starts where the engine was started, which app.info says.
   if ((view.kind === 'home' || view.kind === 'new') && !loaded) {
     main = <div className="placeholder">Loading…</div>;
-  } else if (view.kind === 'home' && runs.size === 0) {
+  } else if (view.kind === 'home' && sortedRuns.length === 0) {
     main = <FirstRun workloads={workloads} onStarted={onNewRun} onImportLog={openImportLog} />;
   } else if (fromId !== null && fromRun === null) {
     main =
