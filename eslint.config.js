@@ -75,6 +75,39 @@ const NODE_TIMERS = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval
   message: 'an engine timer takes the injected Clock (clock.setTimeout); real time only through realDelay, realTimeout or realInterval of clock.ts, saying why',
 }));
 
+const rendererNames = [
+  { name: 'electron', message: 'the renderer talks to the engine only through the bridge' },
+  ...nodeBuiltins.map((name) => ({ name, message: 'the renderer runs in a browser: no Node modules' })),
+  { name: 'better-sqlite3', message: 'the renderer never touches the database' },
+  { name: 'node-pty', message: 'the renderer never touches processes' },
+];
+const rendererEngine = layer(
+  ['**/electron/core/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/server/**', '**/electron/cli/**'],
+  'the renderer imports only electron/shared',
+);
+
+/**
+ * The renderer's feature folders (docs/architecture.md), bottom to top: each may use shared/ and bridge/ and the
+ * features below it, never one above, so no two features lean on each other. shared/ and bridge/ (the transport)
+ * use no feature; the app shell (App.tsx, routes) may use all.
+ */
+const RENDERER_FEATURES = ['terminal', 'gpu', 'mlflow', 'runs', 'compare', 'sweeps'];
+
+function rendererFolder(folder, below) {
+  const refused = RENDERER_FEATURES.filter((feature) => feature !== folder && !below.includes(feature));
+  const may = below.length > 0 ? `uses only shared/, bridge/ and ${below.map((f) => `${f}/`).join(', ')}` : 'uses no feature folder';
+  const border = layer(
+    refused.map((feature) => `**/${feature}/**`),
+    `renderer/src/${folder}/ ${may} (the borders in docs/architecture.md)`,
+  );
+  return {
+    files: [`renderer/src/${folder}/**/*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': restrict({ names: rendererNames, patterns: refused.length > 0 ? [rendererEngine, border] : [rendererEngine] }),
+    },
+  };
+}
+
 function coreLayer(folder, allowed) {
   const refused = Object.keys(CORE_LAYERS).filter((other) => other !== folder && !allowed.includes(other));
   const may = allowed.length > 0 ? `imports only ${allowed.map((f) => `${f}/`).join(', ')} of the engine` : 'imports no other engine folder';
@@ -184,19 +217,13 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.recommended.rules,
       'no-restricted-imports': restrict({
-        names: [
-          { name: 'electron', message: 'the renderer talks to the engine only through the bridge' },
-          ...nodeBuiltins.map((name) => ({ name, message: 'the renderer runs in a browser: no Node modules' })),
-          { name: 'better-sqlite3', message: 'the renderer never touches the database' },
-          { name: 'node-pty', message: 'the renderer never touches processes' },
-        ],
-        patterns: [
-          layer(
-            ['**/electron/core/**', '**/electron/main/**', '**/electron/preload/**', '**/electron/server/**', '**/electron/cli/**'],
-            'the renderer imports only electron/shared',
-          ),
-        ],
+        names: rendererNames,
+        patterns: [rendererEngine],
       }),
     },
   },
+  // Later blocks replace the rule's options for their files, so each repeats the renderer's own restrictions.
+  rendererFolder('shared', []),
+  rendererFolder('bridge', []),
+  ...RENDERER_FEATURES.map((feature, index) => rendererFolder(feature, RENDERER_FEATURES.slice(0, index))),
 );

@@ -2,7 +2,8 @@
 // while the app's code (about 700 kB) downloads and parses; then it loads the app, which takes that socket over.
 // Inside Electron the preload's IPC needs no connection, and the app is loaded straight away.
 import { openEarlySocket } from './bridge/earlySocket.js';
-import { callKey, earlyCallsFor } from './compare/compareRequests.js';
+import { callKey } from './bridge/callKey.js';
+import { earlyCallsFor } from './compare/compareRequests.js';
 import './shared/base.css';
 
 const early = window.tuningBench ? null : openEarlySocket(window.location);

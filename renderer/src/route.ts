@@ -1,7 +1,7 @@
 // What the main area shows, kept in the URL hash so a reload (or a shared link) reopens the same run.
 import { useCallback, useSyncExternalStore } from 'react';
 import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './compare/compareRoute.js';
-import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './sweeps/sweepRoute.js';
+import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './shared/sweepRoute.js';
 
 /**
  * `home`: the address with no view named; the first-run view while there are no runs, else New run. `new` with

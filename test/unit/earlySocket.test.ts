@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EarlySocket } from '../../renderer/src/bridge/earlySocket.js';
 import { createWebSocketBridge } from '../../renderer/src/bridge/wsBridge.js';
-import { callKey, earlyCallsFor } from '../../renderer/src/compare/compareRequests.js';
+import { callKey } from '../../renderer/src/bridge/callKey.js';
+import { earlyCallsFor } from '../../renderer/src/compare/compareRequests.js';
 import { DEFAULT_GATE } from '../../renderer/src/compare/compareRoute.js';
 
 /** Just enough of the browser's WebSocket: the test plays the server through open(), push() and sent. */

@@ -107,3 +107,34 @@ describe('the composition root only wires', () => {
     }
   }, 30_000);
 });
+
+describe("the renderer's borders (docs/architecture.md)", () => {
+  it.each([
+    ['renderer/src/runs/x.ts', "import { SweepView } from '../sweeps/SweepView.js';"],
+    ['renderer/src/compare/x.ts', "import '../sweeps/sweeps.css';"],
+    ['renderer/src/terminal/x.ts', "import { RunView } from '../runs/RunView.js';"],
+    ['renderer/src/gpu/x.ts', "import { RunView } from '../runs/RunView.js';"],
+    ['renderer/src/shared/x.ts', "import { describeRunSettings } from '../gpu/gpuText.js';"],
+    // The transport uses no feature.
+    ['renderer/src/bridge/x.ts', "import { earlyCallsFor } from '../compare/compareRequests.js';"],
+  ])(
+    'refuses in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toHaveLength(1);
+    },
+    30_000,
+  );
+
+  it.each([
+    ['renderer/src/sweeps/x.ts', "import { RevisionDiff } from '../compare/RevisionDiff.js';"],
+    ['renderer/src/runs/x.ts', "import { describeRunSettings } from '../gpu/gpuText.js';"],
+    ['renderer/src/compare/x.ts', "import { useSweeps } from '../shared/sweepStore.js';"],
+    ['renderer/src/App.tsx', "import { SweepPages } from './sweeps/SweepPages.js';"],
+  ])(
+    'allows in %s: %s',
+    async (file, code) => {
+      expect(await restrictedImports(file, `${code}\nexport const used = 1;\n`)).toEqual([]);
+    },
+    30_000,
+  );
+});

@@ -2,7 +2,7 @@
 import { createClient, type ApiResult, type MethodName } from '../../../electron/shared/api.js';
 import { MAX_WS_MESSAGE_BYTES, type WsCall } from '../../../electron/shared/protocol.js';
 import type { EarlySocket } from './earlySocket.js';
-import { callKey } from '../compare/compareRequests.js';
+import { callKey } from './callKey.js';
 import { EventHub } from './eventHub.js';
 import type { Bridge, ConnectionState } from './types.js';
 

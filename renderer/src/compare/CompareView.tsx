@@ -26,8 +26,8 @@ import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 import { useCompareColumns, type CompareColumns } from './compareColumns.js';
 import { SweepRevisionDiffs } from './RevisionDiff.js';
-import { useSweep } from '../sweeps/sweepStore.js';
-import { SweepFailures } from '../sweeps/SweepFailures.js';
+import { useSweep } from '../shared/sweepStore.js';
+import { SweepFailures } from './SweepFailures.js';
 import './compare.css';
 import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
 

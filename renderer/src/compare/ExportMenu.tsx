@@ -5,7 +5,7 @@ import type { ExportFormat, MethodInput } from '../../../electron/shared/api.js'
 import { useBridge } from '../bridge/context.js';
 import { downloadText } from '../shared/downloadText.js';
 import { errorMessage } from '../shared/format.js';
-import './ExportMenu.css';
+import '../shared/ExportMenu.css';
 
 type CompareRequestInput = MethodInput<'compare.runs'>;
 

@@ -7,7 +7,7 @@ import { useBridge, useConnectionState } from '../bridge/context.js';
 import { compareRoute } from './compareRoute.js';
 import { errorMessage, formatDuration, formatNumber, formatStartTime, runDurationMs } from '../shared/format.js';
 import { useView, viewHash } from '../route.js';
-import { useSweeps } from '../sweeps/sweepStore.js';
+import { useSweeps } from '../shared/sweepStore.js';
 import { useNow } from '../shared/useNow.js';
 import { NotesCell, TagsCell } from '../runs/RunAnnotations.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';

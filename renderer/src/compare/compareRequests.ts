@@ -44,8 +44,3 @@ export function earlyCallsFor(hash: string): EarlyCall[] {
   if (series) calls.push({ method: 'compare.series', input: series });
   return calls;
 }
-
-/** One key per call: the transport answers a call the page already sent with its answer, once. */
-export function callKey(method: string, input: unknown): string {
-  return `${method} ${JSON.stringify(input)}`;
-}

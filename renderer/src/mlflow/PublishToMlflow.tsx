@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MethodInput, MlflowSettings, Publication, PublishReport } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatDateTime } from '../shared/format.js';
-import '../compare/ExportMenu.css';
+import '../shared/ExportMenu.css';
 import './mlflow.css';
 
 type PublishInput = MethodInput<'mlflow.publish'>;

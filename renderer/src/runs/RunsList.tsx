@@ -3,7 +3,7 @@ import type { Run } from '../../../electron/shared/api.js';
 import { formatBytes, formatDuration, formatStartTime, runDurationMs } from '../shared/format.js';
 import { useNow } from '../shared/useNow.js';
 import { runLabel } from './runLabel.js';
-import { useSweeps } from '../sweeps/sweepStore.js';
+import { useSweeps } from '../shared/sweepStore.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
 
 interface RunsListProps {

@@ -5,7 +5,7 @@ import type { Sweep, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { finderStartDefault, parseFinderFields, withFoundValue, type SweepFields } from './sweepForm.js';
-import { useSweeps } from './sweepStore.js';
+import { useSweeps } from '../shared/sweepStore.js';
 import { updateSweepDraft } from './useSweepDraft.js';
 import './sweeps.css';
 

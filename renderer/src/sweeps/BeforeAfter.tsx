@@ -11,12 +11,12 @@ import { errorMessage, formatDateTime } from '../shared/format.js';
 import { WORKTREE } from '../compare/revisionText.js';
 import { useView, viewHash } from '../route.js';
 import { parseStepLimit } from '../runs/stepLimit.js';
-import { useSweep, useSweepStore } from './sweepStore.js';
+import { useSweep, useSweepStore } from '../shared/sweepStore.js';
 import { isActive } from './sweepText.js';
 import { RevisionDiff } from '../compare/RevisionDiff.js';
 import { SweepProgress } from './SweepProgress.js';
 import { SweepControls } from './SweepControls.js';
-import { SweepFailures } from './SweepFailures.js';
+import { SweepFailures } from '../compare/SweepFailures.js';
 import './sweeps.css';
 
 /** Commits offered from HEAD: a before/after is about recent work; older ones are typed (or picked by branch or tag). */

@@ -21,7 +21,7 @@ import {
   type SweepRequestInput,
 } from './sweepForm.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
-import { useSweepStore } from './sweepStore.js';
+import { useSweepStore } from '../shared/sweepStore.js';
 import { useSweepDraft } from './useSweepDraft.js';
 import { BatchFinderForm } from './BatchFinderForm.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { Sweep } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
-import { useSweepStore } from './sweepStore.js';
+import { useSweepStore } from '../shared/sweepStore.js';
 import { isActive } from './sweepText.js';
 
 type Action = 'pause' | 'resume' | 'skip' | 'cancel';

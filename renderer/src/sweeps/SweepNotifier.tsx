@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useBridge } from '../bridge/context.js';
 import { viewHash } from '../route.js';
-import { useSweeps, useSweepStore } from './sweepStore.js';
+import { useSweeps, useSweepStore } from '../shared/sweepStore.js';
 import { endNotice, titleSweep, windowTitle } from './sweepText.js';
 import './sweeps.css';
 

@@ -1,6 +1,6 @@
 // The main area for a sweep route: the list of sweeps, the New sweep form, the before/after form, or one sweep.
 import type { Workload } from '../../../electron/shared/api.js';
-import type { SweepRoute } from './sweepRoute.js';
+import type { SweepRoute } from '../shared/sweepRoute.js';
 import { BeforeAfter } from './BeforeAfter.js';
 import { SweepBuilder } from './SweepBuilder.js';
 import { SweepsList } from './SweepsList.js';

@@ -5,7 +5,7 @@ import type { Sweep } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatStartTime } from '../shared/format.js';
 import { useView, viewHash } from '../route.js';
-import { useSweeps, useSweepStore } from './sweepStore.js';
+import { useSweeps, useSweepStore } from '../shared/sweepStore.js';
 import { formatEta, isActive, planLabel } from './sweepText.js';
 import { SweepProgressBar, SweepStatusBadge } from './SweepStatus.js';
 import './sweeps.css';

@@ -1,14 +1,10 @@
 // A sweep in words and numbers: which statuses are live, speedups against the baseline, its progress, the window title, the end notice.
 import type { Sweep, SweepPlaceNow, SweepRunFailure } from '../../../electron/shared/api.js';
 import { formatDuration } from '../shared/format.js';
+import { ACTIVE_STATUSES } from '../shared/sweepStatus.js';
 
 export type SweepStatus = Sweep['status'];
 export type SweepConfigState = Sweep['configs'][number];
-
-/** Still to finish: the engine holds these in its queue. */
-export const ACTIVE_STATUSES: ReadonlySet<SweepStatus> = new Set(['queued', 'running', 'paused']);
-/** How a sweep ends on its own or by cancel ('interrupted' is the engine dying, and can be resumed). */
-export const ENDED_STATUSES: ReadonlySet<SweepStatus> = new Set(['succeeded', 'failed', 'cancelled']);
 
 export const APP_TITLE = 'Tuning Bench';
 

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import type { LogFormat } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
-import { saveRunLog } from '../runs/saveLog.js';
+import { saveRunLog } from '../shared/saveLog.js';
 import { TerminalSearch, type SearchDirection, type SearchResults } from './TerminalSearch.js';
 import './terminal.css';
 

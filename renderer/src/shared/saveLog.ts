@@ -1,7 +1,7 @@
 // Saves a run's whole log: Electron asks where and writes it; headless mode hands the browser a download.
 import type { ApiClient, LogFormat } from '../../../electron/shared/api.js';
 import { TOKEN_PARAM } from '../../../electron/shared/protocol.js';
-import { downloadUrl } from '../shared/download.js';
+import { downloadUrl } from './download.js';
 
 /** What to tell the person, or null when they cancelled Electron's dialog. */
 export async function saveRunLog(api: ApiClient, runId: number, format: LogFormat): Promise<string | null> {

@@ -4,9 +4,9 @@ import { useEffect, useMemo, useState } from 'react';
 import type { Sweep } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import type { Bridge } from '../bridge/types.js';
-import { errorMessage } from '../shared/format.js';
-import { LiveList, useLiveList } from '../shared/liveList.js';
-import { ACTIVE_STATUSES, ENDED_STATUSES } from './sweepText.js';
+import { errorMessage } from './format.js';
+import { LiveList, useLiveList } from './liveList.js';
+import { ACTIVE_STATUSES, ENDED_STATUSES } from './sweepStatus.js';
 
 export interface SweepsSnapshot {
   /** Newest first. */

@@ -3,7 +3,7 @@
 import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import type { Bridge } from '../bridge/types.js';
-import { LiveList, useLiveList, type LiveListSnapshot } from '../shared/liveList.js';
+import { LiveList, useLiveList, type LiveListSnapshot } from './liveList.js';
 
 /** The engine's order: built-ins first, then by name (SQLite's binary order). */
 function workloadOrder(a: Workload, b: Workload): number {

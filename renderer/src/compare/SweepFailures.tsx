@@ -2,7 +2,7 @@
 // your tree has (data git does not track, not linked): shown on the sweep, before/after and comparison pages.
 import type { Sweep } from '../../../electron/shared/api.js';
 import { viewHash } from '../route.js';
-import './sweeps.css';
+import './SweepFailures.css';
 
 export function SweepFailures({ sweep }: { sweep: Sweep }) {
   const failed = sweep.configs.filter((config) => config.failure !== null);
