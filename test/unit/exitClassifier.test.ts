@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyExit, findFailureLine } from '../../electron/core/ingest/exitClassifier.js';
 import { readCapturedFixture } from '../helpers/fixtures.js';
-const base = { exitCode: 1, signal: null, stoppedByUser: false, timedOut: false, outputTail: '' };
+const base = { exitCode: 1, signal: null, stopCause: null, outputTail: '' };
 
 describe('classifyExit', () => {
   it('calls a clean exit ok', () => {
@@ -52,8 +52,21 @@ describe('classifyExit', () => {
   });
 
   it('puts the user and the clock before the output', () => {
-    expect(classifyExit({ ...base, stoppedByUser: true, outputTail: 'CUDA out of memory' })).toMatchObject({ status: 'stopped', exitClass: 'killed' });
-    expect(classifyExit({ ...base, timedOut: true })).toMatchObject({ status: 'timed_out', exitClass: 'timeout' });
+    expect(classifyExit({ ...base, stopCause: { kind: 'user' }, outputTail: 'CUDA out of memory' })).toMatchObject({ status: 'stopped', exitClass: 'killed' });
+    expect(classifyExit({ ...base, stopCause: { kind: 'time-limit' } })).toMatchObject({ status: 'timed_out', exitClass: 'timeout' });
+  });
+
+  it('says each stop cause in its own words', () => {
+    const verdict = (stopCause: Parameters<typeof classifyExit>[0]['stopCause']) => classifyExit({ ...base, signal: 'SIGINT', stopCause });
+    expect(verdict({ kind: 'step-limit', step: 200 })).toEqual({ status: 'stopped', exitClass: 'ok', reason: "stopped at step 200, the run's step limit" });
+    expect(verdict({ kind: 'user' })).toEqual({ status: 'stopped', exitClass: 'killed', reason: 'stopped by the user' });
+    expect(verdict({ kind: 'signal', reason: 'the terminal closed (SIGHUP)' })).toEqual({
+      status: 'stopped',
+      exitClass: 'killed',
+      reason: 'the terminal closed (SIGHUP)',
+    });
+    expect(verdict({ kind: 'app-closing' })).toEqual({ status: 'stopped', exitClass: 'killed', reason: 'stopped because Tuning Bench was closing' });
+    expect(verdict({ kind: 'time-limit' })).toEqual({ status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' });
   });
 
   it('gives the last line as the reason for a plain error', () => {

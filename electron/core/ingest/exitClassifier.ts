@@ -4,13 +4,23 @@ import type { ExitClass, RunStatus } from '../../shared/api.js';
 import { stripAnsi } from '../../shared/ansi.js';
 import { stripLinePrefix } from '../metrics/parsers/detect.js';
 
+/** Why the engine stopped a run, when it did: one cause, kept from the moment the stop began. */
+export type StopCause =
+  /** A person, in the app or the CLI's Ctrl-C. */
+  | { kind: 'user' }
+  /** Asked with a reason by a face that was itself told to stop (the CLI's terminal closed, SIGTERM). */
+  | { kind: 'signal'; reason: string }
+  /** The run's own step limit: how such a run is meant to end. */
+  | { kind: 'step-limit'; step: number }
+  | { kind: 'time-limit' }
+  /** The engine itself was closing (the app quit, the server stopped). */
+  | { kind: 'app-closing' };
+
 export interface ExitFacts {
   exitCode: number | null;
   signal: string | null;
-  stoppedByUser: boolean;
-  timedOut: boolean;
-  /** The step at which the run's own step limit stopped it, if it did. */
-  stoppedAtStep?: number | null;
+  /** Null: the run ended on its own. */
+  stopCause: StopCause | null;
   /** The end of the run's output (a few tens of kilobytes is plenty). */
   outputTail: string;
 }
@@ -85,16 +95,8 @@ function findNanGradNorm(lines: readonly string[]): { exitClass: ExitClass; line
 }
 
 export function classifyExit(facts: ExitFacts): ExitVerdict {
-  if (facts.stoppedAtStep !== undefined && facts.stoppedAtStep !== null) {
-    // Stopping at the planned step is how such a run is meant to end: good data, not a failure.
-    return { status: 'stopped', exitClass: 'ok', reason: `stopped at step ${facts.stoppedAtStep}, the run's step limit` };
-  }
-  if (facts.timedOut) {
-    return { status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' };
-  }
-  if (facts.stoppedByUser) {
-    return { status: 'stopped', exitClass: 'killed', reason: 'stopped by the user' };
-  }
+  const stopped = facts.stopCause === null ? null : stoppedVerdict(facts.stopCause);
+  if (stopped) return stopped;
   const failure = facts.exitCode === 0 && facts.signal === null ? null : findFailureLine(facts.outputTail);
   if (failure) return { status: 'failed', exitClass: failure.exitClass, reason: failure.line };
   if (facts.signal === 'SIGKILL') {
@@ -135,4 +137,20 @@ function lastNonEmptyLine(text: string): string | null {
     if (line) return line;
   }
   return null;
+}
+
+function stoppedVerdict(cause: StopCause): ExitVerdict {
+  switch (cause.kind) {
+    case 'step-limit':
+      // Stopping at the planned step is how such a run is meant to end: good data, not a failure.
+      return { status: 'stopped', exitClass: 'ok', reason: `stopped at step ${cause.step}, the run's step limit` };
+    case 'time-limit':
+      return { status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' };
+    case 'user':
+      return { status: 'stopped', exitClass: 'killed', reason: 'stopped by the user' };
+    case 'signal':
+      return { status: 'stopped', exitClass: 'killed', reason: cause.reason };
+    case 'app-closing':
+      return { status: 'stopped', exitClass: 'killed', reason: 'stopped because Tuning Bench was closing' };
+  }
 }

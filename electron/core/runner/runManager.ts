@@ -107,8 +107,8 @@ export class RunManager {
   }
 
   /** SIGINT to the whole process group (as Ctrl-C would), then SIGTERM, then SIGKILL. */
-  stop(id: number, options: { timedOut?: boolean; reason?: string } = {}): void {
-    this.requireSession(id).stop(options);
+  stop(id: number, options: { reason?: string } = {}): void {
+    this.requireSession(id).stop(options.reason === undefined ? { kind: 'user' } : { kind: 'signal', reason: options.reason });
   }
 
   /** Kills every live run at once (the app is closing) and waits for their records to be complete. */

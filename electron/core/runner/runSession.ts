@@ -15,7 +15,7 @@ import { RunMetrics } from '../metrics/runMetrics.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { stepUnits } from '../ingest/unitsPerStep.js';
 import { summaryChoices } from '../ingest/stepChoices.js';
-import { classifyExit } from '../ingest/exitClassifier.js';
+import { classifyExit, type StopCause } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
 import { realDelay, realTimeout, type Timer } from '../clock.js';
@@ -63,14 +63,8 @@ export class RunSession {
   private gpu: NvidiaSmiSampler | null = null;
   private readonly loadFile: { path: string; owned: boolean };
   private readonly env: Record<string, string>;
-  private stoppedByUser = false;
-  /** The step at which the run's step limit stopped it. */
-  private stoppedAtStep: number | null = null;
-  /** Stopped because the engine itself was closing (app quit, server stopped), not by a person. */
-  private stoppedByShutdown = false;
-  private timedOut = false;
-  /** Why the run was stopped, when it was not a person in the UI (the CLI's terminal closed, SIGTERM). */
-  private stopReason: string | null = null;
+  /** Why the engine is stopping the run: the first cause holds, except that the engine closing outranks a person's stop. */
+  private stopCause: StopCause | null = null;
   private stopTimers: Timer[] = [];
   private gpuLease: RunGpuLease | null;
   /** The code it runs, read as it starts (git is quick) and recorded before its summary. */
@@ -190,7 +184,7 @@ export class RunSession {
     this.pty.onExit((exit) => void this.finish(exit).then(this.resolveFinished));
     if (this.request.timeoutSeconds !== undefined) {
       // Chained: a --timeout past 24.8 days would otherwise fire at once (Node clamps the delay to 1 ms).
-      this.timeout = setLongTimeout(() => this.stop({ timedOut: true }), this.request.timeoutSeconds * 1000, environment.clock);
+      this.timeout = setLongTimeout(() => this.stop({ kind: 'time-limit' }), this.request.timeoutSeconds * 1000, environment.clock);
     }
 
     const started = runs.get(this.id)!;
@@ -222,11 +216,9 @@ export class RunSession {
   }
 
   /** SIGINT to the whole process tree (as Ctrl-C would), then SIGTERM, then SIGKILL. */
-  stop(options: { timedOut?: boolean; reason?: string } = {}): void {
-    if (this.stoppedByUser || this.timedOut) return;
-    if (options.reason !== undefined) this.stopReason = options.reason;
-    if (options.timedOut) this.timedOut = true;
-    else if (this.stoppedAtStep === null) this.stoppedByUser = true;
+  stop(cause: StopCause): void {
+    if (this.stopCause !== null) return;
+    this.stopCause = cause;
     for (const timer of this.stopTimers.splice(0)) timer.cancel();
     this.timeout?.cancel();
     this.tree.signalAll('SIGINT');
@@ -238,18 +230,16 @@ export class RunSession {
 
   /** Kills the whole tree at once (the engine is closing); resolves as `finished` does, with everything released. */
   close(): Promise<Run> {
-    this.stoppedByUser = true;
-    this.stoppedByShutdown = true;
+    // A run already stopping for its own limit keeps that cause: it says which data is good.
+    const kind = this.stopCause?.kind;
+    if (kind !== 'step-limit' && kind !== 'time-limit') this.stopCause = { kind: 'app-closing' };
     this.tree.signalAll('SIGKILL');
     return this.finished;
   }
 
   private stopAtStepLimit(step: number): void {
-    if (!this.live || this.stoppedByUser || this.timedOut || this.stoppedAtStep !== null) return;
-    this.stoppedAtStep = step;
-    this.stop();
-    // stop() marks a person's stop; this one is the plan's.
-    this.stoppedByUser = false;
+    if (!this.live) return;
+    this.stop({ kind: 'step-limit', step });
   }
 
   private startGpuSampler(): NvidiaSmiSampler | null {
@@ -341,7 +331,7 @@ export class RunSession {
    * left the group and outlived a normal end, or one a signal cannot reach) is reported and kept with the run.
    */
   private async reportSurvivors(): Promise<void> {
-    const stopped = this.stoppedByUser || this.timedOut || this.stoppedAtStep !== null || this.stoppedByShutdown;
+    const stopped = this.stopCause !== null;
     if (stopped) this.tree.signalAll('SIGKILL');
     // Real time, whatever the engine's clock: this waits on real processes dying.
     const deadline = performance.now() + SURVIVOR_GRACE_MS;
@@ -374,13 +364,9 @@ export class RunSession {
 
     const verdict = classifyExit({
       ...exit,
-      stoppedByUser: this.stoppedByUser,
-      timedOut: this.timedOut,
-      stoppedAtStep: this.stoppedAtStep,
+      stopCause: this.stopCause,
       outputTail: this.output.tailText(),
     });
-    if (this.stoppedByShutdown) verdict.reason = 'stopped because Tuning Bench was closing';
-    else if (this.stopReason !== null && verdict.status === 'stopped') verdict.reason = this.stopReason;
     this.metrics.finish();
     this.host?.close();
     this.gpu?.close();
