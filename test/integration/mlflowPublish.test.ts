@@ -42,16 +42,6 @@ async function rawLog(core: EngineCore, id: number): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-async function waitFor<T>(probe: () => T | null | undefined | false, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
   it("gives a run's params, tags, series with their steps, system metrics at most 1 Hz, summary and artifacts", async () => {
     const { core, api } = box();
@@ -214,7 +204,12 @@ describe.skipIf(skip)('publishing to a real MLflow tracking server', () => {
     expect(asked.results[0]).toMatchObject({ result: 'pending' });
     expect((await api['mlflow.publications']({ runId: live.id }))[0]).toMatchObject({ state: 'pending', experimentName: 'asked while running' });
     await core.runner.waitForExit(live.id);
-    await waitFor(() => core.publisher.publications({ kind: 'run', runId: live.id }).filter((p) => p.state === 'published').length === 2);
+    await expect
+      .poll(() => core.publisher.publications({ kind: 'run', runId: live.id }).filter((p) => p.state === 'published').length, {
+        timeout: 60_000,
+        interval: 100,
+      })
+      .toBe(2);
     for (const experiment of ['asked while running', 'automatic']) {
       const [remote] = await allRuns(server, experiment);
       expect(tagsOf(remote!)['tuning_bench.run_id']).toBe(String(live.id));

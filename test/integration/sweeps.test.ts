@@ -44,12 +44,9 @@ function request(core: EngineCore, fields: Partial<SweepRequest> & Pick<SweepReq
   return sweepRequest.parse({ workloadId: synthetic.id, waitForIdle: false, ...fields });
 }
 
-async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Vitest's poll, at the pace the sweep's state changes. */
+function until(predicate: () => boolean, timeout = 20_000): Promise<void> {
+  return expect.poll(predicate, { timeout, interval: 50 }).toBe(true);
 }
 
 describe('a ladder sweep over the synthetic workload', () => {
@@ -195,18 +192,18 @@ describe('controlling a sweep', () => {
         timeoutSeconds: 60,
       }),
     );
-    await waitFor(() => core.sweeps.get(started.id).progress.currentRunId !== null);
+    await until(() => core.sweeps.get(started.id).progress.currentRunId !== null);
     const first = core.sweeps.get(started.id).progress.currentRunId!;
     core.sweeps.control(started.id, 'pause');
     core.sweeps.control(started.id, 'skip');
-    await waitFor(() => core.sweeps.get(started.id).status === 'paused');
+    await until(() => core.sweeps.get(started.id).status === 'paused');
     expect(core.store.runs.get(first)!.status).toBe('stopped');
     // Parked, not on its way to a run: none current, none being waited for, and none started.
     expect(core.sweeps.get(started.id).progress).toMatchObject({ currentRunId: null, waiting: null });
     expect(core.store.runs.forSweep(started.id)).toHaveLength(1);
 
     core.sweeps.control(started.id, 'resume');
-    await waitFor(() => {
+    await until(() => {
       const current = core.sweeps.get(started.id).progress.currentRunId;
       return current !== null && current !== first;
     });
@@ -245,7 +242,7 @@ describe('controlling a sweep', () => {
       temp = tempCore({ dbPath: db } as never);
       // Watch the child's database until the first run is under way.
       const probe = temp.core;
-      await waitFor(() => probe.store.runs.list(5).length > 0, 30_000);
+      await until(() => probe.store.runs.list(5).length > 0, 30_000);
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     } finally {
@@ -282,7 +279,7 @@ describe('controlling a sweep', () => {
     const started = await core.sweeps.start(
       request(core, { values: { steps: '1000000' }, vary: [{ name: 'batch', values: ['8', '16'] }], plan: 'one-at-a-time', repeats: 1, timeoutSeconds: 60 }),
     );
-    await waitFor(() => core.sweeps.get(started.id).progress.currentRunId !== null);
+    await until(() => core.sweeps.get(started.id).progress.currentRunId !== null);
     const cut = core.sweeps.get(started.id).progress.currentRunId!;
     await core.close();
 
@@ -295,7 +292,7 @@ describe('controlling a sweep', () => {
 
     // The rerun only needs to start: a short one is enough to see the two runs point at each other.
     reopened.sweeps.control(started.id, 'resume');
-    await waitFor(() => reopened.store.runs.forSweep(started.id).length === 2);
+    await until(() => reopened.store.runs.forSweep(started.id).length === 2);
     const replacement = reopened.store.runs.forSweep(started.id)[1]!;
     expect([replacement.configIndex, replacement.repeatIndex, replacement.replacesRunId]).toEqual([0, 0, cut]);
     expect(reopened.store.runs.get(cut)!.replacedByRunId).toBe(replacement.id);
