@@ -76,10 +76,18 @@ describe('parseSweepFields', () => {
   });
 
   it('adds limits, a name, and no wait when unticked', () => {
-    const form = fields({ vary: [{ name: 'amp', values: 'off,on' }], name: ' mine ', maxSteps: '1,000', timeoutSeconds: '90', waitForIdle: false });
+    const form = fields({ vary: [{ name: 'amp', values: 'off,on' }], name: ' mine ', maxSteps: '1,000', timeLimitMinutes: '1,5', waitForIdle: false });
     const parsed = parseSweepFields(form, SYNTHETIC);
     expect(parsed.ok && parsed.value).toMatchObject({ name: 'mine', maxSteps: 1000, timeoutSeconds: 90, waitForIdle: false });
     expect(parsed.ok && 'maxWaitSeconds' in parsed.value).toBe(false);
+  });
+
+  it('reads every duration in minutes, as New run does: the per-run limit and the wait for an idle GPU', () => {
+    const form = fields({ vary: [{ name: 'amp', values: 'off,on' }], timeLimitMinutes: '30', maxWaitMinutes: '0.5' });
+    const parsed = parseSweepFields(form, SYNTHETIC);
+    expect(parsed.ok && parsed.value).toMatchObject({ timeoutSeconds: 1800, maxWaitSeconds: 30 });
+    const noWait = parseSweepFields(fields({ vary: [{ name: 'amp', values: 'off,on' }], maxWaitMinutes: '0' }), SYNTHETIC);
+    expect(noWait.ok && noWait.value).toMatchObject({ maxWaitSeconds: 0 });
   });
 
   it.each([
@@ -96,8 +104,9 @@ describe('parseSweepFields', () => {
     ],
     [{ vary: [{ name: 'batch', values: '8,16' }], repeats: '0' }, 'Repeats: give a whole number from 1 to 50'],
     [{ vary: [{ name: 'batch', values: '8,16' }], maxSteps: 'many' }, 'Per-run limit: give a whole number of steps'],
-    [{ vary: [{ name: 'batch', values: '8,16' }], timeoutSeconds: '-1' }, 'Per-run limit: give seconds'],
-    [{ vary: [{ name: 'batch', values: '8,16' }], maxWaitSeconds: '5000' }, 'Wait at most: at most 3600 seconds'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], timeLimitMinutes: '-1' }, 'Per-run limit: give minutes, a number above 0'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], timeLimitMinutes: '20000' }, 'Per-run limit: at most a week (10080 minutes)'],
+    [{ vary: [{ name: 'batch', values: '8,16' }], maxWaitMinutes: '61' }, 'Wait at most: at most 60 minutes'],
   ] as Array<[Partial<SweepFields>, string]>)('refuses %j', (change, error) => {
     const parsed = parseSweepFields(fields(change), SYNTHETIC);
     expect(parsed.ok).toBe(false);

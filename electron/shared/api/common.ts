@@ -19,6 +19,10 @@ export const LIMITS = {
 /** Longest limit a run may be given: a week. */
 export const MAX_RUN_SECONDS = 7 * 24 * 3600;
 
+/** How long a sweep or a tune waits at most for a quiet host and an idle, cool GPU before each run: an hour, 2 minutes unless told. */
+export const MAX_WAIT_SECONDS = 3600;
+export const DEFAULT_MAX_WAIT_SECONDS = 120;
+
 export const name = z
   .string()
   .trim()

@@ -1,7 +1,7 @@
 // Sweeps: plans of configs run one at a time, their progress, and the batch-size finder.
 import { z } from 'zod';
 import { gpuRunSettingsInput } from '../gpuSettings.js';
-import { LIMITS, MAX_RUN_SECONDS, stepChoices, varName } from './common.js';
+import { DEFAULT_MAX_WAIT_SECONDS, LIMITS, MAX_RUN_SECONDS, MAX_WAIT_SECONDS, stepChoices, varName } from './common.js';
 import { typedCommand } from './workloads.js';
 import { DEFAULT_MIN_EFFECT, minEffect } from './compare.js';
 import { KNOB_PREFIX } from '../knobs.js';
@@ -66,7 +66,7 @@ export const sweepRequest = z.object({
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
   /** Before each run: wait for a quiet host (others under half a core), no other compute process, low utilisation, and a temperature near idle. */
   waitForIdle: z.boolean().default(true),
-  maxWaitSeconds: z.number().min(0).max(3600).default(120),
+  maxWaitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_MAX_WAIT_SECONDS),
   /** GPU settings held for the whole sweep (a profile or custom), restored at its end. */
   gpuSettings: gpuRunSettingsInput.optional(),
   confirmOtherProcesses: z.boolean().default(false),

@@ -1,6 +1,6 @@
 // Tuning an unmodified script: the knobs' ladder (baseline, +workers, +autocast, +TF32, +cudnn.benchmark, +compile), each step kept only when faster and within the quality gate.
 import { z } from 'zod';
-import { interval, LIMITS, MAX_RUN_SECONDS, varName } from './common.js';
+import { DEFAULT_MAX_WAIT_SECONDS, interval, LIMITS, MAX_RUN_SECONDS, MAX_WAIT_SECONDS, varName } from './common.js';
 import { DEFAULT_MIN_EFFECT, minEffect, qualityGate } from './compare.js';
 import { typedCommand } from './workloads.js';
 
@@ -46,7 +46,7 @@ export const tuneRequest = z.object({
   minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
   gate: qualityGate.default(() => qualityGate.parse({})),
   waitForIdle: z.boolean().default(true),
-  maxWaitSeconds: z.number().min(0).max(3600).default(120),
+  maxWaitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_MAX_WAIT_SECONDS),
 });
 
 /** Where a kept knob goes in the script for good: the change in words and as a unified diff. */

@@ -1,12 +1,14 @@
 // The New run view: pick a workload, set its variables, see exactly what will run, and start it.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
+import { MAX_RUN_SECONDS } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../shared/format.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuText.js';
 import { parseStepLimit } from './stepLimit.js';
 import { estimateTerminalSize } from '../terminal/terminalSize.js';
-import { parseTimeLimit } from './timeLimit.js';
+import { parseMinutes } from '../shared/duration.js';
+import { Field, MinutesInput, NumberWithUnit } from '../shared/Field.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
@@ -138,7 +140,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const start = async (event: FormEvent) => {
     event.preventDefault();
     if (!workload) return;
-    const limit = parseTimeLimit(timeLimit);
+    const limit = parseMinutes(timeLimit, { what: 'Time limit', maxSeconds: MAX_RUN_SECONDS });
     if (!limit.ok) {
       setStartError(limit.error);
       return;
@@ -413,34 +415,20 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
           )}
 
           <div className="field-row limits">
-            <label className="field time-limit">
-              <span className="label">Time limit</span>
-              <span className="input-with-unit">
-                <input
-                  data-testid="time-limit"
-                  inputMode="decimal"
-                  placeholder="none"
-                  value={timeLimit}
-                  onChange={(event) => setTimeLimit(event.target.value)}
-                />
-                <span className="unit">minutes</span>
-              </span>
-              <span className="hint">Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out.</span>
-            </label>
-            <label className="field step-limit">
-              <span className="label">Stop after</span>
-              <span className="input-with-unit">
-                <input
-                  data-testid="max-steps"
-                  inputMode="numeric"
-                  placeholder="none"
-                  value={stepLimit}
-                  onChange={(event) => setStepLimit(event.target.value)}
-                />
-                <span className="unit">steps</span>
-              </span>
-              <span className="hint">Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok.</span>
-            </label>
+            <Field
+              className="time-limit"
+              label="Time limit"
+              hint="Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out."
+            >
+              <MinutesInput testId="time-limit" placeholder="none" value={timeLimit} onChange={setTimeLimit} />
+            </Field>
+            <Field
+              className="step-limit"
+              label="Stop after"
+              hint="Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok."
+            >
+              <NumberWithUnit testId="max-steps" unit="steps" placeholder="none" value={stepLimit} onChange={setStepLimit} />
+            </Field>
           </div>
 
           <label className="field per-step">

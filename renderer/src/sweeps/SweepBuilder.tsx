@@ -32,6 +32,7 @@ import { SweepPlanPreview } from './SweepPlanPreview.js';
 import { SaveTypedAsWorkload } from '../runs/SaveTypedAsWorkload.js';
 import { WorkloadOptions } from '../runs/WorkloadOptions.js';
 import { KnobFields } from '../runs/KnobFields.js';
+import { Field, MinutesInput, NumberWithUnit } from '../shared/Field.js';
 import './sweeps.css';
 
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
@@ -323,39 +324,26 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
         </fieldset>
 
         <div className="field-row sweep-limits">
-          <label className="field">
-            <span className="label">Repeats</span>
-            <span className="input-with-unit">
-              <input data-testid="sweep-repeats" inputMode="numeric" value={fields.repeats} onChange={(event) => setFields({ repeats: event.target.value })} />
-              <span className="unit">runs of each config</span>
-            </span>
-          </label>
-          <label className="field">
-            <span className="label">Stop each run after</span>
-            <span className="input-with-unit">
-              <input
-                data-testid="sweep-max-steps"
-                inputMode="numeric"
-                placeholder="none"
-                value={fields.maxSteps}
-                onChange={(event) => setFields({ maxSteps: event.target.value })}
-              />
-              <span className="unit">steps</span>
-            </span>
-          </label>
-          <label className="field">
-            <span className="label">or after</span>
-            <span className="input-with-unit">
-              <input
-                data-testid="sweep-timeout"
-                inputMode="decimal"
-                placeholder="none"
-                value={fields.timeoutSeconds}
-                onChange={(event) => setFields({ timeoutSeconds: event.target.value })}
-              />
-              <span className="unit">seconds</span>
-            </span>
-          </label>
+          <Field label="Repeats">
+            <NumberWithUnit testId="sweep-repeats" unit="runs of each config" value={fields.repeats} onChange={(value) => setFields({ repeats: value })} />
+          </Field>
+          <Field label="Stop each run after">
+            <NumberWithUnit
+              testId="sweep-max-steps"
+              unit="steps"
+              placeholder="none"
+              value={fields.maxSteps}
+              onChange={(value) => setFields({ maxSteps: value })}
+            />
+          </Field>
+          <Field label="or after">
+            <MinutesInput
+              testId="sweep-timeout"
+              placeholder="none"
+              value={fields.timeLimitMinutes}
+              onChange={(value) => setFields({ timeLimitMinutes: value })}
+            />
+          </Field>
         </div>
 
         <div className="sweep-work" data-testid="sweep-work">
@@ -418,12 +406,12 @@ export function SweepBuilder({ workloads }: { workloads: readonly Workload[] }) 
             <span className="unit">at most</span>
             <input
               data-testid="sweep-max-wait"
-              inputMode="numeric"
-              value={fields.maxWaitSeconds}
+              inputMode="decimal"
+              value={fields.maxWaitMinutes}
               disabled={!fields.waitForIdle}
-              onChange={(event) => setFields({ maxWaitSeconds: event.target.value })}
+              onChange={(event) => setFields({ maxWaitMinutes: event.target.value })}
             />
-            <span className="unit">seconds</span>
+            <span className="unit">minutes</span>
           </label>
           <span className="hint">
             Other processes under half a CPU core, no other compute process on the GPU, low utilisation, and a temperature near idle: each run starts on equal

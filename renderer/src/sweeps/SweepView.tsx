@@ -1,6 +1,8 @@
 // One sweep, live: its status and progress (the run under way, its wait, a failed run, the ETA), Pause/Resume/Skip/Cancel,
 // the comparison matrix, and for the batch finder its answer with a button that puts it into the New sweep form.
 import type { Sweep, Workload } from '../../../electron/shared/api.js';
+import { DEFAULT_MAX_WAIT_SECONDS } from '../../../electron/shared/api.js';
+import { describeMinutes } from '../shared/duration.js';
 import type { ClockRange, GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
 import { formatDateTime, formatDuration } from '../shared/format.js';
 import { describeRunSettings } from '../gpu/gpuText.js';
@@ -85,9 +87,10 @@ function RequestFacts({ sweep }: { sweep: Sweep }) {
     start?: number;
   };
   const shared = Object.entries(request.values ?? {});
-  const limits = [request.maxSteps !== undefined && `${request.maxSteps} steps`, request.timeoutSeconds !== undefined && `${request.timeoutSeconds} s`].filter(
-    Boolean,
-  );
+  const limits = [
+    request.maxSteps !== undefined && `${request.maxSteps} steps`,
+    request.timeoutSeconds !== undefined && describeMinutes(request.timeoutSeconds),
+  ].filter(Boolean);
   const finder = sweep.kind === 'batch-finder';
   const gpu = request.gpuSettings ? describeRunSettings(storedGpuSettings(request.gpuSettings)) : '';
   return (
@@ -118,7 +121,11 @@ function RequestFacts({ sweep }: { sweep: Sweep }) {
         {!finder && (
           <div>
             <dt>Before each run</dt>
-            <dd>{request.waitForIdle === false ? 'no wait' : `wait up to ${request.maxWaitSeconds ?? 120} s for an idle, cool GPU`}</dd>
+            <dd>
+              {request.waitForIdle === false
+                ? 'no wait'
+                : `wait up to ${describeMinutes(request.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS)} for an idle, cool GPU`}
+            </dd>
           </div>
         )}
         {!finder && (

@@ -1,6 +1,8 @@
 // The New sweep form's fields as typed, turned into a sweeps.plan / sweeps.start request (or what is wrong with them),
 // and a batch the finder found put back into them.
 import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../../electron/shared/api.js';
+import { DEFAULT_MAX_WAIT_SECONDS, MAX_RUN_SECONDS, MAX_WAIT_SECONDS } from '../../../electron/shared/api.js';
+import { parseMinutes } from '../shared/duration.js';
 import { parseStepLimit } from '../runs/stepLimit.js';
 import { sweepKnobsFromFields } from '../runs/knobFieldValues.js';
 
@@ -28,9 +30,10 @@ export interface SweepFields {
   plan: SweepPlanKind;
   repeats: string;
   maxSteps: string;
-  timeoutSeconds: string;
+  /** Minutes, as every duration in the app's forms (shared/duration.ts). */
+  timeLimitMinutes: string;
   waitForIdle: boolean;
-  maxWaitSeconds: string;
+  maxWaitMinutes: string;
   /** What one step holds, as an expression over the variables (`{batch}`, `{batch}*{seq_len}`): per-sample or per-token throughput. */
   work: { kind: 'none' | 'samples' | 'tokens'; expression: string };
   /** Warm-up steps of every run, set by hand; '' for the automatic rule. */
@@ -48,8 +51,6 @@ export const PLANS: ReadonlyArray<{ id: SweepPlanKind; name: string; explanation
 
 /** The contract's bounds (electron/shared/api.ts sweepRequest). */
 const MAX_REPEATS = 50;
-const MAX_WAIT_SECONDS = 3600;
-const MAX_RUN_SECONDS = 7 * 24 * 3600;
 /** The finder's default probe length (sweeps.findBatch maxSteps): long enough to allocate, short enough to be quick. */
 export const FINDER_STEPS_DEFAULT = 20;
 /** The variable the finder looks for first: most workloads call it this. */
@@ -70,9 +71,9 @@ export function initialSweepFields(workload: Workload | null): SweepFields {
     plan: 'ladder',
     repeats: '3',
     maxSteps: '',
-    timeoutSeconds: '',
+    timeLimitMinutes: '',
     waitForIdle: true,
-    maxWaitSeconds: '120',
+    maxWaitMinutes: String(DEFAULT_MAX_WAIT_SECONDS / 60),
     work: { kind: 'none', expression: '' },
     warmupSteps: '',
     finder: { variable: first, start: '', steps: String(FINDER_STEPS_DEFAULT) },
@@ -132,17 +133,6 @@ function wholeNumber(text: string, what: string, min: number, max: number): Pars
   return { ok: true, value };
 }
 
-function seconds(text: string, what: string, max: number, allowZero: boolean): Parsed<number | undefined> {
-  const trimmed = text.trim();
-  if (trimmed === '') return { ok: true, value: undefined };
-  const value = Number(trimmed.replace(',', '.'));
-  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    return { ok: false, error: `${what}: give seconds, a number ${allowZero ? 'of 0 or more' : 'above 0'}` };
-  }
-  if (value > max) return { ok: false, error: `${what}: at most ${max} seconds` };
-  return { ok: true, value };
-}
-
 /**
  * The request the form describes, without GPU settings (the caller adds those). Shared values are every
  * variable not varied, as the form shows them, so the preview and the start see exactly what is on screen.
@@ -181,9 +171,11 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
   if (!repeats.ok) return repeats;
   const maxSteps = parseStepLimit(fields.maxSteps);
   if (!maxSteps.ok) return { ok: false, error: `Per-run limit: ${maxSteps.error.replace(/^Stop after: /u, '')}` };
-  const timeout = seconds(fields.timeoutSeconds, 'Per-run limit', MAX_RUN_SECONDS, false);
+  const timeout = parseMinutes(fields.timeLimitMinutes, { what: 'Per-run limit', maxSeconds: MAX_RUN_SECONDS });
   if (!timeout.ok) return timeout;
-  const maxWait = fields.waitForIdle ? seconds(fields.maxWaitSeconds, 'Wait at most', MAX_WAIT_SECONDS, true) : ({ ok: true, value: undefined } as const);
+  const maxWait = fields.waitForIdle
+    ? parseMinutes(fields.maxWaitMinutes, { what: 'Wait at most', maxSeconds: MAX_WAIT_SECONDS, allowZero: true })
+    : ({ ok: true, seconds: undefined } as const);
   if (!maxWait.ok) return maxWait;
 
   const work = parseWork(fields, workload);
@@ -196,8 +188,8 @@ export function parseSweepFields(fields: SweepFields, workload: Workload | null)
   const name = fields.name.trim();
   if (name !== '') request.name = name;
   if (maxSteps.steps !== undefined) request.maxSteps = maxSteps.steps;
-  if (timeout.value !== undefined) request.timeoutSeconds = timeout.value;
-  if (maxWait.value !== undefined) request.maxWaitSeconds = maxWait.value;
+  if (timeout.seconds !== undefined) request.timeoutSeconds = timeout.seconds;
+  if (maxWait.seconds !== undefined) request.maxWaitSeconds = maxWait.seconds;
   if (warmup !== '') request.steps = { warmupSteps: Number(warmup), excludeSteps: [] };
   return { ok: true, value: request };
 }
