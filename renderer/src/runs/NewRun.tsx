@@ -8,7 +8,7 @@ import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuT
 import { parseStepLimit } from './stepLimit.js';
 import { estimateTerminalSize } from '../terminal/terminalSize.js';
 import { parseMinutes } from '../shared/duration.js';
-import { Field, MinutesInput, NumberWithUnit } from '../shared/Field.js';
+import { CommandInput, Field, MinutesInput, NumberWithUnit } from '../shared/Field.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
@@ -294,22 +294,23 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
           </div>
           {source === 'typed' && (
             <>
-              <label className="field">
-                <span className="label">Command</span>
-                <textarea
-                  className="mono"
-                  data-testid="typed-command"
+              <Field
+                label="Command"
+                hint={
+                  <>
+                    Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one word whatever it
+                    holds. Nothing is saved as a workload.
+                  </>
+                }
+              >
+                <CommandInput
+                  testId="typed-command"
                   rows={3}
-                  spellCheck={false}
                   placeholder="python train.py --batch_size {batch} --amp {amp}"
                   value={typedScript}
-                  onChange={(event) => setTypedScript(event.target.value)}
+                  onChange={setTypedScript}
                 />
-                <span className="hint">
-                  Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one word whatever it
-                  holds. Nothing is saved as a workload.
-                </span>
-              </label>
+              </Field>
               <label className="field">
                 <span className="label">Working directory</span>
                 <input

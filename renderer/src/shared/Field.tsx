@@ -1,4 +1,4 @@
-// The forms kit: a labelled field, and a number with its unit, one markup for every form in the app.
+// The forms kit: a labelled field, a number with its unit, a duration, a command: one markup for every form in the app.
 import type { ReactNode } from 'react';
 
 export interface FieldProps {
@@ -49,4 +49,27 @@ export function NumberWithUnit({ testId, unit, value, onChange, inputMode = 'num
 /** A duration: minutes in every form (shared/duration.ts reads it). */
 export function MinutesInput(props: Omit<NumberWithUnitProps, 'unit' | 'inputMode'>) {
   return <NumberWithUnit {...props} unit="minutes" inputMode="decimal" />;
+}
+
+export interface CommandInputProps {
+  testId: string;
+  rows: number;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+}
+
+/** A shell command as typed: monospace, no spelling marks. */
+export function CommandInput({ testId, rows, placeholder, value, onChange }: CommandInputProps) {
+  return (
+    <textarea
+      className="mono"
+      data-testid={testId}
+      rows={rows}
+      spellCheck={false}
+      placeholder={placeholder}
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+    />
+  );
 }

@@ -17,6 +17,7 @@ import { RevisionDiff } from '../compare/RevisionDiff.js';
 import { SweepProgress } from './SweepProgress.js';
 import { SweepControls } from './SweepControls.js';
 import { SweepFailures } from '../compare/SweepFailures.js';
+import { CommandInput, Field, NumberWithUnit } from '../shared/Field.js';
 import './sweeps.css';
 
 /** Commits offered from HEAD: a before/after is about recent work; older ones are typed (or picked by branch or tag). */
@@ -343,22 +344,17 @@ export function BeforeAfter() {
         <span className="hint">Two versions of your code, the same command, repeats interleaved: did the change make training faster?</span>
       </header>
       <form className="card form" onSubmit={(event) => void start(event)}>
-        <label className="field">
-          <span className="label">Command</span>
-          <textarea
-            className="mono"
-            data-testid="ba-command"
-            rows={2}
-            spellCheck={false}
-            placeholder="python train.py --batch_size 8"
-            value={script}
-            onChange={(event) => setScript(event.target.value)}
-          />
-          <span className="hint">
-            Run with <code>/bin/sh -c</code> in each side&apos;s own temporary git worktree: a revision&apos;s, or a snapshot of your working tree taken when
-            the run starts (later edits do not reach it). Your tree and its index are never written.
-          </span>
-        </label>
+        <Field
+          label="Command"
+          hint={
+            <>
+              Run with <code>/bin/sh -c</code> in each side&apos;s own temporary git worktree: a revision&apos;s, or a snapshot of your working tree taken when
+              the run starts (later edits do not reach it). Your tree and its index are never written.
+            </>
+          }
+        >
+          <CommandInput testId="ba-command" rows={2} placeholder="python train.py --batch_size 8" value={script} onChange={setScript} />
+        </Field>
         <div className="field-row ba-cwd">
           <label className="field">
             <span className="label">Directory in the repository</span>
@@ -418,20 +414,12 @@ export function BeforeAfter() {
         )}
 
         <div className="field-row sweep-limits">
-          <label className="field">
-            <span className="label">Repeats</span>
-            <span className="input-with-unit">
-              <input data-testid="ba-repeats" inputMode="numeric" value={repeats} onChange={(event) => setRepeats(event.target.value)} />
-              <span className="unit">runs of each side</span>
-            </span>
-          </label>
-          <label className="field">
-            <span className="label">Stop each run after</span>
-            <span className="input-with-unit">
-              <input data-testid="ba-max-steps" inputMode="numeric" placeholder="none" value={maxSteps} onChange={(event) => setMaxSteps(event.target.value)} />
-              <span className="unit">steps</span>
-            </span>
-          </label>
+          <Field label="Repeats">
+            <NumberWithUnit testId="ba-repeats" unit="runs of each side" value={repeats} onChange={setRepeats} />
+          </Field>
+          <Field label="Stop each run after">
+            <NumberWithUnit testId="ba-max-steps" unit="steps" placeholder="none" value={maxSteps} onChange={setMaxSteps} />
+          </Field>
         </div>
         <div className="sweep-work">
           <label className="field">
