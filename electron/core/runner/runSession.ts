@@ -18,6 +18,7 @@ import { summaryChoices } from '../ingest/stepChoices.js';
 import { classifyExit, type StopCause } from '../ingest/exitClassifier.js';
 import { processStartTicks } from '../system/procStat.js';
 import { setLongTimeout, type LongTimer } from '../system/longTimer.js';
+import { Owned, type Held } from '../system/owned.js';
 import { realDelay, realTimeout, type Timer } from '../clock.js';
 import { ProcessTree, type TrackedProcess } from '../system/processTree.js';
 import { describeWriteFault, retryWrite } from '../store/writeFaults.js';
@@ -85,6 +86,13 @@ export class RunSession {
   private live = true;
   /** Notices of its parsing, kept with the run (the first few). */
   private readonly parsingNotes: string[] = [];
+  /** Everything the session holds, each registered once as it is made and released once, last first (release()). */
+  private readonly owned: Owned;
+  private readonly loadFileHeld: Held;
+  private readonly gpuLeaseHeld: Held;
+  private readonly timersHeld: Held;
+  private ptyHeld: Held | null = null;
+  private samplersHeld: Held | null = null;
 
   constructor(
     private readonly context: RunContext,
@@ -104,6 +112,18 @@ export class RunSession {
     this.profile = launch.profiler ? { sourceRunId: request.profileOf ?? null } : null;
     this.knobs = launch.knobs;
     this.finished = new Promise<Run>((resolve) => (this.resolveFinished = resolve));
+    this.owned = new Owned((what, error) => context.faults.report(this.id, `${what} could not be released`, error));
+    // Released last: once everything else is let go, the run is no longer live.
+    this.owned.hold("the run's place among the live runs", () => this.leave());
+    this.loadFileHeld = this.owned.hold("the run's load file", () => {
+      if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    });
+    // Whatever failed before, the GPU's settings are put back (the normal end puts them back earlier, and awaits it).
+    this.gpuLeaseHeld = this.owned.hold('the GPU lease', () => {
+      if (!this.gpuLease) return;
+      context.faults.track(this.id, releaseGpu(context, this.id, this.gpuLease));
+      this.gpuLease = null;
+    });
 
     context.output.startRun(this.id, { metricRegex: request.workload?.metricRegex ?? '' });
     runs.addFingerprint(this.id, hostFingerprint());
@@ -135,6 +155,8 @@ export class RunSession {
       this.endUnstarted(error.message);
       throw new ApiFailure('unavailable', error.message);
     }
+    const pty = this.pty;
+    this.ptyHeld = this.owned.hold('the terminal', () => pty.close());
     const rootStartTicks = processStartTicks(this.pty.pid);
     runs.setPid(this.id, this.pty.pid, rootStartTicks);
     // Each process written down as it is found (batched with the samples): after a crash, recovery knows them all.
@@ -145,7 +167,11 @@ export class RunSession {
         context.processes.record(this.id, found),
       ),
     });
+    const tree = this.tree;
+    this.owned.hold("the run's process tree", () => tree.close());
     this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
+    const output = this.output;
+    this.owned.hold("the run's output", () => output.close());
     this.metrics = new RunMetrics(
       {
         runId: this.id,
@@ -160,6 +186,13 @@ export class RunSession {
       context.metricStore,
       context.events,
     );
+    const metrics = this.metrics;
+    // Already stopped by the normal end; a fault before it would leave the channel polled forever.
+    this.owned.hold("the run's metrics", () => metrics.close());
+    this.timersHeld = this.owned.hold('the stop and time-limit timers', () => {
+      for (const timer of this.stopTimers.splice(0)) timer.cancel();
+      this.timeout?.cancel();
+    });
     // The probe of the run's Python is no part of the run: its knobs would apply to it, and report on it.
     const { [KNOBS_ENV_VAR]: _knobs, ...probeEnv } = env;
     this.python = environment.pythonFingerprints.ask([file, ...args], cwd, probeEnv);
@@ -180,6 +213,10 @@ export class RunSession {
       { clock: environment.clock },
     );
     this.gpu = this.startGpuSampler();
+    this.samplersHeld = this.owned.hold("the run's samplers", () => {
+      this.host?.close();
+      this.gpu?.close();
+    });
     this.pty.onData(faults.guarded(this.id, 'output could not be passed to the store', (data: Buffer) => this.output.accept(data)));
     this.pty.onExit((exit) => void this.finish(exit).then(this.resolveFinished));
     if (this.request.timeoutSeconds !== undefined) {
@@ -217,7 +254,8 @@ export class RunSession {
 
   /** SIGINT to the whole process tree (as Ctrl-C would), then SIGTERM, then SIGKILL. */
   stop(cause: StopCause): void {
-    if (this.stopCause !== null) return;
+    // Once the run's end is being recorded there is nothing left to stop.
+    if (this.stopCause !== null || this.timersHeld.released) return;
     this.stopCause = cause;
     for (const timer of this.stopTimers.splice(0)) timer.cancel();
     this.timeout?.cancel();
@@ -293,7 +331,7 @@ export class RunSession {
       const { runs, events, faults } = this.context;
       faults.report(this.id, 'recording the end of the run failed', error);
       // The normal path ends the pty's group early on; a fault may have come before it.
-      this.pty.close();
+      this.ptyHeld?.release();
       let latest = this.lastKnown;
       try {
         latest = runs.get(this.id) ?? latest;
@@ -309,21 +347,7 @@ export class RunSession {
 
   /** Everything the session holds, released whatever failed before. */
   private release(): void {
-    for (const timer of this.stopTimers) timer.cancel();
-    this.timeout?.cancel();
-    this.output.close();
-    // Already stopped by finish() on the normal path; a fault before it would leave the channel polled forever.
-    this.metrics.close();
-    this.host?.close();
-    this.gpu?.close();
-    this.tree.close();
-    // Whatever failed above, the GPU's settings are put back.
-    if (this.gpuLease) {
-      this.context.faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
-      this.gpuLease = null;
-    }
-    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
-    this.leave();
+    this.owned.releaseAll();
   }
 
   /**
@@ -354,12 +378,11 @@ export class RunSession {
   private async onExit(exit: PtyExit): Promise<Run> {
     const { runs, events, environment } = this.context;
     await this.drainTrailingOutput();
-    for (const timer of this.stopTimers) timer.cancel();
-    this.timeout?.cancel();
+    this.timersHeld.release();
     this.output.flush();
     // Ends the waiting shell and anything the training left behind in its group (DataLoader workers).
     this.tree.sample();
-    this.pty.close();
+    this.ptyHeld?.release();
     await this.reportSurvivors();
 
     const verdict = classifyExit({
@@ -368,9 +391,8 @@ export class RunSession {
       outputTail: this.output.tailText(),
     });
     this.metrics.finish();
-    this.host?.close();
-    this.gpu?.close();
-    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    this.samplersHeld?.release();
+    this.loadFileHeld.release();
     // Parsing may lag behind the store (a flood, a slow pattern): the ending is recorded once the bytes are, the summary once the samples are.
     const parsed = this.context.output.endRun(this.id, environment.clock.wallMs() - this.startedAtMs);
     // Late results first: nothing may reach the store after the run's record is closed (or the store itself).
@@ -444,9 +466,9 @@ export class RunSession {
 
   /** Nothing was started (no terminal): the run is recorded as failed with why, and what it holds is let go. */
   private endUnstarted(reason: string): void {
-    const { runs, output, faults, environment, events } = this.context;
+    const { runs, output, environment, events } = this.context;
     void output.endRun(this.id, 0);
-    if (this.loadFile.owned) fs.rmSync(this.loadFile.path, { force: true });
+    this.loadFileHeld.release();
     if (this.knobs) fs.rmSync(this.knobs.resultsFile, { force: true });
     const ended = runs.recordEnding(this.id, {
       status: 'failed',
@@ -456,10 +478,7 @@ export class RunSession {
       exitReason: reason,
       endedAt: environment.clock.now(),
     });
-    if (this.gpuLease) {
-      faults.track(this.id, releaseGpu(this.context, this.id, this.gpuLease));
-      this.gpuLease = null;
-    }
+    this.gpuLeaseHeld.release();
     events.emit('runs.onDidChange', ended);
   }
 
