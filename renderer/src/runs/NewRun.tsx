@@ -1,14 +1,10 @@
 // The New run view: pick a workload, set its variables, see exactly what will run, and start it.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
-import { MAX_RUN_SECONDS } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatEnvAssignments, shellJoin } from '../shared/format.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../gpu/gpuText.js';
-import { parseStepLimit } from './stepLimit.js';
 import { estimateTerminalSize } from '../terminal/terminalSize.js';
-import { parseMinutes } from '../shared/duration.js';
-import { CommandInput, Field, MinutesInput, NumberWithUnit } from '../shared/Field.js';
 import { CommandToCopy } from '../gpu/GpuMessage.js';
 import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
 import { NewWorkload } from './NewWorkload.js';
@@ -19,20 +15,11 @@ import { fieldsFromRun, readRememberedRunFields, rememberRunFields, type RunSour
 import { templateVariables } from '../../../electron/shared/variables.js';
 import { viewHash } from '../route.js';
 import { KnobFields } from './KnobFields.js';
+import { RunLimits, useRunLimits } from './RunLimits.js';
+import { parseRunLimits } from './runLimitFields.js';
+import { TypedCommandFields } from './TypedCommandFields.js';
 import { runKnobsFromFields } from './knobFieldValues.js';
 import './NewRun.css';
-
-/** The Work per step field: empty means not given; otherwise a positive number of tokens or samples. */
-export function parsePerStep(
-  text: string,
-  unit: 'tokens' | 'samples',
-): { ok: true; value: { tokens: number | null; samples: number | null } | null } | { ok: false; error: string } {
-  const trimmed = text.trim().replace(/[_,\s]/gu, '');
-  if (trimmed === '') return { ok: true, value: null };
-  const number = Number(trimmed);
-  if (!/^\d+(\.\d+)?$/u.test(trimmed) || !(number > 0)) return { ok: false, error: `work per step is a positive number of ${unit}, e.g. 8192` };
-  return { ok: true, value: unit === 'tokens' ? { tokens: number, samples: null } : { tokens: null, samples: number } };
-}
 
 /** Long enough to skip the keystrokes of one word, short enough to feel live. */
 const PREVIEW_DEBOUNCE_MS = 250;
@@ -78,12 +65,9 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  const [timeLimit, setTimeLimit] = useState('');
-  const [stepLimit, setStepLimit] = useState('');
+  const [limits, setLimits] = useRunLimits(initial.copied);
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
   const [knobFields, setKnobFields] = useState<Record<string, string>>(initial.copied?.knobs ?? {});
-  const [perStep, setPerStep] = useState(initial.copied?.perStep ?? '');
-  const [perStepUnit, setPerStepUnit] = useState<'tokens' | 'samples'>(initial.copied?.perStepUnit ?? 'tokens');
   const [editing, setEditing] = useState<Workload | null>(null);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [workloadError, setWorkloadError] = useState<string | null>(null);
@@ -140,19 +124,9 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const start = async (event: FormEvent) => {
     event.preventDefault();
     if (!workload) return;
-    const limit = parseMinutes(timeLimit, { what: 'Time limit', maxSeconds: MAX_RUN_SECONDS });
-    if (!limit.ok) {
-      setStartError(limit.error);
-      return;
-    }
-    const maxSteps = parseStepLimit(stepLimit);
-    if (!maxSteps.ok) {
-      setStartError(maxSteps.error);
-      return;
-    }
-    const units = parsePerStep(perStep, perStepUnit);
-    if (!units.ok) {
-      setStartError(units.error);
+    const limited = parseRunLimits(limits);
+    if (!limited.ok) {
+      setStartError(limited.error);
       return;
     }
     const knobs = runKnobsFromFields(knobFields);
@@ -176,9 +150,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
         api['runs.start']({
           ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }),
           values,
-          timeoutSeconds: limit.seconds,
-          maxSteps: maxSteps.steps,
-          ...(units.value ? { unitsPerStep: units.value } : {}),
+          ...limited.value,
           ...(Object.keys(knobs.knobs).length > 0 ? { knobs: knobs.knobs } : {}),
           ...(gpuSettings.input ? { gpuSettings: gpuSettings.input, confirmOtherProcesses } : {}),
           ...size,
@@ -293,43 +265,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
             </label>
           </div>
           {source === 'typed' && (
-            <>
-              <Field
-                label="Command"
-                hint={
-                  <>
-                    Run with <code>/bin/sh -c</code>. Each <code>{'{name}'}</code> becomes a variable below; its value is shell-quoted, one word whatever it
-                    holds. Nothing is saved as a workload.
-                  </>
-                }
-              >
-                <CommandInput
-                  testId="typed-command"
-                  rows={3}
-                  placeholder="python train.py --batch_size {batch} --amp {amp}"
-                  value={typedScript}
-                  onChange={setTypedScript}
-                />
-              </Field>
-              <label className="field">
-                <span className="label">Working directory</span>
-                <input
-                  className="mono"
-                  data-testid="typed-cwd"
-                  placeholder="/home/me/project"
-                  value={typedCwd}
-                  onChange={(event) => setTypedCwd(event.target.value)}
-                />
-                {defaultCwd !== '' && typedCwd.trim() !== defaultCwd && (
-                  <span className="hint">
-                    <button type="button" className="link-button" data-testid="typed-cwd-default" onClick={() => setTypedCwd(defaultCwd)}>
-                      Use {defaultCwd}
-                    </button>{' '}
-                    (where Tuning Bench was started)
-                  </span>
-                )}
-              </label>
-            </>
+            <TypedCommandFields script={typedScript} onScript={setTypedScript} cwd={typedCwd} onCwd={setTypedCwd} defaultCwd={defaultCwd} />
           )}
           {source === 'workload' && (
             <label className="field">
@@ -415,48 +351,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
             <p className="hint">{source === 'typed' ? 'No {placeholders}: the command runs as typed.' : 'This workload has no variables.'}</p>
           )}
 
-          <div className="field-row limits">
-            <Field
-              className="time-limit"
-              label="Time limit"
-              hint="Optional. At the limit the run is stopped (SIGINT, then SIGTERM, then SIGKILL) and ends timed_out."
-            >
-              <MinutesInput testId="time-limit" placeholder="none" value={timeLimit} onChange={setTimeLimit} />
-            </Field>
-            <Field
-              className="step-limit"
-              label="Stop after"
-              hint="Optional. Once the parsed metrics reach this step the run is stopped, and ends stopped with exit class ok."
-            >
-              <NumberWithUnit testId="max-steps" unit="steps" placeholder="none" value={stepLimit} onChange={setStepLimit} />
-            </Field>
-          </div>
-
-          <label className="field per-step">
-            <span className="label">Work per step</span>
-            <span className="input-with-unit">
-              <input
-                data-testid="per-step"
-                inputMode="numeric"
-                placeholder={workload?.tokensPerStep ? `from the workload: ${workload.tokensPerStep}` : 'not given'}
-                value={perStep}
-                onChange={(event) => setPerStep(event.target.value)}
-              />
-              <select
-                aria-label="Unit of work per step"
-                data-testid="per-step-unit"
-                value={perStepUnit}
-                onChange={(event) => setPerStepUnit(event.target.value as 'tokens' | 'samples')}
-              >
-                <option value="tokens">tokens</option>
-                <option value="samples">samples</option>
-              </select>
-            </span>
-            <span className="hint">
-              Optional. How many tokens (or samples) one training step holds, so throughput is given in tokens/s (or samples/s) when the log prints only steps
-              or step times.
-            </span>
-          </label>
+          <RunLimits fields={limits} onChange={setLimits} workloadTokensPerStep={workload?.tokensPerStep ?? null} />
 
           <KnobFields mode="run" values={knobFields} onChange={setKnobFields} />
 
