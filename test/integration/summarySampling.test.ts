@@ -172,6 +172,31 @@ describe('a long run summarized from a sample of its steps', () => {
   });
 });
 
+describe('a bar redrawn for a step after the next step has printed its line', () => {
+  // tqdm's redraw of step s often lands after the line of step s + 1: a sampled read keeps or drops it with its step.
+  const samples: MetricSample[] = [];
+  for (let step = 1; step <= 60_000; step++) {
+    samples.push({ step, tMs: step * 100, name: 'loss', value: 2 + 1 / step, source: 'text', kind: 'train' });
+    if (step > 1) samples.push({ step: step - 1, tMs: step * 100 + 1, name: 'bar_loss', value: 2 + 1 / (step - 1), source: 'text', kind: 'progress' });
+  }
+  const input = summaryInput(store.metrics, stored(samples), { limits: LIMITS });
+
+  it("keeps each kept step's late redraw, and no redraw of a step it dropped", () => {
+    expect(input.sampling).not.toBeNull();
+    const columns = input.columns;
+    const stepsOf = (name: string) => {
+      const steps = new Set<number>();
+      for (let i = 0; i < columns.length; i++) if (columns.sample(i).name === name) steps.add(columns.step[i]!);
+      return steps;
+    };
+    const lines = stepsOf('loss');
+    const bars = stepsOf('bar_loss');
+    lines.delete(60_000);
+    expect(lines.size).toBeLessThan(20_000);
+    expect([...bars].sort((a, b) => a - b)).toEqual([...lines].sort((a, b) => a - b));
+  });
+});
+
 describe('every captured training log, sampled hard', () => {
   const harness = tempCore();
   afterAll(() => harness.cleanup());

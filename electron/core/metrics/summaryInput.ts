@@ -21,6 +21,9 @@ export interface SamplingLimits {
   exactSteps: number;
 }
 
+/** How many of the newest steps' keep-or-drop decisions a sampled read remembers for samples that come back to them. */
+const RECENT_STEPS = 256;
+
 const LIMITS: SamplingLimits = { headSteps: SUMMARY_HEAD_STEPS, sampledSteps: SUMMARY_SAMPLED_STEPS, exactSteps: SUMMARY_EXACT_STEPS };
 
 /**
@@ -120,9 +123,23 @@ function readSampled(
   let stepIndex = -1;
   let maxStep = Number.NEGATIVE_INFINITY;
   let headLastStep = Number.NEGATIVE_INFINITY;
-  const place = new Map<number, boolean>();
+  // The decisions of the last RECENT_STEPS new steps, oldest overwritten: only recent steps come back (a bar's redraw
+  // after its line), and the step just decided comes back once a series (loss, then step time, then grad norm).
+  const recentSteps = new Float64Array(RECENT_STEPS).fill(Number.NaN);
+  const recentKeep = new Uint8Array(RECENT_STEPS);
+  let newest = -1;
+  let newestKeep = false;
   const keepStep = (step: number): boolean => {
-    if (step <= maxStep) return place.get(step) ?? false;
+    if (step === maxStep) return newestKeep;
+    if (step < maxStep) {
+      for (let back = 0; back < RECENT_STEPS; back++) {
+        const at = (newest - back + RECENT_STEPS) % RECENT_STEPS;
+        const seen = recentSteps[at]!;
+        if (seen === step) return recentKeep[at] === 1;
+        if (!(seen > step)) return false;
+      }
+      return false;
+    }
     maxStep = step;
     stepIndex++;
     let keep: boolean;
@@ -135,9 +152,10 @@ function readSampled(
       keep = phase === 0 || phase === every - 1;
       if (phase === 0) grid.add(step);
     }
-    place.set(step, keep);
-    // Only recent steps come back (a bar's redraw): forget the rest, so the map stays small.
-    if (place.size > 256) place.delete(place.keys().next().value!);
+    newest = (newest + 1) % RECENT_STEPS;
+    recentSteps[newest] = step;
+    recentKeep[newest] = keep ? 1 : 0;
+    newestKeep = keep;
     return keep;
   };
   // One state a series, found by the reader's key object (no string made a sample); the digest's few by name.
