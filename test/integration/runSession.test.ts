@@ -204,9 +204,8 @@ describe('a RunSession', () => {
     const { context, statuses } = sessionContext(h, clock);
     // Storing the survivor it finds comes before the channel's last read on the normal path.
     const runs = Object.create(context.runs) as RunStore;
-    runs.addFingerprint = (runId, facts) => {
-      if ('survivors' in facts) throw new Error('the database is gone');
-      context.runs.addFingerprint(runId, facts);
+    runs.setSurvivors = () => {
+      throw new Error('the database is gone');
     };
     const faulty: RunContext = { ...context, runs };
     const pidFile = path.join(h.dir, 'daemon.pid');

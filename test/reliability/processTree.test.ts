@@ -56,7 +56,7 @@ describe('stopping a run stops every process it started', () => {
     started.push(daemon);
     const ended = await h.core.runner.waitForExit(run.id);
     expect(ended.status).toBe('succeeded');
-    expect(ended.fingerprint).toMatchObject({ survivors: [daemon] });
+    expect(ended.survivorPids).toEqual([daemon]);
     expect(statuses.some((message) => message.includes(String(daemon)) && /still running/u.test(message))).toBe(true);
   }, 40_000);
 });

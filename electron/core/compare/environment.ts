@@ -27,10 +27,7 @@ function number(record: Readonly<Record<string, unknown>> | null, key: string): 
 function gpuOf(run: Run): string | null {
   const named = text(run.fingerprint, 'gpuName') ?? text(run.gpuSettings, 'name');
   if (named !== null) return named;
-  const notes = run.fingerprint?.telemetryNotes;
-  return Array.isArray(notes) && notes.some((note) => typeof note === 'string' && note.endsWith(NO_NVIDIA_SMI_NOTE))
-    ? 'none (no nvidia-smi: host telemetry only)'
-    : null;
+  return run.telemetryNotes.some((note) => note.endsWith(NO_NVIDIA_SMI_NOTE)) ? 'none (no nvidia-smi: host telemetry only)' : null;
 }
 
 function cpuOf(run: Run): string | null {

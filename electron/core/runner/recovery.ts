@@ -61,7 +61,7 @@ export function recoverInterruptedRuns(
     const orphan = asOrphan(candidate, interrupted.command);
     if (orphan && survivingProcesses(orphan, processes).length > 0) {
       // Kept with the run, so every face that opens the database later lists it too, not only the one that found it.
-      runs.addFingerprint(candidate.id, { orphan: { pid: orphan.pid, startTicks: orphan.startTicks } });
+      runs.markOrphaned(candidate.id);
     }
   }
   for (const candidate of runs.markedOrphanCandidates()) {

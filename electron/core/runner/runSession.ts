@@ -34,8 +34,6 @@ import { KNOBS_ENV_VAR, readKnobResults } from './knobResults.js';
 const TRAILING_QUIET_MS = 30;
 /** ...or at most this long (STYLE: ~250 ms). */
 const TRAILING_MAX_MS = 250;
-/** Telemetry status messages stored with a run; more than this is one problem repeating. */
-const MAX_TELEMETRY_NOTES = 20;
 /** Stop escalates SIGINT → SIGTERM → SIGKILL, each after this long without an exit. */
 export const STOP_ESCALATION_MS = 3000;
 /** The longest a run's end waits for Python's versions (asked when it started; `import torch` takes ~2 s). */
@@ -85,7 +83,6 @@ export class RunSession {
   /** Cleared as the run leaves the registry: a step limit reached after that stops nothing. */
   private live = true;
   /** Notices of its parsing, kept with the run (the first few). */
-  private readonly parsingNotes: string[] = [];
   /** Everything the session holds, each registered once as it is made and released once, last first (release()). */
   private readonly owned: Owned;
   private readonly loadFileHeld: Held;
@@ -239,9 +236,7 @@ export class RunSession {
   noteParsing(message: string): void {
     const { runs, events } = this.context;
     events.emit('runs.onTelemetryStatus', { runId: this.id, level: 'warning', message });
-    if (this.parsingNotes.length >= MAX_TELEMETRY_NOTES) return;
-    this.parsingNotes.push(message);
-    runs.addFingerprint(this.id, { parsingNotes: this.parsingNotes });
+    runs.addRecordingNote(this.id, 'parsing', message);
   }
 
   write(data: string): void {
@@ -283,14 +278,9 @@ export class RunSession {
   private startGpuSampler(): NvidiaSmiSampler | null {
     const { runs, telemetry, events, environment, faults } = this.context;
     const runId = this.id;
-    const notes: string[] = [];
     const status = (level: 'info' | 'warning' | 'error', message: string) => {
       events.emit('runs.onTelemetryStatus', { runId, level, message });
-      // Kept with the run (the first few), so a view opened later can still say why GPU data is missing.
-      if (notes.length < MAX_TELEMETRY_NOTES) {
-        notes.push(`${level}: ${message}`);
-        runs.addFingerprint(runId, { telemetryNotes: notes });
-      }
+      runs.addRecordingNote(runId, 'telemetry', `${level}: ${message}`);
     };
     const { binary, gpu } = environment.nvidiaSmi;
     if (binary === null) {
@@ -366,7 +356,7 @@ export class RunSession {
     }
     if (survivors.length === 0) return;
     const pids = survivors.map((p) => p.pid);
-    this.context.runs.addFingerprint(this.id, { survivors: pids });
+    this.context.runs.setSurvivors(this.id, pids);
     const what = stopped ? 'survived the stop' : "left the run's process group and are still running after it ended";
     this.context.events.emit('runs.onTelemetryStatus', {
       runId: this.id,

@@ -5,6 +5,7 @@ import type { MetricStore } from './metricStore.js';
 import type { GpuSampleRecord, HostSample, MetricKind, MetricSource } from './records.js';
 
 import type { Db } from './open.js';
+import { splitLegacyFingerprint } from './recordingState.js';
 
 /** Which thing a publication is of: a run, a sweep or a comparison (by the digest of what it compares). */
 export type PublicationSubject = { kind: 'run'; runId: number } | { kind: 'sweep'; sweepId: number } | { kind: 'comparison'; key: string; request: unknown };
@@ -297,12 +298,22 @@ export class MlflowStore {
    * on its own box, but not its place in a sweep there.
    */
   insertImportedRun(record: Run, origin: RunOrigin): number {
+    // A record published by an engine before schema 20 carries its recording notes in the fingerprint.
+    const legacy = record.fingerprint === null ? null : splitLegacyFingerprint(record.fingerprint);
+    const fingerprint = legacy?.fingerprint ?? null;
+    const state = {
+      telemetryNotes: [...record.telemetryNotes, ...(legacy?.state.telemetryNotes ?? [])],
+      parsingNotes: [...record.parsingNotes, ...(legacy?.state.parsingNotes ?? [])],
+      survivorPids: [...record.survivorPids, ...(legacy?.state.survivorPids ?? [])],
+    };
     const result = this.db
       .prepare(
         `INSERT INTO runs (workload_id, workload_name, status, exit_code, signal, exit_class, exit_reason, started_at, ended_at, command_json, cwd,
-           config_json, env_json, output_bytes, summary_json, gpu_settings_json, fingerprint_json, notes, tags_json, units_per_step_json, git_json, origin_json)
+           config_json, env_json, output_bytes, summary_json, gpu_settings_json, fingerprint_json, notes, tags_json, units_per_step_json, git_json, origin_json,
+           telemetry_notes_json, parsing_notes_json, survivor_pids_json)
          VALUES (NULL, @workloadName, @status, @exitCode, @signal, @exitClass, @exitReason, @startedAt, @endedAt, @command, @cwd,
-           @config, @env, 0, @summary, @gpuSettings, @fingerprint, @notes, @tags, @unitsPerStep, @git, @origin)`,
+           @config, @env, 0, @summary, @gpuSettings, @fingerprint, @notes, @tags, @unitsPerStep, @git, @origin,
+           @telemetryNotes, @parsingNotes, @survivorPids)`,
       )
       .run({
         workloadName: record.workloadName,
@@ -319,7 +330,10 @@ export class MlflowStore {
         env: JSON.stringify(record.env),
         summary: JSON.stringify(record.summary),
         gpuSettings: record.gpuSettings === null ? null : JSON.stringify(record.gpuSettings),
-        fingerprint: record.fingerprint === null ? null : JSON.stringify(record.fingerprint),
+        fingerprint: fingerprint === null ? null : JSON.stringify(fingerprint),
+        telemetryNotes: JSON.stringify(state.telemetryNotes),
+        parsingNotes: JSON.stringify(state.parsingNotes),
+        survivorPids: JSON.stringify(state.survivorPids),
         notes: record.notes,
         tags: JSON.stringify(record.tags),
         unitsPerStep: record.unitsPerStep === null ? null : JSON.stringify(record.unitsPerStep),

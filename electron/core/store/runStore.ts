@@ -5,6 +5,7 @@ import { runCheckout, runSummary, runTypedCommand } from '../../shared/api.js';
 import { runKnobs, type RunKnobs } from '../../shared/knobs.js';
 import type { OutputSink } from './outputSink.js';
 import { BUSY_TIMEOUT_MS, type Db } from './open.js';
+import { MAX_RECORDING_NOTES } from './recordingState.js';
 
 interface RunRow {
   id: number;
@@ -45,6 +46,10 @@ interface RunRow {
   knobs_json: string | null;
   replaces_run_id: number | null;
   origin_json: string | null;
+  telemetry_notes_json: string | null;
+  parsing_notes_json: string | null;
+  survivor_pids_json: string | null;
+  orphaned: 0 | 1;
   /** Not a column: the run that replaced this one, found by RUN_COLUMNS' subquery. */
   replaced_by_run_id: number | null;
 }
@@ -193,9 +198,7 @@ export class RunStore {
       running: db.prepare<[], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'running'`),
       lastOutputMs: db.prepare<[number], { tMs: number | null }>('SELECT max(t_ms) AS tMs FROM run_output WHERE run_id = ?'),
       since: db.prepare<[number], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id > ? OR status = 'running' ORDER BY id`),
-      markedOrphans: db.prepare<[], RunRow>(
-        `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND json_extract(fingerprint_json, '$.orphan') IS NOT NULL`,
-      ),
+      markedOrphans: db.prepare<[], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'interrupted' AND orphaned = 1`),
       chunksAfter: db.prepare<[number, number], { seq: number; t_ms: number; data: Buffer }>(
         'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
@@ -210,6 +213,17 @@ export class RunStore {
       setOutputBytes: db.prepare('UPDATE runs SET output_bytes = ? WHERE id = ?'),
       setSummary: db.prepare('UPDATE runs SET summary_json = ? WHERE id = ?'),
       setFingerprint: db.prepare('UPDATE runs SET fingerprint_json = ? WHERE id = ?'),
+      // Appended in SQL, so two writers (the session and its samplers' callbacks) never drop each other's note.
+      addTelemetryNote: db.prepare<[string, number, number]>(
+        `UPDATE runs SET telemetry_notes_json = json_insert(COALESCE(telemetry_notes_json, '[]'), '$[#]', ?)
+           WHERE id = ? AND json_array_length(COALESCE(telemetry_notes_json, '[]')) < ?`,
+      ),
+      addParsingNote: db.prepare<[string, number, number]>(
+        `UPDATE runs SET parsing_notes_json = json_insert(COALESCE(parsing_notes_json, '[]'), '$[#]', ?)
+           WHERE id = ? AND json_array_length(COALESCE(parsing_notes_json, '[]')) < ?`,
+      ),
+      setSurvivors: db.prepare<[string, number]>('UPDATE runs SET survivor_pids_json = ? WHERE id = ?'),
+      markOrphaned: db.prepare<[number]>('UPDATE runs SET orphaned = 1 WHERE id = ?'),
       setGpuSettings: db.prepare('UPDATE runs SET gpu_settings_json = ? WHERE id = ?'),
       setWait: db.prepare('UPDATE runs SET wait_json = ? WHERE id = ?'),
       setStepChoices: db.prepare<[string | null, number]>('UPDATE runs SET step_choices_json = ? WHERE id = ?'),
@@ -344,10 +358,29 @@ export class RunStore {
     }));
   }
 
-  /** Merges facts into the run's fingerprint (the GPU's at start, Python's once known). */
+  /** Merges facts into the run's fingerprint (the GPU's at start, Python's once known): what it ran on, nothing else. */
   addFingerprint(id: number, facts: Record<string, unknown>): void {
     const current = this.get(id)?.fingerprint ?? {};
     this.statements.setFingerprint.run(JSON.stringify({ ...current, ...facts }), id);
+  }
+
+  /**
+   * Keeps a note about the run's recording with it (the first MAX_RECORDING_NOTES of each kind): `telemetry`, why GPU
+   * data is missing or failed; `parsing`, why a pattern was switched off. A view opened later can still say why.
+   */
+  addRecordingNote(id: number, kind: 'telemetry' | 'parsing', note: string): void {
+    const statement = kind === 'telemetry' ? this.statements.addTelemetryNote : this.statements.addParsingNote;
+    statement.run(note, id, MAX_RECORDING_NOTES);
+  }
+
+  /** The run's processes still alive after it ended or was stopped. */
+  setSurvivors(id: number, pids: readonly number[]): void {
+    this.statements.setSurvivors.run(JSON.stringify(pids), id);
+  }
+
+  /** An interrupted run whose processes outlived its engine: every face that opens the database lists it, not only the one that found it. */
+  markOrphaned(id: number): void {
+    this.statements.markOrphaned.run(id);
   }
 
   /** The GPU settings in force for the run (and, once it ended, whether the app's own changes were put back). */
@@ -461,7 +494,6 @@ export class RunStore {
     return this.statements.markedOrphans.all().map(toCandidate);
   }
 
-  /** Marks a run whose engine died as interrupted, with its byte count taken from what was stored. */
   /** When the run last wrote output, as milliseconds after its start; null if it wrote nothing. */
   lastOutputMs(id: number): number | null {
     return this.statements.lastOutputMs.get(id)?.tMs ?? null;
@@ -542,6 +574,9 @@ function toRun(row: RunRow): Run {
     replacesRunId: row.replaces_run_id,
     replacedByRunId: row.replaced_by_run_id,
     origin: row.origin_json ? (JSON.parse(row.origin_json) as Run['origin']) : null,
+    telemetryNotes: row.telemetry_notes_json ? (JSON.parse(row.telemetry_notes_json) as string[]) : [],
+    parsingNotes: row.parsing_notes_json ? (JSON.parse(row.parsing_notes_json) as string[]) : [],
+    survivorPids: row.survivor_pids_json ? (JSON.parse(row.survivor_pids_json) as number[]) : [],
     wait: row.wait_json ? (JSON.parse(row.wait_json) as Run['wait']) : null,
     notes: row.notes,
     tags: JSON.parse(row.tags_json) as string[],

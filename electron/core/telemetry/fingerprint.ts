@@ -4,7 +4,7 @@ import os from 'node:os';
 import { parseNvidiaSmiXml } from './nvidiaSmi/index.js';
 import { runNvidiaSmi } from '../system/nvidiaSmi.js';
 
-/** The note a run keeps (in its fingerprint's `telemetryNotes`, after `info: `) when no nvidia-smi was there to sample. */
+/** The note a run keeps (in its `telemetryNotes`, after `info: `) when no nvidia-smi was there to sample. */
 export const NO_NVIDIA_SMI_NOTE = 'no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only';
 
 export function hostFingerprint(): Record<string, unknown> {

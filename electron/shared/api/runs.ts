@@ -251,6 +251,12 @@ export const run = z.object({
   gpuSettings: z.record(z.string(), z.unknown()).nullable(),
   /** The environment it ran in: GPU, driver and CUDA, VBIOS, PCIe, power limit, CPU, kernel, Python and PyTorch. */
   fingerprint: z.record(z.string(), z.unknown()).nullable().default(null),
+  /** What the engine noted while recording it (the first few of each): why GPU telemetry is missing or failed. */
+  telemetryNotes: z.array(z.string()).default([]),
+  /** Why a metric pattern was switched off while it ran. */
+  parsingNotes: z.array(z.string()).default([]),
+  /** Its processes still alive after it ended or was stopped (left its group, or a signal could not reach them). */
+  survivorPids: z.array(z.number().int()).default([]),
   notes: z.string().default(''),
   tags: z.array(z.string()).default([]),
   /** Its place in a sweep: which sweep, which config, which repeat (all null outside one). */

@@ -163,7 +163,7 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
             <RunSteps key={`steps ${run.id}`} run={run} />
           </details>
         )}
-        {(running || run.fingerprint) && <RunFingerprint fingerprint={run.fingerprint} />}
+        {(running || run.fingerprint) && <RunFingerprint run={run} />}
         <NoMetricsNotice run={run} reparse={reparse} />
         <RunGpuSettings run={run} />
         <RunKnobs run={run} />

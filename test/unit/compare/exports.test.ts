@@ -9,7 +9,7 @@ import { qualityGate, run as runSchema, type Run, type RunSeries } from '../../.
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 const GATE = qualityGate.parse({});
 
-/** A host without a GPU, as `hostFingerprint` records it; `telemetryNotes` as the run session adds them. */
+/** A host without a GPU, as `hostFingerprint` records it. */
 const HOST_ONLY = {
   hostname: 'lab-box',
   cpuModel: 'AMD Ryzen 9 7950X 16-Core Processor',
@@ -19,8 +19,9 @@ const HOST_ONLY = {
   pythonVersion: '3.11.9',
   torchVersion: '2.4.1+cpu',
   torchCuda: null,
-  telemetryNotes: ['info: no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only'],
 };
+/** What the run session notes of a run on such a host. */
+const NO_NVIDIA_SMI = ['info: no nvidia-smi found (no NVIDIA GPU or driver): host telemetry only'];
 
 const GPU_BOX = {
   hostname: 'gpu-box',
@@ -91,6 +92,7 @@ function fakeRun({ id, config, throughput, finalLoss, fingerprint, gpu = false, 
     },
     gpuSettings: gpu ? { persistenceMode: true, powerLimitW: 700, clockLock: { minMHz: 1980, maxMHz: 1980 }, memoryClockLock: null, setBy: 'sweep' } : null,
     fingerprint,
+    telemetryNotes: gpu ? [] : NO_NVIDIA_SMI,
   });
 }
 

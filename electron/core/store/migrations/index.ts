@@ -18,6 +18,7 @@ import { runKnobs } from './0016-run-knobs.js';
 import { tunes } from './0017-tunes.js';
 import { sampleBlocks } from './0018-sample-blocks.js';
 import { blockDataApart } from './0019-block-data-apart.js';
+import { recordingState } from './0020-recording-state.js';
 import type { Db } from '../open.js';
 
 export interface Migration {
@@ -48,5 +49,6 @@ export const migrations: readonly Migration[] = [
   tunes,
   sampleBlocks,
   blockDataApart,
+  recordingState,
 ];
 export const SCHEMA_VERSION = migrations.length;
