@@ -267,3 +267,19 @@ export function withFoundValue(fields: SweepFields, workload: Workload, variable
 export function requestKey(request: SweepRequestInput): string {
   return JSON.stringify(request);
 }
+
+/** Each variable's value in the baseline config: the first varied value, else the shared one (a saved workload's defaults). */
+export function baselineValues(fields: SweepFields, workload: Workload): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const variable of workload.variables) {
+    const row = fields.vary.find((v) => v.name === variable.name);
+    values[variable.name] = row ? (splitValues(row.values)[0] ?? '') : sharedValue(fields, workload, variable.name);
+  }
+  return values;
+}
+
+/** What each of New sweep's sections gets: the form as it stands, and a change to merge into it. */
+export interface SweepSectionProps {
+  fields: SweepFields;
+  onChange: (change: Partial<SweepFields>) => void;
+}
