@@ -62,7 +62,7 @@ async function pipelineRead(file: string, dir: string, round: number): Promise<{
   const core = createCore({ face: 'headless', dbPath: path.join(dir, `ingest-${round}.db`), resourcesDir: path.join(REPO_ROOT, 'resources') });
   try {
     // The writer's worker starts with the engine, long before a run in real use; let it finish starting.
-    await core.store.flush();
+    await core.recording.flush();
     const start = process.hrtime.bigint();
     const run = core.startCommand({ adHoc: { command: ['cat', file], cwd: dir } });
     const finished = await core.runner.waitForExit(run.id);

@@ -120,7 +120,7 @@ async function observerOverhead(): Promise<BenchRow[]> {
   const core = createCore({ face: 'headless', dbPath: path.join(dir, 'runs.db'), resourcesDir: path.join(REPO_ROOT, 'resources'), env });
   const ratios: number[] = [];
   try {
-    await core.store.flush();
+    await core.recording.flush();
     for (let pair = 0; pair < PAIRS; pair++) {
       const channel = path.join(dir, `bare-${pair}.jsonl`);
       spawnSync(PYTHON, [script, ...CHARLM_ARGS], { env: { ...env, TUNING_BENCH_METRICS: channel }, stdio: 'ignore' });

@@ -16,10 +16,9 @@ import { CompareService } from './compare/compareService.js';
 import { GpuControl } from './gpu-control/gpuControl.js';
 import { ImportSessions } from './ingest/importSessions.js';
 import { IngestTasks } from './ingest/ingestTasks.js';
-import { OutputWriter } from './ingest/outputWriter.js';
+import { Recording } from './ingest/recording.js';
 import { OrphanRegistry } from './runner/orphans.js';
 import { recoverInterruptedRuns, summarizeInterrupted, type RecoveryReport } from './runner/recovery.js';
-import { Store } from './store/store.js';
 import { ownIdentity } from './system/processIdentity.js';
 import { BUILTIN_WORKLOADS } from './workloads/builtin.js';
 
@@ -34,12 +33,13 @@ export function createCore(options: CoreOptions): EngineCore {
   /** This engine as the owner of runs, sweeps and GPU changes: pid and start time, so no later process with its pid passes for it. */
   const engine = ownIdentity();
   const storeOptions = { readOnlyFallback: options.readOnlyFallback === true, ...(options.onMigrating ? { onMigrating: options.onMigrating } : {}) };
-  // The output writer is ingest's, on its own thread; the Store passes its status, flush and close on.
-  const store = new Store(dbPath, (file, readOnly) => new OutputWriter(file, undefined, readOnly), clock, storeOptions);
+  // The file's store, and ingest's output writer on threads of its own with its own connection.
+  const recording = Recording.open(dbPath, clock, storeOptions);
+  const { store } = recording;
   const writable = store.readOnly === null;
   const startup = new Startup(dbPath);
   const closing = <T extends { close(): unknown }>(part: T): T => startup.opened(part, (opened) => opened.close());
-  closing(store);
+  closing(recording);
   // A file open for reading only is shown as it is: recovering its runs would need writing them.
   const recovery: RecoveryReport = !writable
     ? { interrupted: [], orphans: [] }
@@ -48,16 +48,16 @@ export function createCore(options: CoreOptions): EngineCore {
         return recoverInterruptedRuns(store.runs, store.processes, engine, clock.now(), (run) => summarizeInterrupted(store, run));
       });
   const orphans = closing(new OrphanRegistry(recovery.orphans, store.processes, clock));
-  const tasks = closing(new IngestTasks(dbPath, store.output.bytesFirst, store.readOnly?.reason ?? null));
+  const tasks = closing(new IngestTasks(dbPath, recording.output.bytesFirst, store.readOnly?.reason ?? null));
   const elevation = elevationFor(config);
   const gpu = closing(
     new GpuControl({ journal: store.gpuJournal, nvidiaSmi: config.nvidiaSmi, elevation, defaultGpu: config.gpuIndex, env: childEnv, clock, owner: engine }),
   );
 
   const events = new EventHub();
-  const basics: Basics = { config, store, events, clock, engine };
+  const basics: Basics = { config, store, recording, events, clock, engine };
   const runner = closing(newRunManager(basics, tasks, options.endingRetryMs));
-  sayWriteStatus(store, runner, events);
+  sayWriteStatus(recording, runner, events);
   const startRun = startRunWithGpu(runner, gpu);
   const sweeps = closing(newSweepQueue(basics, runner, gpu, startRun));
   const interruptedSweeps = !writable ? [] : startup.step(() => sweeps.recoverInterrupted().map((sweep) => sweep.id));
@@ -66,16 +66,16 @@ export function createCore(options: CoreOptions): EngineCore {
   const compare = new CompareService(store, clock);
   const publisher = newPublisher(basics, compare, runner);
   const publishing = events.subscribe((event, payload) => publisher.onEvent(event, payload));
-  const imports = new ImportSessions({ store, tasks }, clock);
+  const imports = new ImportSessions({ recording, tasks }, clock);
   const reruns = new Reruns({ store, runner, events, startRun, worktreeDir: config.worktreeDir, gitEnv: childEnv });
   const tunes = closing(createTunes({ store, sweeps, compare, events, clock, owner: engine }));
   if (writable) startup.step(() => tunes.recoverInterrupted());
 
-  const services = { config, clock, store, tasks, events, runner, gpu, sweeps, compare, publisher, imports, orphans, tunes, reruns, startRun };
+  const services = { config, clock, store, recording, tasks, events, runner, gpu, sweeps, compare, publisher, imports, orphans, tunes, reruns, startRun };
   let closed = false;
   return {
-    ...{ store, tasks, runner, orphans, gpu, sweeps, compare, publisher, tunes, startRun },
-    ...coreStreams({ store, tasks, events, clock, dbPath }),
+    ...{ store, recording, tasks, runner, orphans, gpu, sweeps, compare, publisher, tunes, startRun },
+    ...coreStreams({ recording, tasks, events, clock, dbPath }),
     handlers: apiHandlers(services),
     recovery,
     interruptedSweeps,
@@ -107,7 +107,7 @@ export function createCore(options: CoreOptions): EngineCore {
       publishing.unsubscribe();
       await gpu.close();
       await tasks.close();
-      await store.close();
+      await recording.close();
     },
   };
 }

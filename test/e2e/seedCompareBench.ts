@@ -6,7 +6,6 @@ import { buildSeries } from '../../electron/core/ingest/series.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { summarizeMetrics } from '../../electron/core/metrics/summary.js';
 import { EMPTY_SUMMARY } from '../../electron/core/store/runStore.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { storedGpuSamples, summarizeGpu } from '../../electron/core/telemetry/summary.js';
 import { GPU_FIELDS, type GpuFieldKey } from '../../electron/core/telemetry/nvidiaSmi/fields.js';
@@ -121,7 +120,7 @@ async function seedRun(store: Store, index: number, startedAt: Date): Promise<nu
   store.writer.flush();
 
   const endedAt = new Date(startedAt.getTime() + RUN_SECONDS * 1000);
-  await store.runs.end(run.id, { status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null, endedAt });
+  store.runs.recordEnding(run.id, { status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null, endedAt });
   // The last run ran with another power limit: the comparison flags it, as it would a real one.
   store.runs.setGpuSettings(run.id, { gpu: '0', persistenceMode: true, powerLimitW: index === 9 ? 400 : 450, clockLock: null, memoryClockLock: null });
   store.runs.addFingerprint(run.id, { gpuName: 'NVIDIA GeForce RTX 4090', driverVersion: '580.95.05', cudaVersion: '13.0', kernel: '6.8.0' });
@@ -133,7 +132,7 @@ async function seedRun(store: Store, index: number, startedAt: Date): Promise<nu
 }
 
 export async function seedCompareBench(file: string, runs = 10): Promise<number[]> {
-  const store = new Store(file, (db) => new OutputWriter(db));
+  const store = new Store(file);
   try {
     const ids: number[] = [];
     const start = Date.now() - (runs + 1) * RUN_SECONDS * 1000;

@@ -15,8 +15,8 @@ export async function storeFinishedRun(core: EngineCore, pieces: Iterable<Buffer
     enginePid: process.pid,
   });
   let seq = 0;
-  for (const piece of pieces) core.store.output.append(run.id, seq++, seq, Buffer.from(piece));
-  await core.store.output.flush();
+  for (const piece of pieces) core.recording.output.append(run.id, seq++, seq, Buffer.from(piece));
+  await core.recording.output.flush();
   return core.store.runs.recordEnding(run.id, { status: 'succeeded', exitCode: 0, signal: null, exitClass: 'ok', exitReason: null, endedAt: new Date() });
 }
 

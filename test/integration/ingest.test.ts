@@ -72,7 +72,7 @@ describe('import streams a log of any size', () => {
 
   it('stores and summarizes an import without sending its samples back to the engine thread, where nothing listens', async () => {
     // The output path's threads' messages, heard beside the engine's own listeners: the writer stores an import's samples, the parser a live run's.
-    const { worker, parser } = harness.core.store.output as unknown as { worker: Worker; parser: Worker };
+    const { worker, parser } = harness.core.recording.output as unknown as { worker: Worker; parser: Worker };
     const announced = new Set<number>();
     const hear = (message: { type: string; runId?: number }) => {
       if (message.type === 'metrics' && message.runId !== undefined) announced.add(message.runId);
@@ -88,7 +88,7 @@ describe('import streams a log of any size', () => {
       // A live run's samples still come back: its view and its summary hear them this way.
       const live = harness.core.startCommand({ adHoc: { command: ['sh', '-c', 'echo "iter 1: loss 2.5, time 10.0ms"'], cwd: harness.dir } });
       await harness.core.runner.waitForExit(live.id);
-      await harness.core.store.flush();
+      await harness.core.recording.flush();
       expect([...announced]).toEqual([live.id]);
     } finally {
       worker.off('message', hear);

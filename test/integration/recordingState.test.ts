@@ -5,7 +5,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run as runSchema } from '../../electron/shared/api.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { migrations, SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { MlflowStore } from '../../electron/core/store/mlflowStore.js';
 import { APPLICATION_ID } from '../../electron/core/store/open.js';
@@ -41,7 +40,7 @@ function newRun(target: Store): number {
 describe("a run's recording notes", () => {
   it('keep the first notes of each kind in order, apart from the fingerprint, which says only what the run ran on', () => {
     dir = makeTempDir();
-    store = new Store(path.join(dir, 'runs.db'), (db) => new OutputWriter(db));
+    store = new Store(path.join(dir, 'runs.db'));
     const id = newRun(store);
     store.runs.addFingerprint(id, ENVIRONMENT);
     for (let i = 0; i < MAX_RECORDING_NOTES + 5; i++) store.runs.addRecordingNote(id, 'telemetry', `warning: sample ${i} missing`);
@@ -62,7 +61,7 @@ describe("a run's recording notes", () => {
 
   it('of a run with none read as empty lists', () => {
     dir = makeTempDir();
-    store = new Store(path.join(dir, 'runs.db'), (db) => new OutputWriter(db));
+    store = new Store(path.join(dir, 'runs.db'));
     const run = store.runs.get(newRun(store))!;
     expect([run.telemetryNotes, run.parsingNotes, run.survivorPids]).toEqual([[], [], []]);
   });
@@ -102,7 +101,10 @@ describe('a database made by the version that kept them in the fingerprint (sche
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     fileAtSchema19(file);
-    store = new Store(file, (db) => new OutputWriter(db));
+    const notices: string[] = [];
+    store = new Store(file, undefined, { onMigrating: (message) => notices.push(message) });
+    // Quick whatever the file's size: no "this takes a minute" notice for it.
+    expect(notices).toEqual([]);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const [none, plain, marked] = store.runs.list(10);
     expect(marked!.fingerprint).toEqual(ENVIRONMENT);
@@ -121,7 +123,7 @@ describe('a database made by the version that kept them in the fingerprint (sche
 describe('a run record pulled back from MLflow, published by an engine of schema 19', () => {
   it('comes in with its notes out of its fingerprint', () => {
     dir = makeTempDir();
-    store = new Store(path.join(dir, 'runs.db'), (db) => new OutputWriter(db));
+    store = new Store(path.join(dir, 'runs.db'));
     const published = runSchema.parse({
       id: 7,
       workloadId: null,

@@ -5,7 +5,6 @@ import { compareRuns } from '../../electron/core/compare/compare.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { ownIdentity } from '../../electron/core/system/processIdentity.js';
 import { recoverInterruptedRuns, summarizeInterrupted } from '../../electron/core/runner/recovery.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { qualityGate } from '../../electron/shared/api.js';
 import { makeTempDir } from '../helpers/tempCore.js';
@@ -18,7 +17,7 @@ afterEach(async () => {
 
 describe('recovery of an interrupted run', () => {
   it('summarises the 390 steps it logged and compares it as partial', () => {
-    store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
+    store = new Store(path.join(makeTempDir(), 'runs.db'));
     const insert = (name: string) =>
       store!.runs.insert({
         workloadId: null,

@@ -61,7 +61,7 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_NVIDIA_SMI_STATE: path.join(h.dir, 'gpu-state.json') },
     channelDir: path.join(h.dir, 'channels'),
     pythonHelperDir: path.join(REPO_ROOT, 'resources/python'),
-    flushStore: () => store.flush(),
+    flushStore: () => h.core.recording.flush(),
     summarizeStored: (runId, options, stepMarks) => h.core.tasks.summarizeRun(runId, options, stepMarks),
     nvidiaSmi: { binary: FAKE_NVIDIA_SMI, gpu: '0' },
     intervals: { gpuMs: 50, hostMs: 50 },
@@ -75,7 +75,7 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     processes: store.processes,
     metricStore: store.metrics,
     telemetry: store.telemetry,
-    output: store.output,
+    output: h.core.recording.output,
     events,
     environment,
     faults: new RunFaults(events),
@@ -103,7 +103,7 @@ function startSession(context: RunContext, h: TempCore, script: string, lease: R
 
 /** Samples of both kinds stored for the run so far. */
 async function sampleCounts(h: TempCore, runId: number) {
-  await h.core.store.flush();
+  await h.core.recording.flush();
   return { gpu: h.core.store.telemetry.gpuSamples(runId).length, host: h.core.store.telemetry.hostSamples(runId).length };
 }
 
@@ -220,7 +220,7 @@ describe('a RunSession', () => {
     // Several of the channel's polls (every 250 ms), had its timer been left.
     expect(clock.pendingTimers).toBe(0);
     clock.advance(1000);
-    await h.core.store.flush();
+    await h.core.recording.flush();
     expect(h.core.store.metrics.forRun(started.id)).toEqual([]);
   }, 40_000);
 });

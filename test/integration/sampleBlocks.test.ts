@@ -7,7 +7,6 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrations, SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { APPLICATION_ID, integrityCheck } from '../../electron/core/store/open.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { BLOCK_SAMPLES, SampleBlockReader } from '../../electron/core/store/sampleBlocks.js';
 import { SampleColumns } from '../../electron/core/store/sampleColumns.js';
@@ -33,7 +32,7 @@ function random(seed: number): () => number {
 
 function openStore(): Store {
   dir = makeTempDir();
-  store = new Store(path.join(dir, 'runs.db'), (db) => new OutputWriter(db));
+  store = new Store(path.join(dir, 'runs.db'));
   return store;
 }
 
@@ -291,7 +290,7 @@ describe('a database made by the previous version (a row a sample)', () => {
     raw.prepare('UPDATE runs SET text_generation = 1 WHERE id = ?').run(second);
     raw.close();
 
-    const s = (store = new Store(file, (db) => new OutputWriter(db)));
+    const s = (store = new Store(file));
     expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(s.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'metric_samples'").pluck().get()).toBe(0);
     expect(integrityCheck(s.db)).toEqual(['ok']);
@@ -328,7 +327,7 @@ describe('a database made by the previous version (a row a sample)', () => {
     raw.close();
 
     const notices: string[] = [];
-    const s = (store = new Store(file, (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) }));
+    const s = (store = new Store(file, undefined, { onMigrating: (message) => notices.push(message) }));
     expect(notices).toEqual([expect.stringMatching(/^Updating .*runs\.db for this version \(block-data-apart\): its metric samples are moved/u)]);
     expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(integrityCheck(s.db)).toEqual(['ok']);
@@ -350,9 +349,9 @@ describe('a database made by the previous version (a row a sample)', () => {
     expect(s.db.prepare('SELECT COUNT(*) FROM metric_block_data').pluck().get()).toBe(0);
     // Opened again, or made new: nothing to say.
     await s.close();
-    store = new Store(file, (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) });
+    store = new Store(file, undefined, { onMigrating: (message) => notices.push(message) });
     await store.close();
-    store = new Store(path.join(dir, 'new.db'), (db) => new OutputWriter(db), undefined, { onMigrating: (message) => notices.push(message) });
+    store = new Store(path.join(dir, 'new.db'), undefined, { onMigrating: (message) => notices.push(message) });
     expect(notices).toHaveLength(1);
   });
 });

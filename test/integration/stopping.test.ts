@@ -13,7 +13,7 @@ async function startShell(h: TempCore, script: string, timeoutSeconds?: number) 
   const workload = h.core.store.workloads.create({ name: 'script', cwd: h.dir, mode: 'shell', command: [script], env: {}, variables: [] });
   const run = h.core.runner.start({ workload, values: {}, timeoutSeconds });
   const ready = async () => {
-    await h.core.store.flush();
+    await h.core.recording.flush();
     return h.core.store.runs.outputPage(run.id, { afterSeq: -1, maxBytes: 4096, fromEnd: false }).chunks.some((c) => c.data.includes('ready'));
   };
   await expect.poll(ready, { timeout: 10_000 }).toBe(true);

@@ -7,7 +7,8 @@ import { BatchWriter } from '../../electron/core/store/batchWriter.js';
 import { COMMIT_INTERVAL_MS } from '../../electron/core/ingest/commitPolicy.js';
 import { migrations, SCHEMA_VERSION } from '../../electron/core/store/migrations/index.js';
 import { APPLICATION_ID, DatabaseTooNewError, openDatabase } from '../../electron/core/store/open.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
+import { Recording } from '../../electron/core/ingest/recording.js';
+import { systemClock } from '../../electron/core/clock.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 import { requestedKnobs } from '../../electron/core/runner/knobResults.js';
@@ -70,7 +71,7 @@ describe('a run started from a typed command', () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     fileBeforeTypedCommands(file);
-    const store = new Store(file, (db) => new OutputWriter(db));
+    const store = new Store(file);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const [old] = store.runs.list(10);
     expect(old!.command).toEqual(['/bin/sh', '-c', 'python train.py --batch_size 16']);
@@ -112,7 +113,7 @@ describe("a run's knobs", () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     fileBeforeKnobs(file);
-    const store = new Store(file, (db) => new OutputWriter(db));
+    const store = new Store(file);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const [old] = store.runs.list(10);
     expect(old!.config).toEqual({ batch: '16' });
@@ -155,7 +156,8 @@ describe('batched writes', () => {
   it('commits queued output on its own within the flush interval, off the engine thread', async () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
-    const store = new Store(file, (db) => new OutputWriter(db));
+    const recording = Recording.open(file, systemClock);
+    const { store, output } = recording;
     const run = store.runs.insert({
       workloadId: null,
       workloadName: null,
@@ -167,8 +169,8 @@ describe('batched writes', () => {
       enginePid: process.pid,
     });
     // The writer thread starts in the background (seconds on a loaded machine, from source): it answers once it is up.
-    await store.output.flush();
-    store.runs.appendOutput(run.id, 0, 1, Buffer.from('hello'));
+    await output.flush();
+    output.append(run.id, 0, 1, Buffer.from('hello'));
     // A second connection sees nothing until the batch commits...
     const reader = new Database(file, { readonly: true });
     const count = () => reader.prepare('SELECT COUNT(*) FROM run_output').pluck().get();
@@ -177,7 +179,7 @@ describe('batched writes', () => {
     await expect.poll(count, { timeout: COMMIT_INTERVAL_MS * 20, interval: 20 }).toBe(1);
     expect(reader.prepare('SELECT output_bytes FROM runs').pluck().get()).toBe(5);
     reader.close();
-    await store.close();
+    await recording.close();
   });
 
   it('refuses writes after close, having flushed what was queued', () => {

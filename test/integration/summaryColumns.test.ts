@@ -1,13 +1,12 @@
 // A run's summary input read into columns sized once: as many entries as samples read, from a real SQLite file.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { columnsForSummary, samplesForSummary } from '../../electron/core/metrics/summaryInput.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
-const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
+const store = new Store(path.join(makeTempDir(), 'runs.db'));
 afterAll(() => store.close());
 
 function stored(samples: readonly MetricSample[]): number {

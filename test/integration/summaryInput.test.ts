@@ -2,7 +2,6 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSeries } from '../../electron/core/ingest/series.js';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../../electron/core/metrics/collector.js';
 import { buildMixedLog } from '../../electron/core/metrics/parsers/benchmarkSupport.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
@@ -12,7 +11,7 @@ import { Store } from '../../electron/core/store/store.js';
 import { capturedTrainingLogs } from '../helpers/fixtures.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
-const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
+const store = new Store(path.join(makeTempDir(), 'runs.db'));
 afterAll(() => store.close());
 
 function stored(samples: readonly MetricSample[]): number {

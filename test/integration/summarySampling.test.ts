@@ -1,7 +1,6 @@
 // A long run's summary from a bounded sample of its steps, against the summary of every step, from a real SQLite file.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import type { MetricSample } from '../../electron/core/metrics/samples.js';
 import { samplingRankError, summarizeMetrics, type TrainingSummary } from '../../electron/core/metrics/summary.js';
 import { summaryInput, type SamplingLimits } from '../../electron/core/metrics/summaryInput.js';
@@ -10,7 +9,7 @@ import { importLogText } from '../../electron/core/ingest/importLog.js';
 import { capturedTrainingLogs } from '../helpers/fixtures.js';
 import { makeTempDir, tempCore } from '../helpers/tempCore.js';
 
-const store = new Store(path.join(makeTempDir(), 'runs.db'), (db) => new OutputWriter(db));
+const store = new Store(path.join(makeTempDir(), 'runs.db'));
 afterAll(() => store.close());
 
 /** Small limits, so a run of 120,000 steps is sampled 1 in 15 (the defaults sample past 150,000 steps). */

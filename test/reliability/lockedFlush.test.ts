@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OutputWriter } from '../../electron/core/ingest/outputWriter.js';
 import { Store } from '../../electron/core/store/store.js';
 import { makeTempDir } from '../helpers/tempCore.js';
 
@@ -38,7 +37,7 @@ describe('a flush while another connection holds the write lock', () => {
   it('waits for the lock between short tries, giving the event loop its turns, and commits once it is free', async () => {
     dir = makeTempDir('tb-locked-flush-');
     const file = path.join(dir, 'runs.db');
-    store = new Store(file, (f) => new OutputWriter(f));
+    store = new Store(file);
     store.db.exec('CREATE TABLE probe (x)');
     const holder = new Database(file);
     holder.exec('BEGIN IMMEDIATE');

@@ -70,7 +70,7 @@ describe('a log download during a live run', () => {
     const ended = await harness.core.runner.waitForExit(run.id);
     expect(ended.status).toBe('succeeded');
     expectEveryTick(run, 3);
-    expect(harness.core.store.writeStatus()).toEqual({ state: 'writing' });
+    expect(harness.core.recording.writeStatus()).toEqual({ state: 'writing' });
   }, 60_000);
 
   it('that is slow, several at once, raw and plain, delivers exactly the stored log while the live run is recorded', async () => {

@@ -101,7 +101,7 @@ function startWitnessRun() {
 async function expectWitnessFinished(runId: number): Promise<void> {
   await harness.core.runner.waitForExit(runId);
   expect(harness.core.store.runs.get(runId)?.status).toBe('succeeded');
-  await harness.core.store.flush();
+  await harness.core.recording.flush();
   const output = harness.core.store.runs
     .outputAfter(runId, -1)
     .map((chunk) => chunk.data.toString())

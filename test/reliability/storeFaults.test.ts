@@ -59,16 +59,16 @@ describe('the store outlives faults', () => {
     await expect.poll(() => h.core.store.runs.outputAfter(run.id, -1).length, { timeout: 10_000 }).toBeGreaterThan(0);
     // The file may not grow past the pages it has now: SQLite answers SQLITE_FULL, as a full disk would.
     const pages = h.core.store.db.pragma('page_count', { simple: true }) as number;
-    h.core.store.setMaxPageCount(pages);
+    h.core.recording.setMaxPageCount(pages);
     await expect.poll(() => status.some((s) => s.level === 'warning' && /full/iu.test(s.message)), { timeout: 10_000 }).toBe(true);
     expect(h.core.runner.isActive(run.id)).toBe(true);
     // Space returns.
-    h.core.store.setMaxPageCount(1_000_000);
+    h.core.recording.setMaxPageCount(1_000_000);
     const ended = await h.core.runner.waitForExit(run.id);
     expect(ended.status).toBe('succeeded');
     expectAllOutput(storedOutput(h, run.id));
     expect(status.some((s) => s.level === 'info' && /resumed/iu.test(s.message))).toBe(true);
-    expect(h.core.store.writeStatus().state).toBe('writing');
+    expect(h.core.recording.writeStatus().state).toBe('writing');
   }, 30_000);
 
   it('holds output in bounded memory while the disk stays full: past the limit it is parsed and counted, never piled up', async () => {
@@ -79,16 +79,16 @@ describe('the store outlives faults', () => {
     const run = h.core.startCommand({ adHoc: { command: ['sh', '-c', script], cwd: h.dir } });
     const status = collectStatus(h, run.id);
     await expect.poll(() => h.core.store.runs.outputAfter(run.id, -1).length, { timeout: 10_000 }).toBeGreaterThan(0);
-    h.core.store.setHeldOutputLimit(32 * 1024);
-    h.core.store.setMaxPageCount(h.core.store.db.pragma('page_count', { simple: true }) as number);
+    h.core.recording.output.setHeldOutputLimit(32 * 1024);
+    h.core.recording.setMaxPageCount(h.core.store.db.pragma('page_count', { simple: true }) as number);
     await expect
       .poll(() => status.some((s) => s.level === 'warning' && /reached 0 MiB|held in memory reached/iu.test(s.message)), { timeout: 20_000 })
       .toBe(true);
     expect(h.core.runner.isActive(run.id)).toBe(true);
     // The training ends while the disk is still full; space returns afterwards.
     await expect.poll(() => h.core.store.runs.get(run.id)?.status, { timeout: 20_000 }).not.toBe('running');
-    h.core.store.setMaxPageCount(1_000_000);
-    await h.core.store.flush();
+    h.core.recording.setMaxPageCount(1_000_000);
+    await h.core.recording.flush();
     const ended = h.core.store.runs.get(run.id)!;
     expect(ended.status).toBe('succeeded');
     const stored = storedOutput(h, run.id);

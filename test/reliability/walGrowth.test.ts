@@ -31,8 +31,8 @@ describe('the write-ahead log', () => {
     let largestWal = 0;
     // 400 commits of one 300-byte line each: what 40 s of a run printing a line every 100 ms commits.
     for (let seq = 0; seq < 400; seq++) {
-      core.store.output.append(run.id, seq, seq, Buffer.from(`step ${seq} loss 0.5 ${'x'.repeat(280)}\n`));
-      await core.store.output.flush();
+      core.recording.output.append(run.id, seq, seq, Buffer.from(`step ${seq} loss 0.5 ${'x'.repeat(280)}\n`));
+      await core.recording.output.flush();
       largestWal = Math.max(largestWal, fs.statSync(`${dbPath}-wal`).size);
     }
     expect(core.store.runs.get(run.id)!.outputBytes).toBeGreaterThan(100_000);

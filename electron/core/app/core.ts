@@ -8,7 +8,7 @@ import type { SweepQueue } from '../experiments/sweepQueue.js';
 import type { GpuControl } from '../gpu-control/gpuControl.js';
 import type { ImportRequest } from '../ingest/importLog.js';
 import type { IngestTasks } from '../ingest/ingestTasks.js';
-import type { OutputWriter } from '../ingest/outputWriter.js';
+import type { Recording } from '../ingest/recording.js';
 import type { Publisher } from '../publish/publisher.js';
 import type { OrphanRegistry } from '../runner/orphans.js';
 import type { RecoveryReport } from '../runner/recovery.js';
@@ -90,7 +90,9 @@ export interface Core {
  * check what no face can see (rows in the store, a live session, the GPU journal); faces hold a Core.
  */
 export interface EngineCore extends Core {
-  readonly store: Store<OutputWriter>;
+  readonly store: Store;
+  /** The same file with ingest's output writer: flushing and watching both connections, its limits in tests. */
+  readonly recording: Recording;
   /** Long work on stored runs (parsing again, an import's summary), on a thread of its own. */
   readonly tasks: IngestTasks;
   readonly runner: RunManager;

@@ -9,7 +9,7 @@ import { SweepQueue } from '../experiments/sweepQueue.js';
 import { Elevation } from '../gpu-control/elevation.js';
 import type { GpuControl } from '../gpu-control/gpuControl.js';
 import type { IngestTasks } from '../ingest/ingestTasks.js';
-import type { OutputWriter } from '../ingest/outputWriter.js';
+import type { Recording } from '../ingest/recording.js';
 import { StepProfiler } from '../profile/stepProfiler.js';
 import { Publisher } from '../publish/publisher.js';
 import { RunManager } from '../runner/runManager.js';
@@ -25,7 +25,9 @@ import type { StartRun } from './startRun.js';
 /** What most parts are made with. */
 export interface Basics {
   config: EngineConfig;
-  store: Store<OutputWriter>;
+  store: Store;
+  /** The same file's store with ingest's output writer: what flushing output and watching writes need. */
+  recording: Recording;
   events: EventHub;
   clock: Clock;
   /** This engine as the owner of runs, sweeps and GPU changes. */
@@ -47,15 +49,16 @@ export function elevationFor(config: EngineConfig): Elevation | null {
 }
 
 /** The live runs: their summaries made on the task thread, profiles, channel files and fingerprints beside the database. */
-export function newRunManager({ config, store, events, clock, engine }: Basics, tasks: IngestTasks, endingRetryMs: number | undefined): RunManager {
+export function newRunManager({ config, store, recording, events, clock, engine }: Basics, tasks: IngestTasks, endingRetryMs: number | undefined): RunManager {
   const { dataDir, resourcesDir } = config;
-  return new RunManager(store, events, {
+  const { runs, processes, metrics, telemetry } = store;
+  return new RunManager({ runs, processes, metrics, telemetry, output: recording.output }, events, {
     builtins: { resources: resourcesDir, node: config.node.path },
     nodeEnv: config.node.env,
     baseEnv: config.childEnv,
     channelDir: path.join(dataDir, 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
-    flushStore: () => store.flush(),
+    flushStore: () => recording.flush(),
     summarizeStored: (runId, summaryOptions, stepMarks) => tasks.summarizeRun(runId, summaryOptions, stepMarks),
     nvidiaSmi: { binary: config.nvidiaSmi, gpu: config.gpuIndex },
     intervals: config.intervals,
@@ -105,7 +108,17 @@ export function watchOtherEngines({ store, events, clock, engine }: Basics, runn
 }
 
 /** Finished runs and sweeps this engine recorded go to MLflow where that was asked for (or on their own, by the setting). */
-export function newPublisher({ config, store, events, clock }: Basics, compare: CompareService, runner: RunManager): Publisher {
+export function newPublisher({ config, store, recording, events, clock }: Basics, compare: CompareService, runner: RunManager): Publisher {
   const mlflow = new MlflowStore(store.db, store.metrics);
-  return new Publisher({ store, mlflow, compare, events, clock, env: config.env, ownerPid: process.pid, waitForRun: (id) => runner.waitForExit(id) });
+  return new Publisher({
+    store,
+    flush: () => recording.flush(),
+    mlflow,
+    compare,
+    events,
+    clock,
+    env: config.env,
+    ownerPid: process.pid,
+    waitForRun: (id) => runner.waitForExit(id),
+  });
 }

@@ -7,7 +7,7 @@ import type { SweepQueue } from '../experiments/sweepQueue.js';
 import type { GpuControl } from '../gpu-control/gpuControl.js';
 import type { ImportSessions } from '../ingest/importSessions.js';
 import type { IngestTasks } from '../ingest/ingestTasks.js';
-import type { OutputWriter } from '../ingest/outputWriter.js';
+import type { Recording } from '../ingest/recording.js';
 import type { Publisher } from '../publish/publisher.js';
 import type { OrphanRegistry } from '../runner/orphans.js';
 import type { RunManager } from '../runner/runManager.js';
@@ -20,7 +20,8 @@ import type { StartRun } from './startRun.js';
 export interface EngineServices {
   readonly config: EngineConfig;
   readonly clock: Clock;
-  readonly store: Store<OutputWriter>;
+  readonly store: Store;
+  readonly recording: Recording;
   readonly tasks: IngestTasks;
   readonly events: EventHub;
   readonly runner: RunManager;

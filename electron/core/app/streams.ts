@@ -5,14 +5,13 @@ import type { Clock } from '../clock.js';
 import type { EventHub } from '../events.js';
 import { importLogFile, type ImportRequest } from '../ingest/importLog.js';
 import type { IngestTasks } from '../ingest/ingestTasks.js';
-import type { OutputWriter } from '../ingest/outputWriter.js';
+import type { Recording } from '../ingest/recording.js';
 import { writeRunLog, writeRunMetrics } from '../runner/runLog.js';
 import { explainCorruption } from '../store/open.js';
-import type { Store } from '../store/store.js';
 import { requireRun } from './lookups.js';
 
 export interface StreamsOptions {
-  store: Store<OutputWriter>;
+  recording: Recording;
   tasks: IngestTasks;
   events: EventHub;
   clock: Clock;
@@ -20,7 +19,8 @@ export interface StreamsOptions {
 }
 
 /** Each after everything queued is stored, a damaged page said as such. */
-export function coreStreams({ store, tasks, events, clock, dbPath }: StreamsOptions) {
+export function coreStreams({ recording, tasks, events, clock, dbPath }: StreamsOptions) {
+  const { store } = recording;
   const namingDamage = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -32,18 +32,18 @@ export function coreStreams({ store, tasks, events, clock, dbPath }: StreamsOpti
     writeRunLog: (id: number, format: LogFormat, sink: Writable): Promise<void> =>
       namingDamage(async () => {
         requireRun(store, id);
-        await store.flush();
+        await recording.flush();
         await writeRunLog(store.runs, id, format, sink);
       }),
     writeRunMetrics: (id: number, format: 'table' | 'json', sink: Writable): Promise<number> =>
       namingDamage(async () => {
         requireRun(store, id);
-        await store.flush();
+        await recording.flush();
         return writeRunMetrics(store.metrics, id, format, sink);
       }),
     importLogFile: (file: string, options: Omit<ImportRequest, 'now'>): Promise<Run> =>
       namingDamage(async () => {
-        const run = await importLogFile({ store, tasks }, file, { ...options, now: clock.now() });
+        const run = await importLogFile({ recording, tasks }, file, { ...options, now: clock.now() });
         events.emit('runs.onDidChange', run);
         return run;
       }),

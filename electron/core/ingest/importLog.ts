@@ -5,14 +5,13 @@ import { stripAnsi } from '../../shared/ansi.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
 import { SampleColumns } from '../store/sampleColumns.js';
 import { findFailureLine } from './exitClassifier.js';
-import type { Store } from '../store/store.js';
 import { TimeSlice } from '../system/timeSlice.js';
 import type { IngestTasks } from './ingestTasks.js';
-import type { OutputWriter } from './outputWriter.js';
+import type { Recording } from './recording.js';
 
-/** What an import needs of the engine: the store (its output writer) and the task thread that makes its summary. */
+/** What an import needs of the engine: the database file (its store and output writer) and the task thread that makes its summary. */
 export interface ImportTarget {
-  store: Store<OutputWriter>;
+  recording: Recording;
   tasks: IngestTasks;
 }
 
@@ -111,11 +110,12 @@ export async function importLogFile(target: ImportTarget, file: string, request:
 
 /** A log given in pieces (a file's reads, standard input, a face's sends) into a new run; `total` is its size when known. */
 export async function importLogPieces(
-  { store, tasks }: ImportTarget,
+  { recording, tasks }: ImportTarget,
   request: ImportRequest,
   total: number | null,
   pieces: Iterable<Buffer> | AsyncIterable<Buffer>,
 ): Promise<Run> {
+  const { store, output } = recording;
   const limit = request.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const run = store.runs.insert({
     workloadId: null,
@@ -131,7 +131,7 @@ export async function importLogPieces(
   // clocks: stamps, bars' elapsed times) while the writer thread stores the one before, committing
   // each piece with its samples. Parsing gives the event loop back every few milliseconds: a live run
   // may be recording beside the import (the UI's import, in the desktop app or `serve`).
-  store.output.startParsedRun(run.id);
+  output.startParsedRun(run.id);
   const collector = new MetricsCollector({ metricRegex: '', ...IMPORTED_LOG_READING });
   const decoder = new TextDecoder('utf-8');
   const slice = new TimeSlice();
@@ -161,11 +161,11 @@ export async function importLogPieces(
           samples.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
         await slice.pause();
       }
-      store.output.appendParsed(run.id, seq++, 0, owned, samples);
+      output.appendParsed(run.id, seq++, 0, owned, samples);
       sinceFlush += piece.length;
       if (sinceFlush >= IN_FLIGHT_BYTES) {
         sinceFlush = 0;
-        const commit = store.output.flush();
+        const commit = output.flush();
         await previousCommit;
         previousCommit = commit;
         request.onProgress?.(read, total);
@@ -174,19 +174,19 @@ export async function importLogPieces(
     if (read === 0) throw new ImportEmpty(request.source ?? request.name);
   } catch (error) {
     // Nothing half-imported stays behind: the run and what was stored of it go.
-    store.output.endRun(run.id, 0);
-    await store.flush();
+    output.endRun(run.id, 0);
+    await recording.flush();
     store.runs.remove(run.id);
     throw error;
   }
   const last = SampleColumns.from([...collector.push(decoder.decode(), 0), ...collector.end(0)]);
-  await store.output.endRun(run.id, 0, last);
+  await output.endRun(run.id, 0, last);
   request.onProgress?.(read, total);
 
   const text = stripAnsi(new TextDecoder('utf-8').decode(Buffer.concat(tail)));
   // The same text rules as a live run's ending: tracebacks, OOM, shells' Killed lines, the kernel's OOM killer.
   const failure = findFailureLine(text);
-  await store.runs.end(run.id, {
+  store.runs.recordEnding(run.id, {
     status: failure ? 'failed' : 'succeeded',
     exitCode: null,
     signal: null,

@@ -6,35 +6,18 @@ import { summarizeStored } from '../metrics/summaryInput.js';
 import { KIND_CODE } from '../store/sampleColumns.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
-import type { OutputSink } from '../store/outputSink.js';
 import { Store } from '../store/store.js';
 import { BytesFirst } from './writeTurns.js';
 import type { FromIngestTasks, IngestTaskConfig, ToIngestTasks } from './ingestTaskProtocol.js';
 import { numericLines, reparseRun } from './reparse.js';
 import { runInBackground } from '../system/threadPriority.js';
 
-/**
- * This thread reads and replaces samples and summaries; it never stores output. Its Store is handed this in
- * place of an output writer: appending is a programming error, said as such.
- */
-const NO_OUTPUT: OutputSink = {
-  append: () => {
-    throw new Error('the ingest task thread stores no output');
-  },
-  flush: () => Promise.resolve(),
-  close: () => Promise.resolve(),
-  onStatus: () => () => undefined,
-  currentStatus: () => ({ state: 'writing' }),
-  onDropping: () => () => undefined,
-  setHeldOutputLimit: () => undefined,
-  setMaxPageCount: () => undefined,
-};
-
 const config = workerData as IngestTaskConfig;
 const port = parentPort!;
 // It may lag behind the store by design; the pty reader and the bytes' writer come first.
 runInBackground();
-const store = new Store(config.file, () => NO_OUTPUT);
+// Its own connection reads and replaces samples and summaries; it never stores output.
+const store = new Store(config.file);
 const bytesFirst = new BytesFirst(config.bytesFirst);
 
 async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Promise<unknown> {

@@ -61,6 +61,8 @@ import { experimentUrl, hasCredentials, runUrl, trackingServer, TrackingUriError
 
 export interface PublisherOptions {
   store: Store;
+  /** Commits everything queued, terminal output included: what is published is read back from the file. */
+  flush: () => Promise<void>;
   mlflow: MlflowStore;
   compare: CompareService;
   events: EventHub;
@@ -569,7 +571,7 @@ class PublishSession {
       this.options.mlflow.markPending(subject, this.target, this.options.clock.now());
       return this.pending(subject);
     }
-    await this.options.store.flush();
+    await this.options.flush();
     const warnings: string[] = [];
     const name = runName(run, configName);
     const params = runParams(run, warnings);

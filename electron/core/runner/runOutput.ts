@@ -2,6 +2,7 @@
 import { TextDecoder } from 'node:util';
 import { type Clock, realTimeout, type Timer } from '../clock.js';
 import type { EventHub } from '../events.js';
+import type { OutputWriter } from '../ingest/outputWriter.js';
 import type { RunStore } from '../store/runStore.js';
 import type { RunFaults } from './runFaults.js';
 
@@ -32,6 +33,9 @@ export class RunOutput {
   constructor(
     private readonly runId: number,
     private readonly startedAtMs: number,
+    /** Where its chunks are stored: ingest's writer, which commits them on its own thread. */
+    private readonly writer: Pick<OutputWriter, 'append'>,
+    /** Read for the record re-sent while output flows (its byte count). */
     private readonly runs: RunStore,
     private readonly events: EventHub,
     private readonly faults: RunFaults,
@@ -72,7 +76,7 @@ export class RunOutput {
     // Decoded only for someone watching; the tail keeps a copy. Both before the store takes the buffer.
     const text = this.events.hasSubscribers ? this.decoder.decode(data, { stream: true }) : null;
     this.keepTail(data);
-    this.runs.appendOutput(this.runId, seq, tMs, data);
+    this.writer.append(this.runId, seq, tMs, data);
     if (text !== null) this.events.emit('runs.onOutput', { runId: this.runId, seq, tMs, data: text });
     this.bytes += bytes;
     const now = this.clock.monotonicMs();

@@ -166,7 +166,7 @@ export class RunSession {
     });
     const tree = this.tree;
     this.owned.hold("the run's process tree", () => tree.close());
-    this.output = new RunOutput(this.id, this.startedAtMs, runs, context.events, context.faults, environment.clock);
+    this.output = new RunOutput(this.id, this.startedAtMs, context.output, runs, context.events, context.faults, environment.clock);
     const output = this.output;
     this.owned.hold("the run's output", () => output.close());
     this.metrics = new RunMetrics(

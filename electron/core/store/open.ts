@@ -311,10 +311,11 @@ function migrate(db: Db, file: string, onMigrating?: MigrationNotice): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) throw new DatabaseTooNewError(file, current);
   if (current === SCHEMA_VERSION) return;
-  const moving = migrations.slice(current).filter((migration) => migration.convert !== undefined);
-  if (current > 0 && moving.length > 0) {
+  const slow = migrations.slice(current).filter((migration) => migration.slowConvert !== undefined);
+  if (current > 0 && slow.length > 0) {
+    const moved = [...new Set(slow.map((migration) => migration.slowConvert))].join('; ');
     onMigrating?.(
-      `Updating ${file} for this version (${moving.map((migration) => migration.name).join(', ')}): its metric samples are moved, which takes about a minute a few GB; nothing is lost if it is stopped.`,
+      `Updating ${file} for this version (${slow.map((migration) => migration.name).join(', ')}): ${moved}, which takes about a minute a few GB; nothing is lost if it is stopped.`,
     );
   }
   db.transaction(() => {

@@ -3,7 +3,6 @@ import type { ExitClass, OutputChunk, Run, RunCheckout, RunStatus, RunSummary, R
 import type { SummaryHistoryEntry } from '../../shared/api.js';
 import { runCheckout, runSummary, runTypedCommand } from '../../shared/api.js';
 import { runKnobs, type RunKnobs } from '../../shared/knobs.js';
-import type { OutputSink } from './outputSink.js';
 import { BUSY_TIMEOUT_MS, type Db } from './open.js';
 import { MAX_RECORDING_NOTES } from './recordingState.js';
 
@@ -175,10 +174,7 @@ export const EMPTY_SUMMARY: RunSummary = {
 export class RunStore {
   private readonly statements;
 
-  constructor(
-    private readonly db: Db,
-    private readonly output: Pick<OutputSink, 'append' | 'flush'>,
-  ) {
+  constructor(private readonly db: Db) {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO runs (workload_id, workload_name, status, started_at, command_json, cwd, config_json, env_json, engine_pid,
@@ -277,17 +273,6 @@ export class RunStore {
     this.statements.setPid.run(pid, startTicks, id);
   }
 
-  /** Queues a chunk of output; the writer thread commits it with its next batch (at most COMMIT_INTERVAL_MS later, see ingest/commitPolicy.ts). */
-  appendOutput(id: number, seq: number, tMs: number, data: Buffer): void {
-    this.output.append(id, seq, tMs, data);
-  }
-
-  /** Records how a run ended, after everything it wrote has been committed. */
-  async end(id: number, ending: RunEnding): Promise<Run> {
-    await this.output.flush();
-    return this.recordEnding(id, ending);
-  }
-
   /**
    * Runs `write` on this connection without waiting for another process's lock (it fails at once instead): a
    * retry from a timer must not hold the engine's thread for the whole busy timeout.
@@ -301,7 +286,7 @@ export class RunStore {
     }
   }
 
-  /** Records an ending at once: for a run that never started, so has no output in flight. */
+  /** Records how a run ended; whoever wrote its output (ingest's OutputWriter) has committed it first. */
   recordEnding(id: number, ending: RunEnding): Run {
     this.statements.end.run({ id, ...ending, endedAt: ending.endedAt.toISOString() });
     return this.get(id)!;

@@ -1,10 +1,9 @@
 // The one owner of the SQLite file: opens it, hands out the repositories, flushes and closes it.
-import { BatchWriter, type WriterStatus } from './batchWriter.js';
+import { BatchWriter } from './batchWriter.js';
 import { GpuJournalStore } from './gpuJournalStore.js';
 import { SweepStore } from './sweepStore.js';
 import { TuneStore } from './tuneStore.js';
 import { BUSY_TIMEOUT_MS, openDatabase, openDatabaseReadOnly, unwritableReason, type Db, type MigrationNotice } from './open.js';
-import type { OutputSink } from './outputSink.js';
 import { MetricStore } from './metricStore.js';
 import { ProfileStore } from './profileStore.js';
 import { TelemetryStore } from './telemetryStore.js';
@@ -39,11 +38,10 @@ function openForUse(file: string, readOnlyFallback: boolean, onMigrating?: Migra
   }
 }
 
-/** `Output` is the writer ingest/ hands in (createCore's OutputWriter), typed as made so its owners reach all of it. */
-export class Store<Output extends OutputSink = OutputSink> {
+/** Terminal output is not written here: ingest/'s OutputWriter has a connection of its own (ingest/recording.ts pairs the two). */
+export class Store {
   readonly db: Db;
   readonly writer: BatchWriter;
-  readonly output: Output;
   readonly workloads: WorkloadStore;
   readonly runs: RunStore;
   readonly processes: RunProcessStore;
@@ -58,14 +56,9 @@ export class Store<Output extends OutputSink = OutputSink> {
   /** Set when the file could only be opened for reading (a full disk, no write permission): why, in words. */
   readonly readOnly: ReadOnlyState | null;
 
-  /**
-   * `openOutput` is called once the file is open and migrated, so the writer's own connection finds the schema; it
-   * gets the read-only reason, if any, and then starts no writer. `readOnlyFallback`: a file that can be read but
-   * not written opens for reading (the CLI's `runs` on a full disk) instead of being refused.
-   */
+  /** `readOnlyFallback`: a file that can be read but not written opens for reading (the CLI's `runs` on a full disk) instead of being refused. */
   constructor(
     readonly file: string,
-    openOutput: (file: string, readOnly: string | null) => Output,
     clock: Clock = systemClock,
     options: { readOnlyFallback?: boolean; onMigrating?: MigrationNotice } = {},
   ) {
@@ -73,9 +66,8 @@ export class Store<Output extends OutputSink = OutputSink> {
     this.db = opened.db;
     this.readOnly = opened.readOnly;
     this.writer = new BatchWriter(this.db, undefined, clock);
-    this.output = openOutput(file, this.readOnly?.reason ?? null);
     this.workloads = new WorkloadStore(this.db, clock);
-    this.runs = new RunStore(this.db, this.output);
+    this.runs = new RunStore(this.db);
     this.processes = new RunProcessStore(this.db, this.writer);
     this.metrics = new MetricStore(this.db, this.writer);
     this.telemetry = new TelemetryStore(this.db, this.writer);
@@ -85,45 +77,15 @@ export class Store<Output extends OutputSink = OutputSink> {
     this.profiles = new ProfileStore(this.db);
   }
 
-  /**
-   * Whether samples and output reach the file: paused while either writer waits out a fault (a full disk, a
-   * busy file), with what to tell the person; `writing` again once both have caught up.
-   */
-  onWriteStatus(listener: (status: WriterStatus) => void): () => void {
-    const report = () => listener(this.writeStatus());
-    const offSamples = this.writer.onStatus(report);
-    const offOutput = this.output.onStatus(report);
-    return () => {
-      offSamples();
-      offOutput();
-    };
-  }
-
-  writeStatus(): WriterStatus {
-    const samples = this.writer.currentStatus();
-    return samples.state === 'paused' ? samples : this.output.currentStatus();
-  }
-
-  /** How much output may wait in memory while the disk is full; past it, output is parsed, counted and dropped. */
-  setHeldOutputLimit(bytes: number): void {
-    this.output.setHeldOutputLimit(bytes);
-  }
-
-  onOutputDropping(listener: (runId: number, limitBytes: number) => void): () => void {
-    return this.output.onDropping(listener);
-  }
-
-  /** Caps the file at this many pages on every connection (SQLite's max_page_count), as a full disk would. */
+  /** Caps the file at this many pages on this connection (SQLite's max_page_count), as a full disk would. */
   setMaxPageCount(pages: number): void {
     this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(pages))}`);
-    this.output.setMaxPageCount(pages);
   }
 
-  /** Everything queued so far (output in the worker, samples here) committed, or kept for retry if the file refuses it. */
+  /** Every sample queued so far committed, or kept for retry if the file refuses it. */
   async flush(): Promise<void> {
     this.lockWait ??= this.waitOutLock().finally(() => (this.lockWait = null));
     await this.lockWait;
-    await this.output.flush();
   }
 
   /**
@@ -142,11 +104,10 @@ export class Store<Output extends OutputSink = OutputSink> {
   async close(): Promise<void> {
     if (!this.db.open) return;
     const lostWrites = this.writer.close();
-    await this.output.close();
     this.db.close();
     if (lostWrites > 0)
       console.error(
-        `tuning-bench: ${lostWrites} sample writes could not be stored in ${this.file} before closing (${this.writeStatus().state === 'paused' ? 'the disk is full or the file busy' : 'the database refused them'})`,
+        `tuning-bench: ${lostWrites} sample writes could not be stored in ${this.file} before closing (${this.writer.currentStatus().state === 'paused' ? 'the disk is full or the file busy' : 'the database refused them'})`,
       );
   }
 }

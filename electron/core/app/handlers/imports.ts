@@ -8,11 +8,11 @@ import type { EngineServices, HandlersOf } from '../services.js';
 
 type ImportMethod = 'runs.import' | 'runs.importBegin' | 'runs.importAppend' | 'runs.importFinish' | 'runs.importCancel' | 'runs.reparse';
 
-export function importHandlers({ store, tasks, imports, events, runner, clock }: EngineServices): HandlersOf<ImportMethod> {
+export function importHandlers({ store, recording, tasks, imports, events, runner, clock }: EngineServices): HandlersOf<ImportMethod> {
   const refused = (error: unknown) => Promise.reject(importFailure(error));
   return {
     'runs.import': async ({ name, text }) => {
-      const run = await importLogText({ store, tasks }, text, { name: name ?? 'imported log', now: clock.now() }).catch(refused);
+      const run = await importLogText({ recording, tasks }, text, { name: name ?? 'imported log', now: clock.now() }).catch(refused);
       events.emit('runs.onDidChange', run);
       return run;
     },
@@ -42,8 +42,8 @@ export function importHandlers({ store, tasks, imports, events, runner, clock }:
         if (runner.isActive(id)) throw new ApiFailure('conflict', `run ${id} is still running; parse it again once it has ended`);
         if (workload) store.runs.setWorkload(id, workload);
         try {
-          // Anything this thread still queues for the run (its channel's samples) is stored before the task reads it.
-          await store.flush();
+          // Anything still queued for the run (its channel's samples, its last output) is stored before the task reads it.
+          await recording.flush();
           const result = await tasks.reparse(id, clock.now());
           const updated = requireRun(store, id);
           events.emit('runs.onDidChange', updated);

@@ -20,11 +20,11 @@ type RecordMethod =
   | 'runs.codeDiffBetween'
   | 'metrics.testRegex';
 
-export function runRecordHandlers({ store, tasks, events, runner, config }: EngineServices): HandlersOf<RecordMethod> {
+export function runRecordHandlers({ store, recording, tasks, events, runner, config }: EngineServices): HandlersOf<RecordMethod> {
   /** The run, once everything this thread still queues for it is stored, so a reader sees all it has written so far. */
   const storedRun = async (id: number) => {
     requireRun(store, id);
-    await store.flush();
+    await recording.flush();
   };
   return {
     'runs.output': async ({ id, afterSeq, maxBytes, fromEnd }) => {

@@ -7,4 +7,5 @@ export const sampleBlocks: Migration = {
   name: 'sample-blocks',
   sql: CREATE_BLOCKS_SQL,
   convert: moveRowsIntoBlocks,
+  slowConvert: 'its metric samples are moved',
 };

@@ -8,4 +8,5 @@ export const blockDataApart: Migration = {
   name: 'block-data-apart',
   sql: SPLIT_BLOCK_DATA_SQL,
   convert: addBlockPoints,
+  slowConvert: 'its metric samples are moved',
 };

@@ -27,6 +27,8 @@ export interface Migration {
   sql: string;
   /** Moves data the SQL alone cannot (run after it, in the same transaction). */
   convert?: (db: Db) => void;
+  /** A convert that takes long on a big file says so before it starts: what it moves. */
+  slowConvert?: string;
 }
 
 export const migrations: readonly Migration[] = [
