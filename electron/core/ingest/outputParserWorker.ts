@@ -7,8 +7,7 @@ import { applyConnectionPragmas } from '../store/open.js';
 import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
-import type { WriterStatus } from '../store/batchWriter.js';
-import { describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
+import { WriteRetry } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
@@ -57,10 +56,6 @@ const work: ToOutputParser[] = [];
 let samplesQueue: Array<{ runId: number; samples: MetricSample[] }> = [];
 let queuedSamples = 0;
 const policy = new CommitPolicy(COMMIT_INTERVAL_MS, Number.POSITIVE_INFINITY);
-let failures = 0;
-let failingSince: number | null = null;
-let retryAt = 0;
-let status: WriterStatus = { state: 'writing' };
 let closing = false;
 /** How long the last sample transaction took: the lock is left free at least as long before the next. */
 let lastTransactionMs = 0;
@@ -70,11 +65,12 @@ const toEngine = (message: ParserToEngine) => engine.postMessage(message);
 
 const commitTransaction = db.transaction((batch: Array<{ runId: number; samples: MetricSample[] }>) => sampleBlocks.writeEntries(batch));
 
-function setStatus(next: WriterStatus): void {
-  const changed = next.state !== status.state || (next.state === 'paused' && status.state === 'paused' && next.fault !== status.fault);
-  status = next;
-  if (changed) toEngine({ type: 'status', status: next });
-}
+/** The write policy every batching connection shares (store/writeFaults.ts), on this thread's monotonic clock (see the writer thread's). */
+const retry = new WriteRetry(
+  () => performance.now(),
+  (status) => toEngine({ type: 'status', status }),
+  file,
+);
 
 function queue(runId: number, samples: MetricSample[]): void {
   if (samples.length === 0) return;
@@ -120,11 +116,7 @@ function commit(): void {
     } catch (error) {
       samplesQueue = batch.concat(samplesQueue);
       queuedSamples += batch.reduce((sum, entry) => sum + entry.samples.length, 0);
-      failures += 1;
-      failingSince ??= performance.now();
-      retryAt = performance.now() + nextRetryDelayMs(failures);
-      const { fault, message } = describeWriteFault(error, file);
-      if (faultWorthTelling(fault, performance.now() - failingSince)) setStatus({ state: 'paused', fault, message, pendingWrites: samplesQueue.length });
+      retry.failed(error, samplesQueue.length);
       ok = false;
       break;
     }
@@ -135,11 +127,8 @@ function commit(): void {
     }
   }
   if (ok) {
-    failures = 0;
-    failingSince = null;
-    retryAt = 0;
+    retry.succeeded();
     policy.committed(performance.now(), false);
-    if (status.state !== 'writing') setStatus({ state: 'writing' });
   }
   for (const [runId, samples] of committed) toEngine({ type: 'metrics', runId, samples: liveView(samples) });
   for (const [runId, run] of runs) {
@@ -233,7 +222,7 @@ function pump(): void {
     if (!guardedStep()) break;
   }
   const now = performance.now();
-  if (now >= retryAt && (policy.isDue(now) || queuedSamples >= MAX_QUEUED_SAMPLES)) commit();
+  if (now >= retry.retryAt && (policy.isDue(now) || queuedSamples >= MAX_QUEUED_SAMPLES)) commit();
   schedule();
 }
 
@@ -268,10 +257,10 @@ function schedule(): void {
     commitTimer = setTimeout(
       () => {
         commitTimer = null;
-        if (performance.now() >= retryAt) commit();
+        if (retry.mayRetry()) commit();
         else schedule();
       },
-      Math.ceil(Math.max(dueIn, retryAt - performance.now(), 0)),
+      Math.ceil(Math.max(dueIn, retry.retryAt - performance.now(), 0)),
     );
   }
 }

@@ -3,7 +3,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { MetricSample } from '../metrics/samples.js';
 import type { SampleColumns } from '../store/sampleColumns.js';
 import type { FromOutputWriter, ParserToEngine, ToOutputWriter } from './outputWriterProtocol.js';
-import type { WriterStatus } from '../store/batchWriter.js';
+import type { WriterStatus } from '../store/writeFaults.js';
 import { BytesFirst } from './writeTurns.js';
 import { startIngestWorker } from './workerScript.js';
 

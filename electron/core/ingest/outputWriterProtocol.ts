@@ -1,6 +1,6 @@
 // Messages of the output path: between the engine and the writer thread, and between the writer and the parser thread.
 import type { MetricSample } from '../metrics/samples.js';
-import type { WriterStatus } from '../store/batchWriter.js';
+import type { WriterStatus } from '../store/writeFaults.js';
 import type { PackedSamples } from '../store/sampleColumns.js';
 
 export interface OutputWriterConfig {

@@ -8,8 +8,7 @@ import type { MetricSample } from '../metrics/samples.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
 import { sendChunkCopy } from './chunkCopy.js';
 import { SampleColumns, type PackedSamples } from '../store/sampleColumns.js';
-import type { WriterStatus } from '../store/batchWriter.js';
-import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, describeWriteFault, faultWorthTelling, nextRetryDelayMs } from '../store/writeFaults.js';
+import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, WriteRetry } from '../store/writeFaults.js';
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
@@ -113,23 +112,18 @@ const commitTransaction = db.transaction((batch: Chunk[], samples: QueuedSamples
 const send = (message: FromOutputWriter) => port.postMessage(message);
 const toParser = (message: ToOutputParser, transfer: ArrayBuffer[] = []) => parser.postMessage(message, transfer);
 
-let failures = 0;
-/** When the current run of failed commits began (a busy file is told of only once it lasts). */
-let failingSince: number | null = null;
 /**
- * When a refused batch is tried again (monotonic, as the engine's waits are), on this thread's own clock: the engine's injected Clock is a set of
- * functions, which cannot cross into a worker (workerData is copied by structured clone). Only waits are timed
- * here, never anything stored (a chunk's tMs comes from the engine), so real time changes no recorded value;
- * tests drive this retry through the engine (store.flush, a full disk set by max_page_count) instead.
+ * The write policy every batching connection shares (store/writeFaults.ts), timed on this thread's own monotonic clock:
+ * the engine's injected Clock is a set of functions, which cannot cross into a worker (workerData is copied by
+ * structured clone). Only waits are timed here, never anything stored (a chunk's tMs comes from the engine), so real
+ * time changes no recorded value; tests drive this retry through the engine (a flush, a full disk set by
+ * max_page_count) instead.
  */
-let retryAt = 0;
-let status: WriterStatus = { state: 'writing' };
-
-function setStatus(next: WriterStatus): void {
-  const changed = next.state !== status.state || (next.state === 'paused' && status.state === 'paused' && next.fault !== status.fault);
-  status = next;
-  if (changed) send({ type: 'status', status: next });
-}
+const retry = new WriteRetry(
+  () => performance.now(),
+  (status) => send({ type: 'status', status }),
+  config.file,
+);
 
 /** An import's samples wait for the next commit: one of output that is due, or their own timer (see armForWaiting). */
 function queueSamples(runId: number, packed: PackedSamples): void {
@@ -206,11 +200,7 @@ function commit(): boolean {
       queuedSamples += samples.reduce((sum, entry) => sum + entry.to - entry.from, 0);
       for (const [runId, bytes] of dropped) droppedByRun.set(runId, (droppedByRun.get(runId) ?? 0) + bytes);
       dropped = droppedByRun;
-      failures += 1;
-      failingSince ??= performance.now();
-      retryAt = performance.now() + nextRetryDelayMs(failures);
-      const { fault, message } = describeWriteFault(error, config.file);
-      if (faultWorthTelling(fault, performance.now() - failingSince)) setStatus({ state: 'paused', fault, message, pendingWrites: chunks.length });
+      retry.failed(error, chunks.length);
       answerWaitingForSamples(true);
       armForWaiting();
       return false;
@@ -218,10 +208,7 @@ function commit(): boolean {
     for (const chunk of batch) heldBytes -= chunk.data.byteLength;
     for (const entry of samples) samplesCommittedTotal += entry.to - entry.from;
     toldDropping.clear();
-    failures = 0;
-    failingSince = null;
-    retryAt = 0;
-    if (status.state !== 'writing') setStatus({ state: 'writing' });
+    retry.succeeded();
     // Only what is committed is announced, so a view that asks for it finds it.
     for (const entry of samples) {
       if (parsedBySender.has(entry.runId)) continue;
@@ -254,7 +241,7 @@ function armForWaiting(): void {
   const samplesDue = queuedSamples > 0 ? bulkWriteGapMs(lastCommitMs, liveRuns.size > 0) - (now - lastCommitEndedAt) : null;
   const next = outputDue === null ? samplesDue : samplesDue === null ? outputDue : Math.min(outputDue, samplesDue);
   if (next === null) return;
-  armCommitTimer(Math.max(next, retryAt - now, 0));
+  armCommitTimer(Math.max(next, retry.retryAt - now, 0));
 }
 
 // --- When to commit: by time and size, checked as chunks arrive and by a timer armed for the oldest waiting item.
@@ -263,7 +250,7 @@ let commitTimer: NodeJS.Timeout | null = null;
 
 function commitIfDue(): void {
   const now = performance.now();
-  if (now >= retryAt && policy.isDue(now)) commit();
+  if (now >= retry.retryAt && policy.isDue(now)) commit();
   else armForWaiting();
 }
 
@@ -272,7 +259,7 @@ function armCommitTimer(delayMs: number): void {
   commitTimer = setTimeout(() => {
     commitTimer = null;
     // The timer commits whatever waits (output or samples); a message commits only output that is due.
-    if (performance.now() >= retryAt) commit();
+    if (retry.mayRetry()) commit();
     else armForWaiting();
   }, Math.ceil(delayMs));
 }
@@ -305,7 +292,7 @@ function pumpReadBacks(): void {
       toParser({ type: 'readBack', runId, afterSeq: run.deferredAfterSeq, throughSeq: through });
       run.readingBack = true;
       run.deferredAfterSeq = through;
-    } else if (run.ending && status.state === 'paused') {
+    } else if (run.ending && retry.current.state === 'paused') {
       // The run is over and what is left of it cannot be stored now: it is not waited for (a full disk may last).
       run.unparsedBytes += chunks
         .filter((chunk) => chunk.runId === runId && chunk.seq > run.deferredAfterSeq!)
@@ -499,7 +486,7 @@ function handle(message: ToOutputWriter): void {
       if (commitTimer !== null) clearTimeout(commitTimer);
       db.pragma(`busy_timeout = ${CLOSE_BUSY_TIMEOUT_MS}`);
       for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !commitAll(); attempt += 1) {
-        if (status.state === 'paused' && status.fault === 'full') break;
+        if (retry.diskFull) break;
       }
       db.close();
       // The parser closes the channel once it has closed its own connection; a dead parser's end is closed here.

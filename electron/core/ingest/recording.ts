@@ -3,7 +3,7 @@
 // in that order (the writer's connection finds the schema migrated), flushed, watched and closed together. The runner
 // and the importer write output to the writer; nothing reaches it through the store.
 import type { Clock } from '../clock.js';
-import type { WriterStatus } from '../store/batchWriter.js';
+import type { WriterStatus } from '../store/writeFaults.js';
 import type { MigrationNotice } from '../store/open.js';
 import { Store } from '../store/store.js';
 import { OutputWriter } from './outputWriter.js';

@@ -1,6 +1,6 @@
 // Queues small writes (output chunks, samples) and commits them in one transaction at a steady pace; a batch that fails is kept and retried.
 import type { Db } from './open.js';
-import { describeWriteFault, faultWorthTelling, nextRetryDelayMs, type WriteFault } from './writeFaults.js';
+import { WriteRetry, type WriterStatus } from './writeFaults.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** A crash loses at most this much of what was queued (DESIGN: at most a second). */
@@ -16,29 +16,23 @@ const CLOSE_ATTEMPTS = 3;
 
 type Write = () => void;
 
-/** Whether the queued writes reach the file; `paused` keeps them in memory until the fault clears. */
-export type WriterStatus = { state: 'writing' } | { state: 'paused'; fault: WriteFault; message: string; pendingWrites: number };
-
 export class BatchWriter {
   private queue: Write[] = [];
   private readonly timer: Timer;
   private readonly commit: (writes: Write[]) => void;
   private closed = false;
-  private failures = 0;
-  /** What the last failed commit met: a busy file is worth waiting a moment for, a full disk is not. */
-  private lastFault: WriteFault | null = null;
-  /** Monotonic: no commit from the timer before this. */
-  private retryAt = 0;
-  /** Monotonic: when the current run of failed commits began (a busy file is told of only once it lasts). */
-  private failingSince: number | null = null;
-  private status: WriterStatus = { state: 'writing' };
+  private readonly retry: WriteRetry;
   private readonly statusListeners = new Set<(status: WriterStatus) => void>();
 
   constructor(
     private readonly db: Db,
     intervalMs = FLUSH_INTERVAL_MS,
-    private readonly clock: Clock = systemClock,
+    clock: Clock = systemClock,
   ) {
+    this.retry = new WriteRetry(
+      () => clock.monotonicMs(),
+      (status) => this.tell(status),
+    );
     this.commit = db.transaction((writes: Write[]) => {
       for (const write of writes) write();
     });
@@ -58,7 +52,7 @@ export class BatchWriter {
   }
 
   currentStatus(): WriterStatus {
-    return this.status;
+    return this.retry.current;
   }
 
   /**
@@ -74,19 +68,10 @@ export class BatchWriter {
     } catch (error) {
       // The transaction rolled back as a whole, so the same writes can run again later.
       this.queue = writes.concat(this.queue);
-      this.failures += 1;
-      this.failingSince ??= this.clock.monotonicMs();
-      this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
-      const { fault, message } = describeWriteFault(error);
-      this.lastFault = fault;
-      if (faultWorthTelling(fault, this.clock.monotonicMs() - this.failingSince))
-        this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      this.retry.failed(error, this.queue.length);
       return false;
     }
-    this.failures = 0;
-    this.failingSince = null;
-    this.retryAt = 0;
-    if (this.status.state !== 'writing') this.setStatus({ state: 'writing' });
+    this.retry.succeeded();
     return true;
   }
 
@@ -99,7 +84,7 @@ export class BatchWriter {
     this.timer.cancel();
     for (let attempt = 0; attempt < CLOSE_ATTEMPTS && !this.flush(); attempt += 1) {
       // Each attempt already waited busy_timeout inside SQLite; a full disk will not change between them.
-      if (this.status.state === 'paused' && this.status.fault === 'full') break;
+      if (this.retry.diskFull) break;
     }
     this.closed = true;
     return this.queue.length;
@@ -107,12 +92,12 @@ export class BatchWriter {
 
   /** Whether the last commit failed because another connection held the write lock (it may be free in a moment). */
   get waitingForLock(): boolean {
-    return this.queue.length > 0 && this.lastFault === 'busy';
+    return this.queue.length > 0 && this.retry.lastFault === 'busy';
   }
 
   /** The timer's path: the same error boundary as every other, so nothing it meets (a busy connection, a closed file) escapes the timer. */
   private flushFromTimer(): void {
-    if (this.queue.length === 0 || this.clock.monotonicMs() < this.retryAt) return;
+    if (this.queue.length === 0 || !this.retry.mayRetry()) return;
     this.flushWithoutWaiting();
   }
 
@@ -132,10 +117,7 @@ export class BatchWriter {
       return this.flush();
     } catch (error) {
       // Only the pragmas can land here (the connection closed, or busy with a statement); flush() never throws.
-      this.failures += 1;
-      this.retryAt = this.clock.monotonicMs() + nextRetryDelayMs(this.failures);
-      const { fault, message } = describeWriteFault(error);
-      this.setStatus({ state: 'paused', fault, message, pendingWrites: this.queue.length });
+      this.retry.failed(error, this.queue.length);
       return false;
     } finally {
       try {
@@ -146,10 +128,7 @@ export class BatchWriter {
     }
   }
 
-  private setStatus(status: WriterStatus): void {
-    const changed = status.state !== this.status.state || (status.state === 'paused' && this.status.state === 'paused' && status.fault !== this.status.fault);
-    this.status = status;
-    if (!changed) return;
+  private tell(status: WriterStatus): void {
     for (const listener of [...this.statusListeners]) {
       try {
         listener(status);

@@ -45,6 +45,80 @@ export function describeWriteFault(error: unknown, file?: string): { fault: Writ
   return { fault: 'other', message: `Writing to the database${where} failed (${detail}): writes are kept and retried. The run goes on.` };
 }
 
+/** Whether queued writes reach the file; `paused` keeps them in memory until the fault clears. */
+export type WriterStatus = { state: 'writing' } | { state: 'paused'; fault: WriteFault; message: string; pendingWrites: number };
+
+/**
+ * The one write policy of every connection that commits in batches (the engine's samples, the output writer's thread):
+ * a refused batch is kept whole and tried again after a backoff; writing is said to pause once the fault is worth
+ * telling (a busy file only after BUSY_REPORT_AFTER_MS), and to resume at the first commit that succeeds. Each owner
+ * keeps its own batch; this keeps the count, the next try and the status, and says when the status changes.
+ */
+export class WriteRetry {
+  private failures = 0;
+  /** Monotonic: when the current run of failed commits began. */
+  private failingSince: number | null = null;
+  /** Monotonic: no try before this. */
+  private retryAtMs = 0;
+  private status: WriterStatus = { state: 'writing' };
+  /** What the last failed commit met: a busy file is worth waiting a moment for, a full disk is not. */
+  lastFault: WriteFault | null = null;
+
+  constructor(
+    /** The owner's monotonic milliseconds (the injected clock's, or a worker's own). */
+    private readonly nowMs: () => number,
+    private readonly onStatusChange: (status: WriterStatus) => void,
+    /** Named in the messages, where the owner knows which file it writes. */
+    private readonly file?: string,
+  ) {}
+
+  /** A commit failed (its transaction rolled back): the next try waits, and the status pauses once worth telling. */
+  failed(error: unknown, pendingWrites: number): void {
+    const now = this.nowMs();
+    this.failures += 1;
+    this.failingSince ??= now;
+    this.retryAtMs = now + nextRetryDelayMs(this.failures);
+    const { fault, message } = describeWriteFault(error, this.file);
+    this.lastFault = fault;
+    if (faultWorthTelling(fault, now - this.failingSince)) this.setStatus({ state: 'paused', fault, message, pendingWrites });
+  }
+
+  /** A commit succeeded: writing resumes. */
+  succeeded(): void {
+    this.failures = 0;
+    this.failingSince = null;
+    this.retryAtMs = 0;
+    this.lastFault = null;
+    if (this.status.state !== 'writing') this.setStatus({ state: 'writing' });
+  }
+
+  /** Monotonic ms before which a refused batch is not tried again (0 when nothing failed). */
+  get retryAt(): number {
+    return this.retryAtMs;
+  }
+
+  /** Whether a refused batch may be tried now. */
+  mayRetry(): boolean {
+    return this.nowMs() >= this.retryAtMs;
+  }
+
+  get current(): WriterStatus {
+    return this.status;
+  }
+
+  /** Whether the writer is paused by a full disk (a retry at close will not change it). */
+  get diskFull(): boolean {
+    return this.status.state === 'paused' && this.status.fault === 'full';
+  }
+
+  private setStatus(next: WriterStatus): void {
+    const previous = this.status;
+    this.status = next;
+    const changed = next.state !== previous.state || (next.state === 'paused' && previous.state === 'paused' && next.fault !== previous.fault);
+    if (changed) this.onStatusChange(next);
+  }
+}
+
 /** How long an engine-side write (a run's ending) keeps retrying a busy or full file before giving up. */
 const WRITE_RETRY_BUDGET_MS = 60_000;
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../electron/core/clock.js';
-import { BatchWriter, FLUSH_INTERVAL_MS, type WriterStatus } from '../../../electron/core/store/batchWriter.js';
+import { BatchWriter, FLUSH_INTERVAL_MS } from '../../../electron/core/store/batchWriter.js';
+import type { WriterStatus } from '../../../electron/core/store/writeFaults.js';
 import { openDatabase, type Db } from '../../../electron/core/store/open.js';
 import { makeTempDir } from '../../helpers/tempCore.js';
 

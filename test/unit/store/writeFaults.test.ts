@@ -1,7 +1,7 @@
 // A write refused by a busy or full file is retried with backoff until its budget runs out, on a clock the test moves.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../electron/core/clock.js';
-import { nextRetryDelayMs, retryWrite } from '../../../electron/core/store/writeFaults.js';
+import { BUSY_REPORT_AFTER_MS, nextRetryDelayMs, retryWrite, WriteRetry, type WriterStatus } from '../../../electron/core/store/writeFaults.js';
 
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code });
 const busy = () => sqliteError('SQLITE_BUSY', 'database is locked');
@@ -63,5 +63,55 @@ describe('retryWrite', () => {
     await expect(retryWrite(write, () => undefined, { clock })).rejects.toThrow(/UNIQUE/u);
     expect(tries).toEqual([0]);
     expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('WriteRetry, the write policy of every batching connection', () => {
+  const full = () => sqliteError('SQLITE_FULL', 'database or disk is full');
+
+  function policy() {
+    const clock = new ManualClock();
+    const told: WriterStatus[] = [];
+    const retry = new WriteRetry(
+      () => clock.monotonicMs(),
+      (status) => told.push(status),
+      '/data/runs.db',
+    );
+    return { clock, told, retry };
+  }
+
+  it('says a full disk at once, once, with the file; backs off doubling; resumes at the first commit that succeeds', () => {
+    const { clock, told, retry } = policy();
+    retry.failed(full(), 3);
+    expect(told).toEqual([expect.objectContaining({ state: 'paused', fault: 'full', pendingWrites: 3 })]);
+    expect((told[0] as { message: string }).message).toContain('/data/runs.db');
+    expect(retry.diskFull).toBe(true);
+    expect(retry.retryAt).toBe(clock.monotonicMs() + nextRetryDelayMs(1));
+    expect(retry.mayRetry()).toBe(false);
+    clock.advance(nextRetryDelayMs(1));
+    expect(retry.mayRetry()).toBe(true);
+    retry.failed(full(), 4);
+    expect(retry.retryAt - clock.monotonicMs()).toBe(2 * nextRetryDelayMs(1));
+    expect(told).toHaveLength(1);
+    retry.succeeded();
+    expect(told.at(-1)).toEqual({ state: 'writing' });
+    expect([retry.retryAt, retry.lastFault, retry.diskFull]).toEqual([0, null, false]);
+    retry.succeeded();
+    expect(told).toHaveLength(2);
+  });
+
+  it("keeps a busy file's short turns quiet, and says it once it has lasted", () => {
+    const { clock, told, retry } = policy();
+    retry.failed(busy(), 1);
+    clock.advance(BUSY_REPORT_AFTER_MS - 1);
+    retry.failed(busy(), 1);
+    expect(told).toEqual([]);
+    expect(retry.lastFault).toBe('busy');
+    clock.advance(1);
+    retry.failed(busy(), 2);
+    expect(told).toEqual([expect.objectContaining({ state: 'paused', fault: 'busy' })]);
+    // Another fault while paused is said as the new fault.
+    retry.failed(full(), 2);
+    expect(told.map((status) => (status.state === 'paused' ? status.fault : status.state))).toEqual(['busy', 'full']);
   });
 });
