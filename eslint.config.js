@@ -87,15 +87,16 @@ const rendererEngine = layer(
 );
 
 /**
- * The renderer's feature folders (docs/architecture.md), bottom to top: each may use shared/ and bridge/ and the
- * features below it, never one above, so no two features lean on each other. shared/ and bridge/ (the transport)
- * use no feature; the app shell (App.tsx, routes) may use all.
+ * The renderer's feature folders (docs/architecture.md): each uses shared/ and bridge/, never another feature, so no two
+ * features lean on each other; what two features both need lives in shared/ (its folders are named apart from the
+ * features', so these globs never match them). shared/ and bridge/ (the transport) use no feature; the app shell
+ * (App.tsx, routes) composes them all.
  */
-const RENDERER_FEATURES = ['terminal', 'gpu', 'mlflow', 'runs', 'compare', 'sweeps'];
+const RENDERER_FEATURES = ['gpu', 'runs', 'compare', 'sweeps'];
 
-function rendererFolder(folder, below) {
-  const refused = RENDERER_FEATURES.filter((feature) => feature !== folder && !below.includes(feature));
-  const may = below.length > 0 ? `uses only shared/, bridge/ and ${below.map((f) => `${f}/`).join(', ')}` : 'uses no feature folder';
+function rendererFolder(folder) {
+  const refused = RENDERER_FEATURES.filter((feature) => feature !== folder);
+  const may = RENDERER_FEATURES.includes(folder) ? 'uses only shared/ and bridge/, never another feature' : 'uses no feature folder';
   const border = layer(
     refused.map((feature) => `**/${feature}/**`),
     `renderer/src/${folder}/ ${may} (the borders in docs/architecture.md)`,
@@ -223,7 +224,7 @@ export default tseslint.config(
     },
   },
   // Later blocks replace the rule's options for their files, so each repeats the renderer's own restrictions.
-  rendererFolder('shared', []),
-  rendererFolder('bridge', []),
-  ...RENDERER_FEATURES.map((feature, index) => rendererFolder(feature, RENDERER_FEATURES.slice(0, index))),
+  rendererFolder('shared'),
+  rendererFolder('bridge'),
+  ...RENDERER_FEATURES.map((feature) => rendererFolder(feature)),
 );

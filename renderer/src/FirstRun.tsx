@@ -4,11 +4,11 @@ import { useEffect, useRef, useState } from 'react';
 import type { GpuControlState, Run, Workload } from '../../electron/shared/api.js';
 import { useBridge } from './bridge/context.js';
 import { errorMessage } from './shared/format.js';
-import { useGpuStatus } from './gpu/gpuStatus.js';
-import { powerRange, watts } from './gpu/gpuText.js';
+import { useGpuStatus } from './shared/gpuSettings/gpuStatus.js';
+import { powerRange, watts } from './shared/gpuSettings/gpuText.js';
 import { viewHash } from './route.js';
-import { estimateTerminalSize } from './terminal/terminalSize.js';
-import './gpu/gpu.css';
+import { estimateTerminalSize } from './shared/runFeed/terminalSize.js';
+import './shared/gpuSettings/gpu.css';
 import './FirstRun.css';
 
 /** A short first run: about 4 s of steady steps at the default batch of 8 (train.js: 12 ms a step), enough for a summary. */

@@ -6,7 +6,7 @@ import { App } from './App.js';
 import type { EarlySocket } from './bridge/earlySocket.js';
 import { createBridge } from './bridge/index.js';
 import { BridgeContext } from './bridge/context.js';
-import { outputAcksFor } from './terminal/outputAcks.js';
+import { outputAcksFor } from './runs/terminal/outputAcks.js';
 
 export function startApp(early: EarlySocket | null): void {
   const container = document.getElementById('root');

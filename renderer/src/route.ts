@@ -1,6 +1,6 @@
 // What the main area shows, kept in the URL hash so a reload (or a shared link) reopens the same run.
 import { useCallback, useSyncExternalStore } from 'react';
-import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './compare/compareRoute.js';
+import { compareRouteHash, isCompareRoute, parseCompareHash, type CompareRoute } from './shared/comparisons/compareRoute.js';
 import { isSweepRoute, parseSweepHash, sweepRouteHash, type SweepRoute } from './shared/sweepRoute.js';
 
 /**

@@ -5,7 +5,7 @@ import { EarlySocket } from '../../renderer/src/bridge/earlySocket.js';
 import { createWebSocketBridge } from '../../renderer/src/bridge/wsBridge.js';
 import { callKey } from '../../renderer/src/bridge/callKey.js';
 import { earlyCallsFor } from '../../renderer/src/compare/compareRequests.js';
-import { DEFAULT_GATE } from '../../renderer/src/compare/compareRoute.js';
+import { DEFAULT_GATE } from '../../renderer/src/shared/comparisons/compareRoute.js';
 
 /** Just enough of the browser's WebSocket: the test plays the server through open(), push() and sent. */
 class FakeSocket extends EventTarget {

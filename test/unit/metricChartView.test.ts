@@ -1,7 +1,7 @@
 // How a run's metric charts may be drawn (issue 28, item 5): smoothed as TensorBoard smooths, against steps, tokens or
 // time; and New run's address that copies a run (item 12).
 import { describe, expect, it } from 'vitest';
-import { hasTimes, MetricSeriesSet, onXAxis, type StepPoint } from '../../renderer/src/runs/metricSeries.js';
+import { hasTimes, MetricSeriesSet, onXAxis, type StepPoint } from '../../renderer/src/shared/runRecord/metricSeries.js';
 import { smoothLine } from '../../renderer/src/shared/lineChart.js';
 import { parseHash, viewHash } from '../../renderer/src/route.js';
 

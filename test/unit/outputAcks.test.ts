@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, EventName, EventPayload } from '../../electron/shared/api.js';
 import type { Bridge, ConnectionState, EventListener } from '../../renderer/src/bridge/types.js';
-import { ACK_UNIT_CHARS, OutputAcks, outputAcksFor } from '../../renderer/src/terminal/outputAcks.js';
+import { ACK_UNIT_CHARS, OutputAcks, outputAcksFor } from '../../renderer/src/runs/terminal/outputAcks.js';
 
 interface Sent {
   runId: number;

@@ -3,9 +3,9 @@
 // failures and reconnects.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient, OutputChunk } from '../../electron/shared/api.js';
-import { CATCH_UP_BUDGET_BYTES, keepLastLines, OutputFeed, REPLAY_BYTES } from '../../renderer/src/terminal/outputFeed.js';
-import type { RunOutputAcks } from '../../renderer/src/terminal/outputAcks.js';
-import { formatTimestampPrefix } from '../../renderer/src/terminal/timestampPrefixer.js';
+import { CATCH_UP_BUDGET_BYTES, keepLastLines, OutputFeed, REPLAY_BYTES } from '../../renderer/src/runs/terminal/outputFeed.js';
+import type { RunOutputAcks } from '../../renderer/src/runs/terminal/outputAcks.js';
+import { formatTimestampPrefix } from '../../renderer/src/runs/terminal/timestampPrefixer.js';
 
 type OutputInput = Parameters<ApiClient['runs.output']>[0];
 type OutputPage = Awaited<ReturnType<ApiClient['runs.output']>>;

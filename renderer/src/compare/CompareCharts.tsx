@@ -10,7 +10,7 @@ import { darkScheme, onSchemeChange } from '../shared/colourScheme.js';
 import { errorMessage } from '../shared/format.js';
 import { STEP_AXIS, type ChartAxis, type LineChartContent, type LineChartSetup, type LineDataset, type XAxis } from '../shared/lineChart.js';
 import { useLineChart } from '../shared/useLineChart.js';
-import type { XY } from '../runs/metricSeries.js';
+import type { XY } from '../shared/runRecord/metricSeries.js';
 import { MAX_CHARTED_RUNS, seriesRequest } from './compareRequests.js';
 import '../shared/charts.css';
 import './CompareCharts.css';

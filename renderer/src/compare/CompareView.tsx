@@ -17,7 +17,7 @@ import {
   throughputTitle,
   whole,
 } from './compareText.js';
-import { compareRoute, DEFAULT_GATE, type CompareViewRoute } from './compareRoute.js';
+import { compareRoute, DEFAULT_GATE, type CompareViewRoute } from '../shared/comparisons/compareRoute.js';
 import { errorMessage, formatDateTime } from '../shared/format.js';
 import { useView, viewHash } from '../route.js';
 import { chartedRunIds, CompareCharts, useRunSeries } from './CompareCharts.js';
@@ -25,11 +25,11 @@ import { comparisonRequest, knownChartedRuns } from './compareRequests.js';
 import { CompareProfiles } from './CompareProfiles.js';
 import { ExportMenu } from './ExportMenu.js';
 import { useCompareColumns, type CompareColumns } from './compareColumns.js';
-import { SweepRevisionDiffs } from './RevisionDiff.js';
+import { SweepRevisionDiffs } from '../shared/comparisons/RevisionDiff.js';
 import { useSweep } from '../shared/sweepStore.js';
-import { SweepFailures } from './SweepFailures.js';
+import { SweepFailures } from '../shared/comparisons/SweepFailures.js';
 import './compare.css';
-import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
+import { PublishToMlflow } from '../shared/publishing/PublishToMlflow.js';
 
 type CompareState = { key: string; comparison: Comparison | null; error: string | null };
 
@@ -706,19 +706,5 @@ function CompareSweepCode({ sweepId }: { sweepId: number }) {
       <SweepFailures sweep={sweep} />
       <SweepRevisionDiffs sweep={sweep} />
     </>
-  );
-}
-
-/** The sweep view's way in: the sweep's configs against its baseline, with the gate and charts. */
-export function CompareSweepButton({ sweepId }: { sweepId: number }) {
-  return (
-    <a
-      className="button"
-      data-testid="compare-sweep"
-      href={viewHash(compareRoute({ sweepIds: [sweepId] }))}
-      title="Compare this sweep's configs: verdicts, quality gate, charts, export"
-    >
-      Compare
-    </a>
   );
 }

@@ -4,12 +4,12 @@ import { useEffect, useMemo, useState } from 'react';
 import type { Run, RunStatus } from '../../../electron/shared/api.js';
 import { runStatus } from '../../../electron/shared/api.js';
 import { useBridge, useConnectionState } from '../bridge/context.js';
-import { compareRoute } from './compareRoute.js';
+import { compareRoute } from '../shared/comparisons/compareRoute.js';
 import { errorMessage, formatDuration, formatNumber, formatStartTime, runDurationMs } from '../shared/format.js';
 import { useView, viewHash } from '../route.js';
 import { useSweeps } from '../shared/sweepStore.js';
 import { useNow } from '../shared/useNow.js';
-import { NotesCell, TagsCell } from '../runs/RunAnnotations.js';
+import { NotesCell, TagsCell } from '../shared/runRecord/RunAnnotations.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
 import './compare.css';
 

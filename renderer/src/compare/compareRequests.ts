@@ -2,7 +2,7 @@
 // (boot.ts) sends them as soon as its socket opens, so the engine works while the app's code still loads.
 // Imports no runtime code of the contract, so the first script stays small.
 import type { MethodInput } from '../../../electron/shared/api.js';
-import { parseCompareHash, type CompareViewRoute } from './compareRoute.js';
+import { parseCompareHash, type CompareViewRoute } from '../shared/comparisons/compareRoute.js';
 
 /** compare.series takes at most 50 runs (electron/shared/api.ts); more lines than that are unreadable anyway. */
 export const MAX_CHARTED_RUNS = 50;

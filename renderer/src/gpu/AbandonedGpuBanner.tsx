@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import type { MethodOutput } from '../../../electron/shared/api.js';
 import { useBridge, useConnectionState } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
-import { useGpuStatus } from './gpuStatus.js';
+import { useGpuStatus } from '../shared/gpuSettings/gpuStatus.js';
 
 type RestoreResult = MethodOutput<'gpu.restoreAbandoned'>;
 type Outcome = { ok: true; result: RestoreResult } | { ok: false; error: string };

@@ -5,11 +5,21 @@ import type { GpuControlState, GpuJournalEntry, MethodInput } from '../../../ele
 import { describeOperation, type GpuOperation } from '../../../electron/shared/gpuSettings.js';
 import { useBridge } from '../bridge/context.js';
 import { errorMessage, formatDateTime } from '../shared/format.js';
-import { useGpuStatus, type GpuStatus } from './gpuStatus.js';
-import { checkClockField, checkWattsField, clockHint, describeRange, describeSupported, powerHint, powerRange, watts, type FieldCheck } from './gpuText.js';
-import { GpuMessage, type GpuOutcome } from './GpuMessage.js';
-import { useOtherProcessesConfirm } from './OtherProcessesConfirm.js';
-import './gpu.css';
+import { useGpuStatus, type GpuStatus } from '../shared/gpuSettings/gpuStatus.js';
+import {
+  checkClockField,
+  checkWattsField,
+  clockHint,
+  describeRange,
+  describeSupported,
+  powerHint,
+  powerRange,
+  watts,
+  type FieldCheck,
+} from '../shared/gpuSettings/gpuText.js';
+import { GpuMessage, type GpuOutcome } from '../shared/gpuSettings/GpuMessage.js';
+import { useOtherProcessesConfirm } from '../shared/gpuSettings/OtherProcessesConfirm.js';
+import '../shared/gpuSettings/gpu.css';
 
 type ApplyOperation = MethodInput<'gpu.apply'>['operation'];
 

@@ -5,7 +5,7 @@ import { useBridge } from '../bridge/context.js';
 import { errorMessage } from '../shared/format.js';
 import { describeValue } from '../../../electron/shared/fingerprintText.js';
 import { viewHash } from '../route.js';
-import './gpu.css';
+import '../shared/gpuSettings/gpu.css';
 
 type GpuInfoAnswer = MethodOutput<'gpu.info'>;
 type Loose = Readonly<Record<string, unknown>>;

@@ -17,7 +17,7 @@ import {
   type XRange,
 } from '../shared/lineChart.js';
 import { useLineChart } from '../shared/useLineChart.js';
-import type { XY } from './metricSeries.js';
+import type { XY } from '../shared/runRecord/metricSeries.js';
 import './RunCharts.css';
 
 export interface ChartLine {

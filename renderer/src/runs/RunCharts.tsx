@@ -1,7 +1,7 @@
 // The run view's charts panel: throughput and loss against step (Metrics tab), GPU and host telemetry against time
 // (Telemetry tab), live while the run runs, folded away on request.
 import { useMemo, useState } from 'react';
-import { describeNonFiniteLoss, hasTimes, onXAxis, type MetricSeriesEntry, type MetricsView, type MetricXAxis } from './metricSeries.js';
+import { describeNonFiniteLoss, hasTimes, onXAxis, type MetricSeriesEntry, type MetricsView, type MetricXAxis } from '../shared/runRecord/metricSeries.js';
 import { ChartViewControls } from '../shared/ChartViewControls.js';
 import { METRIC_X_AXES } from '../shared/lineChart.js';
 import { MAX_EXTRA_CHARTS, readMetricChartPrefs, writeMetricChartPrefs, type MetricChartPrefs } from './metricChartPrefs.js';

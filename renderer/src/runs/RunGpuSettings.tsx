@@ -1,6 +1,6 @@
 // The GPU settings a run ran under (persistence, power limit, clock locks) and whether Tuning Bench set them for it.
 import type { Run } from '../../../electron/shared/api.js';
-import { describeRunGpuSettings } from '../gpu/gpuText.js';
+import { describeRunGpuSettings } from '../shared/gpuSettings/gpuText.js';
 import './RunView.css';
 
 export function RunGpuSettings({ run }: { run: Run }) {

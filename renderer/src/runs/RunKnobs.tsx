@@ -1,7 +1,7 @@
 // The knobs a run asked for: which are in force, and for each where in the script it applied (file:line) or why not.
 import type { Run } from '../../../electron/shared/api.js';
 import { KNOB_OFF, knobsInForce, outcomeSite, type KnobOutcome } from '../../../electron/shared/knobs.js';
-import './KnobFields.css';
+import '../shared/runForm/KnobFields.css';
 
 export function RunKnobs({ run }: { run: Run }) {
   const { knobs } = run;

@@ -7,7 +7,7 @@ import { useNow } from '../shared/useNow.js';
 import { RunCharts } from './RunCharts.js';
 import { ExitClassBadge, StatusBadge } from '../shared/StatusBadge.js';
 import { RunFingerprint } from './RunFingerprint.js';
-import { RunAnnotations } from './RunAnnotations.js';
+import { RunAnnotations } from '../shared/runRecord/RunAnnotations.js';
 import { RunGpuSettings } from './RunGpuSettings.js';
 import { RunKnobs } from './RunKnobs.js';
 import { RunTune } from './RunTune.js';
@@ -19,12 +19,12 @@ import { sweepRouteHash } from '../shared/sweepRoute.js';
 import { useView, viewHash } from '../route.js';
 import { hasSummary, SummaryCard } from './SummaryCard.js';
 import { RunSteps } from './RunSteps.js';
-import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
+import { PublishToMlflow } from '../shared/publishing/PublishToMlflow.js';
 import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import './RunView.css';
 
 /** xterm (~300 kB) loads with the first run view, not with the page: the runs table and compare view never draw a terminal (issue 18). */
-const Terminal = lazy(() => import('../terminal/Terminal.js').then((module) => ({ default: module.Terminal })));
+const Terminal = lazy(() => import('./terminal/Terminal.js').then((module) => ({ default: module.Terminal })));
 
 /** The engine's escalation step (core/runner STOP_ESCALATION_MS, 3 s): SIGINT, then SIGTERM, then SIGKILL. */
 const STOP_ESCALATION_S = 3;

@@ -2,7 +2,7 @@
 import type { ApiClient, MetricPoint } from '../../../electron/shared/api.js';
 import type { Bridge } from '../bridge/types.js';
 import { LiveFeed, type FeedSnapshot } from './liveFeed.js';
-import { MetricSeriesSet, type MetricsView } from './metricSeries.js';
+import { MetricSeriesSet, type MetricsView } from '../shared/runRecord/metricSeries.js';
 
 /** Stored points fetched a metric at most: of a longer one, the first, last, lowest and highest of each of 2,000 stretches, so spikes stay. */
 const CHART_POINTS_PER_METRIC = 8000;

@@ -1,7 +1,7 @@
 // New run's limits as typed, and as runs.start takes them: a time limit in minutes, a step limit, the work per step.
 import { MAX_RUN_SECONDS } from '../../../electron/shared/api.js';
 import { parseMinutes } from '../shared/duration.js';
-import { parseStepLimit } from './stepLimit.js';
+import { parseStepLimit } from '../shared/runForm/stepLimit.js';
 
 export interface RunLimitFields {
   timeLimit: string;

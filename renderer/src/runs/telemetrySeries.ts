@@ -1,6 +1,6 @@
 // A run's GPU and host telemetry sorted into chartable series (x = seconds since the run started), and throttle bands.
 import type { GpuTelemetryPoint, HostTelemetryPoint } from '../../../electron/shared/api.js';
-import { placeByStep, type XY } from './metricSeries.js';
+import { placeByStep, type XY } from '../shared/runRecord/metricSeries.js';
 
 export interface ThrottleBand {
   from: number;

@@ -1,8 +1,8 @@
 // The New sweep form's GPU settings, held for the whole sweep and restored at its end: a profile, none, or custom
 // values. Hidden where there is no NVIDIA GPU to set.
-import type { GpuStatusSnapshot } from '../gpu/gpuStatus.js';
-import { GpuSettingsEditor, NO_GPU_SETTINGS, SWEEP_SCOPE, type GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
-import '../gpu/gpu.css';
+import type { GpuStatusSnapshot } from '../shared/gpuSettings/gpuStatus.js';
+import { GpuSettingsEditor, NO_GPU_SETTINGS, SWEEP_SCOPE, type GpuRunFields } from '../shared/gpuSettings/GpuRunSettingsFields.js';
+import '../shared/gpuSettings/gpu.css';
 
 interface SweepGpuFieldsProps {
   gpu: GpuStatusSnapshot;

@@ -1,8 +1,8 @@
 // New sweep's first section: what is swept (a registered workload, or a command typed with {placeholders}), and its name.
 import type { TypedCommand, Workload } from '../../../electron/shared/api.js';
 import { CommandInput, Field } from '../shared/Field.js';
-import { SaveTypedAsWorkload } from '../runs/SaveTypedAsWorkload.js';
-import { WorkloadOptions } from '../runs/WorkloadOptions.js';
+import { SaveTypedAsWorkload } from '../shared/runForm/SaveTypedAsWorkload.js';
+import { WorkloadOptions } from '../shared/runForm/WorkloadOptions.js';
 import { baselineValues, initialSweepFields, type SweepSectionProps } from './sweepForm.js';
 
 export interface SweepSourceProps extends SweepSectionProps {

@@ -5,22 +5,22 @@ import { DEFAULT_MAX_WAIT_SECONDS } from '../../../electron/shared/api.js';
 import { describeMinutes } from '../shared/duration.js';
 import type { ClockRange, GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
 import { formatDateTime, formatDuration } from '../shared/format.js';
-import { describeRunSettings } from '../gpu/gpuText.js';
+import { describeRunSettings } from '../shared/gpuSettings/gpuText.js';
 import { useView } from '../route.js';
 import { withFoundValue } from './sweepForm.js';
 import { useSweep } from '../shared/sweepStore.js';
 import { isActive, planLabel } from './sweepText.js';
 import { useNow } from '../shared/useNow.js';
 import { updateSweepDraft } from './useSweepDraft.js';
-import { CompareSweepButton } from '../compare/CompareView.js';
+import { CompareSweepButton } from '../shared/comparisons/CompareSweepButton.js';
 import { SweepMatrix } from './SweepMatrix.js';
-import { SweepRevisionDiffs } from '../compare/RevisionDiff.js';
+import { SweepRevisionDiffs } from '../shared/comparisons/RevisionDiff.js';
 import { SweepStatusBadge } from './SweepStatus.js';
 import { SweepProgress } from './SweepProgress.js';
-import { SweepFailures } from '../compare/SweepFailures.js';
+import { SweepFailures } from '../shared/comparisons/SweepFailures.js';
 import { SweepControls } from './SweepControls.js';
 import './sweeps.css';
-import { PublishToMlflow } from '../mlflow/PublishToMlflow.js';
+import { PublishToMlflow } from '../shared/publishing/PublishToMlflow.js';
 
 export function SweepView({ id, workloads }: { id: number; workloads: readonly Workload[] }) {
   const { sweep, error } = useSweep(id);

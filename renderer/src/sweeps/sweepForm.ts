@@ -3,8 +3,8 @@
 import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../../electron/shared/api.js';
 import { DEFAULT_MAX_WAIT_SECONDS, MAX_RUN_SECONDS, MAX_WAIT_SECONDS } from '../../../electron/shared/api.js';
 import { parseMinutes } from '../shared/duration.js';
-import { parseStepLimit } from '../runs/stepLimit.js';
-import { sweepKnobsFromFields } from '../runs/knobFieldValues.js';
+import { parseStepLimit } from '../shared/runForm/stepLimit.js';
+import { sweepKnobsFromFields } from '../shared/runForm/knobFieldValues.js';
 
 export type SweepPlanKind = SweepRequest['plan'];
 export type SweepRequestInput = MethodInput<'sweeps.plan'>;

@@ -1,6 +1,6 @@
 // The New sweep form's contents, kept while the person looks elsewhere (a run, the finder's answer) and back again.
 import { useCallback, useSyncExternalStore } from 'react';
-import type { GpuRunFields } from '../gpu/GpuRunSettingsFields.js';
+import type { GpuRunFields } from '../shared/gpuSettings/GpuRunSettingsFields.js';
 import { initialSweepFields, type SweepFields } from './sweepForm.js';
 
 export interface SweepDraft {

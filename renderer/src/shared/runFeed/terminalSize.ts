@@ -1,5 +1,5 @@
 // Terminal geometry shared by the view and by the Run button, which must give the pty a size before any terminal exists.
-import { LIMITS } from '../../../electron/shared/api.js';
+import { LIMITS } from '../../../../electron/shared/api.js';
 
 export const TERMINAL_FONT_FAMILY = "'JetBrains Mono', 'Fira Code', 'Cascadia Mono', 'DejaVu Sans Mono', 'Liberation Mono', ui-monospace, monospace";
 export const TERMINAL_FONT_SIZE_PX = 13;

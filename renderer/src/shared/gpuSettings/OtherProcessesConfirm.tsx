@@ -1,6 +1,6 @@
 // Asks before a change of clocks or power on a GPU other processes use: their speed changes too.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { GpuControlState } from '../../../electron/shared/api.js';
+import type { GpuControlState } from '../../../../electron/shared/api.js';
 import { isOtherProcessesRefusal } from './gpuText.js';
 import { useGpuStatus } from './gpuStatus.js';
 import './gpu.css';

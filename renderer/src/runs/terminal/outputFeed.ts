@@ -1,6 +1,6 @@
 // The data path into one run's terminal: a bounded replay, live events in seq order, gaps filled from the store, one write per frame.
-import type { ApiClient, EventPayload, OutputChunk } from '../../../electron/shared/api.js';
-import { errorMessage, formatBytes } from '../shared/format.js';
+import type { ApiClient, EventPayload, OutputChunk } from '../../../../electron/shared/api.js';
+import { errorMessage, formatBytes } from '../../shared/format.js';
 import type { RunOutputAcks } from './outputAcks.js';
 import { TimestampPrefixer } from './timestampPrefixer.js';
 

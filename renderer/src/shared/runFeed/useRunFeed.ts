@@ -1,7 +1,7 @@
 // A run's live feed (metrics, telemetry) as React state: loaded on open, followed live, reloaded after a reconnect and when the run ends.
 import { useEffect, useRef, useState } from 'react';
-import type { Bridge } from '../bridge/types.js';
-import { useBridge, useConnectionState } from '../bridge/context.js';
+import type { Bridge } from '../../bridge/types.js';
+import { useBridge, useConnectionState } from '../../bridge/context.js';
 
 export interface RunFeed {
   reload(): void;

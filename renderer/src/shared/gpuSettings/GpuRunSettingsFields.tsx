@@ -1,8 +1,8 @@
 // The New run form's GPU settings for one run: a profile (or none, or custom values), shown as the exact values the
 // engine will set, checked as they are typed; the engine journals them and puts the GPU back when the run ends.
 import { useId } from 'react';
-import type { GpuControlState, GpuProfile, MethodInput } from '../../../electron/shared/api.js';
-import { formatClockRange, type GpuRunSettings } from '../../../electron/shared/gpuSettings.js';
+import type { GpuControlState, GpuProfile, MethodInput } from '../../../../electron/shared/api.js';
+import { formatClockRange, type GpuRunSettings } from '../../../../electron/shared/gpuSettings.js';
 import type { GpuStatusSnapshot } from './gpuStatus.js';
 import { checkClockField, checkWattsField, clockHint, describeRunSettings, powerHint, type FieldCheck } from './gpuText.js';
 import './gpu.css';

@@ -1,10 +1,10 @@
 // "Publish to MLflow" on a run, a sweep or a comparison: where it was published (with links into MLflow's UI), the
 // tracking server and experiment to publish to, the setting that publishes every finished run and sweep on its own.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { MethodInput, MlflowSettings, Publication, PublishReport } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
-import { errorMessage, formatDateTime } from '../shared/format.js';
-import '../shared/ExportMenu.css';
+import type { MethodInput, MlflowSettings, Publication, PublishReport } from '../../../../electron/shared/api.js';
+import { useBridge } from '../../bridge/context.js';
+import { errorMessage, formatDateTime } from '../format.js';
+import '../ExportMenu.css';
 import './mlflow.css';
 
 type PublishInput = MethodInput<'mlflow.publish'>;

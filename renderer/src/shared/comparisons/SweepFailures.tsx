@@ -1,7 +1,7 @@
 // Why a sweep's configs failed, each in its own words (the run's reason), with what to do when a side missed a path
 // your tree has (data git does not track, not linked): shown on the sweep, before/after and comparison pages.
-import type { Sweep } from '../../../electron/shared/api.js';
-import { viewHash } from '../route.js';
+import type { Sweep } from '../../../../electron/shared/api.js';
+import { viewHash } from '../../route.js';
 import './SweepFailures.css';
 
 export function SweepFailures({ sweep }: { sweep: Sweep }) {

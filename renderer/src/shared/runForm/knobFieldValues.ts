@@ -1,5 +1,5 @@
 // The Knobs section's fields as typed, turned into a run's knobs or a sweep's knob variables (or what is wrong with them).
-import { checkKnob, KNOB_OFF, KNOB_PREFIX } from '../../../electron/shared/knobs.js';
+import { checkKnob, KNOB_OFF, KNOB_PREFIX } from '../../../../electron/shared/knobs.js';
 
 export function splitKnobValues(text: string): string[] {
   return text

@@ -1,5 +1,5 @@
 // The options of a workload picker (New run, New sweep): each workload by name, built-ins marked, a placeholder while they load.
-import type { Workload } from '../../../electron/shared/api.js';
+import type { Workload } from '../../../../electron/shared/api.js';
 
 export function WorkloadOptions({ workloads }: { workloads: readonly Workload[] }) {
   return (

@@ -1,13 +1,13 @@
 // The bar above a run's terminal: search, copy, the timestamps view, and downloads of the whole log.
 import { useState } from 'react';
-import type { LogFormat } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
-import { errorMessage } from '../shared/format.js';
-import { saveRunLog } from '../shared/saveLog.js';
+import type { LogFormat } from '../../../../electron/shared/api.js';
+import { useBridge } from '../../bridge/context.js';
+import { errorMessage } from '../../shared/format.js';
+import { saveRunLog } from '../../shared/saveLog.js';
 import { TerminalSearch, type SearchDirection, type SearchResults } from './TerminalSearch.js';
 import './terminal.css';
 
-export type CopyStatus = 'idle' | 'copied' | 'failed';
+import type { CopyStatus } from '../../shared/copyStatus.js';
 
 interface TerminalToolbarProps {
   runId: number;

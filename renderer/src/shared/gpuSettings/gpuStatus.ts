@@ -2,10 +2,10 @@
 // banner of abandoned settings all read it, so a refresh by any of them (after a change, a restore, a run's start)
 // reaches the others too.
 import { useCallback, useSyncExternalStore } from 'react';
-import type { ApiClient, MethodOutput } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
-import type { Bridge } from '../bridge/types.js';
-import { errorMessage } from '../shared/format.js';
+import type { ApiClient, MethodOutput } from '../../../../electron/shared/api.js';
+import { useBridge } from '../../bridge/context.js';
+import type { Bridge } from '../../bridge/types.js';
+import { errorMessage } from '../format.js';
 
 export type GpuStatus = MethodOutput<'gpu.status'>;
 

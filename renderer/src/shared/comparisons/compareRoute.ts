@@ -1,7 +1,7 @@
 // The runs table (#/runs) and a comparison (#/compare?runs=1,2&sweeps=4&baseline=5&by=config&metric=accuracy&dir=higher&abs=0.05&rel=0.1&gate=off&machines=across) in the
 // URL hash: a reload, or a link pasted into a note, reopens the same comparison with the same baseline and gate.
 
-import { DEFAULT_GATE_ABSOLUTE, type QualityGate } from '../../../electron/shared/api.js';
+import { DEFAULT_GATE_ABSOLUTE, type QualityGate } from '../../../../electron/shared/api.js';
 
 export type { QualityGate };
 

@@ -1,6 +1,6 @@
 // GPU control in words: checks of what a person types (with the engine's own parsers), the state's ranges, and
 // a run's recorded GPU settings.
-import type { GpuControlState, RunStatus } from '../../../electron/shared/api.js';
+import type { GpuControlState, RunStatus } from '../../../../electron/shared/api.js';
 import {
   describeOperation,
   formatClockRange,
@@ -9,8 +9,8 @@ import {
   runSettingsOperations,
   type ClockRange,
   type GpuRunSettings,
-} from '../../../electron/shared/gpuSettings.js';
-import { errorMessage } from '../shared/format.js';
+} from '../../../../electron/shared/gpuSettings.js';
+import { errorMessage } from '../format.js';
 
 /** A text field's value: nothing typed, a value (with the exact text the engine will get), or why not. */
 export type FieldCheck<T> = { state: 'empty' } | { state: 'ok'; value: T; text: string } | { state: 'invalid'; error: string };

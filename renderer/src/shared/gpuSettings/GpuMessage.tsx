@@ -1,9 +1,9 @@
 // The engine's answer to a GPU change, in full: what happened and its warnings, or why not, with the command a
 // person may have to run themselves set apart, selectable and copyable.
 import { useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../shared/format.js';
+import { errorMessage } from '../format.js';
 import { commandInMessage } from './gpuText.js';
-import type { CopyStatus } from '../terminal/TerminalToolbar.js';
+import type { CopyStatus } from '../copyStatus.js';
 import './gpu.css';
 
 /** As long as the terminal's Copy button shows its outcome (Terminal.tsx). */

@@ -1,10 +1,10 @@
 // The code change a before/after measured: the diff between two revisions of a repository (or the working tree), one click away.
 import { useState } from 'react';
-import type { GitRevisionDiff, Sweep } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
-import { errorMessage, formatBytes } from '../shared/format.js';
+import type { GitRevisionDiff, Sweep } from '../../../../electron/shared/api.js';
+import { useBridge } from '../../bridge/context.js';
+import { errorMessage, formatBytes } from '../format.js';
 import { revisionLabel } from './revisionText.js';
-import './compare.css';
+import './RevisionDiff.css';
 
 type DiffState = { state: 'closed' } | { state: 'loading' } | { state: 'shown'; value: GitRevisionDiff } | { state: 'error'; error: string };
 

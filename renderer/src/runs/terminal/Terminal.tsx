@@ -5,17 +5,18 @@ import { Terminal as XTerm } from '@xterm/xterm';
 import './terminal.css';
 import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { LIMITS } from '../../../electron/shared/api.js';
-import { focusAfter } from '../shared/focusAfter.js';
-import { useBridge } from '../bridge/context.js';
-import { darkScheme } from '../shared/colourScheme.js';
-import { errorMessage } from '../shared/format.js';
+import { LIMITS } from '../../../../electron/shared/api.js';
+import { focusAfter } from '../../shared/focusAfter.js';
+import { useBridge } from '../../bridge/context.js';
+import { darkScheme } from '../../shared/colourScheme.js';
+import { errorMessage } from '../../shared/format.js';
 import { outputAcksFor } from './outputAcks.js';
 import { OutputFeed } from './outputFeed.js';
 import { textToCopy } from './terminalText.js';
-import { clampTerminalSize, TERMINAL_FONT_FAMILY, TERMINAL_FONT_SIZE_PX } from './terminalSize.js';
+import { clampTerminalSize, TERMINAL_FONT_FAMILY, TERMINAL_FONT_SIZE_PX } from '../../shared/runFeed/terminalSize.js';
 import { searchDecorations, terminalTheme } from './xtermThemes.js';
-import { TerminalToolbar, type CopyStatus } from './TerminalToolbar.js';
+import { TerminalToolbar } from './TerminalToolbar.js';
+import type { CopyStatus } from '../../shared/copyStatus.js';
 import type { SearchDirection, SearchResults } from './TerminalSearch.js';
 
 /** Lines kept above the screen; the store keeps everything, so this only bounds the view's memory. */

@@ -1,5 +1,5 @@
 // A run's metric points sorted into chartable series (x = step), and the choice of what the charts show from them.
-import type { MetricPoint } from '../../../electron/shared/api.js';
+import type { MetricPoint } from '../../../../electron/shared/api.js';
 
 export interface XY {
   x: number;

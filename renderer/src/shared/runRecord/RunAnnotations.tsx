@@ -1,11 +1,10 @@
 // A run's notes and tags: shown and edited in place, in the runs table's cells and in the run view's header. Saved
 // through runs.annotate; the engine's runs.onDidChange then brings the run back to every view that lists it.
 import { useState, type KeyboardEvent } from 'react';
-import type { Run } from '../../../electron/shared/api.js';
-import { useBridge } from '../bridge/context.js';
-import { errorMessage } from '../shared/format.js';
+import type { Run } from '../../../../electron/shared/api.js';
+import { useBridge } from '../../bridge/context.js';
+import { errorMessage } from '../format.js';
 import { parseTags, tagsText } from './runTags.js';
-import './RunView.css';
 import './RunAnnotations.css';
 
 type Patch = { notes?: string; tags?: string[] };

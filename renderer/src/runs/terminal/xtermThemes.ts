@@ -1,7 +1,7 @@
 // xterm's colours for the dark and light schemes, and the search highlights that go with each.
 import type { ISearchDecorationOptions } from '@xterm/addon-search';
 import type { ITheme } from '@xterm/xterm';
-import { darkScheme } from '../shared/colourScheme.js';
+import { darkScheme } from '../../shared/colourScheme.js';
 
 export const DARK_THEME: ITheme = {
   background: '#0d1117',

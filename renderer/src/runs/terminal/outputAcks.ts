@@ -1,5 +1,5 @@
 // Acknowledges live output to the engine, which holds back a view's live events once ~100,000 chars are unacknowledged.
-import type { Bridge } from '../bridge/types.js';
+import type { Bridge } from '../../bridge/types.js';
 
 /** STYLE.md "The terminal data path": acknowledge in ~5,000-char units, which is also the engine's low watermark. */
 export const ACK_UNIT_CHARS = 5_000;

@@ -1,5 +1,5 @@
 // The Knobs section of New run and New sweep: each standard speed-up with a one-line explanation, applied without changing the script.
-import { checkKnob, KNOB_OFF, KNOBS, knobValues, type KnobSpec } from '../../../electron/shared/knobs.js';
+import { checkKnob, KNOB_OFF, KNOBS, knobValues, type KnobSpec } from '../../../../electron/shared/knobs.js';
 import { splitKnobValues } from './knobFieldValues.js';
 import './KnobFields.css';
 

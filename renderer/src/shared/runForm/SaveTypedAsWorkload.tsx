@@ -1,10 +1,10 @@
 // Save a typed command as a workload, when the person wants it again (the batch finder, estimates from its runs); never required.
 import { useState } from 'react';
-import type { TypedCommand, Workload } from '../../../electron/shared/api.js';
-import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
-import { useBridge } from '../bridge/context.js';
-import { errorMessage } from '../shared/format.js';
-import './NewRun.css';
+import type { TypedCommand, Workload } from '../../../../electron/shared/api.js';
+import { adHocWorkload } from '../../../../electron/shared/typedCommand.js';
+import { useBridge } from '../../bridge/context.js';
+import { errorMessage } from '../format.js';
+import './SaveTypedAsWorkload.css';
 
 interface SaveTypedAsWorkloadProps {
   command: TypedCommand;
