@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import Database from 'better-sqlite3';
 import { describeOperation } from '../../electron/shared/gpuSettings.js';
 import { DATA_DIR, expect, REPO_ROOT, screenshot, test } from './serverFixture.js';
 
@@ -25,6 +26,16 @@ function fakeGpu(dataDir: string): FakeGpuControl | null {
   const file = path.join(dataDir, STATE_FILE);
   if (!fs.existsSync(file)) return null;
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { gpus: Record<string, FakeGpuControl> }).gpus['0'] ?? null;
+}
+
+/** The runs the GPU settings journal names as owners (read-only, beside the engines that write it). */
+function journalRunIds(dbPath: string): Array<number | null> {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare("SELECT run_id FROM gpu_settings_journal WHERE state = 'applied'").pluck().all() as Array<number | null>;
+  } finally {
+    db.close();
+  }
 }
 
 function stateText(dataDir: string): string | null {
@@ -206,6 +217,8 @@ test.describe('as root', () => {
     );
     try {
       await expect.poll(() => fakeGpu(server.dataDir)?.gpuClockLock ?? null, { timeout: 15_000 }).toEqual([2100, 2100]);
+      // The lock is set before the run is recorded and then made the run's: killed in between, the banner could not name it.
+      await expect.poll(() => journalRunIds(server.dbPath), { timeout: 15_000 }).toEqual([expect.any(Number)]);
     } finally {
       cli.kill('SIGKILL');
     }

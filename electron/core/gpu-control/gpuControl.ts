@@ -83,7 +83,15 @@ function bootTime(): Date | null {
 
 export function describeEntry(entry: StoredJournalEntry): GpuJournalEntry {
   const op = appliedOperation(entry);
-  const owner = entry.runId !== null ? ` (run ${entry.runId})` : entry.scope === 'manual' ? ' (manual)' : ` (${entry.scope})`;
+  // A run's settings are set just before the run is recorded: one killed in between owns them without a number.
+  const owner =
+    entry.runId !== null
+      ? ` (run ${entry.runId})`
+      : entry.scope === 'manual'
+        ? ' (manual)'
+        : entry.scope === 'run'
+          ? ' (a run stopped before it was recorded)'
+          : ` (${entry.scope})`;
   return { ...entry, description: `${entry.gpu.startsWith('GPU-') ? entry.gpu : `GPU ${entry.gpu}`}: ${op ? describeOperation(op) : entry.operation}${owner}` };
 }
 
