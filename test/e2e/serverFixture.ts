@@ -66,6 +66,8 @@ export const test = base.extend<{ server: HeadlessServer; serverEnv: Record<stri
 
 export async function screenshot(page: import('@playwright/test').Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  // The terminal's code loads with the first run page: a picture taken meanwhile would show its placeholder by chance.
+  await page.getByTestId('terminal-loading').waitFor({ state: 'detached', timeout: 10_000 });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 

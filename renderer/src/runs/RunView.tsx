@@ -171,7 +171,13 @@ export function RunView({ run, workloads }: { run: Run; workloads: readonly Work
         <RunAnnotations key={run.id} run={run} />
       </header>
       <RunCharts runId={run.id} running={running} tokensPerStep={run.summary.tokensPerStep ?? run.unitsPerStep?.tokens ?? null} />
-      <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+      <Suspense
+        fallback={
+          <p className="muted" data-testid="terminal-loading">
+            Loading the terminal…
+          </p>
+        }
+      >
         <Terminal key={run.id} runId={run.id} running={running} />
       </Suspense>
     </section>

@@ -7,7 +7,7 @@ const LOCK: StoredJournalEntry = {
   id: 1,
   createdAt: '2026-11-28T10:00:00.000Z',
   gpu: 'GPU-fa4e0000-0000-4000-8000-000000000001',
-  operation: 'lockGpuClocks',
+  operation: 'lockClocks',
   prior: { gpuClockLock: null },
   applied: { minMHz: 2100, maxMHz: 2100 },
   scope: 'run',
