@@ -1,8 +1,8 @@
 // The New run view: pick a workload, set its variables, see exactly what will run, and start it.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { MethodOutput, Run, Workload } from '../../../electron/shared/api.js';
+import { useMemo, useRef, useState, type FormEvent } from 'react';
+import type { Run, Workload } from '../../../electron/shared/api.js';
 import { useBridge } from '../bridge/context.js';
-import { errorMessage, formatEnvAssignments, shellJoin } from '../shared/format.js';
+import { errorMessage } from '../shared/format.js';
 import { changesSpeed, commandInMessage, describeRunSettings } from '../shared/gpuSettings/gpuText.js';
 import { estimateTerminalSize } from '../shared/runFeed/terminalSize.js';
 import { CommandToCopy } from '../shared/gpuSettings/GpuMessage.js';
@@ -10,21 +10,19 @@ import { GpuRunSettingsFields, NO_GPU_SETTINGS, parseGpuRunFields, type GpuRunFi
 import { NewWorkload } from './NewWorkload.js';
 import { useGpuStartGuard } from '../shared/gpuSettings/OtherProcessesConfirm.js';
 import { adHocWorkload, TYPED_COMMAND_WORKLOAD_ID } from '../../../electron/shared/typedCommand.js';
-import { WorkloadOptions } from '../shared/runForm/WorkloadOptions.js';
 import { fieldsFromRun, readRememberedRunFields, rememberRunFields, type RunSource } from './newRunFields.js';
-import { templateVariables } from '../../../electron/shared/variables.js';
 import { viewHash } from '../route.js';
 import { KnobFields } from '../shared/runForm/KnobFields.js';
 import { RunLimits, useRunLimits } from './RunLimits.js';
 import { parseRunLimits } from './runLimitFields.js';
 import { TypedCommandFields } from './TypedCommandFields.js';
+import { WorkloadChoice } from './WorkloadChoice.js';
+import { RunVariables } from './RunVariables.js';
+import { CommandPreview, useCommandPreview } from './CommandPreview.js';
 import { runKnobsFromFields } from '../shared/runForm/knobFieldValues.js';
 import './NewRun.css';
 
-/** Long enough to skip the keystrokes of one word, short enough to feel live. */
-const PREVIEW_DEBOUNCE_MS = 250;
 const BUILTIN_DEFAULT_WORKLOAD = 'synthetic';
-type Preview = { key: string; ok: true; value: MethodOutput<'workloads.preview'> } | { key: string; ok: false; error: string };
 
 interface NewRunProps {
   workloads: readonly Workload[];
@@ -61,7 +59,6 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
     [TYPED_COMMAND_WORKLOAD_ID]: initial.typedValues,
     ...(initial.copied?.workloadId != null ? { [initial.copied.workloadId]: initial.copied.values } : {}),
   }));
-  const [preview, setPreview] = useState<Preview | null>(null);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
@@ -69,8 +66,6 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
   const [gpuFields, setGpuFields] = useState<GpuRunFields>(NO_GPU_SETTINGS);
   const [knobFields, setKnobFields] = useState<Record<string, string>>(initial.copied?.knobs ?? {});
   const [editing, setEditing] = useState<Workload | null>(null);
-  const [confirmRemove, setConfirmRemove] = useState(false);
-  const [workloadError, setWorkloadError] = useState<string | null>(null);
   /** Run a registered workload, or a command typed here (its {var} placeholders become its variables). */
   const [source, setSource] = useState<RunSource>(initial.source);
   const [typedScript, setTypedScript] = useState(initial.typedScript);
@@ -95,26 +90,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
     for (const variable of workload.variables) result[variable.name] = edited[variable.name] ?? variable.default;
     return result;
   }, [workload, edits]);
-  const previewKey = workload ? `${workload.id}:${JSON.stringify(values)}:${workload.id === 0 ? JSON.stringify(typedCommand) : ''}` : '';
-
-  useEffect(() => {
-    if (!workload) return;
-    let cancelled = false;
-    const timer = setTimeout(() => {
-      api['workloads.preview']({ ...(workload.id === 0 && typedCommand ? { command: typedCommand } : { workloadId: workload.id }), values }).then(
-        (value) => {
-          if (!cancelled) setPreview({ key: previewKey, ok: true, value });
-        },
-        (error: unknown) => {
-          if (!cancelled) setPreview({ key: previewKey, ok: false, error: errorMessage(error) });
-        },
-      );
-    }, PREVIEW_DEBOUNCE_MS);
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [api, workload, values, previewKey, typedCommand]);
+  const { preview, previewKey } = useCommandPreview(workload, values, typedCommand);
 
   const setValue = (name: string, value: string) => {
     if (!workload) return;
@@ -185,22 +161,9 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
     setEditing(null);
   };
 
-  const remove = async (target: Workload) => {
-    setWorkloadError(null);
-    try {
-      await api['workloads.remove']({ id: target.id });
-      setChosenId(null);
-      setConfirmRemove(false);
-    } catch (error) {
-      setWorkloadError(errorMessage(error));
-    }
-  };
-
   const samePreview = preview !== null && preview.key === previewKey;
   /** A GPU change refused for want of root: the command to run in a terminal instead. */
   const startCommand = startError ? commandInMessage(startError) : null;
-  const previewForWorkload = preview !== null && workload !== null && preview.key.startsWith(`${workload.id}:`);
-  const specs = useMemo(() => (workload ? templateVariables(workload.command, workload.mode) : []), [workload]);
   /** Why Run cannot start yet, said beside it: never a greyed button and no reason. */
   const blocked =
     source === 'typed' && typedScript.trim() === ''
@@ -268,88 +231,10 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
             <TypedCommandFields script={typedScript} onScript={setTypedScript} cwd={typedCwd} onCwd={setTypedCwd} defaultCwd={defaultCwd} />
           )}
           {source === 'workload' && (
-            <label className="field">
-              <span className="label">Workload</span>
-              <select
-                data-testid="workload-select"
-                value={workload?.id ?? ''}
-                onChange={(event) => setChosenId(Number(event.target.value))}
-                disabled={workloads.length === 0}
-              >
-                <WorkloadOptions workloads={workloads} />
-              </select>
-              {workload?.description && <span className="hint">{workload.description}</span>}
-            </label>
-          )}
-          {source === 'workload' && workload && !workload.builtin && (
-            <div className="workload-actions">
-              <button type="button" className="button small" data-testid="edit-workload" onClick={() => setEditing(workload)}>
-                Edit workload
-              </button>
-              {!confirmRemove ? (
-                <button type="button" className="button small" data-testid="remove-workload" onClick={() => setConfirmRemove(true)}>
-                  Remove…
-                </button>
-              ) : (
-                <span className="confirm-inline" role="group" aria-label="Confirm removal">
-                  Remove {workload.name}? Its runs are kept.
-                  <button type="button" className="button small danger" data-testid="confirm-remove-workload" onClick={() => void remove(workload)}>
-                    Remove
-                  </button>
-                  <button type="button" className="button small" onClick={() => setConfirmRemove(false)}>
-                    Keep
-                  </button>
-                </span>
-              )}
-            </div>
-          )}
-          {workloadError && (
-            <p className="inline-error" role="alert">
-              {workloadError}
-            </p>
+            <WorkloadChoice workloads={workloads} workload={workload} onChoose={setChosenId} onEdit={setEditing} onRemoved={() => setChosenId(null)} />
           )}
 
-          {workload && source === 'workload' && (
-            <div className="template">
-              <span className="label">{workload.mode === 'shell' ? 'Script (run with sh -c)' : 'Template'}</span>
-              {workload.mode === 'shell' ? (
-                <pre className="mono script">{workload.command[0]}</pre>
-              ) : (
-                <code className="mono">{shellJoin(workload.command)}</code>
-              )}
-            </div>
-          )}
-
-          {workload && workload.variables.length > 0 && (
-            <fieldset className="variables">
-              <legend>Variables</legend>
-              {workload.variables.map((variable) => {
-                const flag = specs.find((spec) => spec.name === variable.name)?.kind === 'flag';
-                return (
-                  <label className="field variable" key={variable.name}>
-                    <span className="label mono">{variable.name}</span>
-                    <input
-                      className="mono"
-                      data-testid={`var-${variable.name}`}
-                      value={values[variable.name] ?? ''}
-                      placeholder={variable.default || (flag ? 'absent' : 'a value is needed')}
-                      spellCheck={false}
-                      onChange={(event) => setValue(variable.name, event.target.value)}
-                    />
-                    {variable.description && <span className="hint">{variable.description}</span>}
-                    {flag && (
-                      <span className="hint" data-testid={`var-${variable.name}-flag`}>
-                        A flag: alone as an argument, so empty leaves it out (give e.g. <code>--amp</code> to put it in).
-                      </span>
-                    )}
-                  </label>
-                );
-              })}
-            </fieldset>
-          )}
-          {workload && workload.variables.length === 0 && (
-            <p className="hint">{source === 'typed' ? 'No {placeholders}: the command runs as typed.' : 'This workload has no variables.'}</p>
-          )}
+          {workload && <RunVariables workload={workload} values={values} onValue={setValue} typed={source === 'typed'} />}
 
           <RunLimits fields={limits} onChange={setLimits} workloadTokensPerStep={workload?.tokensPerStep ?? null} />
 
@@ -357,39 +242,7 @@ export function NewRun({ workloads, runs, onStarted, onWorkloadCreated, defaultC
 
           <GpuRunSettingsFields gpu={gpu} fields={gpuFields} onChange={setGpuFields} />
 
-          <div className={`preview ${samePreview ? '' : 'stale'}`} aria-live="polite">
-            <span className="label">Will run</span>
-            {!workload && source === 'typed' && <p className="hint">The command appears here as it will run once it and its directory are typed.</p>}
-            {workload && !previewForWorkload && <p className="hint">Working out the command…</p>}
-            {previewForWorkload && preview.ok && (
-              <>
-                <pre className="command-line" data-testid="command-preview">
-                  {shellJoin(preview.value.command)}
-                </pre>
-                <dl className="preview-facts">
-                  <div>
-                    <dt>in</dt>
-                    <dd className="mono" data-testid="preview-cwd">
-                      {preview.value.cwd}
-                    </dd>
-                  </div>
-                  {Object.keys(preview.value.env).length > 0 && (
-                    <div>
-                      <dt>env</dt>
-                      <dd className="mono" data-testid="preview-env">
-                        {formatEnvAssignments(preview.value.env)}
-                      </dd>
-                    </div>
-                  )}
-                </dl>
-              </>
-            )}
-            {previewForWorkload && !preview.ok && (
-              <p className="inline-error" data-testid="preview-error">
-                {preview.error}
-              </p>
-            )}
-          </div>
+          <CommandPreview workload={workload} typed={source === 'typed'} preview={preview} previewKey={previewKey} />
 
           {startError && (
             <p className="form-error" role="alert" data-testid="form-error">
