@@ -2,6 +2,7 @@
 // any revision typed, or the working tree), the data git does not track to link into each side's worktree, repeats;
 // run as a sweep over `git=` (each side in its own worktree, repeats interleaved), then the comparison, with the code
 // diff between the two one click away; a failed side says why.
+import { WorkKindOptions, type WorkKind } from '../shared/runForm/WorkKindOptions.js';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { GitCommit, GitRevisions, GitUntrackedPath } from '../../../electron/shared/api.js';
 import { adHocWorkload } from '../../../electron/shared/typedCommand.js';
@@ -248,7 +249,7 @@ export function BeforeAfter() {
   const [repeats, setRepeats] = useState('3');
   const [maxSteps, setMaxSteps] = useState('');
   const [waitForIdle, setWaitForIdle] = useState(true);
-  const [workKind, setWorkKind] = useState<'none' | 'samples' | 'tokens'>('none');
+  const [workKind, setWorkKind] = useState<WorkKind>('none');
   const [work, setWork] = useState('');
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<string | null>(null);
@@ -424,10 +425,8 @@ export function BeforeAfter() {
         <div className="sweep-work">
           <label className="field">
             <span className="label">Work per step</span>
-            <select data-testid="ba-work-kind" value={workKind} onChange={(event) => setWorkKind(event.target.value as 'none' | 'samples' | 'tokens')}>
-              <option value="none">not given (steps/s)</option>
-              <option value="samples">samples per step</option>
-              <option value="tokens">tokens per step</option>
+            <select data-testid="ba-work-kind" value={workKind} onChange={(event) => setWorkKind(event.target.value as WorkKind)}>
+              <WorkKindOptions />
             </select>
           </label>
           <label className="field">

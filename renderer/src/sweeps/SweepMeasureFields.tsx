@@ -1,5 +1,6 @@
 // How New sweep's runs are measured: the work in one step (so throughput is per sample or token), warm-up steps, and
 // the wait for a quiet host and an idle, cool GPU before each run.
+import { WorkKindOptions } from '../shared/runForm/WorkKindOptions.js';
 import type { Workload } from '../../../electron/shared/api.js';
 import { suggestedWork, type SweepFields, type SweepSectionProps } from './sweepForm.js';
 
@@ -18,9 +19,7 @@ export function SweepMeasureFields({ fields, onChange: setFields, workload }: Sw
               setFields({ work: { kind, expression: kind === 'none' ? (fields.work?.expression ?? '') : expression } });
             }}
           >
-            <option value="none">not given (steps/s)</option>
-            <option value="samples">samples per step</option>
-            <option value="tokens">tokens per step</option>
+            <WorkKindOptions />
           </select>
         </label>
         <label className="field">

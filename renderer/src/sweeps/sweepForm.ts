@@ -1,5 +1,6 @@
 // The New sweep form's fields as typed, turned into a sweeps.plan / sweeps.start request (or what is wrong with them),
 // and a batch the finder found put back into them.
+import type { WorkKind } from '../shared/runForm/workKind.js';
 import type { MethodInput, SweepRequest, TypedCommand, Workload } from '../../../electron/shared/api.js';
 import { DEFAULT_MAX_WAIT_SECONDS, MAX_RUN_SECONDS, MAX_WAIT_SECONDS } from '../../../electron/shared/api.js';
 import { parseMinutes } from '../shared/duration.js';
@@ -35,7 +36,7 @@ export interface SweepFields {
   waitForIdle: boolean;
   maxWaitMinutes: string;
   /** What one step holds, as an expression over the variables (`{batch}`, `{batch}*{seq_len}`): per-sample or per-token throughput. */
-  work: { kind: 'none' | 'samples' | 'tokens'; expression: string };
+  work: { kind: WorkKind; expression: string };
   /** Warm-up steps of every run, set by hand; '' for the automatic rule. */
   warmupSteps: string;
   finder: { variable: string; start: string; steps: string };
