@@ -71,28 +71,31 @@ describe('import streams a log of any size', () => {
   }, 180_000);
 
   it('stores and summarizes an import without sending its samples back to the engine thread, where nothing listens', async () => {
-    // The output path's threads' messages, heard beside the engine's own listeners: the writer stores an import's samples, the parser a live run's.
-    const { worker, parser } = harness.core.recording.output as unknown as { worker: Worker; parser: Worker };
+    // The output path's threads' messages, heard beside the engine's own listeners: the writer stores an import's
+    // samples; the parser, a thread started with the first live run, parses a live run's.
+    const output = harness.core.recording.output as unknown as { worker: Worker; parser: Worker | null };
     const announced = new Set<number>();
     const hear = (message: { type: string; runId?: number }) => {
       if (message.type === 'metrics' && message.runId !== undefined) announced.add(message.runId);
     };
-    worker.on('message', hear);
-    parser.on('message', hear);
+    output.worker.on('message', hear);
     try {
       const log = Array.from({ length: 50 }, (_, i) => `iter ${i + 1}: loss ${(3 - i / 50).toFixed(3)}, time 10.0ms\n`).join('');
       const imported = await importLogText(harness.core, log, { name: 'quiet import', now: new Date() });
       expect(harness.core.store.metrics.count(imported.id)).toBeGreaterThanOrEqual(100);
       expect(imported.summary).toMatchObject({ steps: 50, metricsSource: 'text' });
+      // An import parses on the engine's thread: no parser thread was started for it.
+      expect(output.parser).toBeNull();
 
       // A live run's samples still come back: its view and its summary hear them this way.
       const live = harness.core.startCommand({ adHoc: { command: ['sh', '-c', 'echo "iter 1: loss 2.5, time 10.0ms"'], cwd: harness.dir } });
+      output.parser!.on('message', hear);
       await harness.core.runner.waitForExit(live.id);
       await harness.core.recording.flush();
       expect([...announced]).toEqual([live.id]);
     } finally {
-      worker.off('message', hear);
-      parser.off('message', hear);
+      output.worker.off('message', hear);
+      output.parser?.off('message', hear);
     }
   });
 

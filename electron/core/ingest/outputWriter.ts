@@ -1,5 +1,5 @@
 // The engine's side of the output path: hands chunks to the writer thread (which stores them and has them parsed on the parser thread), and waits for it when asked.
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { MetricSample } from '../metrics/samples.js';
 import type { SampleColumns } from '../store/sampleColumns.js';
 import type { FromOutputWriter, ParserToEngine, ToOutputWriter } from './outputWriterProtocol.js';
@@ -9,15 +9,21 @@ import { startIngestWorker } from './workerScript.js';
 
 export class OutputWriter {
   private readonly worker: Worker | null;
-  /** Parses live runs' output apart from the writer, so no parse holds a commit back; the writer talks to it directly. */
-  private readonly parser: Worker | null;
+  /**
+   * Parses live runs' output apart from the writer, so no parse holds a commit back; the writer talks to it directly.
+   * Started with the first live run: an import parses on the engine's thread and a read-only command parses nothing,
+   * and an idle thread is about 15 MB of an import's memory. Until then the writer's messages wait in `parserPort`.
+   */
+  private parser: Worker | null = null;
+  private parserPort: MessagePort | null = null;
+  private readonly onError: (message: string) => void;
   private readonly waiting = new Map<number, () => void>();
   /** Runs whose end waits for their parsing to catch up (endRun's promise). */
   private readonly parsing = new Map<number, () => void>();
   private readonly noticeListeners = new Set<(runId: number, message: string) => void>();
   /** Each thread's end, followed from its start: close() may come after a thread already died. */
   private readonly writerExited: Promise<void>;
-  private readonly parserExited: Promise<void>;
+  private parserExited: Promise<void> = Promise.resolve();
   /** Shared with every thread that writes long transactions (the parser, the ingest tasks): byte commits go first (see BytesFirst). */
   readonly bytesFirst = new BytesFirst().shared;
   private nextFlushId = 1;
@@ -35,42 +41,27 @@ export class OutputWriter {
    * `readOnly`: why the file is open for reading only (a full disk, no write permission). No thread is started
    * then, and anything handed in is refused by the caller's own insert before it gets here.
    */
-  constructor(file: string, onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`), readOnly: string | null = null) {
+  constructor(
+    private readonly file: string,
+    onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`),
+    readOnly: string | null = null,
+  ) {
+    this.onError = onError;
     if (readOnly !== null) {
       this.failure = readOnly;
       this.worker = null;
-      this.parser = null;
       this.writerExited = Promise.resolve();
-      this.parserExited = Promise.resolve();
       return;
     }
     const channel = new MessageChannel();
-    const bytesFirst = this.bytesFirst;
-    const parser = startIngestWorker('outputParserWorker', { file, port: channel.port1, bytesFirst }, [channel.port1]);
-    const worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst }, [channel.port2]);
-    this.parser = parser;
+    this.parserPort = channel.port1;
+    // Held, not listened to, until a live run: it must not keep a finished CLI alive.
+    this.parserPort.unref();
+    const worker = startIngestWorker('outputWriterWorker', { file, parserPort: channel.port2, bytesFirst: this.bytesFirst }, [channel.port2]);
     this.worker = worker;
     this.writerExited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    this.parserExited = new Promise((resolve) => parser.once('exit', () => resolve()));
     // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
     worker.unref();
-    parser.unref();
-    parser.on('error', (error) => onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
-    parser.on('message', (message: ParserToEngine) => {
-      if (message.type === 'metrics') {
-        this.metricsListener(message.runId, message.samples);
-      } else if (message.type === 'runParsed') {
-        this.parsing.get(message.runId)?.();
-        this.parsing.delete(message.runId);
-      } else if (message.type === 'notice') {
-        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
-      } else if (message.type === 'status') {
-        this.parserStatus = message.status;
-        this.announceStatus();
-      } else if (message.type === 'error') {
-        onError(message.message);
-      }
-    });
     worker.on('message', (message: FromOutputWriter) => {
       if (message.type === 'metrics') {
         this.metricsListener(message.runId, message.samples);
@@ -101,6 +92,33 @@ export class OutputWriter {
       for (const resolve of [...this.waiting.values(), ...this.parsing.values()]) resolve();
       this.waiting.clear();
       this.parsing.clear();
+    });
+  }
+
+  /** The parser thread, started once: the first live run's messages have waited for it in its port. */
+  private startParser(): void {
+    const port = this.parserPort;
+    if (this.parser !== null || port === null) return;
+    this.parserPort = null;
+    const parser = startIngestWorker('outputParserWorker', { file: this.file, port, bytesFirst: this.bytesFirst }, [port]);
+    this.parser = parser;
+    this.parserExited = new Promise((resolve) => parser.once('exit', () => resolve()));
+    parser.unref();
+    parser.on('error', (error) => this.onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
+    parser.on('message', (message: ParserToEngine) => {
+      if (message.type === 'metrics') {
+        this.metricsListener(message.runId, message.samples);
+      } else if (message.type === 'runParsed') {
+        this.parsing.get(message.runId)?.();
+        this.parsing.delete(message.runId);
+      } else if (message.type === 'notice') {
+        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
+      } else if (message.type === 'status') {
+        this.parserStatus = message.status;
+        this.announceStatus();
+      } else if (message.type === 'error') {
+        this.onError(message.message);
+      }
     });
   }
 
@@ -148,7 +166,9 @@ export class OutputWriter {
 
   /** A live run: parsed on the writer thread (bar floods thinned by arrival), its committed samples back through `onMetrics`. */
   startRun(runId: number, options: { metricRegex: string }): void {
-    if (!this.closing && !this.failure) this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
+    if (this.closing || this.failure) return;
+    this.startParser();
+    this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
   }
 
   /**
@@ -215,6 +235,9 @@ export class OutputWriter {
     this.closing ??= (async () => {
       // Both threads hold the process until they are done: their ends are what close() waits for.
       this.parser?.ref();
+      // A parser never started: its end of the channel is closed here, which closes the writer's end (it would keep that thread alive).
+      this.parserPort?.close();
+      this.parserPort = null;
       if (!this.failure) {
         this.worker?.ref();
         this.post({ type: 'close' });
