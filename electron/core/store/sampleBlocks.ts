@@ -8,6 +8,7 @@
 import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { Db } from './open.js';
 import { KINDS, SampleColumns, SOURCES } from './sampleColumns.js';
+import { ExternalChurn } from './externalChurn.js';
 
 /** Samples as the engine holds them, or as columns (an import's, handed between threads). */
 export type SampleInput = readonly MetricSample[] | SampleColumns;
@@ -20,6 +21,8 @@ export const BLOCK_SAMPLES = 4096;
  * this multiple of what it adds.
  */
 const REWRITE_FACTOR = 64;
+/** Block bytes read between two young-generation collections: 32 full blocks. */
+const READ_CHURN_BYTES = 4 * 1024 * 1024;
 /** Columns of a block, in this order, each `count` float64s (the platforms Node runs on here are little-endian). */
 const COLUMNS = 4;
 
@@ -386,6 +389,8 @@ export class SampleBlockReader {
   private readonly blockData;
   private readonly pointsOf;
   private readonly countOf;
+  /** Each block read is a Buffer of SQLite's, dropped once read: freed every few megabytes (see externalChurn.ts). */
+  private readonly churn = new ExternalChurn(READ_CHURN_BYTES);
 
   constructor(db: Db) {
     this.blockList = db.prepare<[number, number], BlockInfo & { first_order: number }>(
@@ -421,6 +426,7 @@ export class SampleBlockReader {
   load(id: number, count: number): BlockColumns {
     const data = this.blockData.get(id);
     if (data === undefined) throw new Error(`metric block ${id} is gone`);
+    this.churn.note(data.byteLength);
     return decodeBlock(data, count);
   }
 
