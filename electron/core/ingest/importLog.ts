@@ -5,6 +5,7 @@ import { stripAnsi } from '../../shared/ansi.js';
 import { IMPORTED_LOG_READING, MetricsCollector } from '../metrics/collector.js';
 import { SampleColumns } from '../store/sampleColumns.js';
 import { findFailureLine } from './exitClassifier.js';
+import { decodedSlices } from './textSlices.js';
 import { TimeSlice } from '../system/timeSlice.js';
 import type { IngestTasks } from './ingestTasks.js';
 import type { Recording } from './recording.js';
@@ -26,11 +27,6 @@ const IMPORT_CHUNK_BYTES = 256 * 1024;
  * idle half the time).
  */
 const IN_FLIGHT_BYTES = 8 * 1024 * 1024;
-/**
- * Bytes parsed between two looks at the event loop: about a millisecond of parsing, so an import from the UI,
- * parsed on the engine's thread, never keeps a live run's output waiting (see system/timeSlice.ts).
- */
-const PARSE_SLICE_BYTES = 32 * 1024;
 /** Kept to classify the ending: failure lines are at the end of a log (as for a live run). */
 const TAIL_BYTES = 64 * 1024;
 /** Default largest log imported (`--max-bytes` changes it): larger ones are almost always a mistake (a binary, /dev/zero). */
@@ -155,10 +151,9 @@ export async function importLogPieces(
       while (tail.length > 1 && tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
       // Columns, moved to the writer thread: a sample object cloned there cost both threads (and ~150 bytes).
       const samples = new SampleColumns();
-      // Decoded a slice at a time: a string of the whole piece (256 KiB) is born in V8's old generation, where
-      // each stays until a full collection (about a third of this thread's heap on a dense import); a slice's dies young.
-      for (let at = 0; at < owned.length; at += PARSE_SLICE_BYTES) {
-        const text = decoder.decode(owned.subarray(at, at + PARSE_SLICE_BYTES), { stream: true });
+      // A slice is about a millisecond of parsing: between two, the event loop is looked at, so an import from the
+      // UI, parsed on the engine's thread, never keeps a live run's output waiting (see system/timeSlice.ts).
+      for (const text of decodedSlices(decoder, owned)) {
         for (const sample of collector.push(text, 0)) samples.push(sample.step, sample.tMs, sample.name, sample.value, sample.source, sample.kind);
         await slice.pause();
       }

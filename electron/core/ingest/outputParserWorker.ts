@@ -12,6 +12,7 @@ import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import { liveView } from './liveSamples.js';
+import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
 
@@ -146,7 +147,7 @@ function commit(): void {
 }
 
 function parseText(runId: number, run: RunParsing, data: Uint8Array, tMs: number): void {
-  queue(runId, run.collector.push(run.decoder.decode(data, { stream: true }), tMs));
+  for (const text of decodedSlices(run.decoder, data)) queue(runId, run.collector.push(text, tMs));
   for (const message of run.collector.takeNotices()) toEngine({ type: 'notice', runId, message });
 }
 

@@ -14,6 +14,7 @@ import { stepUnits } from './unitsPerStep.js';
 import { summaryChoices } from './stepChoices.js';
 import { COMMIT_MAX_SAMPLES } from './commitPolicy.js';
 import { bulkWriteGapMs, sleepThread, type BytesFirst } from './writeTurns.js';
+import { decodedSlices } from './textSlices.js';
 
 /** How long each write of a reparse waits for live runs' byte commits to go first. */
 const BYTES_FIRST_MAX_WAIT_MS = 1000;
@@ -82,7 +83,7 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
   };
   let lastTMs = 0;
   for (const chunk of store.runs.storedOutput(id)) {
-    take(collector.push(decoder.decode(chunk.data, { stream: true }), chunk.tMs));
+    for (const text of decodedSlices(decoder, chunk.data)) take(collector.push(text, chunk.tMs));
     lastTMs = chunk.tMs;
   }
   take([...collector.push(decoder.decode(), lastTMs), ...collector.end(lastTMs)]);
