@@ -7,6 +7,7 @@ import { KIND_CODE } from '../store/sampleColumns.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import { Store } from '../store/store.js';
+import { boundStreamingCache } from '../store/open.js';
 import { BytesFirst } from './writeTurns.js';
 import type { FromIngestTasks, IngestTaskConfig, ToIngestTasks } from './ingestTaskProtocol.js';
 import { numericLines, reparseRun } from './reparse.js';
@@ -18,6 +19,7 @@ const port = parentPort!;
 runInBackground();
 // Its own connection reads and replaces samples and summaries; it never stores output.
 const store = new Store(config.file);
+boundStreamingCache(store.db);
 const bytesFirst = new BytesFirst(config.bytesFirst);
 
 async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Promise<unknown> {

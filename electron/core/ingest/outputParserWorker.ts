@@ -3,7 +3,7 @@
 import { TextDecoder } from 'node:util';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { applyConnectionPragmas } from '../store/open.js';
+import { applyConnectionPragmas, boundStreamingCache } from '../store/open.js';
 import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
@@ -46,6 +46,7 @@ const engine = parentPort!;
 runInBackground();
 const db = new Database(file, { fileMustExist: true });
 applyConnectionPragmas(db, BUSY_TIMEOUT_MS);
+boundStreamingCache(db);
 const sampleBlocks = new SampleBlockWriter(db);
 const readPage = db.prepare<[number, number, number, number], { seq: number; t_ms: number; data: Buffer }>(
   'SELECT seq, t_ms, data FROM run_output WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',

@@ -3,7 +3,7 @@
 // own samples; an import's samples, parsed by its sender, are committed here with its chunks.
 import { workerData, parentPort, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { applyConnectionPragmas } from '../store/open.js';
+import { applyConnectionPragmas, boundStreamingCache } from '../store/open.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
 import { sendChunkCopy } from './chunkCopy.js';
@@ -54,6 +54,7 @@ const parser = config.parserPort;
 const db = new Database(config.file);
 // The engine's connection has set WAL and the schema; this one only needs to wait its turn and keep keys.
 applyConnectionPragmas(db, COMMIT_BUSY_TIMEOUT_MS);
+boundStreamingCache(db);
 
 const insertChunk = db.prepare('INSERT INTO run_output (run_id, seq, t_ms, data) VALUES (?, ?, ?, ?)');
 const addBytes = db.prepare('UPDATE runs SET output_bytes = output_bytes + ? WHERE id = ?');

@@ -296,6 +296,19 @@ export function applyConnectionPragmas(db: Db, busyTimeoutMs: number): void {
   boundWal(db);
 }
 
+/**
+ * SQLite's page cache on the connections that stream (the output writer's, the parser's, the ingest task thread's):
+ * 2 MiB, where better-sqlite3's default is 16 MiB a connection. Each streams appended rows in or blocks out once, so a
+ * page is rarely wanted again, and the default filled with pages nobody reads: a 1 M-line dense import's peak RSS,
+ * median of 5 alternated rounds, 345-389 MiB with it and 310-311 with this, at the same speed. The engine's own
+ * connection keeps the default for the UI's reads.
+ */
+const STREAMING_CACHE_KIB = 2048;
+
+export function boundStreamingCache(db: Db): void {
+  db.pragma(`cache_size = ${-STREAMING_CACHE_KIB}`);
+}
+
 export function boundWal(db: Db): void {
   const pageBytes = db.pragma('page_size', { simple: true }) as number;
   db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(WAL_LIMIT_BYTES / pageBytes))}`);
