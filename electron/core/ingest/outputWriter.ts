@@ -63,18 +63,10 @@ export class OutputWriter {
     // Like the batch timer: pending output must not keep a finished CLI alive; close() waits for it.
     worker.unref();
     worker.on('message', (message: FromOutputWriter) => {
-      if (message.type === 'metrics') {
-        this.metricsListener(message.runId, message.samples);
-      } else if (message.type === 'flushed') {
+      if (this.hearFromEither(message)) return;
+      if (message.type === 'flushed') {
         this.waiting.get(message.id)?.();
         this.waiting.delete(message.id);
-      } else if (message.type === 'runParsed') {
-        this.parsing.get(message.runId)?.();
-        this.parsing.delete(message.runId);
-      } else if (message.type === 'notice') {
-        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
-      } else if (message.type === 'error') {
-        onError(message.message);
       } else if (message.type === 'status') {
         this.writerStatus = message.status;
         this.announceStatus();
@@ -106,20 +98,33 @@ export class OutputWriter {
     parser.unref();
     parser.on('error', (error) => this.onError(`the output parser stopped (output is still stored; metrics of live runs stop): ${error.message}`));
     parser.on('message', (message: ParserToEngine) => {
-      if (message.type === 'metrics') {
-        this.metricsListener(message.runId, message.samples);
-      } else if (message.type === 'runParsed') {
-        this.parsing.get(message.runId)?.();
-        this.parsing.delete(message.runId);
-      } else if (message.type === 'notice') {
-        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
-      } else if (message.type === 'status') {
+      if (this.hearFromEither(message)) return;
+      if (message.type === 'status') {
         this.parserStatus = message.status;
         this.announceStatus();
-      } else if (message.type === 'error') {
-        this.onError(message.message);
       }
     });
+  }
+
+  /** What the writer and the parser both say (a live run's samples, a run parsed to its end, notices, faults); true when it was that. */
+  private hearFromEither(message: FromOutputWriter | ParserToEngine): boolean {
+    switch (message.type) {
+      case 'metrics':
+        this.metricsListener(message.runId, message.samples);
+        return true;
+      case 'runParsed':
+        this.parsing.get(message.runId)?.();
+        this.parsing.delete(message.runId);
+        return true;
+      case 'notice':
+        for (const listener of [...this.noticeListeners]) listener(message.runId, message.message);
+        return true;
+      case 'error':
+        this.onError(message.message);
+        return true;
+      default:
+        return false;
+    }
   }
 
   private announceStatus(): void {
