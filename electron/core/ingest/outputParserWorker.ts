@@ -6,12 +6,13 @@ import Database from 'better-sqlite3';
 import { applyConnectionPragmas, boundStreamingCache } from '../store/open.js';
 import { LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
+import { SampleColumns } from '../store/sampleColumns.js';
 import { SampleBlockWriter } from '../store/sampleBlocks.js';
 import { WriteRetry } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
-import { liveView } from './liveSamples.js';
+import { liveView, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
@@ -55,7 +56,11 @@ const readPage = db.prepare<[number, number, number, number], { seq: number; t_m
 const runs = new Map<number, RunParsing>();
 /** Work in arrival order: chunk copies, read-backs, ends. A read-back is consumed a page at a time. */
 const work: ToOutputParser[] = [];
-let samplesQueue: Array<{ runId: number; samples: MetricSample[] }> = [];
+/**
+ * Parsed samples waiting for a commit, in columns: queued as objects they lived past two young collections and
+ * filled the old generation with the dead between full ones (this thread's heap swung up to 160 MiB on a flood).
+ */
+let samplesQueue: QueuedPart[] = [];
 let queuedSamples = 0;
 const policy = new CommitPolicy(COMMIT_INTERVAL_MS, Number.POSITIVE_INFINITY);
 let closing = false;
@@ -65,7 +70,11 @@ let lastTransactionMs = 0;
 const toWriter = (message: ParserToWriter) => port.postMessage(message);
 const toEngine = (message: ParserToEngine) => engine.postMessage(message);
 
-const commitTransaction = db.transaction((batch: Array<{ runId: number; samples: MetricSample[] }>) => sampleBlocks.writeEntries(batch));
+interface QueuedPart extends ColumnsPart {
+  runId: number;
+}
+
+const commitTransaction = db.transaction((batch: QueuedPart[]) => sampleBlocks.writeEntries(batch));
 
 /** The write policy every batching connection shares (store/writeFaults.ts), on this thread's monotonic clock (see the writer thread's). */
 const retry = new WriteRetry(
@@ -74,24 +83,25 @@ const retry = new WriteRetry(
   file,
 );
 
-function queue(runId: number, samples: MetricSample[]): void {
-  if (samples.length === 0) return;
-  samplesQueue.push({ runId, samples });
+function queue(runId: number, found: readonly MetricSample[]): void {
+  if (found.length === 0) return;
+  const samples = SampleColumns.from(found);
+  samplesQueue.push({ runId, samples, from: 0, to: samples.length });
   queuedSamples += samples.length;
   policy.noteWaiting(performance.now(), 0);
 }
 
-function takeTransaction(): Array<{ runId: number; samples: MetricSample[] }> {
-  const taken: Array<{ runId: number; samples: MetricSample[] }> = [];
+function takeTransaction(): QueuedPart[] {
+  const taken: QueuedPart[] = [];
   let room = SAMPLES_PER_TRANSACTION;
   while (room > 0 && samplesQueue.length > 0) {
     const entry = samplesQueue[0]!;
-    if (entry.samples.length <= room) {
+    if (entry.to - entry.from <= room) {
       taken.push(samplesQueue.shift()!);
-      room -= entry.samples.length;
+      room -= entry.to - entry.from;
     } else {
-      taken.push({ runId: entry.runId, samples: entry.samples.slice(0, room) });
-      entry.samples = entry.samples.slice(room);
+      taken.push({ ...entry, to: entry.from + room });
+      entry.from += room;
       room = 0;
     }
   }
@@ -105,7 +115,7 @@ function takeTransaction(): Array<{ runId: number; samples: MetricSample[] }> {
  * retried with backoff; ended runs are answered anyway, as a flush is.
  */
 function commit(): void {
-  const committed = new Map<number, MetricSample[]>();
+  const committed = new Map<number, ColumnsPart[]>();
   let ok = true;
   for (let first = true; samplesQueue.length > 0; first = false) {
     const batch = takeTransaction();
@@ -117,15 +127,15 @@ function commit(): void {
       lastTransactionMs = performance.now() - startedAt;
     } catch (error) {
       samplesQueue = batch.concat(samplesQueue);
-      queuedSamples += batch.reduce((sum, entry) => sum + entry.samples.length, 0);
+      queuedSamples += batch.reduce((sum, entry) => sum + entry.to - entry.from, 0);
       retry.failed(error, samplesQueue.length);
       ok = false;
       break;
     }
     for (const entry of batch) {
-      const list = committed.get(entry.runId);
-      if (list) list.push(...entry.samples);
-      else committed.set(entry.runId, [...entry.samples]);
+      const parts = committed.get(entry.runId);
+      if (parts) parts.push(entry);
+      else committed.set(entry.runId, [entry]);
     }
   }
   if (ok) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { COMMIT_INTERVAL_MS, COMMIT_MAX_BYTES, CommitPolicy } from '../../../electron/core/ingest/commitPolicy.js';
 import { LIVE_SAMPLES_PER_MESSAGE, liveView } from '../../../electron/core/ingest/liveSamples.js';
+import type { MetricSample } from '../../../electron/core/metrics/samples.js';
+import { SampleColumns } from '../../../electron/core/store/sampleColumns.js';
 
 describe('CommitPolicy', () => {
   it('is due once the oldest waiting item is an interval old, whatever came after it', () => {
@@ -36,12 +38,21 @@ describe('CommitPolicy', () => {
 
 describe('liveView', () => {
   it('passes a few samples as they are, and thins a flood keeping each metric’s newest', () => {
-    const few = [{ name: 'loss', kind: 'train', step: 1 }];
-    expect(liveView(few)).toEqual(few);
-    const flood = Array.from({ length: 50_000 }, (_, i) => ({ name: i % 2 ? 'loss' : 'lr', kind: 'train', step: i >> 1 }));
-    const view = liveView(flood);
+    const sample = (i: number, name: string): MetricSample => ({ step: i, tMs: i * 10, name, value: i / 7, source: 'text', kind: 'train' });
+    const few = SampleColumns.from([sample(1, 'loss')]);
+    expect(liveView([{ samples: few, from: 0, to: 1 }])).toEqual([sample(1, 'loss')]);
+    // A commit of several parts, the flood's halves in two columns, the newest lr in the first and the newest loss in the second.
+    const flood = Array.from({ length: 50_000 }, (_, i) => sample(i, i % 2 ? 'loss' : 'lr'));
+    const first = SampleColumns.from(flood.slice(0, 25_000));
+    const second = SampleColumns.from([...flood.slice(25_000).filter((s) => s.name === 'loss')]);
+    const parts = [
+      { samples: first, from: 0, to: first.length },
+      { samples: second, from: 0, to: second.length },
+    ];
+    const view = liveView(parts);
     expect(view.length).toBeLessThanOrEqual(LIVE_SAMPLES_PER_MESSAGE + 2);
-    expect(view.at(-1)).toBe(flood.at(-1));
-    expect(view).toContain(flood.at(-2));
+    expect(view.at(-1)).toEqual(flood.at(-1));
+    expect(view).toContainEqual(flood[24_998]);
+    expect(view.map((s) => s.step)).toEqual([...view.map((s) => s.step)].sort((a, b) => a! - b!));
   });
 });
