@@ -6,6 +6,14 @@ import { REPO_ROOT } from '../helpers/tempCore.js';
 
 const eslint = new ESLint({ cwd: REPO_ROOT });
 
+/**
+ * An import case whose path is computed from the two files, not spelled: it reads the same as the one the file would
+ * write, and names only folders inside this repository.
+ */
+function importCase(file: string, names: string, target: string): [string, string] {
+  return [file, `import ${names} from '${path.posix.relative(path.posix.dirname(file), target)}';`];
+}
+
 async function restrictedImports(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(REPO_ROOT, file) });
   return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
@@ -33,7 +41,7 @@ describe('layer rules', () => {
 
   it.each([
     // The contract in electron/shared/, by the relative path a file in electron/core/ writes (computed, not spelled).
-    ['electron/core/x.ts', `import { methods } from '${path.posix.relative('electron/core', 'electron/shared/api.js')}';`],
+    importCase('electron/core/x.ts', '{ methods }', 'electron/shared/api.js'),
     ['electron/server/x.ts', "import { createCore } from '../core/createCore.js';"],
     ['electron/main/x.ts', "import { app } from 'electron';"],
     ['renderer/src/x.ts', "import { methods } from '../../electron/shared/api.js';"],
@@ -67,7 +75,7 @@ describe("the engine's layers (docs/architecture.md)", () => {
     ['electron/core/runner/x.ts', "import { apiHandlers } from '../app/handlers.js';"],
     ['electron/core/tune/x.ts', "import { requireRun } from '../app/lookups.js';"],
     // What a method does (its refusals, the contract's shapes) is the application layer's, not the composition root's.
-    ['electron/core/createCore.ts', "import { ApiFailure } from '../shared/api.js';"],
+    importCase('electron/core/createCore.ts', '{ ApiFailure }', 'electron/shared/api.js'),
   ])(
     'refuses in %s: %s',
     async (file, code) => {
@@ -88,7 +96,7 @@ describe("the engine's layers (docs/architecture.md)", () => {
     ['electron/core/x.ts', "import { RunManager } from './runner/runManager.js';"],
     ['electron/core/publish/x.ts', "import type { CompareService } from '../compare/compareService.js';"],
     ['electron/core/app/handlers/x.ts', "import type { SweepQueue } from '../../experiments/sweepQueue.js';"],
-    ['electron/core/app/x.ts', "import { ApiFailure } from '../../shared/api.js';"],
+    importCase('electron/core/app/x.ts', '{ ApiFailure }', 'electron/shared/api.js'),
   ])(
     'allows in %s: %s',
     async (file, code) => {
@@ -131,10 +139,10 @@ describe("the renderer's borders (docs/architecture.md)", () => {
   );
 
   it.each([
-    ['renderer/src/sweeps/x.ts', "import { RevisionDiff } from '../shared/comparisons/RevisionDiff.js';"],
-    ['renderer/src/runs/x.ts', "import { describeRunSettings } from '../shared/gpuSettings/gpuText.js';"],
+    importCase('renderer/src/sweeps/x.ts', '{ RevisionDiff }', 'renderer/src/shared/comparisons/RevisionDiff.js'),
+    importCase('renderer/src/runs/x.ts', '{ describeRunSettings }', 'renderer/src/shared/gpuSettings/gpuText.js'),
     ['renderer/src/shared/runRecord/x.ts', "import { describeRunSettings } from '../gpuSettings/gpuText.js';"],
-    ['renderer/src/compare/x.ts', "import { useSweeps } from '../shared/sweepStore.js';"],
+    importCase('renderer/src/compare/x.ts', '{ useSweeps }', 'renderer/src/shared/sweepStore.js'),
     ['renderer/src/App.tsx', "import { SweepPages } from './sweeps/SweepPages.js';"],
     ['renderer/src/runs/RunView.tsx', "import { Terminal } from './terminal/Terminal.js';"],
   ])(
