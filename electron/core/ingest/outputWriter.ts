@@ -16,7 +16,6 @@ export class OutputWriter {
    */
   private parser: Worker | null = null;
   private parserPort: MessagePort | null = null;
-  private readonly onError: (message: string) => void;
   private readonly waiting = new Map<number, () => void>();
   /** Runs whose end waits for their parsing to catch up (endRun's promise). */
   private readonly parsing = new Map<number, () => void>();
@@ -43,10 +42,9 @@ export class OutputWriter {
    */
   constructor(
     private readonly file: string,
-    onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`),
+    private readonly onError: (message: string) => void = (message) => console.error(`tuning-bench: ${message}`),
     readOnly: string | null = null,
   ) {
-    this.onError = onError;
     if (readOnly !== null) {
       this.failure = readOnly;
       this.worker = null;
