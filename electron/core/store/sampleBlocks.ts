@@ -1,5 +1,6 @@
 // A run's metric samples stored in blocks: one row holds up to BLOCK_SAMPLES samples of one metric (name, source,
-// kind, parse) as four float64 columns in one BLOB, beside a small index (count, orders, steps, times, values).
+// kind, parse) as four float64 columns in one BLOB (blockEncoding.ts: a column that is an arithmetic progression takes
+// two numbers), beside a small index (count, orders, steps, times, values).
 // A row a sample capped a dense log near 180,000 samples a second here (the row, its text cells and its index
 // entry); a block costs one row per few thousand samples. The BLOB lies in its own table (metric_block_data): the index
 // rows stay a few dozen bytes, so listing a run's blocks reads kilobytes, not the blocks; each index row also keeps
@@ -9,6 +10,9 @@ import type { MetricKind, MetricSample, MetricSource } from './records.js';
 import type { Db } from './open.js';
 import { KINDS, SampleColumns, SOURCES } from './sampleColumns.js';
 import { ExternalChurn } from './externalChurn.js';
+import { BLOCK_COLUMNS, decodeBlock, encodeBlock, type BlockColumns } from './blockEncoding.js';
+
+export type { BlockColumns };
 
 /** Samples as the engine holds them, or as columns (an import's, handed between threads). */
 export type SampleInput = readonly MetricSample[] | SampleColumns;
@@ -23,18 +27,6 @@ export const BLOCK_SAMPLES = 4096;
 const REWRITE_FACTOR = 64;
 /** Block bytes read between two young-generation collections: 32 full blocks. */
 const READ_CHURN_BYTES = 4 * 1024 * 1024;
-/** Columns of a block, in this order, each `count` float64s (the platforms Node runs on here are little-endian). */
-const COLUMNS = 4;
-
-/** Where a sample lies in the run's order: given by the writer as samples arrive, kept from a row's rowid for migrated ones. */
-export interface BlockColumns {
-  order: Float64Array;
-  /** NaN where the sample has no step. */
-  step: Float64Array;
-  tMs: Float64Array;
-  /** NaN and ±Infinity as they were logged. */
-  value: Float64Array;
-}
 
 export interface BlockKey {
   name: string;
@@ -55,36 +47,6 @@ export interface BlockInfo extends BlockKey {
   count: number;
   minStep: number | null;
   maxStep: number | null;
-}
-
-export function encodeBlock(columns: BlockColumns, from: number, to: number): Buffer {
-  const count = to - from;
-  const packed = new Float64Array(count * COLUMNS);
-  packed.set(columns.order.subarray(from, to), 0);
-  packed.set(columns.step.subarray(from, to), count);
-  packed.set(columns.tMs.subarray(from, to), 2 * count);
-  packed.set(columns.value.subarray(from, to), 3 * count);
-  return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
-}
-
-/**
- * Read in place where SQLite's buffer is aligned for a Float64Array (a buffer of a block's size has its own memory,
- * at offset 0), else copied out: a copy a block was half the memory a long read churned through.
- */
-export function decodeBlock(data: Buffer, count: number): BlockColumns {
-  if (data.byteLength !== count * COLUMNS * 8) throw new Error(`a metric block of ${count} samples holds ${data.byteLength} bytes, not ${count * COLUMNS * 8}`);
-  let packed: Float64Array;
-  if (data.byteOffset % 8 === 0) packed = new Float64Array(data.buffer, data.byteOffset, count * COLUMNS);
-  else {
-    packed = new Float64Array(count * COLUMNS);
-    new Uint8Array(packed.buffer).set(data);
-  }
-  return {
-    order: packed.subarray(0, count),
-    step: packed.subarray(count, 2 * count),
-    tMs: packed.subarray(2 * count, 3 * count),
-    value: packed.subarray(3 * count),
-  };
 }
 
 function emptyColumns(capacity: number): BlockColumns {
@@ -315,7 +277,7 @@ export class SampleBlockWriter {
       const taken = Math.min(count, BLOCK_SAMPLES - previous.count);
       const old = decodeBlock(this.blockData.get(previous.id)!, previous.count);
       const merged = emptyColumns(previous.count + taken);
-      for (const column of ['order', 'step', 'tMs', 'value'] as const) {
+      for (const column of BLOCK_COLUMNS) {
         merged[column].set(old[column], 0);
         merged[column].set(fresh[column].subarray(0, taken), previous.count);
       }
@@ -426,7 +388,8 @@ export class SampleBlockReader {
   load(id: number, count: number): BlockColumns {
     const data = this.blockData.get(id);
     if (data === undefined) throw new Error(`metric block ${id} is gone`);
-    this.churn.note(data.byteLength);
+    // Its bytes and the columns spelled out from them: both outside V8's heap.
+    this.churn.note(data.byteLength + count * BLOCK_COLUMNS.length * 8);
     return decodeBlock(data, count);
   }
 
