@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allParsers, parseLine } from '../../../electron/core/metrics/parsers/detect.js';
-import { LineTemplates } from '../../../electron/core/metrics/parsers/lineTemplates.js';
+import { LineTemplates, sameShape, shapeMatcher, shapeOf } from '../../../electron/core/metrics/parsers/lineTemplates.js';
 import { freshParsers } from '../../../electron/core/metrics/parsers/registry.js';
 import type { MetricRecord } from '../../../electron/core/metrics/parsers/types.js';
 
@@ -137,5 +137,64 @@ describe('line templates', () => {
   it('read lines with numbers of every width, and a step that goes past each power of ten', () => {
     expect(firstDifference(denseLines(12_000, 1))).toBeNull();
     expect(firstDifference(denseLines(3_000, 99_000))).toBeNull();
+  });
+});
+
+describe("a shape's matcher", () => {
+  // Regular expressions' own characters, digits after names and after signs, non-ASCII letters, a pair and a lone surrogate.
+  const ALPHABET = [
+    'a',
+    'Z',
+    '_',
+    ' ',
+    '.',
+    '-',
+    '+',
+    '*',
+    '?',
+    '^',
+    '$',
+    '{',
+    '}',
+    '(',
+    ')',
+    '|',
+    '[',
+    ']',
+    '\\',
+    '/',
+    ':',
+    '=',
+    'é',
+    '😀',
+    '\udfff',
+    '\u0000',
+    '0',
+    '1',
+    '5',
+    '9',
+  ];
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const randomLine = () => Array.from({ length: 1 + random(24) }, () => ALPHABET[random(ALPHABET.length)]).join('');
+  /** The line with one character changed, or its digits changed: often the same shape, often not. */
+  const variant = (line: string) =>
+    random(2) === 0
+      ? line.replace(/[0-9]/g, () => String(random(10)))
+      : line.slice(0, random(line.length)) + ALPHABET[random(ALPHABET.length)] + line.slice(random(line.length) + 1);
+
+  it('accepts exactly the lines the shape loop accepts', () => {
+    let same = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const line = randomLine();
+      const shape = shapeOf(line);
+      const matcher = shapeMatcher(shape);
+      for (const other of [line, variant(line), variant(variant(line)), randomLine()]) {
+        expect(matcher.test(other), `${JSON.stringify(other)} against the shape of ${JSON.stringify(line)}`).toBe(sameShape(other, shape));
+        if (other !== line && sameShape(other, shape)) same++;
+      }
+    }
+    // The variants reach both answers many times.
+    expect(same).toBeGreaterThan(1000);
   });
 });

@@ -49,6 +49,8 @@ let lastBar: BarState | null = null;
 
 /** The bar state printed on a line, or null when the line holds none. */
 export function readBar(line: string): BarState | null {
+  // Most lines of a dense log hold no bracket: answered before comparing the line with the last one, character by character.
+  if (!line.includes('[')) return null;
   if (line === lastLine) return lastBar;
   const bar = readBarUncached(line);
   lastLine = line;

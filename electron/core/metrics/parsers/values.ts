@@ -211,6 +211,11 @@ export function toStep(value: number | null | undefined): number | null {
  */
 const SHARED_PLACEHOLDERS: ReadonlyArray<readonly [string, (value: number) => boolean]> = [['mfu_percent', (value) => value <= 0]];
 
+/** Whether dropPlaceholders could drop any of these values: false lets a line template skip it (and the check for values left). */
+export function mayDropPlaceholders(names: readonly string[], isPlaceholder?: (name: string, value: number) => boolean): boolean {
+  return isPlaceholder !== undefined || SHARED_PLACEHOLDERS.some(([name]) => names.includes(name));
+}
+
 /** Drops placeholder values from a parsed record's values (see LineParser.isPlaceholder). */
 export function dropPlaceholders(values: Record<string, number>, isPlaceholder?: (name: string, value: number) => boolean): void {
   for (const [name, test] of SHARED_PLACEHOLDERS) {
