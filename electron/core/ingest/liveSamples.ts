@@ -23,16 +23,46 @@ export interface ColumnsPart {
 export function liveView(parts: readonly ColumnsPart[]): MetricSample[] {
   const total = parts.reduce((sum, part) => sum + part.to - part.from, 0);
   const stride = Math.max(1, Math.ceil(total / LIVE_SAMPLES_PER_MESSAGE));
-  const newest = new Set<number>();
-  if (stride > 1) {
-    const lastOf = new Map<string, number>();
-    let at = 0;
-    for (const { samples, from, to } of parts)
-      for (let i = from; i < to; i++) lastOf.set(`${KINDS[samples.kind[i]!]!}\u0000${samples.names[samples.name[i]!]!}`, at++);
-    for (const index of lastOf.values()) newest.add(index);
-  }
   const view: MetricSample[] = [];
   let at = 0;
-  for (const { samples, from, to } of parts) for (let i = from; i < to; i++, at++) if (at % stride === 0 || newest.has(at)) view.push(samples.sample(i));
-  return view;
+  for (const { samples, from, to } of parts) for (let i = from; i < to; i++, at++) if (at % stride === 0) view.push(samples.sample(i));
+  if (stride === 1) return view;
+  // Each metric's newest, found from the end: by the columns' own codes (a number a sample, no string made), each
+  // metric named once per part, and the walk stops once every metric of the commit is found.
+  const newest: Array<{ at: number; part: ColumnsPart; index: number }> = [];
+  const found = new Set<string>();
+  let end = total;
+  for (let p = parts.length - 1; p >= 0; p--) {
+    const part = parts[p]!;
+    const { samples, from, to } = part;
+    const seenCodes = new Set<number>();
+    const metricsInPart = new Set<number>();
+    for (let i = from; i < to; i++) metricsInPart.add(samples.name[i]! * KINDS.length + samples.kind[i]!);
+    for (let i = to - 1; i >= from && seenCodes.size < metricsInPart.size; i--) {
+      const code = samples.name[i]! * KINDS.length + samples.kind[i]!;
+      if (seenCodes.has(code)) continue;
+      seenCodes.add(code);
+      const key = `${KINDS[samples.kind[i]!]!}\u0000${samples.names[samples.name[i]!]!}`;
+      if (found.has(key)) continue;
+      found.add(key);
+      newest.push({ at: end - (to - i), part, index: i });
+    }
+    end -= to - from;
+  }
+  // Put in among the spread by their place in the commit (already there when the stride lands on one).
+  const merged: MetricSample[] = [];
+  newest.sort((a, b) => a.at - b.at);
+  let next = 0;
+  for (let k = 0; k < view.length; k++) {
+    const viewAt = k * stride;
+    while (next < newest.length && newest[next]!.at < viewAt) merged.push(sampleOf(newest[next++]!));
+    if (next < newest.length && newest[next]!.at === viewAt) next++;
+    merged.push(view[k]!);
+  }
+  while (next < newest.length) merged.push(sampleOf(newest[next++]!));
+  return merged;
+}
+
+function sampleOf(entry: { part: ColumnsPart; index: number }): MetricSample {
+  return entry.part.samples.sample(entry.index);
 }

@@ -37,8 +37,9 @@ describe('CommitPolicy', () => {
 });
 
 describe('liveView', () => {
+  const sample = (i: number, name: string): MetricSample => ({ step: i, tMs: i * 10, name, value: i / 7, source: 'text', kind: 'train' });
+
   it('passes a few samples as they are, and thins a flood keeping each metric’s newest', () => {
-    const sample = (i: number, name: string): MetricSample => ({ step: i, tMs: i * 10, name, value: i / 7, source: 'text', kind: 'train' });
     const few = SampleColumns.from([sample(1, 'loss')]);
     expect(liveView([{ samples: few, from: 0, to: 1 }])).toEqual([sample(1, 'loss')]);
     // A commit of several parts, the flood's halves in two columns, the newest lr in the first and the newest loss in the second.
@@ -54,5 +55,39 @@ describe('liveView', () => {
     expect(view.at(-1)).toEqual(flood.at(-1));
     expect(view).toContainEqual(flood[24_998]);
     expect(view.map((s) => s.step)).toEqual([...view.map((s) => s.step)].sort((a, b) => a! - b!));
+  });
+
+  it("sends the even spread and each metric's newest, in the commit's order, whatever the parts and metrics", () => {
+    /** The rule spelled out over the whole commit at once. */
+    const expected = (all: MetricSample[]) => {
+      const stride = Math.max(1, Math.ceil(all.length / LIVE_SAMPLES_PER_MESSAGE));
+      const newest = new Map<string, number>();
+      if (stride > 1) all.forEach((s, at) => newest.set(`${s.kind} ${s.name}`, at));
+      const kept = new Set(newest.values());
+      return all.filter((_, at) => at % stride === 0 || kept.has(at));
+    };
+    let seed = 3;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const kinds = ['train', 'eval', 'progress'] as const;
+    for (let round = 0; round < 40; round++) {
+      const metrics = 1 + random(6);
+      const all = Array.from({ length: random(3) === 0 ? random(3000) : random(60_000) }, (_, i) => ({
+        step: i,
+        tMs: i,
+        name: `m${random(metrics)}`,
+        value: i,
+        source: 'text' as const,
+        kind: kinds[random(3)]!,
+      }));
+      const parts = [];
+      for (let from = 0; from < all.length;) {
+        const to = Math.min(all.length, from + 1 + random(20_000));
+        // Each part its own columns (its own name codes), taken from the middle of them.
+        const columns = SampleColumns.from([sample(-1, 'pad'), ...all.slice(from, to)]);
+        parts.push({ samples: columns, from: 1, to: columns.length });
+        from = to;
+      }
+      expect(liveView(parts)).toEqual(expected(all));
+    }
   });
 });
