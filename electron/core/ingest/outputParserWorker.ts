@@ -20,8 +20,6 @@ import { runInBackground } from '../system/threadPriority.js';
 interface RunParsing {
   decoder: TextDecoder;
   collector: MetricsCollector;
-  /** Chunk bytes parsed whose samples wait for the next commit: acknowledged to the writer once it is made. */
-  unackedBytes: number;
   /** endRun was parsed: `runParsed` goes to the engine after the commit that holds the last samples. */
   ended: boolean;
 }
@@ -88,6 +86,7 @@ function queue(runId: number, found: readonly MetricSample[]): void {
   const samples = SampleColumns.from(found);
   samplesQueue.push({ runId, samples, from: 0, to: samples.length });
   queuedSamples += samples.length;
+  samplesQueuedEver += samples.length;
   policy.noteWaiting(performance.now(), 0);
 }
 
@@ -110,45 +109,71 @@ function takeTransaction(): QueuedPart[] {
 }
 
 /**
- * Commits every queued sample, a transaction of SAMPLES_PER_TRANSACTION at a time; then acknowledges the chunks
- * they came from, tells the engine, and answers ended runs. On a fault (full, busy) what is left is kept and
- * retried with backoff; ended runs are answered anyway, as a flush is.
+ * Chunks parsed whose samples are not all committed yet, oldest first: each acknowledged to the writer once every
+ * sample queued up to its end is (`throughSample`, counted over this thread's life).
  */
-function commit(): void {
+const pendingAcks: Array<{ runId: number; bytes: number; throughSample: number }> = [];
+let samplesQueuedEver = 0;
+let samplesCommittedEver = 0;
+/**
+ * Between two sample transactions of a flood the lock is left free (bulkWriteGapMs): until this time the thread
+ * parses on instead of sleeping, and the next transaction waits for it.
+ */
+let nextTransactionAt = 0;
+
+/** One transaction of up to SAMPLES_PER_TRANSACTION queued samples; false on a fault (what it held is queued again). */
+function commitOne(committed: Map<number, ColumnsPart[]>): boolean {
+  const batch = takeTransaction();
+  try {
+    bytesFirst.awaitTurn(BYTES_FIRST_MAX_WAIT_MS);
+    const startedAt = performance.now();
+    commitTransaction.immediate(batch);
+    lastTransactionMs = performance.now() - startedAt;
+  } catch (error) {
+    samplesQueue = batch.concat(samplesQueue);
+    queuedSamples += batch.reduce((sum, entry) => sum + entry.to - entry.from, 0);
+    retry.failed(error, samplesQueue.length);
+    return false;
+  }
+  for (const entry of batch) {
+    samplesCommittedEver += entry.to - entry.from;
+    const parts = committed.get(entry.runId);
+    if (parts) parts.push(entry);
+    else committed.set(entry.runId, [entry]);
+  }
+  return true;
+}
+
+/**
+ * Commits queued samples: with `drain`, every one, a transaction of SAMPLES_PER_TRANSACTION at a time with the lock
+ * left free between them (a run's end and close wait for it); without, one transaction, and the next is left to
+ * pump() after the gap, so the thread parses while the lock rests instead of sleeping. Then acknowledges the chunks
+ * whose samples are all in, tells the engine, and answers ended runs. On a fault (full, busy) what is left is kept
+ * and retried with backoff; ended runs are answered anyway, as a flush is.
+ */
+function commit(drain: boolean): void {
   const committed = new Map<number, ColumnsPart[]>();
   let ok = true;
-  for (let first = true; samplesQueue.length > 0; first = false) {
-    const batch = takeTransaction();
-    try {
-      if (!first) sleepThread(bulkWriteGapMs(lastTransactionMs));
-      bytesFirst.awaitTurn(BYTES_FIRST_MAX_WAIT_MS);
-      const startedAt = performance.now();
-      commitTransaction.immediate(batch);
-      lastTransactionMs = performance.now() - startedAt;
-    } catch (error) {
-      samplesQueue = batch.concat(samplesQueue);
-      queuedSamples += batch.reduce((sum, entry) => sum + entry.to - entry.from, 0);
-      retry.failed(error, samplesQueue.length);
-      ok = false;
-      break;
-    }
-    for (const entry of batch) {
-      const parts = committed.get(entry.runId);
-      if (parts) parts.push(entry);
-      else committed.set(entry.runId, [entry]);
-    }
+  for (let first = true; samplesQueue.length > 0 && (drain || first); first = false) {
+    if (!first) sleepThread(bulkWriteGapMs(lastTransactionMs));
+    ok = commitOne(committed);
+    if (!ok) break;
   }
+  const now = performance.now();
   if (ok) {
     retry.succeeded();
-    policy.committed(performance.now(), false);
+    policy.committed(now, samplesQueue.length > 0);
+    if (samplesQueue.length > 0) nextTransactionAt = now + bulkWriteGapMs(lastTransactionMs);
   }
   for (const [runId, samples] of committed) toEngine({ type: 'metrics', runId, samples: liveView(samples) });
+  const acked = new Map<number, number>();
+  while (pendingAcks.length > 0 && pendingAcks[0]!.throughSample <= samplesCommittedEver) {
+    const { runId, bytes } = pendingAcks.shift()!;
+    acked.set(runId, (acked.get(runId) ?? 0) + bytes);
+  }
+  for (const [runId, chunkBytes] of acked) toWriter({ type: 'acked', runId, chunkBytes });
   for (const [runId, run] of runs) {
-    if (ok && run.unackedBytes > 0) {
-      toWriter({ type: 'acked', runId, chunkBytes: run.unackedBytes });
-      run.unackedBytes = 0;
-    }
-    if (run.ended) {
+    if (run.ended && (!ok || !samplesQueue.some((entry) => entry.runId === runId))) {
       runs.delete(runId);
       toEngine({ type: 'runParsed', runId });
       toWriter({ type: 'ended', runId });
@@ -171,7 +196,6 @@ function step(): boolean {
       runs.set(next.runId, {
         decoder: new TextDecoder('utf-8'),
         collector: new MetricsCollector({ metricRegex: next.metricRegex, ...LIVE_READING }),
-        unackedBytes: 0,
         ended: false,
       });
       return true;
@@ -181,7 +205,7 @@ function step(): boolean {
       const run = runs.get(next.runId);
       if (run) {
         parseText(next.runId, run, next.data, next.tMs);
-        run.unackedBytes += next.data.byteLength;
+        pendingAcks.push({ runId: next.runId, bytes: next.data.byteLength, throughSample: samplesQueuedEver });
       } else {
         toWriter({ type: 'acked', runId: next.runId, chunkBytes: next.data.byteLength });
       }
@@ -213,7 +237,7 @@ function step(): boolean {
       for (const notice of run.collector.takeNotices()) toEngine({ type: 'notice', runId: next.runId, message: notice });
       run.ended = true;
       // The run's end waits on this commit: made now, not at the next interval.
-      commit();
+      commit(true);
       return true;
     }
     case 'close':
@@ -234,7 +258,7 @@ function pump(): void {
     if (!guardedStep()) break;
   }
   const now = performance.now();
-  if (now >= retry.retryAt && (policy.isDue(now) || queuedSamples >= MAX_QUEUED_SAMPLES)) commit();
+  if (now >= retry.retryAt && now >= nextTransactionAt && (policy.isDue(now) || queuedSamples >= MAX_QUEUED_SAMPLES)) commit(false);
   schedule();
 }
 
@@ -269,10 +293,10 @@ function schedule(): void {
     commitTimer = setTimeout(
       () => {
         commitTimer = null;
-        if (retry.mayRetry()) commit();
+        if (retry.mayRetry() && performance.now() >= nextTransactionAt) commit(false);
         else schedule();
       },
-      Math.ceil(Math.max(dueIn, retry.retryAt - performance.now(), 0)),
+      Math.ceil(Math.max(dueIn, retry.retryAt - performance.now(), nextTransactionAt - performance.now(), 0)),
     );
   }
 }
@@ -282,7 +306,7 @@ function closeNow(): void {
   if (commitTimer !== null) clearTimeout(commitTimer);
   if (pumping !== null) clearImmediate(pumping);
   db.pragma('busy_timeout = 5000');
-  commit();
+  commit(true);
   db.close();
   toWriter({ type: 'closed' });
   port.close();
