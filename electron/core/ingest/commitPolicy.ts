@@ -18,6 +18,15 @@ export const COMMIT_MAX_BYTES = 4 * 1024 * 1024;
  * never waits long for them; the rest follow in the next transactions.
  */
 export const COMMIT_MAX_SAMPLES = 20_000;
+/**
+ * Samples in one transaction of the live parser thread's flood. Each of its transactions leaves the write lock free
+ * at least BULK_WRITE_GAP_MS (10 ms) after it while a run is recorded (writeTurns.ts): at COMMIT_MAX_SAMPLES a
+ * transaction took 3.8 ms (median; 9.8 at the 90th percentile) with blocks that store progressions in two numbers,
+ * so the gap's floor, not the work, held a flood to about 1 M samples a second (a 10 M-line `run -- cat` spent
+ * 37.5 s, 26 of them after the program ended). At 80,000: 13 ms median, 24 at the 90th percentile, 71 at most, about
+ * as long as the gap, and 22.8 s. A byte commit never waits behind more than one (writeTurns.ts's BytesFirst).
+ */
+export const FLOOD_SAMPLES_PER_TRANSACTION = 80_000;
 
 /** Tracks what waits to be committed and says when a commit is due. Times are the writer thread's monotonic ms. */
 export class CommitPolicy {

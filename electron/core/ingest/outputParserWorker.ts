@@ -11,7 +11,7 @@ import { SampleBlockWriter } from '../store/sampleBlocks.js';
 import { WriteRetry } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
-import { COMMIT_INTERVAL_MS, COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
+import { COMMIT_INTERVAL_MS, CommitPolicy, FLOOD_SAMPLES_PER_TRANSACTION } from './commitPolicy.js';
 import { liveView, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
@@ -27,7 +27,7 @@ interface RunParsing {
 /** Chunks read at once when catching up from the file: at most 16 x 256 KiB. */
 const READ_BACK_PAGE_CHUNKS = 16;
 /** Samples committed in one transaction: a byte commit that wants the file's write lock waits at most that long for this thread (see commitPolicy.ts). */
-const SAMPLES_PER_TRANSACTION = COMMIT_MAX_SAMPLES;
+const SAMPLES_PER_TRANSACTION = FLOOD_SAMPLES_PER_TRANSACTION;
 /** The longest this thread waits for a byte commit to be done before it takes its own turn (one stuck on another process's lock). */
 const BYTES_FIRST_MAX_WAIT_MS = 1000;
 /**
