@@ -215,33 +215,8 @@ export class SampleBlockWriter {
    * `from`/`to`: a part of the columns. A run removed meanwhile takes nothing.
    */
   write(runId: number, input: SampleInput, generation = 0, from = 0, to = input.length): void {
-    const count = to - from;
-    if (count <= 0) return;
-    const samples = input instanceof SampleColumns ? input : SampleColumns.from(input);
-    const last = this.takeOrders.get(count, runId);
-    if (last === undefined) return;
-    const firstOrder = last - count + 1;
-    // Metrics by name, source and kind codes: one number a sample, no string made.
-    const byKey = new Map<number, number[]>();
-    for (let i = from; i < to; i++) {
-      const key = (samples.name[i]! * 4 + samples.source[i]!) * 4 + samples.kind[i]!;
-      const indexes = byKey.get(key);
-      if (indexes === undefined) byKey.set(key, [i]);
-      else indexes.push(i);
-    }
-    for (const indexes of byKey.values()) {
-      const fresh = emptyColumns(indexes.length);
-      for (let k = 0; k < indexes.length; k++) {
-        const i = indexes[k]!;
-        fresh.order[k] = firstOrder + (i - from);
-        fresh.step[k] = samples.step[i]!;
-        fresh.tMs[k] = samples.tMs[i]!;
-        fresh.value[k] = samples.value[i]!;
-      }
-      const first = indexes[0]!;
-      const key: BlockKey = { name: samples.names[samples.name[first]!]!, source: SOURCES[samples.source[first]!]!, kind: KINDS[samples.kind[first]!]! };
-      this.writeKey(runId, key, generation, fresh, indexes.length);
-    }
+    if (to <= from) return;
+    this.writeParts(runId, [{ samples: input instanceof SampleColumns ? input : SampleColumns.from(input), from, to }], generation);
   }
 
   /**
@@ -252,22 +227,70 @@ export class SampleBlockWriter {
     for (let at = 0; at < entries.length;) {
       let end = at + 1;
       while (end < entries.length && entries[end]!.runId === entries[at]!.runId) end++;
-      const first = entries[at]!;
-      if (end === at + 1) this.write(first.runId, first.samples, 0, first.from, first.to);
-      else {
-        const parts = entries.slice(at, end);
-        const joined = new SampleColumns(parts.reduce((sum, part) => sum + (part.to ?? part.samples.length) - (part.from ?? 0), 0));
-        // Each sample copied once into the joined columns, objects (a live run's parsed lines) as they are.
-        for (const { samples, from = 0, to = samples.length } of parts) {
-          if (samples instanceof SampleColumns) joined.pushFrom(samples, from, to);
-          else
-            for (let i = from; i < to; i++)
-              joined.push(samples[i]!.step, samples[i]!.tMs, samples[i]!.name, samples[i]!.value, samples[i]!.source, samples[i]!.kind);
-        }
-        this.write(first.runId, joined);
-      }
+      const parts = entries.slice(at, end).map(({ samples, from = 0, to = samples.length }) => ({
+        samples: samples instanceof SampleColumns ? samples : SampleColumns.from(samples),
+        from,
+        to,
+      }));
+      this.writeParts(entries[at]!.runId, parts, 0);
       at = end;
     }
+  }
+
+  /**
+   * One run's parts, in order, grouped by metric in two passes over typed columns: each part's name codes mapped to
+   * the commit's metrics once, the metrics' sizes counted, then each sample copied once into its metric's columns
+   * (joining the parts first, or a list of indexes a metric, made a copy and an array entry a sample).
+   */
+  private writeParts(runId: number, parts: ReadonlyArray<{ samples: SampleColumns; from: number; to: number }>, generation: number): void {
+    const count = parts.reduce((sum, part) => sum + part.to - part.from, 0);
+    if (count <= 0) return;
+    const last = this.takeOrders.get(count, runId);
+    if (last === undefined) return;
+    const firstOrder = last - count + 1;
+    const keys: BlockKey[] = [];
+    const keyIds = new Map<string, number>();
+    const sizes: number[] = [];
+    // Per part: its samples' metric ids, from a table by (name code, source, kind).
+    const idsOfParts = parts.map(({ samples, from, to }) => {
+      const table = new Int32Array(samples.names.length * SOURCES.length * KINDS.length).fill(-1);
+      const ids = new Int32Array(to - from);
+      for (let i = from; i < to; i++) {
+        const code = (samples.name[i]! * SOURCES.length + samples.source[i]!) * KINDS.length + samples.kind[i]!;
+        let id = table[code]!;
+        if (id < 0) {
+          const key: BlockKey = { name: samples.names[samples.name[i]!]!, source: SOURCES[samples.source[i]!]!, kind: KINDS[samples.kind[i]!]! };
+          const text = `${key.kind}\u0000${key.source}\u0000${key.name}`;
+          id = keyIds.get(text) ?? -1;
+          if (id < 0) {
+            id = keys.length;
+            keys.push(key);
+            keyIds.set(text, id);
+            sizes.push(0);
+          }
+          table[code] = id;
+        }
+        ids[i - from] = id;
+        sizes[id]!++;
+      }
+      return ids;
+    });
+    const columns = sizes.map((size) => emptyColumns(size));
+    const filled = new Int32Array(keys.length);
+    let order = firstOrder;
+    parts.forEach(({ samples, from, to }, p) => {
+      const ids = idsOfParts[p]!;
+      for (let i = from; i < to; i++, order++) {
+        const id = ids[i - from]!;
+        const into = columns[id]!;
+        const k = filled[id]!++;
+        into.order[k] = order;
+        into.step[k] = samples.step[i]!;
+        into.tMs[k] = samples.tMs[i]!;
+        into.value[k] = samples.value[i]!;
+      }
+    });
+    keys.forEach((key, id) => this.writeKey(runId, key, generation, columns[id]!, sizes[id]!));
   }
 
   private writeKey(runId: number, key: BlockKey, generation: number, fresh: BlockColumns, count: number): void {
