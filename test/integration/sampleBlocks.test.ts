@@ -354,4 +354,50 @@ describe('a database made by the previous version (a row a sample)', () => {
     store = new Store(path.join(dir, 'new.db'), undefined, { onMigrating: (message) => notices.push(message) });
     expect(notices).toHaveLength(1);
   });
+
+  it('made by the version before progressions (every column whole), reads its blocks as they were and adds new ones in the new form', async () => {
+    dir = makeTempDir();
+    const file = path.join(dir, 'runs.db');
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    for (const migration of migrations.filter((m) => m.version <= 20)) {
+      raw.exec(migration.sql);
+      migration.convert?.(raw);
+    }
+    raw.pragma('user_version = 20');
+    const run = Number(
+      raw.prepare("INSERT INTO runs (status, started_at, command_json, cwd) VALUES ('succeeded', ?, '[\"train\"]', '/tmp')").run(new Date(0).toISOString())
+        .lastInsertRowid,
+    );
+    // One block as the version before wrote it: orders, steps, times and values, each column whole.
+    const count = 300;
+    const expected = Array.from({ length: count }, (_, i) => sample('loss', 10 + i, 0, 2 / (1 + i)));
+    const packed = new Float64Array(4 * count);
+    expected.forEach((one, i) => {
+      packed[i] = i + 1;
+      packed[count + i] = one.step!;
+      packed[2 * count + i] = one.tMs;
+      packed[3 * count + i] = one.value;
+    });
+    const block = raw
+      .prepare(
+        `INSERT INTO metric_blocks (run_id, name, source, kind, generation, count, first_order, last_order, min_step, max_step, min_value, max_value, non_finite, unstepped)
+         VALUES (?, 'loss', 'text', 'train', 0, ?, 1, ?, 10, ?, ?, 2, 0, 0)`,
+      )
+      .run(run, count, count, 9 + count, 2 / count).lastInsertRowid;
+    raw.prepare('INSERT INTO metric_block_data (block_id, data) VALUES (?, ?)').run(block, Buffer.from(packed.buffer));
+    raw.prepare('UPDATE runs SET sample_orders = ? WHERE id = ?').run(count, run);
+    raw.close();
+
+    const s = (store = new Store(file));
+    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(s.metrics.forRun(run)).toEqual(expected);
+    // A block of the new form beside it: its steps and times are progressions, so it is smaller than four whole columns.
+    const more = Array.from({ length: 100 }, (_, i) => sample('grad_norm', 10 + i, 0, Math.cos(i)));
+    s.metrics.insertNow(run, more);
+    expect(s.metrics.forRun(run)).toEqual([...expected, ...more]);
+    const newest = s.db.prepare<[], Buffer>('SELECT data FROM metric_block_data ORDER BY block_id DESC LIMIT 1').pluck().get()!;
+    expect(newest.byteLength).toBeLessThan(4 * 8 * more.length);
+  });
 });

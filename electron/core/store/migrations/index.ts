@@ -19,6 +19,7 @@ import { tunes } from './0017-tunes.js';
 import { sampleBlocks } from './0018-sample-blocks.js';
 import { blockDataApart } from './0019-block-data-apart.js';
 import { recordingState } from './0020-recording-state.js';
+import { blockProgressions } from './0021-block-progressions.js';
 import type { Db } from '../open.js';
 
 export interface Migration {
@@ -52,5 +53,6 @@ export const migrations: readonly Migration[] = [
   sampleBlocks,
   blockDataApart,
   recordingState,
+  blockProgressions,
 ];
 export const SCHEMA_VERSION = migrations.length;
