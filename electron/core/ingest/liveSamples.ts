@@ -23,46 +23,28 @@ export interface ColumnsPart {
 export function liveView(parts: readonly ColumnsPart[]): MetricSample[] {
   const total = parts.reduce((sum, part) => sum + part.to - part.from, 0);
   const stride = Math.max(1, Math.ceil(total / LIVE_SAMPLES_PER_MESSAGE));
-  const view: MetricSample[] = [];
+  // Each metric's newest sample, by its place in the commit: found by the columns' own codes (a number a sample,
+  // no string made), each metric named once per part.
+  const newestAt = new Map<string, number>();
   let at = 0;
-  for (const { samples, from, to } of parts) for (let i = from; i < to; i++, at++) if (at % stride === 0) view.push(samples.sample(i));
-  if (stride === 1) return view;
-  // Each metric's newest, found from the end: by the columns' own codes (a number a sample, no string made), each
-  // metric named once per part, and the walk stops once every metric of the commit is found.
-  const newest: Array<{ at: number; part: ColumnsPart; index: number }> = [];
-  const found = new Set<string>();
-  let end = total;
-  for (let p = parts.length - 1; p >= 0; p--) {
-    const part = parts[p]!;
-    const { samples, from, to } = part;
-    const seenCodes = new Set<number>();
-    const metricsInPart = new Set<number>();
-    for (let i = from; i < to; i++) metricsInPart.add(samples.name[i]! * KINDS.length + samples.kind[i]!);
-    for (let i = to - 1; i >= from && seenCodes.size < metricsInPart.size; i--) {
-      const code = samples.name[i]! * KINDS.length + samples.kind[i]!;
-      if (seenCodes.has(code)) continue;
-      seenCodes.add(code);
-      const key = `${KINDS[samples.kind[i]!]!}\u0000${samples.names[samples.name[i]!]!}`;
-      if (found.has(key)) continue;
-      found.add(key);
-      newest.push({ at: end - (to - i), part, index: i });
-    }
-    end -= to - from;
+  for (const { samples, from, to } of parts) {
+    if (stride === 1) break;
+    const lastInPart = new Int32Array(samples.names.length * KINDS.length).fill(-1);
+    for (let i = from; i < to; i++) lastInPart[samples.name[i]! * KINDS.length + samples.kind[i]!] = at + i - from;
+    lastInPart.forEach((place, code) => {
+      if (place >= 0) newestAt.set(`${KINDS[code % KINDS.length]!}\u0000${samples.names[Math.floor(code / KINDS.length)]!}`, place);
+    });
+    at += to - from;
   }
-  // Put in among the spread by their place in the commit (already there when the stride lands on one).
-  const merged: MetricSample[] = [];
-  newest.sort((a, b) => a.at - b.at);
+  const newest = [...newestAt.values()].sort((a, b) => a - b);
+  const view: MetricSample[] = [];
   let next = 0;
-  for (let k = 0; k < view.length; k++) {
-    const viewAt = k * stride;
-    while (next < newest.length && newest[next]!.at < viewAt) merged.push(sampleOf(newest[next++]!));
-    if (next < newest.length && newest[next]!.at === viewAt) next++;
-    merged.push(view[k]!);
-  }
-  while (next < newest.length) merged.push(sampleOf(newest[next++]!));
-  return merged;
-}
-
-function sampleOf(entry: { part: ColumnsPart; index: number }): MetricSample {
-  return entry.part.samples.sample(entry.index);
+  at = 0;
+  for (const { samples, from, to } of parts)
+    for (let i = from; i < to; i++, at++) {
+      const isNewest = next < newest.length && newest[next] === at;
+      if (isNewest) next++;
+      if (at % stride === 0 || isNewest) view.push(samples.sample(i));
+    }
+  return view;
 }

@@ -96,7 +96,7 @@ export function decodeBlock(data: Buffer, count: number): BlockColumns {
     throw new Error(`a metric block of ${count} samples is damaged (it says ${stored} samples in ${data.byteLength} bytes)`);
   }
   const words = wordsOf(data);
-  // Every progression written out into one array: one allocation a block, whatever how many columns are progressions.
+  // Every progression written out into one array: one allocation a block, however many columns are progressions.
   const spelled = new Float64Array(count * kinds.filter((kind) => kind === PROGRESSION).length);
   let at = HEADER_WORDS;
   let spelledAt = 0;
