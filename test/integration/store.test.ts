@@ -182,6 +182,33 @@ describe('batched writes', () => {
     await recording.close();
   });
 
+  it('is idle only while no run records: a live run or an import keeps it busy until its end', async () => {
+    dir = makeTempDir();
+    const recording = Recording.open(path.join(dir, 'runs.db'), systemClock);
+    const { store, output } = recording;
+    const insert = () =>
+      store.runs.insert({
+        workloadId: null,
+        workloadName: null,
+        command: ['true'],
+        cwd: dir,
+        config: {},
+        env: {},
+        startedAt: new Date(),
+        enginePid: process.pid,
+      });
+    const live = insert();
+    const imported = insert();
+    expect(output.idle()).toBe(true);
+    output.startRun(live.id, { metricRegex: '' });
+    output.startParsedRun(imported.id);
+    await output.endRun(imported.id, 1);
+    expect(output.idle()).toBe(false);
+    await output.endRun(live.id, 1);
+    expect(output.idle()).toBe(true);
+    await recording.close();
+  });
+
   it('refuses writes after close, having flushed what was queued', () => {
     dir = makeTempDir();
     const db = openDatabase(path.join(dir, 'runs.db'));

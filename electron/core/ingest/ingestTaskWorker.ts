@@ -12,6 +12,7 @@ import { BytesFirst } from './writeTurns.js';
 import type { FromIngestTasks, IngestTaskConfig, ToIngestTasks } from './ingestTaskProtocol.js';
 import { numericLines, reparseRun } from './reparse.js';
 import { runInBackground } from '../system/threadPriority.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
 
 const config = workerData as IngestTaskConfig;
 const port = parentPort!;
@@ -76,5 +77,7 @@ port.on('message', (message: ToIngestTasks) => {
       const failure = error instanceof Error ? error : new Error(String(error));
       port.postMessage({ id: message.id, ok: false, name: failure.name, message: failure.message } satisfies FromIngestTasks);
     }
+    // The thread lives as long as the engine (the desktop app, `serve`): a summary's heap is not held between tasks.
+    releaseIdleHeap();
   });
 });

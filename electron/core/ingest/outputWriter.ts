@@ -19,6 +19,8 @@ export class OutputWriter {
   private readonly waiting = new Map<number, () => void>();
   /** Runs whose end waits for their parsing to catch up (endRun's promise). */
   private readonly parsing = new Map<number, () => void>();
+  /** Runs started and not yet ended (live or parsed by the caller). */
+  private readonly openRuns = new Set<number>();
   private readonly noticeListeners = new Set<(runId: number, message: string) => void>();
   /** Each thread's end, followed from its start: close() may come after a thread already died. */
   private readonly writerExited: Promise<void>;
@@ -171,6 +173,7 @@ export class OutputWriter {
   startRun(runId: number, options: { metricRegex: string }): void {
     if (this.closing || this.failure) return;
     this.startParser();
+    this.openRuns.add(runId);
     this.post({ type: 'startRun', runId, metricRegex: options.metricRegex });
   }
 
@@ -181,7 +184,14 @@ export class OutputWriter {
    * (nothing listens, and copying millions of samples between threads costs both of them).
    */
   startParsedRun(runId: number): void {
-    if (!this.closing && !this.failure) this.post({ type: 'startParsedRun', runId });
+    if (this.closing || this.failure) return;
+    this.openRuns.add(runId);
+    this.post({ type: 'startParsedRun', runId });
+  }
+
+  /** Whether no run's output is being recorded now: a pause of this thread (see heapRelease.ts) keeps no run's bytes waiting. */
+  idle(): boolean {
+    return this.openRuns.size === 0;
   }
 
   /** A chunk of a run started with startParsedRun, with the samples parsed from it (the buffer moves as with append). */
@@ -197,6 +207,7 @@ export class OutputWriter {
    * `samples`: the last ones parsed by the caller, for a run started with startParsedRun.
    */
   endRun(runId: number, tMs: number, samples?: SampleColumns): Promise<void> {
+    this.openRuns.delete(runId);
     if (this.closing || this.failure) return Promise.resolve();
     this.worker?.ref();
     const parsed = new Promise<void>((resolve) =>
