@@ -21,6 +21,7 @@ import { resolveCommand } from '../system/resolveCommand.js';
 import { PythonFingerprints } from '../telemetry/pythonFingerprint.js';
 import type { EngineConfig } from './engineConfig.js';
 import type { StartRun } from './startRun.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
 
 /** What most parts are made with. */
 export interface Basics {
@@ -59,7 +60,12 @@ export function newRunManager({ config, store, recording, events, clock, engine 
     channelDir: path.join(dataDir, 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => recording.flush(),
-    summarizeStored: (runId, summaryOptions, stepMarks) => tasks.summarizeRun(runId, summaryOptions, stepMarks),
+    summarizeStored: (runId, summaryOptions, stepMarks) => {
+      // The run's recording is over: this thread's idle heap is handed back before the summary adds its own, unless
+      // another run still records (the collection pauses this thread, which reads their ptys).
+      if (recording.output.idle()) releaseIdleHeap();
+      return tasks.summarizeRun(runId, summaryOptions, stepMarks);
+    },
     nvidiaSmi: { binary: config.nvidiaSmi, gpu: config.gpuIndex },
     intervals: config.intervals,
     pythonFingerprints: new PythonFingerprints(path.join(dataDir, 'python-fingerprints.json'), clock),

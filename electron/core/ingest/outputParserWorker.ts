@@ -16,6 +16,7 @@ import { liveView, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
 
 interface RunParsing {
   decoder: TextDecoder;
@@ -175,6 +176,8 @@ function commit(drain: boolean): void {
   for (const [runId, run] of runs) {
     if (run.ended && (!ok || !samplesQueue.some((entry) => entry.runId === runId))) {
       runs.delete(runId);
+      // The last run parsed: the text and samples this thread went through are handed back before its summary.
+      if (runs.size === 0) releaseIdleHeap();
       toEngine({ type: 'runParsed', runId });
       toWriter({ type: 'ended', runId });
     }

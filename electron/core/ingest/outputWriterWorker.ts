@@ -12,6 +12,7 @@ import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, WriteRetry } from '../store/writeFault
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 
@@ -348,6 +349,14 @@ function maybeEndParsing(runId: number, run: LiveRun): void {
   }
 }
 
+/**
+ * With no run left, the chunks this thread was handed are garbage its heap may hold for long (V8 collects it when the
+ * thread allocates, and an idle one does not): handed back, so the run's summary does not stack on it (see heapRelease.ts).
+ */
+function releaseWhenIdle(): void {
+  if (liveRuns.size === 0 && [...parsedBySender.values()].every((run) => run.ended)) releaseIdleHeap();
+}
+
 function forget(runId: number): void {
   const run = liveRuns.get(runId);
   if (!run) return;
@@ -399,6 +408,7 @@ function handleParser(message: ParserToWriter): void {
     }
     case 'ended':
       forget(message.runId);
+      releaseWhenIdle();
       break;
     case 'closed':
       break;
@@ -469,7 +479,10 @@ function handle(message: ToOutputWriter): void {
         if (sent) sent.ended = true;
         // Answered once its last samples are committed (or kept for retry).
         commit();
-        whenQueuedSamplesCommitted(() => send({ type: 'runParsed', runId: message.runId }));
+        whenQueuedSamplesCommitted(() => {
+          releaseWhenIdle();
+          send({ type: 'runParsed', runId: message.runId });
+        });
       }
       break;
     }
