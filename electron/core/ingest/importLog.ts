@@ -7,7 +7,7 @@ import { SampleColumns } from '../store/sampleColumns.js';
 import { findFailureLine } from './exitClassifier.js';
 import { decodedSlices } from './textSlices.js';
 import { TimeSlice } from '../system/timeSlice.js';
-import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
 import type { IngestTasks } from './ingestTasks.js';
 import type { Recording } from './recording.js';
 
@@ -99,9 +99,21 @@ export async function importLogFile(target: ImportTarget, file: string, request:
   }
   const stream = fs.createReadStream(file, { highWaterMark: IMPORT_CHUNK_BYTES });
   try {
-    return await importLogPieces(target, request, total, stream);
+    return await importLogPieces(target, request, total, freedAfterUse(stream));
   } finally {
     stream.destroy();
+  }
+}
+
+/**
+ * A file stream's pieces, each freed once the importer is done with it (it keeps a copy): a file stream reads into a
+ * fresh buffer of the piece's own size each time, and left to the collector they were the engine thread's largest
+ * garbage (see freeBuffer).
+ */
+async function* freedAfterUse(stream: fs.ReadStream): AsyncGenerator<Buffer> {
+  for await (const piece of stream as AsyncIterable<Buffer>) {
+    yield piece;
+    freeBuffer(piece);
   }
 }
 

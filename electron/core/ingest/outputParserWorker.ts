@@ -16,7 +16,7 @@ import { liveView, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
-import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
 
 interface RunParsing {
   decoder: TextDecoder;
@@ -166,7 +166,11 @@ function commit(drain: boolean): void {
     policy.committed(now, samplesQueue.length > 0);
     if (samplesQueue.length > 0) nextTransactionAt = now + bulkWriteGapMs(lastTransactionMs);
   }
-  for (const [runId, samples] of committed) toEngine({ type: 'metrics', runId, samples: liveView(samples) });
+  for (const [runId, samples] of committed) {
+    toEngine({ type: 'metrics', runId, samples: liveView(samples) });
+    // Columns whose last part is in are done with.
+    for (const part of samples) if (part.to === part.samples.length) part.samples.release();
+  }
   const acked = new Map<number, number>();
   while (pendingAcks.length > 0 && pendingAcks[0]!.throughSample <= samplesCommittedEver) {
     const { runId, bytes } = pendingAcks.shift()!;
@@ -209,6 +213,8 @@ function step(): boolean {
       if (run) {
         parseText(next.runId, run, next.data, next.tMs);
         pendingAcks.push({ runId: next.runId, bytes: next.data.byteLength, throughSample: samplesQueuedEver });
+        // This thread's own copy (the writer stored the original): freed now, not when this thread next collects.
+        freeBuffer(next.data);
       } else {
         toWriter({ type: 'acked', runId: next.runId, chunkBytes: next.data.byteLength });
       }

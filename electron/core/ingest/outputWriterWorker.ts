@@ -12,7 +12,7 @@ import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, WriteRetry } from '../store/writeFault
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
-import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 
@@ -207,7 +207,11 @@ function commit(): boolean {
       armForWaiting();
       return false;
     }
-    for (const chunk of batch) heldBytes -= chunk.data.byteLength;
+    for (const chunk of batch) {
+      heldBytes -= chunk.data.byteLength;
+      // Stored, and the parser has its own copy: freed now, not when this thread next collects (see freeBuffer).
+      freeBuffer(chunk.data);
+    }
     for (const entry of samples) samplesCommittedTotal += entry.to - entry.from;
     toldDropping.clear();
     retry.succeeded();
@@ -218,6 +222,8 @@ function commit(): boolean {
       for (let i = entry.from; i < entry.to; i++) committed.push(entry.samples.sample(i));
       send({ type: 'metrics', runId: entry.runId, samples: committed });
     }
+    // Columns whose last part is in are done with.
+    for (const entry of samples) if (entry.to === entry.samples.length) entry.samples.release();
     for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
   }
   policy.committed(performance.now(), false);

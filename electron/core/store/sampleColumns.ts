@@ -81,6 +81,8 @@ export class SampleColumns {
       names: this.names,
     };
     const transfer = [packed.step, packed.tMs, packed.value, packed.name, packed.source, packed.kind].map((column) => column.buffer as ArrayBuffer);
+    // The columns cut from are this thread's garbage now (the object is not used after): freed at once.
+    if (packed.step !== this.step) this.release();
     return { packed, transfer };
   }
 
@@ -139,11 +141,21 @@ export class SampleColumns {
     return indexes;
   }
 
+  /**
+   * Frees the columns' memory now (see freeBuffer), where the caller is done with them (committed, sent on): this
+   * object is empty after. A thread streaming a dense log through columns held tens of MiB of them as garbage.
+   */
+  release(): void {
+    for (const column of [this.step, this.tMs, this.value, this.name, this.source, this.kind]) detach(column);
+    this.length = 0;
+  }
+
   private grow(): void {
     const capacity = Math.max(INITIAL_CAPACITY, this.step.length * 2);
     const grown = <T extends Float64Array | Uint32Array | Uint8Array>(column: T, make: (n: number) => T): T => {
       const bigger = make(capacity);
       bigger.set(column);
+      detach(column);
       return bigger;
     };
     this.step = grown(this.step, (n) => new Float64Array(n));
@@ -153,4 +165,12 @@ export class SampleColumns {
     this.source = grown(this.source, (n) => new Uint8Array(n));
     this.kind = grown(this.kind, (n) => new Uint8Array(n));
   }
+}
+
+/**
+ * Drops a column's memory at once (ArrayBuffer.prototype.transfer to length 0; see system/heapRelease.ts, freeBuffer).
+ * Every column here owns its whole buffer: made by this class, cut by slice, or moved whole from another thread.
+ */
+function detach(column: Float64Array | Uint32Array | Uint8Array): void {
+  if (column.buffer instanceof ArrayBuffer && !column.buffer.detached) column.buffer.transfer(0);
 }
