@@ -7,7 +7,8 @@ import { SampleColumns } from '../store/sampleColumns.js';
 import { findFailureLine } from './exitClassifier.js';
 import { decodedSlices } from './textSlices.js';
 import { TimeSlice } from '../system/timeSlice.js';
-import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer } from '../store/freeBuffer.js';
 import type { IngestTasks } from './ingestTasks.js';
 import type { Recording } from './recording.js';
 

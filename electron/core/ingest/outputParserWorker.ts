@@ -16,7 +16,8 @@ import { liveView, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
-import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer } from '../store/freeBuffer.js';
 
 interface RunParsing {
   decoder: TextDecoder;

@@ -12,7 +12,8 @@ import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, WriteRetry } from '../store/writeFault
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
-import { freeBuffer, releaseIdleHeap } from '../system/heapRelease.js';
+import { releaseIdleHeap } from '../system/heapRelease.js';
+import { freeBuffer } from '../store/freeBuffer.js';
 
 type Chunk = Extract<ToOutputWriter, { type: 'chunk' }>;
 

@@ -11,6 +11,7 @@ import type { Db } from './open.js';
 import { KINDS, SampleColumns, SOURCES } from './sampleColumns.js';
 import { ExternalChurn } from './externalChurn.js';
 import { BLOCK_COLUMNS, decodeBlock, encodeBlock, type BlockColumns } from './blockEncoding.js';
+import { freeBuffer } from './freeBuffer.js';
 
 export type { BlockColumns };
 
@@ -291,6 +292,10 @@ export class SampleBlockWriter {
       }
     });
     keys.forEach((key, id) => this.writeKey(runId, key, generation, columns[id]!, sizes[id]!));
+    // This commit's working columns are garbage now: freed at once (see freeBuffer), not left for the thread's next
+    // collection, which an isolate makes only every 64 MiB of them.
+    for (const ids of idsOfParts) freeBuffer(ids);
+    for (const metric of columns) for (const column of BLOCK_COLUMNS) freeBuffer(metric[column]);
   }
 
   private writeKey(runId: number, key: BlockKey, generation: number, fresh: BlockColumns, count: number): void {
@@ -305,14 +310,22 @@ export class SampleBlockWriter {
         merged[column].set(fresh[column].subarray(0, taken), previous.count);
       }
       const length = merged.order.length;
-      this.rewrite.run({ id: previous.id, ...blockStats(merged, 0, length), points: blockPoints(merged, 0, length) });
-      this.rewriteData.run(encodeBlock(merged, 0, length), previous.id);
+      const points = blockPoints(merged, 0, length);
+      const data = encodeBlock(merged, 0, length);
+      this.rewrite.run({ id: previous.id, ...blockStats(merged, 0, length), points });
+      this.rewriteData.run(data, previous.id);
+      // SQLite keeps its own copy of what is bound.
+      for (const done of [points, data, ...BLOCK_COLUMNS.map((column) => merged[column])]) freeBuffer(done);
       from = taken;
     }
     for (; from < count; from += BLOCK_SAMPLES) {
       const to = Math.min(count, from + BLOCK_SAMPLES);
-      const { lastInsertRowid } = this.insert.run({ runId, ...key, generation, ...blockStats(fresh, from, to), points: blockPoints(fresh, from, to) });
-      this.insertData.run(lastInsertRowid, encodeBlock(fresh, from, to));
+      const points = blockPoints(fresh, from, to);
+      const data = encodeBlock(fresh, from, to);
+      const { lastInsertRowid } = this.insert.run({ runId, ...key, generation, ...blockStats(fresh, from, to), points });
+      this.insertData.run(lastInsertRowid, data);
+      freeBuffer(points);
+      freeBuffer(data);
     }
   }
 }

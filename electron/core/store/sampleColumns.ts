@@ -1,6 +1,7 @@
 // A run's metric samples as typed columns: what its summary and chart series are read from, at about 30 bytes a
 // sample where a sample object held about 100 (a dense log of a million steps writes three million samples).
 import type { MetricKind, MetricSample, MetricSource } from './records.js';
+import { freeBuffer } from './freeBuffer.js';
 
 export const SOURCES: readonly MetricSource[] = ['text', 'channel', 'derived'];
 export const KINDS: readonly MetricKind[] = ['train', 'eval', 'progress', 'summary'];
@@ -146,7 +147,7 @@ export class SampleColumns {
    * object is empty after. A thread streaming a dense log through columns held tens of MiB of them as garbage.
    */
   release(): void {
-    for (const column of [this.step, this.tMs, this.value, this.name, this.source, this.kind]) detach(column);
+    for (const column of [this.step, this.tMs, this.value, this.name, this.source, this.kind]) freeBuffer(column);
     this.length = 0;
   }
 
@@ -155,7 +156,7 @@ export class SampleColumns {
     const grown = <T extends Float64Array | Uint32Array | Uint8Array>(column: T, make: (n: number) => T): T => {
       const bigger = make(capacity);
       bigger.set(column);
-      detach(column);
+      freeBuffer(column);
       return bigger;
     };
     this.step = grown(this.step, (n) => new Float64Array(n));
@@ -165,12 +166,4 @@ export class SampleColumns {
     this.source = grown(this.source, (n) => new Uint8Array(n));
     this.kind = grown(this.kind, (n) => new Uint8Array(n));
   }
-}
-
-/**
- * Drops a column's memory at once (ArrayBuffer.prototype.transfer to length 0; see system/heapRelease.ts, freeBuffer).
- * Every column here owns its whole buffer: made by this class, cut by slice, or moved whole from another thread.
- */
-function detach(column: Float64Array | Uint32Array | Uint8Array): void {
-  if (column.buffer instanceof ArrayBuffer && !column.buffer.detached) column.buffer.transfer(0);
 }
