@@ -152,22 +152,27 @@ describe("a run's knobs", () => {
   });
 });
 
+/** A run of `true` in the test's folder, for output to be written to. */
+function insertRun(store: Store) {
+  return store.runs.insert({
+    workloadId: null,
+    workloadName: null,
+    command: ['true'],
+    cwd: dir,
+    config: {},
+    env: {},
+    startedAt: new Date(),
+    enginePid: process.pid,
+  });
+}
+
 describe('batched writes', () => {
   it('commits queued output on its own within the flush interval, off the engine thread', async () => {
     dir = makeTempDir();
     const file = path.join(dir, 'runs.db');
     const recording = Recording.open(file, systemClock);
-    const { store, output } = recording;
-    const run = store.runs.insert({
-      workloadId: null,
-      workloadName: null,
-      command: ['true'],
-      cwd: dir,
-      config: {},
-      env: {},
-      startedAt: new Date(),
-      enginePid: process.pid,
-    });
+    const { output } = recording;
+    const run = insertRun(recording.store);
     // The writer thread starts in the background (seconds on a loaded machine, from source): it answers once it is up.
     await output.flush();
     output.append(run.id, 0, 1, Buffer.from('hello'));
@@ -186,19 +191,8 @@ describe('batched writes', () => {
     dir = makeTempDir();
     const recording = Recording.open(path.join(dir, 'runs.db'), systemClock);
     const { store, output } = recording;
-    const insert = () =>
-      store.runs.insert({
-        workloadId: null,
-        workloadName: null,
-        command: ['true'],
-        cwd: dir,
-        config: {},
-        env: {},
-        startedAt: new Date(),
-        enginePid: process.pid,
-      });
-    const live = insert();
-    const imported = insert();
+    const live = insertRun(store);
+    const imported = insertRun(store);
     expect(output.idle()).toBe(true);
     output.startRun(live.id, { metricRegex: '' });
     output.startParsedRun(imported.id);
