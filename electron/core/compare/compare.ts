@@ -298,9 +298,15 @@ function matchedEvalLoss(group: Group, base: Group): { compared: Compared } | { 
             : [];
       return curve.map(([step, loss]) => ({ run: r.id, work: step * scale, loss }));
     });
-  const own = pointsOf(group);
-  const other = pointsOf(base);
-  if (own.length === 0 || other.length === 0) return null;
+  // An eval at no work (nanoGPT's at step 0, before the first update) is of the untrained model: it cannot tell how
+  // training went, so it never decides the gate; train loss at equal work does where no later eval matches.
+  const trained = (points: ReturnType<typeof pointsOf>) => points.filter((p) => p.work > 0);
+  const ownAll = pointsOf(group);
+  const otherAll = pointsOf(base);
+  if (ownAll.length === 0 || otherAll.length === 0) return null;
+  const own = trained(ownAll);
+  const other = trained(otherAll);
+  if (own.length === 0 || other.length === 0) return { why: 'the only evals both made were before training (step 0), which cannot tell how training went' };
   const close = (x: number, y: number) => Math.abs(x - y) <= COMPARABLE_WORK * Math.max(x, y);
   const shared = own.map((p) => p.work).filter((w) => other.some((q) => close(q.work, w)));
   if (shared.length === 0) {

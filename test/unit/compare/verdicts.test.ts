@@ -186,6 +186,50 @@ describe('the gate compares equal work', () => {
     expect(row.gateReason).toMatch(/loss at 15,360 tokens/u);
   });
 
+  // nanoGPT evaluates at step 0, before its first update, then every eval_interval steps: a short tune's runs end
+  // before the second eval, so the only eval both sides made is of the untrained model.
+  it('never lets an eval before training (step 0) pass a row whose training loss went wrong: train loss compared', () => {
+    nextId = 1;
+    const evalCurve: Array<[number, number]> = [[0, 4.332]];
+    const runs = [
+      fakeRun({ config: { autocast: 'off' }, throughput: 10, tokensPerStep: 768, curve: curve4, evalCurve }),
+      fakeRun({ config: { autocast: 'fp16' }, throughput: 20, tokensPerStep: 768, curve: curve8.map(([s, l]) => [s, l + 0.5]), evalCurve }),
+    ];
+    const row = compareRuns(runs, options({ groupBy: 'run' })).rows[1]!;
+    expect(row.compared?.metric).toBe('loss');
+    expect(row.compared?.at).toBe('15,360 tokens');
+    expect(row.gate).toBe('fail');
+    expect(row.gateReason).toMatch(/before training/u);
+  });
+
+  it('compares the evals made after training began, leaving out the one at step 0', () => {
+    nextId = 1;
+    const runs = [
+      fakeRun({
+        config: { autocast: 'off' },
+        throughput: 10,
+        curve: curve4,
+        evalCurve: [
+          [0, 4.3],
+          [10, 2.7],
+        ],
+      }),
+      fakeRun({
+        config: { autocast: 'bf16' },
+        throughput: 20,
+        curve: curve4,
+        evalCurve: [
+          [0, 4.3],
+          [10, 2.72],
+        ],
+      }),
+    ];
+    const row = compareRuns(runs, options({ groupBy: 'run' })).rows[1]!;
+    expect(row.compared).toMatchObject({ metric: 'eval_loss', at: 'step 10' });
+    expect(row.compared!.delta).toBeCloseTo(0.02, 6);
+    expect(row.gate).toBe('pass');
+  });
+
   it('says it cannot compare fairly when a step’s work differs and is not known', () => {
     nextId = 1;
     const runs = [fakeRun({ config: { batch: '4' }, throughput: 10, curve: curve4 }), fakeRun({ config: { batch: '8' }, throughput: 10, curve: curve8 })];
