@@ -354,7 +354,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--only <steps>',
-      'the ladder, in order (default workers,autocast,tf32,cudnnBenchmark,compile,batch; threads needs --threads; batch needs a {batch} placeholder)',
+      'the ladder, in order (default workers,autocast,tf32,cudnnBenchmark,compile,batch, with threads before batch when --threads is given; batch needs a {batch} placeholder)',
     )
     .option('--workers <n>', 'DataLoader workers tried (default 4)', positiveInt('--workers', 'workers', '4'))
     .addOption(new Option('--autocast <dtype>', 'autocast dtype tried (default bf16)').choices(['bf16', 'fp16']))

@@ -169,6 +169,21 @@ describe('the rungs', () => {
     expect(rungs[0]!.companions).toEqual({ persistentWorkers: 'on' });
   });
 
+  it('take the threads step when a count is given (--threads 2 alone), before the batch; --only still decides', () => {
+    const command = { template: ['python', 'train.py'], cwd: '/tmp' };
+    const rungs = ladderRungs(tuneRequest.parse({ command, threads: 2 }));
+    expect(rungs.map((r) => `${r.knob}=${r.value}`)).toEqual([
+      'workers=4',
+      'autocast=bf16',
+      'tf32=on',
+      'cudnnBenchmark=on',
+      'compile=on',
+      'threads=2',
+      'batch=largest',
+    ]);
+    expect(tuneRequest.parse({ command, threads: 2, steps: ['autocast'] }).steps).toEqual(['autocast']);
+  });
+
   it('skip CUDA-only knobs without CUDA, compile before torch 2, fp16 autocast on the CPU; try them where unknown', () => {
     const [workers, autocast, tf32, cudnn, compile] = ladderRungs(tuneRequest.parse({ command: { template: ['python'], cwd: '/tmp' } }));
     const cpu = { torch: '1.13.0', cuda: false };

@@ -17,37 +17,43 @@ export const DEFAULT_TUNE_STEPS: readonly (typeof TUNE_STEPS)[number][] = ['work
 /** Short runs by default: 30 steps hold a warm-up and a steady stretch of a small script (the steady-state finder needs about 10). */
 export const DEFAULT_TUNE_MAX_STEPS = 30;
 
-export const tuneRequest = z.object({
-  command: typedCommand,
-  steps: z
-    .array(tuneStepName)
-    .min(1)
-    .max(TUNE_STEPS.length)
-    .default([...DEFAULT_TUNE_STEPS]),
-  /** DataLoader workers tried (the optimisation plans' num_workers=4). */
-  workers: z.number().int().min(1).max(64).default(4),
-  autocast: z.enum(['bf16', 'fp16']).default('bf16'),
-  /** torch.set_num_threads for the `threads` step. */
-  threads: z.number().int().min(1).max(1024).optional(),
-  /** Values of the command's `{var}` placeholders, for every run (`--set batch=32`): the batch's is the batch it runs at now. */
-  values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
-  /** The placeholder that is the batch size: every step's work per step comes from it, and the `batch` step tries larger ones. */
-  batchVariable: varName.default('batch'),
-  /** What one step holds, as a sweep's (`{batch}*{seq_len}`); with a batch placeholder and neither given, samples per step are `{batch}`. */
-  tokensPerStep: z.string().trim().min(1).max(500).optional(),
-  samplesPerStep: z.string().trim().min(1).max(500).optional(),
-  /** Each run stops after this many steps (default DEFAULT_TUNE_MAX_STEPS unless timeoutSeconds is given), or after this long. */
-  maxSteps: z.number().int().positive().optional(),
-  timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
-  /** Runs per side in a step's first round; more are added, a round at a time, while the verdict is undecided. */
-  repeats: z.number().int().min(2).max(20).default(2),
-  /** The most runs per side one step may take before its verdict is left undecided. */
-  maxRepeats: z.number().int().min(2).max(50).default(4),
-  minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
-  gate: qualityGate.default(() => qualityGate.parse({})),
-  waitForIdle: z.boolean().default(true),
-  maxWaitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_MAX_WAIT_SECONDS),
-});
+export const tuneRequest = z
+  .object({
+    command: typedCommand,
+    /** The ladder in order; without it, the seeds' ladder (and the threads step where a count is given). */
+    steps: z.array(tuneStepName).min(1).max(TUNE_STEPS.length).optional(),
+    /** DataLoader workers tried (the optimisation plans' num_workers=4). */
+    workers: z.number().int().min(1).max(64).default(4),
+    autocast: z.enum(['bf16', 'fp16']).default('bf16'),
+    /** torch.set_num_threads for the `threads` step. */
+    threads: z.number().int().min(1).max(1024).optional(),
+    /** Values of the command's `{var}` placeholders, for every run (`--set batch=32`): the batch's is the batch it runs at now. */
+    values: z.record(varName, z.string().max(LIMITS.argChars)).default({}),
+    /** The placeholder that is the batch size: every step's work per step comes from it, and the `batch` step tries larger ones. */
+    batchVariable: varName.default('batch'),
+    /** What one step holds, as a sweep's (`{batch}*{seq_len}`); with a batch placeholder and neither given, samples per step are `{batch}`. */
+    tokensPerStep: z.string().trim().min(1).max(500).optional(),
+    samplesPerStep: z.string().trim().min(1).max(500).optional(),
+    /** Each run stops after this many steps (default DEFAULT_TUNE_MAX_STEPS unless timeoutSeconds is given), or after this long. */
+    maxSteps: z.number().int().positive().optional(),
+    timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
+    /** Runs per side in a step's first round; more are added, a round at a time, while the verdict is undecided. */
+    repeats: z.number().int().min(2).max(20).default(2),
+    /** The most runs per side one step may take before its verdict is left undecided. */
+    maxRepeats: z.number().int().min(2).max(50).default(4),
+    minEffect: minEffect.default(DEFAULT_MIN_EFFECT),
+    gate: qualityGate.default(() => qualityGate.parse({})),
+    waitForIdle: z.boolean().default(true),
+    maxWaitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_MAX_WAIT_SECONDS),
+  })
+  .transform((request) => ({ ...request, steps: request.steps ?? defaultTuneSteps(request.threads) }));
+
+/** The seeds' ladder, with the threads step before the batch when a thread count is given (asking for it). */
+function defaultTuneSteps(threads: number | undefined): (typeof TUNE_STEPS)[number][] {
+  if (threads === undefined) return [...DEFAULT_TUNE_STEPS];
+  const batch = DEFAULT_TUNE_STEPS.indexOf('batch');
+  return [...DEFAULT_TUNE_STEPS.slice(0, batch), 'threads', ...DEFAULT_TUNE_STEPS.slice(batch)];
+}
 
 /** Where a kept knob goes in the script for good: the change in words and as a unified diff. */
 export const tuneSuggestion = z.object({
