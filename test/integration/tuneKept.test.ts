@@ -104,6 +104,25 @@ describe('a tune kept by the engine', () => {
     expect(ended.result.steps.map((s) => s.name)).toEqual(['baseline', '+workers=4', '+autocast=bf16']);
   }, 240_000);
 
+  // nanoGPT makes no DataLoader: its +workers step ran all four runs before saying the knob had nothing to act on.
+  it('ends a step at the first candidate run whose knob did not act, without the rest of its runs', async () => {
+    const { core, dir } = open();
+    const api = contractClient(core);
+    const started = await api['tune.start']({ request: { ...request(dir), steps: ['workers'], repeats: 3, maxRepeats: 3 } });
+    const ended = await core.tunes.waitForEnd(started.id);
+    expect(ended.status).toBe('succeeded');
+    const step = ended.result.steps.find((s) => s.name === '+workers=4')!;
+    expect(step).toMatchObject({ status: 'skipped', kept: false });
+    expect(step.reason).toMatch(/^the knob was unused/u);
+    const [sweep] = await Promise.all(step.sweepIds.map((id) => api['sweeps.get']({ id })));
+    // Three runs a side would be six: the step ends with the candidate's first (baseline, candidate), cutting no run.
+    expect(sweep!.configs.map((config) => config.runIds.length)).toEqual([1, 1]);
+    expect(step.runIds).toEqual(sweep!.configs[1]!.runIds);
+    const baseline = ended.result.steps.find((s) => s.name === 'baseline')!;
+    expect(baseline.runIds).toEqual(sweep!.configs[0]!.runIds);
+    expect(baseline.throughput.median).toBeGreaterThan(0);
+  }, 240_000);
+
   it('refuses a tune of a run that is not there, and a resume of one that is not', async () => {
     const { core, dir } = open();
     const api = contractClient(core);

@@ -32,7 +32,7 @@ export function createTunes({ store, sweeps, compare, events, clock, owner }: Tu
   const ladder = new TuneLadder({
     startSweep: (request) => sweeps.start(sweepRequest.parse(request)),
     findBatch: (request) => sweeps.findBatch(methods['sweeps.findBatch'].input.parse(request)),
-    waitForSweepEnd: (id) => sweeps.waitForEnd(id),
+    waitForSweepEnd: (id, onChange) => sweeps.waitForEnd(id, onChange),
     cancelSweep,
     compare: (request) => compare.compare(compareRequest.parse(request)),
     getRun: (id) => requireRun(store, id),

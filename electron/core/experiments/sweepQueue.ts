@@ -307,8 +307,8 @@ export class SweepQueue {
     return this.toSweep(this.requireRecord(id));
   }
 
-  /** Resolves when the sweep has ended (any final status). */
-  async waitForEnd(id: number): Promise<Sweep> {
+  /** Resolves when the sweep has ended (any final status); `onChange` sees it as it is at each change until then. */
+  async waitForEnd(id: number, onChange?: (sweep: Sweep) => void): Promise<Sweep> {
     for (;;) {
       const sweep = this.get(id);
       if (!['queued', 'running', 'paused'].includes(sweep.status) || !this.live.has(id)) return sweep;
@@ -316,6 +316,8 @@ export class SweepQueue {
         const subscription = this.deps.events.subscribe((event, payload) => {
           if (event === 'sweeps.onDidChange' && payload.id === id) {
             subscription.unsubscribe();
+            // Told as it is emitted: a run's end is emitted before the next run starts, so a cancel here cuts none.
+            onChange?.(payload);
             resolve();
           }
         });

@@ -14,8 +14,9 @@ export interface TuneDeps {
   startSweep(request: Record<string, unknown>): Promise<Sweep>;
   /** Starts the batch-size finder (`sweeps.findBatch`) on the typed command: its end is waited for as a sweep's. */
   findBatch(request: Record<string, unknown>): Sweep;
-  waitForSweepEnd(id: number): Promise<Sweep>;
-  /** Cancels a step's sweep (a tune cancelled while it was starting). */
+  /** Resolves at the sweep's end; `onChange` sees it at each change before (a run started or ended). */
+  waitForSweepEnd(id: number, onChange?: (sweep: Sweep) => void): Promise<Sweep>;
+  /** Cancels a step's sweep (a tune cancelled while it was starting, or a knob that did not act). */
   cancelSweep(id: number): void;
   compare(request: Record<string, unknown>): Comparison;
   getRun(id: number): Run;
@@ -359,12 +360,23 @@ export class TuneLadder {
         options.onSweep?.(started.id);
         // Cancelled while it was being started: the sweep is stopped now it has an id.
         if (options.signal?.aborted) this.deps.cancelSweep(started.id);
-        const ended = await this.deps.waitForSweepEnd(started.id).finally(() => options.onSweep?.(null));
+        const notActing = knob === null ? null : new KnobWatch(knob, candidateIndex, (id) => this.deps.getRun(id));
+        const ended = await this.deps
+          .waitForSweepEnd(started.id, (sweep) => {
+            // A knob with nothing to act on (no DataLoader, a script that sets it itself) will not act in the next
+            // run either: the step's other runs would measure the same command twice.
+            if (notActing === null || notActing.state !== null || notActing.check(sweep) === null) return;
+            say(`tune: ${label}: the knob was ${notActing.state} in run ${notActing.runId}: the step ends without its other runs`);
+            this.deps.cancelSweep(started.id);
+          })
+          .finally(() => options.onSweep?.(null));
         const candidateConfig = ended.configs[candidateIndex];
         const baseConfig = ended.configs[0];
         out.candidate.configStatus = candidateConfig?.status ?? 'pending';
         out.candidate.failure = candidateConfig?.failure?.reason ?? null;
-        if (ended.status === 'cancelled' || ended.status === 'interrupted') {
+        // Ended by the watch, not by the person: its runs are compared as they are, and the knob's record decides.
+        const endedByWatch = notActing?.state != null && ended.status === 'cancelled' && !options.signal?.aborted;
+        if (!endedByWatch && (ended.status === 'cancelled' || ended.status === 'interrupted')) {
           out.status = 'cancelled';
           return out;
         }
@@ -685,6 +697,37 @@ export class TuneLadder {
       if (run.knobs?.torch && result.machine.torch === null) result.machine.torch = run.knobs.torch;
       if (run.knobs?.cuda !== null && run.knobs?.cuda !== undefined && result.machine.cuda === null) result.machine.cuda = run.knobs.cuda;
     }
+  }
+}
+
+/** Watches a step's sweep for the first candidate run that ended with its knob recorded as not acting. */
+class KnobWatch {
+  state: string | null = null;
+  runId: number | null = null;
+  private readonly checked = new Set<number>();
+
+  constructor(
+    private readonly knob: string,
+    private readonly candidateIndex: number,
+    private readonly getRun: (id: number) => Run,
+  ) {}
+
+  /** The knob's state in a candidate run that ended without it acting, once there is one; null until then. */
+  check(sweep: Sweep): string | null {
+    for (const id of sweep.configs[this.candidateIndex]?.runIds ?? []) {
+      if (this.checked.has(id)) continue;
+      const run = this.getRun(id);
+      // The knobs' record is written as the run ends, after its status: a run without one is looked at again.
+      if (run.status === 'running' || run.knobs === null) continue;
+      this.checked.add(id);
+      const state = knobRecord([run], this.knob).state;
+      if (state !== null && state !== 'applied') {
+        this.state = state;
+        this.runId = id;
+        return state;
+      }
+    }
+    return null;
   }
 }
 
