@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MethodName, MethodOutput } from '../../electron/shared/api.js';
 import { CLI_ENTRY, TSX_LOADER, runCli } from '../helpers/cli.js';
-import { importLogText } from '../../electron/core/ingest/importLog.js';
+import { importLogPieces, importLogText } from '../../electron/core/ingest/importLog.js';
 import { makeTempDir, tempCore, callApi } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -96,6 +96,27 @@ describe('import streams a log of any size', () => {
     } finally {
       output.worker.off('message', hear);
       output.parser?.off('message', hear);
+    }
+  });
+
+  it('starts the thread that makes its summary as the import starts, so that start overlaps the parse', async () => {
+    // Its own engine: the shared one's task thread may have been started by an earlier test.
+    const own = tempCore();
+    try {
+      const tasks = own.core.tasks as unknown as { worker: Worker | null };
+      expect(tasks.worker).toBeNull();
+      let upWhileParsing: boolean | null = null;
+      async function* pieces(): AsyncGenerator<Buffer> {
+        yield Buffer.from('iter 1: loss 3.000, time 10.0ms\n');
+        // The first piece is in: the summary is still a whole parse away.
+        upWhileParsing = tasks.worker !== null;
+        yield Buffer.from('iter 2: loss 2.900, time 10.0ms\n');
+      }
+      const imported = await importLogPieces(own.core, { name: 'prewarmed', now: new Date() }, null, pieces());
+      expect(upWhileParsing).toBe(true);
+      expect(imported.summary.steps).toBe(2);
+    } finally {
+      await own.cleanup();
     }
   });
 

@@ -60,6 +60,7 @@ export function newRunManager({ config, store, recording, events, clock, engine 
     channelDir: path.join(dataDir, 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => recording.flush(),
+    prepareSummary: () => tasks.prewarm(),
     summarizeStored: (runId, summaryOptions, stepMarks) => {
       // The run's recording is over: this thread's idle heap is handed back before the summary adds its own, unless
       // another run still records (the collection pauses this thread, which reads their ptys).

@@ -142,6 +142,8 @@ export async function importLogPieces(
   // each piece with its samples. Parsing gives the event loop back every few milliseconds: a live run
   // may be recording beside the import (the UI's import, in the desktop app or `serve`).
   output.startParsedRun(run.id);
+  // Its summary is made on the task thread: started now, its start overlaps the parse rather than following it.
+  tasks.prewarm();
   const collector = new MetricsCollector({ metricRegex: '', ...IMPORTED_LOG_READING });
   const decoder = new TextDecoder('utf-8');
   const slice = new TimeSlice();

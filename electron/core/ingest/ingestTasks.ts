@@ -36,6 +36,15 @@ export class IngestTasks {
     return this.perform({ task: 'numericLines', runId, limit });
   }
 
+  /**
+   * Starts the thread now, idle, for a task that will come (an import's summary): its start (loading the engine's
+   * modules, opening the file) then overlaps the work before the task instead of following it. Never holds the process.
+   */
+  prewarm(): void {
+    if (this.closed || this.readOnly !== null) return;
+    this.start();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -367,6 +367,8 @@ export class RunSession {
 
   private async onExit(exit: PtyExit): Promise<Run> {
     const { runs, events, environment } = this.context;
+    // Started at the exit, not the run's start: an idle thread's memory is never held beside a long run's output.
+    environment.prepareSummary();
     await this.drainTrailingOutput();
     this.timersHeld.release();
     this.output.flush();
