@@ -167,7 +167,7 @@ describe('a RunSession', () => {
     await expectSamplersStopped(h, clock, started.id);
   }, 40_000);
 
-  it('readies the thread its summary runs on as its process exits, before the ending is written', async () => {
+  it('readies the thread its summary runs on once its output is parsed, before the summary is asked for', async () => {
     harness = tempCore();
     const h = harness;
     const { context } = sessionContext(h);

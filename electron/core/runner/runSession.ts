@@ -367,8 +367,6 @@ export class RunSession {
 
   private async onExit(exit: PtyExit): Promise<Run> {
     const { runs, events, environment } = this.context;
-    // Started at the exit, not the run's start: an idle thread's memory is never held beside a long run's output.
-    environment.prepareSummary();
     await this.drainTrailingOutput();
     this.timersHeld.release();
     this.output.flush();
@@ -410,6 +408,8 @@ export class RunSession {
     ]);
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
+    // Not before: while a flood's parse catches up after the exit, an idle thread would add its memory to the peak.
+    environment.prepareSummary();
     await environment.flushStore();
     if (this.knobs) {
       const knobs = readKnobResults(this.knobs.resultsFile, this.knobs.settings);
