@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import module from 'node:module';
 
 const bundled = fileURLToPath(new URL('../dist/cli/tuning-bench.js', import.meta.url));
 const compiled = fileURLToPath(new URL('../dist/node/electron/cli/entry.js', import.meta.url));
@@ -23,4 +24,7 @@ if (!existsSync(entry)) {
   process.stderr.write('tuning-bench: the CLI is not built yet; run `npm run build` in the project folder first.\n');
   process.exit(1);
 }
+// V8's code cache on disk (os.tmpdir()/node-compile-cache; NODE_COMPILE_CACHE moves it): the bundle compiles once,
+// not at every command (--help 0.13-0.15 -> 0.10-0.12 s). Silent where it cannot be written; this process only.
+module.enableCompileCache?.();
 await import(entry);

@@ -161,4 +161,15 @@ describe('the installed command', () => {
     expect(urls.some((url) => url.includes('/dist/cli/tuning-bench.js'))).toBe(true);
     expect(urls.filter((url) => url.includes('/dist/node/'))).toEqual([]);
   });
+
+  it.runIf(bundled)("keeps V8's compiled code on disk, so the next command does not compile the bundle again", () => {
+    const tmp = path.join(dir, 'tmp-for-cache');
+    fs.mkdirSync(tmp, { recursive: true });
+    // Where os.tmpdir() points; NODE_COMPILE_CACHE unset, so only the command itself can turn the cache on.
+    const env = { ...process.env, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+    const result = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env });
+    expect(result.status, result.stderr).toBe(0);
+    const cached = fs.readdirSync(path.join(tmp, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(cached.length).toBeGreaterThan(0);
+  });
 });
