@@ -172,4 +172,22 @@ describe('the installed command', () => {
     const cached = fs.readdirSync(path.join(tmp, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(cached.length).toBeGreaterThan(0);
   });
+
+  it.runIf(bundled)("gives the output path's threads the same cache, and never the training command", () => {
+    const tmp = path.join(dir, 'tmp-for-thread-cache');
+    fs.mkdirSync(tmp, { recursive: true });
+    // Node's own account of its compile cache, per thread, on stderr.
+    const env = { ...process.env, TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
+    const run = () =>
+      spawnSync(process.execPath, [bin, '--db', db, 'run', '--json', '--', 'sh', '-c', 'echo "cache=${NODE_COMPILE_CACHE:-none}"'], { encoding: 'utf8', env });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    // The second command's writer thread took its compiled code from the cache the first one left.
+    expect(second.stderr).toMatch(/V8 code cache for ESM \S*outputWriterWorker\.js was accepted/u);
+    const runId = (JSON.parse(second.stdout) as { id: number }).id;
+    const log = spawnSync(process.execPath, [bin, '--db', db, 'log', String(runId)], { encoding: 'utf8', env: { ...env, NODE_DEBUG_NATIVE: undefined } });
+    expect(log.stdout).toContain('cache=none');
+  });
 });

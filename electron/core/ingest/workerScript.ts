@@ -1,5 +1,7 @@
 // Starts one of ingest's worker threads from its script beside this module: compiled (`.js`), bundled (`.cjs`), or the TypeScript source under tsx.
 import fs from 'node:fs';
+import { getCompileCacheDir } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 
@@ -35,8 +37,14 @@ const TASK_YOUNG_GENERATION_MB = 4;
 /** The worker's script beside this module: compiled (`.js`, or `.cjs` in the Electron bundle), or its TypeScript source under tsx (tests, `npm run bench`). */
 export function startIngestWorker(name: IngestWorkerName, workerData: unknown, transferList: readonly TransferListItem[] = []): Worker {
   const here = moduleUrl();
+  // Where the process keeps V8's compiled code (the CLI turns it on), the thread does too: its start, which a short
+  // run's summary waits for, then compiles its bundle once rather than at every command (about 35 ms a thread). Only
+  // the thread's environment carries it, never the training command's.
+  // (The directory Node reports holds its version's folder, which Node adds again below NODE_COMPILE_CACHE.)
+  const compileCache = getCompileCacheDir?.();
   const options = {
     workerData,
+    ...(compileCache ? { env: { ...process.env, NODE_COMPILE_CACHE: path.dirname(compileCache) } } : {}),
     transferList: [...transferList],
     resourceLimits: { maxYoungGenerationSizeMb: name === 'ingestTaskWorker' ? TASK_YOUNG_GENERATION_MB : WORKER_YOUNG_GENERATION_MB },
   };
