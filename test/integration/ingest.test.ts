@@ -8,6 +8,7 @@ import type { MethodName, MethodOutput } from '../../electron/shared/api.js';
 import { CLI_ENTRY, TSX_LOADER, runCli } from '../helpers/cli.js';
 import { importLogPieces, importLogText } from '../../electron/core/ingest/importLog.js';
 import { makeTempDir, tempCore, callApi } from '../helpers/tempCore.js';
+import { SUMMARY_IN_PLACE_SAMPLES } from '../../electron/core/ingest/storedRunSummary.js';
 
 const harness = tempCore();
 afterAll(() => harness.cleanup());
@@ -115,6 +116,24 @@ describe('import streams a log of any size', () => {
       const imported = await importLogPieces(own.core, { name: 'prewarmed', now: new Date() }, null, pieces());
       expect(upWhileParsing).toBe(true);
       expect(imported.summary.steps).toBe(2);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("summarises a short run on the engine's thread, never starting the task thread for it, and a long one there", async () => {
+    const own = tempCore();
+    try {
+      const tasks = own.core.tasks as unknown as { worker: Worker | null };
+      const lines = (count: number) => ['awk', `BEGIN { for (i = 1; i <= ${count}; i++) printf "iter %d: loss %.5f, time 10.0ms\\n", i, 3 - i / 100000 }`];
+      const short = own.core.startCommand({ adHoc: { command: lines(30), cwd: own.dir } });
+      expect((await own.core.runner.waitForExit(short.id)).summary).toMatchObject({ steps: 30, finalLoss: 2.9997 });
+      expect(tasks.worker).toBeNull();
+      // Two samples a line: past SUMMARY_IN_PLACE_SAMPLES, the summary is long work for the task thread.
+      const long = own.core.startCommand({ adHoc: { command: lines(12_000), cwd: own.dir } });
+      expect((await own.core.runner.waitForExit(long.id)).summary).toMatchObject({ steps: 12_000, finalLoss: 2.88 });
+      expect(own.core.store.metrics.count(long.id)).toBeGreaterThan(SUMMARY_IN_PLACE_SAMPLES);
+      expect(tasks.worker).not.toBeNull();
     } finally {
       await own.cleanup();
     }

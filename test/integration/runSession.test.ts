@@ -63,7 +63,6 @@ function sessionContext(h: TempCore, clock: ManualClock = new ManualClock()) {
     pythonHelperDir: path.join(REPO_ROOT, 'resources/python'),
     flushStore: () => h.core.recording.flush(),
     summarizeStored: (runId, options, stepMarks) => h.core.tasks.summarizeRun(runId, options, stepMarks),
-    prepareSummary: () => h.core.tasks.prewarm(),
     nvidiaSmi: { binary: FAKE_NVIDIA_SMI, gpu: '0' },
     intervals: { gpuMs: 50, hostMs: 50 },
     pythonFingerprints: new PythonFingerprints(path.join(h.dir, 'python-fingerprints.json')),
@@ -165,29 +164,6 @@ describe('a RunSession', () => {
     expect(fs.existsSync(launch.loadFile.path)).toBe(false);
     expect(fs.existsSync(launch.channelFile)).toBe(false);
     await expectSamplersStopped(h, clock, started.id);
-  }, 40_000);
-
-  it('readies the thread its summary runs on once its output is parsed, before the summary is asked for', async () => {
-    harness = tempCore();
-    const h = harness;
-    const { context } = sessionContext(h);
-    const tasks = h.core.tasks as unknown as { worker: unknown };
-    const order: string[] = [];
-    const environment = context.environment;
-    const { summarizeStored, prepareSummary } = environment;
-    environment.prepareSummary = () => {
-      order.push(`prepare (thread ${tasks.worker === null ? 'not started' : 'up'})`);
-      prepareSummary();
-    };
-    environment.summarizeStored = (...args) => {
-      order.push(`summarize (thread ${tasks.worker === null ? 'not started' : 'up'})`);
-      return summarizeStored(...args);
-    };
-    const { session } = startSession(context, h, 'echo "iter 1: loss 2.5"', fakeLease());
-    expect(tasks.worker).toBeNull();
-    const ended = await session.finished;
-    expect(ended.status).toBe('succeeded');
-    expect(order).toEqual(['prepare (thread not started)', 'summarize (thread up)']);
   }, 40_000);
 
   it('releases everything when recording its end fails, and says why', async () => {

@@ -22,6 +22,7 @@ import { PythonFingerprints } from '../telemetry/pythonFingerprint.js';
 import type { EngineConfig } from './engineConfig.js';
 import type { StartRun } from './startRun.js';
 import { releaseIdleHeap } from '../system/heapRelease.js';
+import { storedRunSummary, SUMMARY_IN_PLACE_SAMPLES } from '../ingest/storedRunSummary.js';
 
 /** What most parts are made with. */
 export interface Basics {
@@ -60,8 +61,9 @@ export function newRunManager({ config, store, recording, events, clock, engine 
     channelDir: path.join(dataDir, 'channels'),
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => recording.flush(),
-    prepareSummary: () => tasks.prewarm(),
     summarizeStored: (runId, summaryOptions, stepMarks) => {
+      // A short run's summary is quicker made here than the task thread is started.
+      if (store.metrics.count(runId) <= SUMMARY_IN_PLACE_SAMPLES) return Promise.resolve(storedRunSummary(store, runId, summaryOptions, stepMarks));
       // The run's recording is over: this thread's idle heap is handed back before the summary adds its own, unless
       // another run still records (the collection pauses this thread, which reads their ptys).
       if (recording.output.idle()) releaseIdleHeap();

@@ -3,14 +3,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildSeries } from './series.js';
 import { summarizeStored } from '../metrics/summaryInput.js';
-import { KIND_CODE } from '../store/sampleColumns.js';
-import { storedGpuSamples } from '../telemetry/summary.js';
 import { EMPTY_SUMMARY } from '../store/runStore.js';
 import { Store } from '../store/store.js';
 import { boundStreamingCache } from '../store/open.js';
 import { BytesFirst } from './writeTurns.js';
 import type { FromIngestTasks, IngestTaskConfig, ToIngestTasks } from './ingestTaskProtocol.js';
 import { numericLines, reparseRun } from './reparse.js';
+import { storedRunSummary } from './storedRunSummary.js';
 import { runInBackground } from '../system/threadPriority.js';
 import { releaseIdleHeap } from '../system/heapRelease.js';
 
@@ -40,18 +39,8 @@ async function perform(message: Exclude<ToIngestTasks, { task: 'close' }>): Prom
         .immediate();
       return null;
     }
-    case 'summarizeRun': {
-      // A profiled run's steps are matched to its trace one by one: read whole.
-      const { summary, columns: samples } = summarizeStored(store.metrics, message.runId, message.options, { exact: message.stepMarks });
-      const series = buildSeries(samples, storedGpuSamples(store.telemetry, message.runId));
-      const stepMarks = message.stepMarks
-        ? Array.from(
-            samples.where((i) => samples.kind[i] === KIND_CODE.train && !Number.isNaN(samples.step[i]!)),
-            (i) => ({ step: samples.step[i]!, tMs: samples.tMs[i]! }),
-          )
-        : null;
-      return { summary, series, stepMarks };
-    }
+    case 'summarizeRun':
+      return storedRunSummary(store, message.runId, message.options, message.stepMarks);
     case 'numericLines':
       return numericLines(store, message.runId, message.limit);
   }

@@ -31,8 +31,6 @@ export interface RunnerEnvironment {
   flushStore: () => Promise<void>;
   /** An ended run's training summary and chart series from its stored samples, made off the engine's thread (IngestTasks.summarizeRun). */
   summarizeStored: (runId: number, options: SummaryOptions, stepMarks: boolean) => Promise<StoredRunSummary>;
-  /** Readies what summarizeStored runs on (the task thread) while the run's ending is recorded, so its start is not waited for after. */
-  prepareSummary: () => void;
   /** nvidia-smi to sample (null: no GPU tools here) and the GPU, as `-i` takes it. */
   nvidiaSmi: { binary: string | null; gpu: string };
   /** Sampling intervals (DESIGN defaults: 250 ms GPU, 500 ms host). */

@@ -408,8 +408,6 @@ export class RunSession {
     ]);
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
-    // Not before: while a flood's parse catches up after the exit, an idle thread would add its memory to the peak.
-    environment.prepareSummary();
     await environment.flushStore();
     if (this.knobs) {
       const knobs = readKnobResults(this.knobs.resultsFile, this.knobs.settings);
