@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processGroupMembers } from '../../electron/core/system/procStat.js';
+import { readProcTable } from '../../electron/core/system/procStat.js';
 import { CLI_ENTRY, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { makeTempDir, tempCore, type TempCore } from '../helpers/tempCore.js';
 
@@ -54,9 +54,11 @@ describe('processes that outlive a crashed engine', () => {
     harness = tempCore({ dbPath: db });
     const orphans = await harness.core.handlers['runs.orphans']({}, { subscriberId: null });
     expect(orphans).toHaveLength(1);
-    const pid = orphans[0]!.pid;
+    // Every survivor, not a group's: once the shell that led the group is gone, the one listed first may lead none.
+    const { pids } = orphans[0]!;
     await harness.core.handlers['runs.killOrphan']({ runId: 1 }, { subscriberId: null });
-    await expect.poll(() => processGroupMembers(pid), { timeout: 10_000 }).toEqual([]);
+    const alive = () => readProcTable().filter((entry) => pids.includes(entry.pid) && !entry.zombie);
+    await expect.poll(alive, { timeout: 10_000 }).toEqual([]);
     expect(await harness.core.handlers['runs.orphans']({}, { subscriberId: null })).toEqual([]);
   }, 60_000);
 });
