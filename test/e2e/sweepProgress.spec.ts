@@ -24,8 +24,12 @@ function trainScript(ms: number): string {
   return `for i in $(seq 1 40); do echo "iter $i: loss 3.0$i, time ${ms}.00ms, mfu 1.00%"; sleep 0.05; done\n`;
 }
 
-/** A change that breaks the training: it fails after a few steps with an error line. */
-const BROKEN_SCRIPT = `${trainScript(20).replace('seq 1 40', 'seq 1 5')}echo "RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x128 and 64x10)" >&2; exit 1\n`;
+/**
+ * A change that breaks the training: it fails at the end of its steps with an error line. As long as a good run, so
+ * the first failure is on screen for seconds before the second after-run fails too (a failure after 5 steps left it
+ * there for less than Playwright's one-second look once runs ended faster).
+ */
+const BROKEN_SCRIPT = `${trainScript(20)}echo "RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x128 and 64x10)" >&2; exit 1\n`;
 
 function collectConsoleErrors(page: Page): string[] {
   const errors: string[] = [];
