@@ -62,7 +62,7 @@ export function newRunManager({ config, store, recording, events, clock, engine 
     pythonHelperDir: path.join(resourcesDir, 'python'),
     flushStore: () => recording.flush(),
     summarizeStored: (runId, summaryOptions, stepMarks) => {
-      // A short run's summary is quicker made here than the task thread is started.
+      // A short run's summary is quicker made here than the task thread is started (SUMMARY_IN_PLACE_SAMPLES).
       if (store.metrics.count(runId) <= SUMMARY_IN_PLACE_SAMPLES) return Promise.resolve(storedRunSummary(store, runId, summaryOptions, stepMarks));
       // The run's recording is over: this thread's idle heap is handed back before the summary adds its own, unless
       // another run still records (the collection pauses this thread, which reads their ptys).

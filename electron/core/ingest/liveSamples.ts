@@ -17,6 +17,14 @@ export interface ColumnsPart {
 }
 
 /**
+ * Frees the columns of every part that is their last (parts are cut from their columns in order, so the one ending at
+ * their length is), once the parts are committed: this thread is done with them (see SampleColumns.release).
+ */
+export function releaseCommittedColumns(parts: Iterable<ColumnsPart>): void {
+  for (const part of parts) if (part.to === part.samples.length) part.samples.release();
+}
+
+/**
  * Every sample of the parts (in order) when few; else an even spread of them plus the last sample of each metric (the
  * newest step and value). Objects are made only for the samples sent.
  */

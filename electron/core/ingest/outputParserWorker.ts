@@ -12,7 +12,7 @@ import { WriteRetry } from '../store/writeFaults.js';
 import { TIME_SLICE_MS } from '../system/timeSlice.js';
 import { bulkWriteGapMs, BytesFirst, sleepThread } from './writeTurns.js';
 import { COMMIT_INTERVAL_MS, CommitPolicy, FLOOD_SAMPLES_PER_TRANSACTION } from './commitPolicy.js';
-import { liveView, type ColumnsPart } from './liveSamples.js';
+import { liveView, releaseCommittedColumns, type ColumnsPart } from './liveSamples.js';
 import { decodedSlices } from './textSlices.js';
 import type { OutputParserConfig, ParserToEngine, ParserToWriter, ToOutputParser } from './outputWriterProtocol.js';
 import { runInBackground } from '../system/threadPriority.js';
@@ -169,8 +169,7 @@ function commit(drain: boolean): void {
   }
   for (const [runId, samples] of committed) {
     toEngine({ type: 'metrics', runId, samples: liveView(samples) });
-    // Columns whose last part is in are done with.
-    for (const part of samples) if (part.to === part.samples.length) part.samples.release();
+    releaseCommittedColumns(samples);
   }
   const acked = new Map<number, number>();
   while (pendingAcks.length > 0 && pendingAcks[0]!.throughSample <= samplesCommittedEver) {

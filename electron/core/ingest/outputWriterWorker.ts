@@ -10,6 +10,7 @@ import { sendChunkCopy } from './chunkCopy.js';
 import { SampleColumns, type PackedSamples } from '../store/sampleColumns.js';
 import { DEFAULT_HELD_OUTPUT_LIMIT_BYTES, WriteRetry } from '../store/writeFaults.js';
 import { bulkWriteGapMs, BytesFirst } from './writeTurns.js';
+import { releaseCommittedColumns } from './liveSamples.js';
 import { COMMIT_MAX_SAMPLES, CommitPolicy } from './commitPolicy.js';
 import type { FromOutputWriter, OutputWriterConfig, ParserToWriter, ToOutputParser, ToOutputWriter } from './outputWriterProtocol.js';
 import { releaseIdleHeap } from '../system/heapRelease.js';
@@ -223,8 +224,7 @@ function commit(): boolean {
       for (let i = entry.from; i < entry.to; i++) committed.push(entry.samples.sample(i));
       send({ type: 'metrics', runId: entry.runId, samples: committed });
     }
-    // Columns whose last part is in are done with.
-    for (const entry of samples) if (entry.to === entry.samples.length) entry.samples.release();
+    releaseCommittedColumns(samples);
     for (const [runId, run] of parsedBySender) if (run.ended) parsedBySender.delete(runId);
   }
   policy.committed(performance.now(), false);
