@@ -207,6 +207,20 @@ describe('suggestChanges', () => {
     );
   });
 
+  it("a script outside the command's directory: the patch names where it applies, and applies there", () => {
+    const { file, cwd: scriptDir, read } = script('train.py', ['import torch', 'loader = torch.utils.data.DataLoader(ds)', ''].join('\n'));
+    // Typed as `python /elsewhere/train.py` from another directory.
+    const commandDir = fs.mkdtempSync(path.join(dir, 'typed-from-'));
+    const { suggestions, patch, patchDir } = suggestChanges([{ name: 'workers', value: '2', outcomes: [applied(file, 2)] }], commandDir, read);
+    expect(patchDir).toBe(scriptDir);
+    expect(patch).toContain('--- a/train.py\n');
+    expect(suggestions[0]!.diff).toContain('--- a/train.py\n');
+    expect(applyPatch(patchDir!, patch!, file).split('\n')[1]).toBe('loader = torch.utils.data.DataLoader(ds, num_workers=2)');
+    // A script inside the command's directory: its directory, as before.
+    const inside = script('train.py', 'loader = DataLoader(ds)\n');
+    expect(suggestChanges([{ name: 'workers', value: '2', outcomes: [applied(inside.file, 1)] }], inside.cwd, inside.read).patchDir).toBe(inside.cwd);
+  });
+
   it('says so, with no diff, where the file cannot be read or the line holds no DataLoader call, and for compile', () => {
     const { file, cwd, read } = script('moved.py', 'x = 1\n');
     const { suggestions, patch } = suggestChanges(

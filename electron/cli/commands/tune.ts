@@ -123,7 +123,7 @@ export function formatTuneResult(result: TuneResult): string {
   if (result.suggestions.length > 0) {
     lines.push('', 'To make it permanent:');
     for (const s of result.suggestions) lines.push(`  ${s.text}`);
-    if (result.patch) lines.push('', `As a patch (in ${result.cwd}: git apply, or patch -p1 <):`, '', result.patch.trimEnd());
+    if (result.patch) lines.push('', `As a patch (in ${result.patchDir ?? result.cwd}: git apply, or patch -p1 <):`, '', result.patch.trimEnd());
   }
   if (result.error) lines.push(`error: ${result.error}`);
   return lines.join('\n');

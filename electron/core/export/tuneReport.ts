@@ -159,7 +159,7 @@ function permanent(result: TuneResult): Report['permanent'] {
           'Save the patch as ',
           { code: 'tune.patch' },
           ' and apply it in ',
-          { code: result.cwd },
+          { code: result.patchDir ?? result.cwd },
           ' with ',
           { code: 'git apply tune.patch' },
           ' (or ',

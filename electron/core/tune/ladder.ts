@@ -235,6 +235,7 @@ export function emptyResult(request: TuneRequest): TuneResult {
     total: null,
     suggestions: [],
     patch: null,
+    patchDir: null,
     confidence: tuneConfidence(request),
     machine: { torch: null, cuda: null },
     notes: [],
@@ -609,6 +610,7 @@ export class TuneLadder {
       ? [...suggested.suggestions, batchSuggestion(request.command, result.batch.variable, result.batch.from, result.batch.to)]
       : suggested.suggestions;
     result.patch = suggested.patch;
+    result.patchDir = suggested.patchDir;
     const skipped = result.steps.filter((s) => s.status === 'skipped');
     if (skipped.length > 0) result.notes.push(`skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}`);
     return result;

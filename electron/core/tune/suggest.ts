@@ -309,13 +309,13 @@ function appliedSites(knob: KeptKnob): Array<{ file: string | null; line: number
 
 /**
  * The changes that make the kept knobs permanent, each with its unified diff against the file as it is now, and all
- * of them as one patch. `readFile` returns a file's text or null (not readable).
+ * of them as one patch with the directory it applies in. `readFile` returns a file's text or null (not readable).
  */
 export function suggestChanges(
   kept: readonly KeptKnob[],
   cwd: string,
   readFile: (file: string) => string | null,
-): { suggestions: TuneSuggestion[]; patch: string | null } {
+): { suggestions: TuneSuggestion[]; patch: string | null; patchDir: string | null } {
   const files = new Map<string, { lines: string[]; noNewlineAtEnd: boolean } | null>();
   const fileLines = (file: string) => {
     if (!files.has(file)) {
@@ -418,10 +418,11 @@ export function suggestChanges(
     });
   }
 
-  const relative = (file: string) => {
-    const rel = path.relative(cwd, file);
-    return rel.startsWith('..') || path.isAbsolute(rel) ? file.replace(/^\/+/u, '') : rel;
-  };
+  const patchDir = patchDirectory(
+    cwd,
+    changes.flatMap((change) => (change.edit && change.file !== null ? [change.file] : [])),
+  );
+  const relative = (file: string) => path.relative(patchDir, file);
   const suggestions: TuneSuggestion[] = changes.map((change) => {
     const lines = change.file === null ? null : fileLines(change.file);
     const site = change.file === null ? '' : `${path.basename(change.file)}${change.line === null ? '' : `:${change.line}`}: `;
@@ -449,5 +450,20 @@ export function suggestChanges(
     const lines = fileLines(file)!;
     patches.push(unifiedDiff(relative(file), lines.lines, edits, lines.noNewlineAtEnd));
   }
-  return { suggestions, patch: patches.length === 0 ? null : patches.join('') };
+  return { suggestions, patch: patches.length === 0 ? null : patches.join(''), patchDir: patches.length === 0 ? null : patchDir };
+}
+
+/**
+ * Where the patch applies (`patch -p1` or `git apply` there): the command's directory when every file it changes is
+ * in it; otherwise (a script typed as `python /elsewhere/train.py`) the deepest directory that holds them all.
+ */
+function patchDirectory(cwd: string, files: readonly string[]): string {
+  const inside = (dir: string, file: string) => {
+    const rel = path.relative(dir, file);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  if (files.every((file) => inside(cwd, file))) return cwd;
+  let dir = path.dirname(files[0]!);
+  while (!files.every((file) => inside(dir, file)) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
 }

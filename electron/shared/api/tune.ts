@@ -111,8 +111,14 @@ export const tuneResult = z.object({
     })
     .nullable(),
   suggestions: z.array(tuneSuggestion),
-  /** Every suggestion's edit as one patch (`git apply` or `patch -p1` in the command's directory); null when none could be made. */
+  /** Every suggestion's edit as one patch (`git apply` or `patch -p1` in `patchDir`); null when none could be made. */
   patch: z.string().nullable(),
+  /**
+   * Where the patch applies: the command's directory, or, when a file it changes lies outside it (`python
+   * /elsewhere/train.py`), the deepest directory holding them all. Null without a patch (and in tunes kept before it
+   * was said: theirs applies in the command's directory).
+   */
+  patchDir: z.string().nullable().default(null),
   /**
    * The confidence of every interval in it: 95 % shared between the looks a step may take at its runs (one per round
    * while undecided), so a knob is called faster when it is not at most 5 % of the time.

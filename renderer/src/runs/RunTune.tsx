@@ -244,7 +244,7 @@ function TuneAnswer({ tune }: { tune: TuneRecord }) {
           </ul>
           {result.patch && (
             <>
-              <p className="hint">As a patch: in {result.cwd}, `git apply` or `patch -p1` it.</p>
+              <p className="hint">As a patch: in {result.patchDir ?? result.cwd}, `git apply` or `patch -p1` it.</p>
               <pre className="run-tune-patch" data-testid="tune-patch">
                 {result.patch}
               </pre>

@@ -143,6 +143,7 @@ function realistic(): TuneResult {
       },
     ],
     patch: PATCH,
+    patchDir: '/home/ana/mlp',
     confidence: 1 - 0.05 / 3,
     machine: { torch: '1.13.1+cpu', cuda: false },
     notes: [
@@ -170,6 +171,7 @@ function nothingKept(): TuneResult {
     total: null,
     suggestions: [],
     patch: null,
+    patchDir: null,
     notes: [...result.notes, 'nothing kept: none of the knobs tried made this script faster here'],
   };
 }
@@ -225,6 +227,14 @@ describe('the answer comes first', () => {
     }
   });
 
+  it("says where the patch applies: the command's directory, or the one holding a script typed from elsewhere", () => {
+    expect(renderTuneReport(realistic(), 'md', { generatedAt: GENERATED_AT })).toContain('apply it in `/home/ana/mlp` with `git apply tune.patch`');
+    const elsewhere = { ...realistic(), cwd: '/tmp/scratch', patchDir: '/home/ana/mlp' };
+    const md = renderTuneReport(elsewhere, 'md', { generatedAt: GENERATED_AT });
+    expect(md).toContain('apply it in `/home/ana/mlp` with');
+    expect(md).not.toContain('apply it in `/tmp/scratch`');
+  });
+
   it('says a failed tune failed, with its error, at the top and again at the end', () => {
     const result = { ...nothingKept(), status: 'failed' as const, steps: nothingKept().steps.slice(0, 1), error: "the baseline's runs failed: exit 1" };
     const md = renderTuneReport(result, 'md', { generatedAt: GENERATED_AT });
@@ -239,6 +249,7 @@ describe('every text from the result is escaped', () => {
     const result = realistic();
     result.command = "python train.py --tag '<script>alert(1)</script>' | tee log";
     result.cwd = '/home/ana/a&b <dir>';
+    result.patchDir = result.cwd;
     result.steps[1] = { ...result.steps[1]!, name: '+workers=4|<b>x</b>' };
     result.steps[2] = { ...result.steps[2]!, reason: 'rejected <img src=x onerror=alert(2)> `code` | pipe' };
     result.suggestions[0] = { ...result.suggestions[0]!, text: 'train.py:52: DataLoader(..., collate_fn=lambda b: b if len(b) < 2 else b)' };
