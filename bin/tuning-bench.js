@@ -7,6 +7,16 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import module from 'node:module';
 
+// The build targets the Node of package.json's `engines`; an older one fails deep inside with a missing export.
+const NEEDED_NODE_MAJOR = 24;
+if (Number(process.versions.node.split('.')[0]) < NEEDED_NODE_MAJOR) {
+  process.stderr.write(
+    `tuning-bench: needs Node.js ${NEEDED_NODE_MAJOR} or newer; this is Node ${process.versions.node} (${process.execPath}). ` +
+      `Install Node ${NEEDED_NODE_MAJOR} (nodejs.org, or \`nvm install ${NEEDED_NODE_MAJOR}\`) and run tuning-bench with it.\n`,
+  );
+  process.exit(1);
+}
+
 const bundled = fileURLToPath(new URL('../dist/cli/tuning-bench.js', import.meta.url));
 const compiled = fileURLToPath(new URL('../dist/node/electron/cli/entry.js', import.meta.url));
 const builder = fileURLToPath(new URL('../scripts/buildIfChanged.mjs', import.meta.url));

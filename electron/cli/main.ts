@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createCore, type Core } from '../core/createCore.js';
 import type { ReadOnlyState } from '../core/store/store.js';
-import { defaultDatabasePath, defaultRendererDir } from '../core/paths.js';
+import { defaultDatabasePath, defaultRendererDir, whereThePersonStands } from '../core/paths.js';
 import { checkDatabaseFile, setAsideDatabase, unwritableReason } from '../core/store/open.js';
 import { ApiFailure, DEFAULT_GATE_ABSOLUTE, type Run } from '../shared/api.js';
 import { knobList } from '../shared/knobs.js';
@@ -226,8 +226,7 @@ export function buildProgram(): Command {
     .command('run')
     .description('run a command (or a workload) in a pseudo-terminal and record it')
     .option('--workload <name>', 'a registered workload (see `tuning-bench workloads`)')
-    // npm runs scripts in the package's folder; INIT_CWD is where the user stood when they typed the command.
-    .option('--cwd <dir>', 'working directory of an ad-hoc COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
+    .option('--cwd <dir>', 'working directory of an ad-hoc COMMAND (default: where you stand)', whereThePersonStands())
     .option('--set <var=value>', 'a workload variable (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--timeout <seconds>', 'stop the run after this many seconds', (value: string) => {
       const seconds = Number(value);
@@ -337,7 +336,7 @@ export function buildProgram(): Command {
       positiveInt('--resume', 'sweeps', '4', 'the id of the interrupted sweep, as `tuning-bench sweep` printed it'),
     )
     .option('--json', 'print the finished sweep as JSON')
-    .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
+    .option('--cwd <dir>', 'working directory of a typed COMMAND (default: where you stand)', whereThePersonStands())
     .option('--shell', 'the typed COMMAND is one shell script (values are shell-quoted into it)')
     .option('--link <path>', 'with --vary git=...: a path (relative to the repository) linked into each worktree, e.g. data/ (repeatable)', collect, [])
     .option('--keep-worktrees', 'with --vary git=...: keep the temporary worktrees after the sweep')
@@ -376,7 +375,7 @@ export function buildProgram(): Command {
     .option('--min-effect <fraction>', 'a speedup whose 95 % interval lies inside 1 ± this is "same" (default 0.02)', fraction('--min-effect'))
     .option('--no-wait-idle', 'do not wait for a quiet host and an idle, cool GPU before each run')
     .option('--max-wait <seconds>', 'longest wait for a quiet host and an idle, cool GPU before a run', positiveInt('--max-wait', 'seconds', '120'))
-    .option('--cwd <dir>', 'working directory of the command (default: where you stand)', process.env.INIT_CWD ?? process.cwd())
+    .option('--cwd <dir>', 'working directory of the command (default: where you stand)', whereThePersonStands())
     .option('--shell', 'the command is one shell script')
     .option('--json', 'print the result as JSON')
     .option(

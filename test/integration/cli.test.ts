@@ -1,5 +1,6 @@
 // The CLI contract of DESIGN.md, driven as a script would drive it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +33,23 @@ describe('tuning-bench run / show / runs / log', () => {
     // The live output went to stderr, so stdout held only the JSON.
     expect(result.stderr).toContain('step 50: loss');
     runId = run.id;
+  });
+
+  it("runs a command where it was started; INIT_CWD only when npm runs this package's own script", () => {
+    const here = makeTempDir();
+    const ownPackage = { npm_package_name: 'tuning-bench', npm_package_json: path.join(REPO_ROOT, 'package.json') };
+    const cwdOf = (result: ReturnType<typeof runCli>) => {
+      expect(result.status, result.stderr).toBe(0);
+      return runSchema.parse(JSON.parse(result.stdout)).cwd;
+    };
+    // Started from `here` by a program that npm ran elsewhere (a test runner under npx): INIT_CWD is inherited, not where it stands.
+    expect(cwdOf(runCli(['--db', db, 'run', '--json', '--', 'pwd'], { cwd: here, env: { INIT_CWD: REPO_ROOT, ...ownPackage } }))).toBe(here);
+    // `npm run cli -- run ...` typed in `here`: npm runs it in the package's folder and says in INIT_CWD where the person stood.
+    expect(cwdOf(runCli(['--db', db, 'run', '--json', '--', 'pwd'], { cwd: REPO_ROOT, env: { INIT_CWD: here, ...ownPackage } }))).toBe(here);
+    // A project's own npm script that starts tuning-bench runs in that project's folder, as npm scripts do.
+    const project = { npm_package_name: 'their-project', npm_package_json: path.join(here, 'package.json') };
+    expect(cwdOf(runCli(['--db', db, 'run', '--json', '--', 'pwd'], { cwd: here, env: { INIT_CWD: os.tmpdir(), ...project } }))).toBe(here);
+    fs.rmSync(here, { recursive: true, force: true });
   });
 
   it('shows the stored run, the same object as run printed', () => {
@@ -137,6 +155,19 @@ describe('the installed command', () => {
     const result = spawnSync(process.execPath, [bin, '--db', db, 'runs', '--json'], { encoding: 'utf8' });
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+  });
+
+  it('on a Node older than package.json asks for, says which it needs, not a missing export deep inside', () => {
+    const needed = Number(
+      /^>=(\d+)$/u.exec((JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node)![1],
+    );
+    // This Node, told it is older (a Debian's Node 20 gave: "node:module does not provide an export named getCompileCacheDir").
+    const older = path.join(dir, 'older-node.mjs');
+    fs.writeFileSync(older, `Object.defineProperty(process.versions, 'node', { value: '${needed - 4}.20.2' });\n`);
+    const result = spawnSync(process.execPath, ['--import', older, bin, '--help'], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(new RegExp(`^tuning-bench: needs Node\\.js ${needed} or newer; this is Node ${needed - 4}\\.20\\.2 \\(`, 'u'));
   });
 
   const bundled = fs.existsSync(path.join(REPO_ROOT, 'dist/cli/tuning-bench.js'));

@@ -5,6 +5,7 @@ import { contractClient, workloadNamed } from '../contract.js';
 import { UsageError } from '../errors.js';
 import { parseAssignments } from './run.js';
 import { stepChoicesFrom } from './steps.js';
+import { whereThePersonStands } from '../../core/paths.js';
 
 export interface WorkloadOptions {
   cwd?: string;
@@ -57,7 +58,7 @@ export async function addWorkload(core: Core, name: string, command: string[], o
   const input: WorkloadInput = {
     name,
     description: options.description ?? '',
-    cwd: options.cwd ?? process.env.INIT_CWD ?? process.cwd(),
+    cwd: options.cwd ?? whereThePersonStands(),
     mode: options.shell ? 'shell' : 'argv',
     command: template,
     tokensPerStep: options.tokensPerStep ?? '',

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HELPER_PATH, type ElevationSetting } from '../gpu-control/elevation.js';
-import { defaultDatabasePath, defaultResourcesDir } from '../paths.js';
+import { defaultDatabasePath, defaultResourcesDir, whereThePersonStands } from '../paths.js';
 import { resolveCommand } from '../system/resolveCommand.js';
 import { DEFAULT_HOST_INTERVAL_MS } from '../telemetry/hostSampler.js';
 import { DEFAULT_GPU_INTERVAL_MS } from '../telemetry/nvidiaSmiSampler.js';
@@ -55,7 +55,7 @@ export function readEngineConfig(options: CoreOptions): EngineConfig {
     worktreeDir: path.join(path.dirname(dbPath), 'worktrees'),
     resourcesDir,
     version: options.version ?? readPackageVersion(resourcesDir),
-    startedIn: env.INIT_CWD || process.cwd(),
+    startedIn: whereThePersonStands(env),
     intervals: {
       gpuMs: intervalFromEnv(env.TUNING_BENCH_GPU_INTERVAL_MS, DEFAULT_GPU_INTERVAL_MS),
       hostMs: intervalFromEnv(env.TUNING_BENCH_HOST_INTERVAL_MS, DEFAULT_HOST_INTERVAL_MS),

@@ -1,6 +1,7 @@
 // Starts one of ingest's worker threads from its script beside this module: compiled (`.js`), bundled (`.cjs`), or the TypeScript source under tsx.
 import fs from 'node:fs';
-import { getCompileCacheDir } from 'node:module';
+// A namespace: a named import of what an older Node lacks would fail this module's loading, not the optional call.
+import * as nodeModule from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type TransferListItem } from 'node:worker_threads';
@@ -41,7 +42,7 @@ export function startIngestWorker(name: IngestWorkerName, workerData: unknown, t
   // run's summary waits for, then compiles its bundle once rather than at every command (about 35 ms a thread). Only
   // the thread's environment carries it, never the training command's.
   // (The directory Node reports holds its version's folder, which Node adds again below NODE_COMPILE_CACHE.)
-  const compileCache = getCompileCacheDir?.();
+  const compileCache = nodeModule.getCompileCacheDir?.();
   const options = {
     workerData,
     ...(compileCache ? { env: { ...process.env, NODE_COMPILE_CACHE: path.dirname(compileCache) } } : {}),
