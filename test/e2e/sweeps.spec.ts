@@ -2,7 +2,7 @@
 // speedups with links to every run; the batch finder against a simulated memory limit, its answer put into the form;
 // a sweep that holds GPU settings on the fake nvidia-smi and puts them back; a sweep whose engine died, resumed, its
 // interrupted run linked to the run that replaced it; and a typed command swept with no workload.
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -197,6 +197,35 @@ test.describe('a typed command, without a GPU', () => {
     await expect(rows.nth(1).getByTestId('row-verdict')).toHaveText('faster');
     await screenshot(page, 'sweep-typed-compare');
     expect(consoleErrors).toEqual([]);
+  });
+});
+
+test.describe('a sweep its tune ended, without a GPU', () => {
+  test.use({ serverEnv: NO_GPU });
+
+  test('a tune step whose knob did not act reads "ended early", with why, not "cancelled"', async ({ page, server }) => {
+    test.setTimeout(SWEEP_TIMEOUT_MS);
+    // No torch: the workers knob finds no DataLoader in the first run, and the tune ends its step there.
+    const script = ['import time', 'for step in range(1, 21):', '    time.sleep(0.01)', '    print(f"step {step} loss {3 - step / 20:.4f}", flush=True)'];
+    fs.writeFileSync(path.join(server.dataDir, 'train.py'), script.join('\n'));
+    const cli = [path.join(REPO_ROOT, 'bin/tuning-bench.js'), '--db', server.dbPath, 'tune', '--only', 'workers', '--repeats', '3', '--max-repeats', '3'];
+    execFileSync(process.execPath, [...cli, '--no-wait-idle', '--', '/usr/bin/python3', 'train.py'], {
+      cwd: server.dataDir,
+      env: { ...process.env, ...NO_GPU },
+      stdio: 'pipe',
+    });
+
+    await page.goto(`${server.url}#/sweeps`);
+    const status = page.getByTestId('sweeps-table-status').first();
+    await expect(status).toHaveText('ended early');
+    await expect(status).toHaveAttribute('title', /^Ended by its tune: the knob was unused in run \d+/u);
+    await page.goto(`${server.url}#/sweeps/1`);
+    await expect(page.getByTestId('sweep-status')).toHaveText('ended early');
+    await expect(page.getByTestId('sweep-ended-note')).toContainText('so its other runs would have measured the same command again');
+    await expect(page.getByTestId('sweep-error')).toHaveCount(0);
+    // Both runs ran the script, where the tune was typed (the CLI once took an inherited INIT_CWD for where it stood).
+    await expect(page.getByTestId('sweep-failures')).toHaveCount(0);
+    await screenshot(page, 'sweep-ended-by-tune');
   });
 });
 

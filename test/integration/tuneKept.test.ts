@@ -117,6 +117,9 @@ describe('a tune kept by the engine', () => {
     const [sweep] = await Promise.all(step.sweepIds.map((id) => api['sweeps.get']({ id })));
     // Three runs a side would be six: the step ends with the candidate's first (baseline, candidate), cutting no run.
     expect(sweep!.configs.map((config) => config.runIds.length)).toEqual([1, 1]);
+    // Its status says cancelled, as it is; the note says who ended it and why, where a person reads the sweep.
+    expect(sweep!.status).toBe('cancelled');
+    expect(sweep!.endedNote).toMatch(/^Ended by its tune: the knob was unused in run \d+, so its other runs would have measured the same command again/u);
     expect(step.runIds).toEqual(sweep!.configs[1]!.runIds);
     const baseline = ended.result.steps.find((s) => s.name === 'baseline')!;
     expect(baseline.runIds).toEqual(sweep!.configs[0]!.runIds);

@@ -156,6 +156,7 @@ export function formatSweepTable(sweep: Sweep, comparison: Comparison | null = n
       `Speedup: ratio of geometric means with a 95 % t-interval over runs; "same" inside ±${Number((comparison.minEffect * 100).toPrecision(3))} %. \`tuning-bench compare s${sweep.id}\` for the whole table.`,
     );
   if (sweep.result) lines.push(sweep.result.message);
+  if (sweep.endedNote) lines.push(sweep.endedNote);
   if (sweep.error) lines.push(`error: ${sweep.error}`);
   return lines.join('\n');
 }

@@ -22,9 +22,10 @@ export interface TunesOptions {
 
 export function createTunes({ store, sweeps, compare, events, clock, owner }: TunesOptions): TuneService {
   /** A tune's step ends with its sweep: one already ended (or removed) has nothing left to cancel. */
-  const cancelSweep = (id: number) => {
+  const cancelSweep = (id: number, note?: string) => {
     try {
-      sweeps.control(id, 'cancel');
+      if (note === undefined) sweeps.control(id, 'cancel');
+      else sweeps.endEarly(id, note);
     } catch {
       // Ended meanwhile.
     }

@@ -265,6 +265,17 @@ export class SweepQueue {
     return this.get(record.id);
   }
 
+  /**
+   * Cancels a sweep that its owner (a tune's step) needs no more of, between runs as a cancel does, with the reason a
+   * person reads beside its status.
+   */
+  endEarly(id: number, note: string): Sweep {
+    const record = this.requireRecord(id);
+    if (!this.live.has(id)) throw new ApiFailure('conflict', `sweep ${id} is ${record.status}; only a queued, running or paused sweep can be ended`);
+    this.deps.store.sweeps.setEndedNote(id, note);
+    return this.control(id, 'cancel');
+  }
+
   control(id: number, action: 'pause' | 'resume' | 'skip' | 'cancel'): Sweep {
     const record = this.requireRecord(id);
     const live = this.live.get(id);
@@ -845,6 +856,7 @@ export class SweepQueue {
       request: record.request,
       git: this.revisionsOf(record),
       error: record.error,
+      endedNote: record.endedNote,
       result: record.result,
     };
   }

@@ -29,6 +29,8 @@ export interface SweepRecord {
   endedAt: string | null;
   result: Sweep['result'];
   error: string | null;
+  /** Why it ended before its plan when no person cancelled it (see Sweep.endedNote). */
+  endedNote: string | null;
 }
 
 interface SweepRow {
@@ -48,6 +50,7 @@ interface SweepRow {
   ended_at: string | null;
   result_json: string | null;
   error: string | null;
+  ended_note: string | null;
 }
 
 function toRecord(row: SweepRow): SweepRecord {
@@ -68,6 +71,7 @@ function toRecord(row: SweepRow): SweepRecord {
     endedAt: row.ended_at,
     result: row.result_json ? (JSON.parse(row.result_json) as Sweep['result']) : null,
     error: row.error,
+    endedNote: row.ended_note,
   };
 }
 
@@ -102,6 +106,7 @@ export class SweepStore {
       setConfigs: db.prepare<[string, number]>('UPDATE sweeps SET configs_json = ? WHERE id = ?'),
       setResult: db.prepare<[string, number]>('UPDATE sweeps SET result_json = ? WHERE id = ?'),
       setError: db.prepare<[string | null, number]>('UPDATE sweeps SET error = ? WHERE id = ?'),
+      setEndedNote: db.prepare<[string, number]>('UPDATE sweeps SET ended_note = ? WHERE id = ?'),
       remove: db.prepare<[number]>('DELETE FROM sweeps WHERE id = ?'),
     };
   }
@@ -158,6 +163,10 @@ export class SweepStore {
 
   setError(id: number, error: string | null): void {
     this.statements.setError.run(error, id);
+  }
+
+  setEndedNote(id: number, note: string): void {
+    this.statements.setEndedNote.run(note, id);
   }
 
   remove(id: number): void {

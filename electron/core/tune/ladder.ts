@@ -16,8 +16,8 @@ export interface TuneDeps {
   findBatch(request: Record<string, unknown>): Sweep;
   /** Resolves at the sweep's end; `onChange` sees it at each change before (a run started or ended). */
   waitForSweepEnd(id: number, onChange?: (sweep: Sweep) => void): Promise<Sweep>;
-  /** Cancels a step's sweep (a tune cancelled while it was starting, or a knob that did not act). */
-  cancelSweep(id: number): void;
+  /** Cancels a step's sweep: a tune cancelled while it was starting, or, with the note a person reads on the sweep, a knob that did not act. */
+  cancelSweep(id: number, note?: string): void;
   compare(request: Record<string, unknown>): Comparison;
   getRun(id: number): Run;
   readFile(file: string): string | null;
@@ -367,8 +367,12 @@ export class TuneLadder {
             // A knob with nothing to act on (no DataLoader, a script that sets it itself) will not act in the next
             // run either: the step's other runs would measure the same command twice.
             if (notActing === null || notActing.state !== null || notActing.check(sweep) === null) return;
-            say(`tune: ${label}: the knob was ${notActing.state} in run ${notActing.runId}: the step ends without its other runs`);
-            this.deps.cancelSweep(started.id);
+            const why = `the knob was ${notActing.state} in run ${notActing.runId}`;
+            say(`tune: ${label}: ${why}: the step ends without its other runs`);
+            this.deps.cancelSweep(
+              started.id,
+              `Ended by its tune: ${why}, so its other runs would have measured the same command again. The tune's table says what that run's record found.`,
+            );
           })
           .finally(() => options.onSweep?.(null));
         const candidateConfig = ended.configs[candidateIndex];

@@ -181,6 +181,11 @@ export const sweep = z.object({
     .default(null),
   /** Why it stopped early, for a person to read. */
   error: z.string().nullable(),
+  /**
+   * Why it ended before its plan when no person cancelled it, though its status says cancelled: a tune's step whose
+   * knob did not act in its first run (its other runs would measure the same command again).
+   */
+  endedNote: z.string().nullable().default(null),
   /** The batch-size finder's answer: the largest batch that fit, the first that did not. */
   result: z.object({ variable: z.string(), largestFit: z.number().nullable(), firstFailure: z.number().nullable(), message: z.string() }).nullable(),
 });

@@ -4,11 +4,21 @@ import type { SweepConfigState } from './sweepText.js';
 import './sweeps.css';
 
 /** The raw status as the text, as the CLI prints it; running pulses like a running run. */
-export function SweepStatusBadge({ status, testId = 'sweep-status' }: { status: Sweep['status']; testId?: string }) {
+/** A sweep's status; one its tune ended (`endedNote`) reads "ended early", the note on hover, not "cancelled" as by a person. */
+export function SweepStatusBadge({
+  status,
+  endedNote = null,
+  testId = 'sweep-status',
+}: {
+  status: Sweep['status'];
+  endedNote?: string | null;
+  testId?: string;
+}) {
+  const early = status === 'cancelled' && endedNote !== null;
   return (
-    <span className={`badge status status-${status}`} data-testid={testId}>
+    <span className={`badge status status-${status}`} data-testid={testId} title={early ? endedNote : undefined}>
       {status === 'running' && <span className="pulse" aria-hidden="true" />}
-      {status}
+      {early ? 'ended early' : status}
     </span>
   );
 }

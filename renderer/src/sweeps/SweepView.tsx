@@ -153,7 +153,7 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
           <h2>
             <span className="run-id">#{sweep.id}</span> {sweep.name}
           </h2>
-          <SweepStatusBadge status={sweep.status} />
+          <SweepStatusBadge status={sweep.status} endedNote={sweep.endedNote} />
           <span className="spacer" />
           <SweepControls sweep={sweep} />
           {!finder && <PublishToMlflow subject={{ sweepIds: [sweep.id] }} publications={{ sweepId: sweep.id }} what="this sweep" />}
@@ -193,6 +193,11 @@ function SweepDetails({ sweep, workloads }: { sweep: Sweep; workloads: readonly 
         {sweep.status === 'interrupted' && (
           <p className="sweep-interrupted" data-testid="sweep-interrupted">
             The engine stopped while this sweep ran (the app quit or crashed). Resume runs what is left; the runs that finished are kept.
+          </p>
+        )}
+        {sweep.endedNote && (
+          <p className="sweep-interrupted" data-testid="sweep-ended-note">
+            {sweep.endedNote}
           </p>
         )}
         {sweep.error && (

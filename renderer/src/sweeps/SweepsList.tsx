@@ -103,7 +103,7 @@ export function SweepsSidebar({ selectedId }: { selectedId: number | null }) {
                   <span className="run-name" title={sweep.name}>
                     {sweep.name}
                   </span>
-                  <SweepStatusBadge status={sweep.status} testId="sweep-row-status" />
+                  <SweepStatusBadge status={sweep.status} endedNote={sweep.endedNote} testId="sweep-row-status" />
                 </span>
                 <span className="run-row-line run-row-meta">
                   <SweepProgressBar sweep={sweep} compact />
@@ -167,7 +167,7 @@ export function SweepsList() {
                     </td>
                     <td>{planLabel(sweep)}</td>
                     <td>
-                      <SweepStatusBadge status={sweep.status} testId="sweeps-table-status" />
+                      <SweepStatusBadge status={sweep.status} endedNote={sweep.endedNote} testId="sweeps-table-status" />
                     </td>
                     <td>
                       <SweepProgressBar sweep={sweep} />

@@ -20,6 +20,7 @@ import { sampleBlocks } from './0018-sample-blocks.js';
 import { blockDataApart } from './0019-block-data-apart.js';
 import { recordingState } from './0020-recording-state.js';
 import { blockProgressions } from './0021-block-progressions.js';
+import { sweepEndedNote } from './0022-sweep-ended-note.js';
 import type { Db } from '../open.js';
 
 export interface Migration {
@@ -54,5 +55,6 @@ export const migrations: readonly Migration[] = [
   blockDataApart,
   recordingState,
   blockProgressions,
+  sweepEndedNote,
 ];
 export const SCHEMA_VERSION = migrations.length;
