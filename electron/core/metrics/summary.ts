@@ -279,7 +279,10 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
         overallResolution: pace?.resolution ?? null,
         uneven: false,
       };
-      const uneven = pace !== null && stepTime !== null && pace.meanMs > UNEVEN_PACE_RATIO * stepTime ? pace : null;
+      // Bursts recur through the run (a loader's workers hand over their batches every few steps); a stall (load on the
+      // machine, an event near the end) is in one place. Judged quarter by quarter, so a stall does not measure the whole
+      // run, and every run compared with it, by its time.
+      const uneven = pace !== null && stepTime !== null && burstsThroughout(steadyIndexes, view.points, stepTime) ? pace : null;
       if (uneven !== null) {
         throughput = { ...throughput, median: uneven.throughput, resolution: uneven.resolution, uneven: true };
         unevenNote = `steps come unevenly (mean step ${figure(uneven.meanMs)} ms against a median of ${figure(stepTime!)} ms: bursts, as a loader with workers hands over several batches at once): the throughput is the steady steps' work over their time, not the median step`;
@@ -718,6 +721,25 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
  * the median every 50th: 1.1).
  */
 const UNEVEN_PACE_RATIO = 1.5;
+/** Of the quarters of a run's steady steps, how many must each be uneven for the run's pace to be (see burstsThroughout). */
+const UNEVEN_QUARTERS_AT_LEAST = 3;
+/** Fewer steady steps than this are judged whole: a quarter of one or two steps says nothing. */
+const QUARTERED_FROM_STEPS = 8;
+
+/**
+ * Whether the steady steps' mean is UNEVEN_PACE_RATIO times their median step in at least UNEVEN_QUARTERS_AT_LEAST of
+ * their four quarters: a pace of bursts, not a stall. A stall of 2-5 steps at the end of a 20-step run (nanoGPT on a
+ * busy machine: 56 ms steps, then 1.2-4 s ones) is in one quarter and leaves the run to its median step; a slow step
+ * every 4th, or 4 slow in every 10, are in all four.
+ */
+function burstsThroughout(steady: readonly number[], points: readonly TimedPoint[], medianStepMs: number): boolean {
+  const unevenIn = (part: readonly number[]) =>
+    part.length > 0 && part.reduce((sum, i) => sum + points[i]!.stepTimeMs, 0) / part.length > UNEVEN_PACE_RATIO * medianStepMs;
+  if (steady.length < QUARTERED_FROM_STEPS) return unevenIn(steady);
+  let quarters = 0;
+  for (let q = 0; q < 4; q++) if (unevenIn(steady.slice(Math.floor((q * steady.length) / 4), Math.floor(((q + 1) * steady.length) / 4)))) quarters++;
+  return quarters >= UNEVEN_QUARTERS_AT_LEAST;
+}
 
 /** The steady steps' work over their time, their mean step, and how finely the sum of their times is known; null without time. */
 function workOverTime(steady: readonly number[], points: readonly TimedPoint[], throughputs: readonly number[], grains: readonly number[], weight: number) {

@@ -66,6 +66,29 @@ describe('steps that come unevenly, each timed', () => {
     expect(summary.notes.join(' ')).toMatch(/steps come unevenly.*mean step 10 ms against a median of 1 ms/u);
   });
 
+  it('leave a run stalled for a stretch (load on the machine) to its median step: a stall is not bursts', () => {
+    // nanoGPT on a busy 2-core machine: 16 steps of about 56 ms, then 5 of 1.4-4 s while something else ran.
+    const stepsMs = [60, 63, 53, 56, 56, 56, 55, 55, 53, 56, 54, 55, 56, 56, 57, 55, 2130, 3305, 3333, 4049, 1364];
+    const list: MetricSample[] = [];
+    let t = 1_732_712_345_000;
+    stepsMs.forEach((ms, i) => {
+      t += ms;
+      list.push({ step: i, tMs: t, name: 'loss', value: 4 - i / 10, source: 'text', kind: 'train' });
+    });
+    const summary = summarizeMetrics(list, { warmup: { kind: 'steps', steps: 2 } });
+    expect(summary.throughput.uneven).toBe(false);
+    expect(summary.stepTimeMs.median).toBeCloseTo(56, 0);
+    expect(summary.slowStretches).toHaveLength(1);
+    expect(summary.notes.join(' ')).not.toMatch(/unevenly/u);
+    // Two slow steps at the very end (too few for a slow stretch): the same.
+    const shortStall = [104, 52, 44, 47, 44, 47, 50, 46, 44, 47, 46, 45, 47, 44, 51, 47, 44, 45, 49, 1205, 2030];
+    t = 1_732_712_345_000;
+    const stalled = shortStall.map((ms, i) => ({ step: i, tMs: (t += ms), name: 'loss', value: 4 - i / 10, source: 'text' as const, kind: 'train' as const }));
+    const short = summarizeMetrics(stalled, { warmup: { kind: 'steps', steps: 2 } });
+    expect(short.throughput.uneven).toBe(false);
+    expect(short.stepTimeMs.median).toBe(47);
+  });
+
   it('leave an even run to its median step', () => {
     const list: MetricSample[] = [];
     let t = 1_732_712_345_000;
