@@ -46,18 +46,22 @@ function mtimeMs(file: string | null): number | null {
   }
 }
 
-/** Where `program` runs from: a path as given, else the first match on PATH. */
+/**
+ * Where `program` runs from: a path as given, else the first match on PATH; absolute, and never through its links: a
+ * virtual environment's bin/python is a link to the system's Python, which run by its own path finds no venv (the
+ * venv's pyvenv.cfg lies beside the link), so it would answer with the system's torch.
+ */
 function resolveInterpreter(program: string, cwd: string, pathVariable: string | undefined): string | null {
   const candidates = program.includes('/')
     ? [path.resolve(cwd, program)]
     : (pathVariable ?? '')
         .split(path.delimiter)
         .filter(Boolean)
-        .map((dir) => path.join(dir, program));
+        .map((dir) => path.resolve(cwd, dir, program));
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
-      return fs.realpathSync(candidate);
+      return candidate;
     } catch {
       // Not this one.
     }

@@ -1,4 +1,5 @@
 // Python's versions are asked once per interpreter and kept on disk, until the interpreter or torch changes.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,5 +72,38 @@ describe('PythonFingerprints', () => {
     dirs.push(dir);
     const facts = await new PythonFingerprints(path.join(dir, 'cache.json')).ask(['/usr/bin/python3', '-c', 'pass'], dir, { PATH: process.env.PATH ?? '' });
     expect(facts).toMatchObject({ pythonVersion: expect.stringMatching(/^3\./u) });
+  }, 60_000);
+
+  it("asks a virtual environment's python as the command runs it, not the system Python its link points to", async () => {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    // A venv's bin/python is a symbolic link to the system's; run through the link it finds the venv (pyvenv.cfg beside it).
+    const venv = path.join(dir, 'venv');
+    execFileSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]);
+    const python = path.join(venv, 'bin', 'python');
+    expect(fs.lstatSync(python).isSymbolicLink()).toBe(true);
+    // Its own torch, unlike any the system has.
+    const sitePackages = execFileSync(python, ['-c', "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { encoding: 'utf8' }).trim();
+    fs.mkdirSync(path.join(sitePackages, 'torch'), { recursive: true });
+    fs.writeFileSync(
+      path.join(sitePackages, 'torch', '__init__.py'),
+      [
+        '__version__ = "9.9.9"',
+        'class version:',
+        '    cuda = None',
+        'class backends:',
+        '    class cudnn:',
+        '        is_available = staticmethod(lambda: False)',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(path.join(sitePackages, 'torch', 'version.py'), '__version__ = "9.9.9"\n');
+    const facts = await new PythonFingerprints(path.join(dir, 'cache.json')).ask([python, 'train.py'], dir, { PATH: process.env.PATH ?? '' });
+    expect(facts).toMatchObject({ torchVersion: '9.9.9', pythonExecutable: python });
+    // Typed by name with the venv's bin first on PATH (an activated venv): the same.
+    const activated = await new PythonFingerprints(path.join(dir, 'cache2.json')).ask(['python', 'train.py'], dir, {
+      PATH: `${path.join(venv, 'bin')}:/usr/bin:/bin`,
+    });
+    expect(activated).toMatchObject({ torchVersion: '9.9.9' });
   }, 60_000);
 });
