@@ -1,7 +1,8 @@
 // Host telemetry beside a run: samples while it runs, the run's processes measured, a summary at the end.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cpuPercent, readCpuTimes, readMemory } from '../../electron/core/system/procfs.js';
+import { cpuPercent, processTree, readCpuTimes, readGroupCounters, readMemory } from '../../electron/core/system/procfs.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -17,6 +18,29 @@ describe('/proc readings', () => {
     const memory = readMemory('MemTotal: 2048000 kB\nMemAvailable: 1024000 kB\nSwapTotal: 1024 kB\nSwapFree: 0 kB\n');
     expect(memory).toEqual({ usedMiB: 1000, totalMiB: 2000, swapUsedMiB: 1 });
   });
+});
+
+describe("the run's processes", () => {
+  it("count the CPU of children that ended between two readings (a compiler run per kernel), not as other processes' work", async () => {
+    // torch.compile runs a compiler per kernel from its workers: each lives less than a sampling interval. Here eight
+    // children of about 0.15 s of CPU each, one after another, then the shell that ran them waits.
+    const busyChild = "sh -c 'i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done'";
+    const shell = spawn('/bin/sh', ['-c', `for n in 1 2 3 4 5 6 7 8; do ${busyChild}; done; sleep 5`], { stdio: 'ignore' });
+    const before = readGroupCounters(shell.pid!);
+    const cpuBefore = readCpuTimes();
+    // Until the shell is in its sleep: its one child is then `sleep`, which uses no CPU.
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      if (fs.existsSync(`/proc/${shell.pid}`) && processTree(shell.pid!).some((pid) => fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sleep')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const after = readGroupCounters(shell.pid!);
+    const cpuAfter = readCpuTimes();
+    shell.kill('SIGKILL');
+    const machineTicks = (cpuAfter.busy[0] ?? 0) - (cpuBefore.busy[0] ?? 0);
+    // The children used most of the machine's busy time meanwhile (this test's own process a little).
+    expect(machineTicks).toBeGreaterThan(50);
+    expect(after.cpuTicks - before.cpuTicks).toBeGreaterThan(0.6 * machineTicks);
+  }, 30_000);
 });
 
 describe('sampling intervals', () => {

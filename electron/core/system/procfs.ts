@@ -80,7 +80,7 @@ export function readMemory(meminfo = fs.readFileSync('/proc/meminfo', 'utf8')): 
 }
 
 export interface GroupCounters {
-  /** CPU time of all members, in clock ticks (utime + stime). */
+  /** CPU time of all members and of the children they waited for, in clock ticks (utime + stime + cutime + cstime). */
   cpuTicks: number;
   rssMiB: number;
   threads: number;
@@ -99,9 +99,13 @@ export function readGroupCounters(root: number): GroupCounters {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields after the name: utime is 14th overall (index 11 here), stime 15th, num_threads 20th, rss 24th.
+      // Fields after the name: utime is 14th overall (index 11 here), stime 15th, cutime 16th, cstime 17th,
+      // num_threads 20th, rss 24th.
       const ticks = Number(fields[11]) + Number(fields[12]);
-      counters.cpuTicks += ticks;
+      // Children that ended and were waited for (a compiler run per kernel by torch.compile's workers, each gone
+      // before the next reading) are in their parent's cutime and cstime: counted, or their CPU would read as other
+      // processes' work and flag the run host-busy. A child still running counts in its own fields, never in both.
+      counters.cpuTicks += ticks + Number(fields[13]) + Number(fields[14]);
       counters.threads += Number(fields[17]);
       counters.rssMiB += (Number(fields[21]) * PAGE_SIZE_BYTES) / 2 ** 20;
       counters.members.push({ pid, cpuTicks: ticks });
