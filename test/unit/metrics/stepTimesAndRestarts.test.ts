@@ -112,6 +112,29 @@ describe('a step counter that restarts each epoch is counted on (issue 28, item 
     expect(summarizeMetrics(samples).steps).toBe(300);
   });
 
+  it("a bare position in brackets: PyTorch's classifier tutorial `[2,    10] loss: 2.303`, and `[1/5][20/100]`", () => {
+    // The tutorial prints the mean loss of every 10 mini-batches, 250 a epoch here, each line 10 batches of 4 ms apart.
+    const tutorial = [1, 2].flatMap((epoch) =>
+      Array.from({ length: 25 }, (_, i) => `[${epoch}, ${String((i + 1) * 10).padStart(5)}] loss: ${(2.3 - i * 0.01).toFixed(3)}`),
+    );
+    const samples = collectLive(tutorial.map((line, i) => [line, 500 + i * 40] as const));
+    expect(distinctSteps(samples, 'loss')).toBe(50);
+    expect(samples.filter((s) => s.name === 'loss').at(-1)).toMatchObject({ step: 500, value: 2.06 });
+    const summary = summarizeMetrics(samples);
+    expect(summary.steps).toBe(500);
+    expect(summary.stepTimeMs.median).toBe(4);
+    expect(summary.finalLoss).toBe(2.06);
+    // Epoch and batch as fractions in two brackets (pytorch/examples' DCGAN shape), with a plain loss.
+    const fractions = [0, 1].flatMap((epoch) => Array.from({ length: 5 }, (_, i) => `[${epoch}/5][${i * 20}/100] loss: 1.5 acc: 0.5`));
+    expect(distinctSteps(collectImported(fractions.map((line) => `${line}\n`).join('')), 'loss')).toBe(10);
+    // Not a position: a timestamp, a list, a rank.
+    for (const line of ['[2026-11-29 17:00:01,123] loss: 3.1', '[0, 1, 2] loss: 3.1', '[rank0]: loss: 3.1'])
+      expect(
+        collectImported(`${line}\n`).every((s) => s.step === null),
+        line,
+      ).toBe(true);
+  });
+
   it("the workload's own regex, with an epoch group, is counted on the same way", () => {
     const lines = [1, 2].flatMap((epoch) => Array.from({ length: 10 }, (_, i) => `ep=${epoch} it=${i + 1} L=${(2 - i * 0.01).toFixed(2)}`));
     const samples = collectImported(lines.map((line) => `${line}\n`).join(''), IMPORTED_LOG_READING, 'ep=(?<epoch>\\d+) it=(?<step>\\d+) L=(?<loss>[\\d.]+)');

@@ -190,6 +190,20 @@ function hasTwoPipes(line: string): boolean {
   return first !== -1 && line.indexOf('|', first + 1) !== -1;
 }
 
+/**
+ * A position in brackets with no words, epoch then batch within it: PyTorch's classifier tutorial `[2,  2000] loss:
+ * 2.186`, pytorch/examples' `[0/25][20/782] ...`. Never a timestamp (`[2026-11-29 ...`), a list of three, or a rank.
+ */
+const NUMERIC_POSITION = /^\s*\[\s*(\d+)(?:\s*\/\s*(\d+))?\s*(?:,\s*|\]\s*\[\s*)(\d+)(?:\s*\/\s*(\d+))?\s*\]\s*/;
+
+/** The line with its bracketed position said in words (`epoch 2 batch 2000 loss: 2.186`), as a plain step line; null without one. */
+function positionInWords(line: string): string | null {
+  const position = NUMERIC_POSITION.exec(line);
+  if (position === null) return null;
+  const [whole, epoch, epochs, batch, batches] = position;
+  return `epoch ${epoch}${epochs === undefined ? '' : `/${epochs}`} batch ${batch}${batches === undefined ? '' : `/${batches}`} ${line.slice(whole.length)}`;
+}
+
 export function createGenericParser(): LineParser {
   let headerEpoch: number | null = null;
   return {
@@ -203,7 +217,8 @@ export function createGenericParser(): LineParser {
     matches: (line) =>
       line.length <= MAX_GENERIC_LINE_CHARS &&
       (line.includes(':') || line.includes('=') || line.includes('|') || line.includes('poch') || looksLikePlainStepLine(line)),
-    parse(line) {
+    parse(text) {
+      const line = positionInWords(text) ?? text;
       if (looksLikePlainStepLine(line)) {
         const plain = readPlainStepLine(line);
         if (plain !== null) {
