@@ -225,3 +225,73 @@ print("weight channels_last:", model[0].weight.is_contiguous(memory_format=torch
 function codeLine(code: string, text: string): number {
   return code.split('\n').findIndex((line) => line.includes(text)) + 1;
 }
+
+/**
+ * Loss scaling against a stand-in torch that has both scaler classes (torch 2.3 on: torch.cuda.amp.GradScaler derives
+ * from torch.amp.GradScaler): no CUDA here, and Debian's torch is older than both.
+ */
+const SCALERS_SCRIPT = `
+import types
+from tuning_bench_knobs.scaling import LossScaling
+
+class GradScaler(object):
+    def __init__(self, device="cuda", *args, **kwargs):
+        self.device = device
+
+class CudaGradScaler(GradScaler):
+    def __init__(self, *args, **kwargs):
+        super(CudaGradScaler, self).__init__("cuda", *args, **kwargs)
+
+class Optimizer(object):
+    def step(self, closure=None):
+        return None
+
+class Tensor(object):
+    def backward(self, *args, **kwargs):
+        return None
+
+def fake_torch():
+    return types.SimpleNamespace(
+        amp=types.SimpleNamespace(GradScaler=GradScaler),
+        cuda=types.SimpleNamespace(amp=types.SimpleNamespace(GradScaler=CudaGradScaler)),
+        optim=types.SimpleNamespace(Optimizer=Optimizer),
+        Tensor=Tensor,
+        nn=types.SimpleNamespace(utils=types.SimpleNamespace()),
+    )
+
+class Recorder(object):
+    def __init__(self):
+        self.records = []
+    def record(self, knob, status, **fields):
+        self.records.append((status, fields.get("reason") or fields.get("what")))
+
+for make in ('torch.amp.GradScaler("cuda")', "torch.cuda.amp.GradScaler()"):
+    torch, recorder = fake_torch(), Recorder()
+    scaling = LossScaling(torch, recorder)
+    scaling.install()
+    eval(make, {"torch": torch})
+    scaling.activate(None)
+    print("script's", make, "->", recorder.records)
+
+torch, recorder = fake_torch(), Recorder()
+scaling = LossScaling(torch, recorder)
+scaling.install()
+scaling.activate(None)
+print("own ->", type(scaling.scaler).__name__, recorder.records)
+`;
+
+describe('loss scaling for fp16 on a torch with torch.amp.GradScaler', () => {
+  it("leaves a script's own scaler alone, made either way, and makes its own with the class that takes the device", () => {
+    const result = spawnSync('/usr/bin/python3', ['-c', SCALERS_SCRIPT], {
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: HELPER_DIR },
+      encoding: 'utf8',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const left = "[('skipped', 'the script makes its own GradScaler: its loss scaling is left alone')]";
+    expect(result.stdout).toContain(`script's torch.amp.GradScaler("cuda") -> ${left}`);
+    expect(result.stdout).toContain(`script's torch.cuda.amp.GradScaler() -> ${left}`);
+    expect(result.stdout).toContain(
+      `own -> GradScaler [('applied', 'loss.backward() as scaler.scale(loss).backward(), optimizer.step() as scaler.step(optimizer) (scaler = torch.amp.GradScaler("cuda"))')]`,
+    );
+  });
+});

@@ -207,6 +207,26 @@ describe('suggestChanges', () => {
     );
   });
 
+  it('fp16 loss scaling is suggested with the scaler class the run made (torch.amp.GradScaler("cuda") on torch 2.3 on)', () => {
+    const { file, cwd, read } = script('train.py', ['import torch', 'out = model(x)', 'loss.backward()', ''].join('\n'));
+    const scaled = (made: string) =>
+      suggestChanges(
+        [
+          {
+            name: 'autocast',
+            value: 'fp16',
+            outcomes: [applied(file, 3, `loss.backward() as scaler.scale(loss).backward(), optimizer.step() as scaler.step(optimizer) (scaler = ${made})`)],
+          },
+        ],
+        cwd,
+        read,
+      ).suggestions[0]!.text;
+    expect(scaled('torch.amp.GradScaler("cuda")')).toBe(
+      'train.py:3: scale the loss: scaler = torch.amp.GradScaler("cuda"); scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()',
+    );
+    expect(scaled('torch.cuda.amp.GradScaler()')).toContain('scaler = torch.cuda.amp.GradScaler();');
+  });
+
   it("a script outside the command's directory: the patch names where it applies, and applies there", () => {
     const { file, cwd: scriptDir, read } = script('train.py', ['import torch', 'loader = torch.utils.data.DataLoader(ds)', ''].join('\n'));
     // Typed as `python /elsewhere/train.py` from another directory.

@@ -364,7 +364,8 @@ export function suggestChanges(
         knobs: ['autocast=fp16'],
         file: site.file,
         line: site.line,
-        text: 'scale the loss: scaler = torch.cuda.amp.GradScaler(); scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()',
+        // The scaler the run made: torch.amp.GradScaler("cuda") on torch 2.3 on, torch.cuda.amp.GradScaler() before.
+        text: `scale the loss: scaler = ${/\(scaler = (.+)\)$/u.exec(site.what)?.[1] ?? 'torch.cuda.amp.GradScaler()'}; scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()`,
         edit: null,
       });
       continue;

@@ -26,7 +26,9 @@ class LossScaling(object):
 
     def install(self):
         torch = self.torch
-        self._watch_script_scalers(torch.cuda.amp.GradScaler)
+        # torch.amp.GradScaler (torch 2.3 on) is what a modern script makes, and what torch.cuda.amp.GradScaler now
+        # derives from: watched there, a script's scaler of either kind is seen.
+        self._watch_script_scalers(_device_scaler_class(torch) or torch.cuda.amp.GradScaler)
         self._wrap_optimizers(torch.optim.Optimizer)
         self._wrap_backward(torch.Tensor)
         for owner in (torch.nn.utils, getattr(torch.nn.utils, "clip_grad", None)):
@@ -41,9 +43,12 @@ class LossScaling(object):
             self.scaler = False
             self.recorder.record("autocast", "skipped", reason="the script makes its own GradScaler: its loss scaling is left alone", frame=caller)
             return
+        device_scaler = _device_scaler_class(self.torch)
+        made = 'torch.amp.GradScaler("cuda")' if device_scaler else "torch.cuda.amp.GradScaler()"
         try:
             self.ours = True
-            self.scaler = self.torch.cuda.amp.GradScaler()
+            # The older class warns that it is deprecated on torch 2.4 on: the newer one where there is one.
+            self.scaler = device_scaler("cuda") if device_scaler else self.torch.cuda.amp.GradScaler()
         except Exception as error:
             self.scaler = False
             self.recorder.record("autocast", "failed", reason="no GradScaler for fp16 (%s: %s): float16 gradients may underflow" % (type(error).__name__, error), frame=caller)
@@ -51,7 +56,7 @@ class LossScaling(object):
         finally:
             self.ours = False
         self.active = True
-        self.recorder.record("autocast", "applied", what="loss.backward() as scaler.scale(loss).backward(), optimizer.step() as scaler.step(optimizer) (a torch.cuda.amp.GradScaler)", frame=caller)
+        self.recorder.record("autocast", "applied", what="loss.backward() as scaler.scale(loss).backward(), optimizer.step() as scaler.step(optimizer) (scaler = %s)" % made, frame=caller)
 
     def _give_up(self, why, frame):
         self.active = False
@@ -148,3 +153,10 @@ class LossScaling(object):
         clip_grad_norm_.__wrapped__ = original
         clip_grad_norm_.__doc__ = original.__doc__
         owner.clip_grad_norm_ = clip_grad_norm_
+
+
+def _device_scaler_class(torch):
+    """torch.amp.GradScaler, which takes the device (torch 2.3 on); None on an older torch."""
+    amp = getattr(torch, "amp", None)
+    scaler = getattr(amp, "GradScaler", None)
+    return scaler if isinstance(scaler, type) else None
