@@ -295,3 +295,26 @@ describe('loss scaling for fp16 on a torch with torch.amp.GradScaler', () => {
     );
   });
 });
+
+describe("autocast's look at the script's own autocast", () => {
+  it('asks torch 2.4 on per device, never by the functions it deprecates (an error under python -W error)', () => {
+    const code = [
+      'import types, warnings',
+      'from tuning_bench_knobs.forward import _script_autocast',
+      'def deprecated():',
+      '    warnings.warn("torch.is_autocast_cpu_enabled() is deprecated", DeprecationWarning)',
+      '    return False',
+      'def enabled(device_type="cuda"):',
+      '    return device_type == "cpu"',
+      'torch = types.SimpleNamespace(is_autocast_enabled=enabled, is_autocast_cpu_enabled=deprecated)',
+      'warnings.simplefilter("error")',
+      'print(_script_autocast(torch, "cpu"), _script_autocast(torch, "cuda"))',
+    ].join('\n');
+    const result = spawnSync('/usr/bin/python3', ['-c', code], {
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: HELPER_DIR },
+      encoding: 'utf8',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('True False');
+  });
+});

@@ -185,6 +185,11 @@ def _first_tensor(module):
 
 
 def _script_autocast(torch, device_type):
+    # torch 2.4 on asks per device; its older per-device functions warn that they are deprecated (an error under -W error).
+    try:
+        return bool(torch.is_autocast_enabled(device_type))
+    except TypeError:
+        pass
     if device_type == "cuda":
         return torch.is_autocast_enabled()
     if device_type == "cpu":
