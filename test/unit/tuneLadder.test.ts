@@ -4,6 +4,7 @@ import {
   batchFinderOutcome,
   batchPlaceholder,
   batchSuggestion,
+  countedSpeeds,
   decideStep,
   ladderRungs,
   moreRoundsFor,
@@ -27,6 +28,22 @@ const base = {
   failure: null,
 };
 const speeds = (values: number[]) => values.map((throughput) => ({ throughput, round: null }));
+
+describe("a step's runs on a machine that was not fair", () => {
+  const run = (throughput: number, unfair = false) => ({ throughput, round: null, unfair });
+
+  it('are left out of its verdict where two fair runs a side remain, and counted where they do not', () => {
+    // nanoGPT's tune beside a build: one baseline run 15 times slower, flagged host-busy.
+    const candidate = [run(16_200), run(16_400), run(16_100)];
+    const against = [run(13_400), run(13_600), run(830, true)];
+    expect(compareSpeeds(candidate, against, { minEffect: 0.02 }).verdict).toBe('inconclusive');
+    expect(countedSpeeds(against)).toEqual(against.slice(0, 2));
+    expect(compareSpeeds(countedSpeeds(candidate), countedSpeeds(against), { minEffect: 0.02 }).verdict).toBe('faster');
+    // One fair run left: every run counts, flagged as before (a verdict needs two a side).
+    const busy = [run(13_400), run(830, true), run(900, true)];
+    expect(countedSpeeds(busy)).toEqual(busy);
+  });
+});
 
 describe('decideStep', () => {
   it('keeps a knob that is faster and within the quality gate', () => {

@@ -193,18 +193,40 @@ export function moreRoundsFor(
   return Math.min(maxRepeats - runsPerSide, Math.max(1, verdict.moreRepeats ?? 1));
 }
 
+/** A run's speed in a step, and what the machine was like while it ran. */
+interface StepSpeed extends RunSpeed {
+  runId: number;
+  /** Others busy, throttling (the run's fairness flags): left out of the verdict where enough fair runs remain. */
+  unfair: boolean;
+}
+
+/**
+ * A step's runs on a machine that was not fair are left out of its verdict and throughput where each side keeps at
+ * least this many fair ones: a run slowed 15-fold by a build beside it only widens the interval (the step still pays
+ * its run from the repeat budget, and takes another round where that allows).
+ */
+const FAIR_RUNS_AT_LEAST = 2;
+
+/** The speeds a step's verdict counts: its fair runs' where there are enough, else every run's. */
+export function countedSpeeds<T extends { unfair: boolean }>(speeds: readonly T[]): T[] {
+  const fair = speeds.filter((s) => !s.unfair);
+  return fair.length >= FAIR_RUNS_AT_LEAST ? fair : [...speeds];
+}
+
 interface Measured {
   status: 'done' | 'cancelled' | 'failed';
   sweepIds: number[];
-  base: { row: ComparisonRow | null; runIds: number[]; speeds: RunSpeed[] };
-  candidate: { rows: ComparisonRow[]; runIds: number[]; speeds: RunSpeed[]; configStatus: string; failure: string | null };
+  base: { row: ComparisonRow | null; runIds: number[]; speeds: StepSpeed[] };
+  candidate: { rows: ComparisonRow[]; runIds: number[]; speeds: StepSpeed[]; configStatus: string; failure: string | null };
   verdict: { verdict: string; ratio: number | null; ci95: { low: number; high: number } | null; reason: string | null };
   unit: string | null;
   error: string | null;
 }
 
-function speedsOf(row: ComparisonRow | undefined): RunSpeed[] {
-  return (row?.runs ?? []).flatMap((r) => (r.throughput === null ? [] : [{ throughput: r.throughput, round: null, resolution: r.resolution }]));
+function speedsOf(row: ComparisonRow | undefined): StepSpeed[] {
+  return (row?.runs ?? []).flatMap((r) =>
+    r.throughput === null ? [] : [{ throughput: r.throughput, round: null, resolution: r.resolution, runId: r.id, unfair: r.unfair.length > 0 }],
+  );
 }
 
 /**
@@ -442,11 +464,19 @@ export class TuneLadder {
         }
         // One sweep: compare's own verdict (paired where its rounds pair up); several: the same verdict over all their runs.
         // Every round is a look at the runs: each look judges at the confidence that keeps all of them under 5 %.
-        const verdict = compareSpeeds(out.candidate.speeds, out.base.speeds, { minEffect: request.minEffect, confidence: result.confidence });
+        const counted = { candidate: countedSpeeds(out.candidate.speeds), base: countedSpeeds(out.base.speeds) };
+        const verdict = compareSpeeds(counted.candidate, counted.base, { minEffect: request.minEffect, confidence: result.confidence });
         const byWork = pooledRuns.some(measuredByWork)
           ? `; runs measured by their steady steps' work over their time (${pooledRuns.some((run) => run.summary.throughput.uneven) ? 'steps that come unevenly' : 'step timing too coarse to place a median step'})`
           : '';
-        out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: `${verdict.reason}${byWork}` };
+        const leftOut = [...out.base.speeds, ...out.candidate.speeds]
+          .filter((s) => !counted.base.includes(s) && !counted.candidate.includes(s))
+          .map((s) => s.runId);
+        const unfairText =
+          leftOut.length === 0
+            ? ''
+            : `; run${leftOut.length === 1 ? '' : 's'} ${leftOut.join(', ')} left out: the machine was not fair while ${leftOut.length === 1 ? 'it' : 'they'} ran (others busy, throttling)`;
+        out.verdict = { verdict: verdict.verdict, ratio: verdict.ratio, ci95: verdict.ci95, reason: `${verdict.reason}${byWork}${unfairText}` };
         if (out.candidate.speeds.length === 0 || out.candidate.configStatus !== 'done') return out;
         // A knob that did not apply (no CUDA, a loader the script sets itself) is not worth more runs.
         const state =
@@ -467,7 +497,11 @@ export class TuneLadder {
       const rows = m?.candidate.rows ?? [];
       const last = rows.at(-1);
       const gate = poolGate(rows);
-      const throughput = rowThroughput(m?.candidate.speeds.map((s) => s.throughput) ?? [], coarsestResolution(m?.candidate.speeds ?? []));
+      const candidateSpeeds = countedSpeeds(m?.candidate.speeds ?? []);
+      const throughput = rowThroughput(
+        candidateSpeeds.map((s) => s.throughput),
+        coarsestResolution(candidateSpeeds),
+      );
       return {
         name,
         knobs,
@@ -483,7 +517,7 @@ export class TuneLadder {
         runIds: m?.candidate.runIds ?? [],
         throughput: { median: throughput.median, ci95: throughput.ci95, unit: m?.unit ?? null },
         speedup: { ratio: m?.verdict.ratio ?? null, ci95: m?.verdict.ci95 ?? null, verdict: m?.verdict.verdict ?? '-', reason: m?.verdict.reason ?? null },
-        n: { candidate: m?.candidate.speeds.length ?? 0, against: m?.base.speeds.length ?? 0 },
+        n: { candidate: candidateSpeeds.length, against: countedSpeeds(m?.base.speeds ?? []).length },
         stepTimeMs: last?.stepTimeMs ?? null,
         finalLoss: last?.finalLoss ?? null,
         vramPeakMiB: last?.vramPeakMiB ?? null,
@@ -539,9 +573,10 @@ export class TuneLadder {
       if (!baselineDone && m.base.row) {
         baselineDone = true;
         const base = m.base.row;
+        const baseSpeeds = countedSpeeds(m.base.speeds);
         const throughput = rowThroughput(
-          m.base.speeds.map((s) => s.throughput),
-          coarsestResolution(m.base.speeds),
+          baseSpeeds.map((s) => s.throughput),
+          coarsestResolution(baseSpeeds),
         );
         result.steps.push({
           ...stepRow('baseline', {}, null, {}),
@@ -552,7 +587,7 @@ export class TuneLadder {
           runIds: m.base.runIds,
           throughput: { median: throughput.median, ci95: throughput.ci95, unit: m.unit },
           speedup: { ratio: 1, ci95: null, verdict: 'baseline', reason: null },
-          n: { candidate: m.base.speeds.length, against: 0 },
+          n: { candidate: baseSpeeds.length, against: 0 },
           stepTimeMs: base.stepTimeMs,
           finalLoss: base.finalLoss,
           vramPeakMiB: base.vramPeakMiB,
