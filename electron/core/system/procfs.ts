@@ -86,8 +86,11 @@ export interface GroupCounters {
   threads: number;
   readBytes: number;
   writeBytes: number;
-  /** Per member: pid and its CPU ticks, to find a saturated core (one busy data-loading thread). */
-  members: Array<{ pid: number; cpuTicks: number }>;
+  /**
+   * Per member: pid, its own CPU ticks (to find a saturated core: one busy data-loading thread) and with the children
+   * it waited for (`totalTicks`: a reading's change is the sum of its members' since the last, see HostSampler).
+   */
+  members: Array<{ pid: number; cpuTicks: number; totalTicks: number }>;
 }
 
 const PAGE_SIZE_BYTES = 4096;
@@ -105,10 +108,11 @@ export function readGroupCounters(root: number): GroupCounters {
       // Children that ended and were waited for (a compiler run per kernel by torch.compile's workers, each gone
       // before the next reading) are in their parent's cutime and cstime: counted, or their CPU would read as other
       // processes' work and flag the run host-busy. A child still running counts in its own fields, never in both.
-      counters.cpuTicks += ticks + Number(fields[13]) + Number(fields[14]);
+      const totalTicks = ticks + Number(fields[13]) + Number(fields[14]);
+      counters.cpuTicks += totalTicks;
       counters.threads += Number(fields[17]);
       counters.rssMiB += (Number(fields[21]) * PAGE_SIZE_BYTES) / 2 ** 20;
-      counters.members.push({ pid, cpuTicks: ticks });
+      counters.members.push({ pid, cpuTicks: ticks, totalTicks });
       const io = readIo(pid);
       counters.readBytes += io.readBytes;
       counters.writeBytes += io.writeBytes;

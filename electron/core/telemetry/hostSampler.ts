@@ -84,11 +84,14 @@ export class HostSampler {
       return; // no /proc (not Linux): host telemetry is simply absent
     }
     const group = this.counters.group(this.pgid);
+    // The run's processes are gone (it ended before the sampler was closed): nothing of the run to read.
+    if (group.members.length === 0) return;
     const threads = this.counters.threadTicks(group);
     const percent = cpuPercent(this.lastCpu, cpu);
     const memory = this.counters.memory();
     const self = this.counters.selfTicks();
     const tickPercent = (ticks: number) => (100 * ticks) / CLOCK_TICKS_PER_SECOND / seconds;
+    const runTicks = ticksSince(this.lastGroup, group);
     let busiest = 0;
     for (const [tid, ticks] of threads) busiest = Math.max(busiest, tickPercent(ticks - (this.lastThreads.get(tid) ?? ticks)));
     this.onSample({
@@ -98,13 +101,13 @@ export class HostSampler {
       iowait: percent.iowait,
       memUsedMiB: memory.usedMiB,
       swapUsedMiB: memory.swapUsedMiB,
-      procCpu: Math.max(0, tickPercent(group.cpuTicks - this.lastGroup.cpuTicks)),
+      procCpu: tickPercent(runTicks),
       procRssMiB: group.rssMiB,
       threads: group.threads,
       readBytesPerSec: Math.max(0, (group.readBytes - this.lastGroup.readBytes) / seconds),
       writeBytesPerSec: Math.max(0, (group.writeBytes - this.lastGroup.writeBytes) / seconds),
       busiestThreadCpu: Math.min(100, busiest),
-      otherCpuCores: otherCores(this.lastCpu, cpu, group.cpuTicks - this.lastGroup.cpuTicks + (self - this.lastSelf), seconds),
+      otherCpuCores: otherCores(this.lastCpu, cpu, runTicks + (self - this.lastSelf), seconds),
     });
     this.lastCpu = cpu;
     this.lastGroup = group;
@@ -112,6 +115,19 @@ export class HostSampler {
     this.lastSelf = self;
     this.lastAt = now;
   }
+}
+
+/**
+ * CPU ticks the run's processes used between two readings: each member's since the last (its whole count for one
+ * that started meanwhile). A member that ended and was waited for by another member moved its count into that one's
+ * (cutime); one that ended otherwise (the run's first process, reaped by the engine) takes its count with it, which
+ * is not the run giving CPU back: never below zero, and never read as other processes' work.
+ */
+export function ticksSince(before: GroupCounters, after: GroupCounters): number {
+  const last = new Map(before.members.map((m) => [m.pid, m.totalTicks]));
+  let ticks = 0;
+  for (const member of after.members) ticks += Math.max(0, member.totalTicks - (last.get(member.pid) ?? 0));
+  return ticks;
 }
 
 /**

@@ -18,6 +18,8 @@ function handCounters() {
       [101, 300],
       [102, 200],
     ]),
+    /** The run's processes with their counts (with waited-for children); by default one holding groupTicks. */
+    members: null as Array<{ pid: number; totalTicks: number }> | null,
   };
   const counters: HostCounters = {
     cpuTimes: () => structuredClone(state.cpu),
@@ -27,7 +29,7 @@ function handCounters() {
       threads: state.threads.size,
       readBytes: state.readBytes,
       writeBytes: state.writeBytes,
-      members: [{ pid: 100, cpuTicks: state.groupTicks }],
+      members: (state.members ?? [{ pid: 100, totalTicks: state.groupTicks }]).map((m) => ({ ...m, cpuTicks: m.totalTicks })),
     }),
     threadTicks: () => new Map(state.threads),
     memory: () => ({ usedMiB: 8000, totalMiB: 16000, swapUsedMiB: 12 }),
@@ -56,14 +58,23 @@ function handCounters() {
     state.groupTicks += 75;
     state.selfTicks += 5;
   };
-  return { counters, halfSecondOfWork, halfSecondBesideOthers };
+  /** Half a second of the machine 1.5 cores busy, the run's processes as `members` (all of that work theirs, or gone). */
+  const halfSecondWithMembers = (members: Array<{ pid: number; totalTicks: number }>) => {
+    state.cpu = {
+      busy: state.cpu.busy.map((v, i) => v + [75, 40, 35][i]!),
+      iowait: state.cpu.iowait,
+      total: state.cpu.total.map((v, i) => v + [100, 50, 50][i]!),
+    };
+    state.members = members;
+  };
+  return { counters, halfSecondOfWork, halfSecondBesideOthers, halfSecondWithMembers };
 }
 
 function sampler(clock: ManualClock, runStartedAtMs: number) {
-  const { counters, halfSecondOfWork, halfSecondBesideOthers } = handCounters();
+  const { counters, halfSecondOfWork, halfSecondBesideOthers, halfSecondWithMembers } = handCounters();
   const samples: HostSample[] = [];
   const host = new HostSampler(4242, runStartedAtMs, (sample) => samples.push(sample), 500, { clock, counters });
-  return { host, samples, halfSecondOfWork, halfSecondBesideOthers };
+  return { host, samples, halfSecondOfWork, halfSecondBesideOthers, halfSecondWithMembers };
 }
 
 describe('HostSampler', () => {
@@ -103,6 +114,26 @@ describe('HostSampler', () => {
     clock.advance(500);
     expect(samples[0]!.otherCpuCores).toBeCloseTo(1.4, 9);
     host.close();
+  });
+
+  it("never reads the run's own count as others' work when its processes end: one that leaves, or all of them", () => {
+    const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+    const { host, samples, halfSecondWithMembers } = sampler(clock, clock.wallMs());
+    // The shell that leads the run (500 ticks) and the trainer it started; then the shell ends, reaped by the engine.
+    halfSecondWithMembers([
+      { pid: 100, totalTicks: 500 },
+      { pid: 101, totalTicks: 75 },
+    ]);
+    clock.advance(500);
+    halfSecondWithMembers([{ pid: 101, totalTicks: 150 }]);
+    clock.advance(500);
+    // Then the trainer ends too, before the sampler is closed: a reading of no processes (it read 28.7 cores of others).
+    halfSecondWithMembers([]);
+    clock.advance(500);
+    host.close();
+    expect(samples).toHaveLength(2);
+    expect(samples.map((s) => s.procCpu)).toEqual([150, 150]);
+    expect(samples.map((s) => s.otherCpuCores)).toEqual([0, 0]);
   });
 
   it('keeps rates per second of elapsed time when the wall clock steps between readings', () => {
