@@ -80,39 +80,35 @@ export function readMemory(meminfo = fs.readFileSync('/proc/meminfo', 'utf8')): 
 }
 
 export interface GroupCounters {
-  /** CPU time of all members and of the children they waited for, in clock ticks (utime + stime + cutime + cstime). */
-  cpuTicks: number;
   rssMiB: number;
   threads: number;
   readBytes: number;
   writeBytes: number;
   /**
-   * Per member: pid, its own CPU ticks (to find a saturated core: one busy data-loading thread) and with the children
-   * it waited for (`totalTicks`: a reading's change is the sum of its members' since the last, see HostSampler).
+   * Per member: pid, and its CPU time with the children it waited for, in clock ticks (utime + stime + cutime +
+   * cstime): a reading's CPU is its members' change since the last (see HostSampler's ticksSince).
    */
-  members: Array<{ pid: number; cpuTicks: number; totalTicks: number }>;
+  members: Array<{ pid: number; cpuTicks: number }>;
 }
 
 const PAGE_SIZE_BYTES = 4096;
 
 /** Sums the counters of the run's processes: the pty's first process and all its descendants (trainer, workers). */
 export function readGroupCounters(root: number): GroupCounters {
-  const counters: GroupCounters = { cpuTicks: 0, rssMiB: 0, threads: 0, readBytes: 0, writeBytes: 0, members: [] };
+  const counters: GroupCounters = { rssMiB: 0, threads: 0, readBytes: 0, writeBytes: 0, members: [] };
   for (const pid of processTree(root)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // Fields after the name: utime is 14th overall (index 11 here), stime 15th, cutime 16th, cstime 17th,
       // num_threads 20th, rss 24th.
-      const ticks = Number(fields[11]) + Number(fields[12]);
       // Children that ended and were waited for (a compiler run per kernel by torch.compile's workers, each gone
       // before the next reading) are in their parent's cutime and cstime: counted, or their CPU would read as other
       // processes' work and flag the run host-busy. A child still running counts in its own fields, never in both.
-      const totalTicks = ticks + Number(fields[13]) + Number(fields[14]);
-      counters.cpuTicks += totalTicks;
+      const cpuTicks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
       counters.threads += Number(fields[17]);
       counters.rssMiB += (Number(fields[21]) * PAGE_SIZE_BYTES) / 2 ** 20;
-      counters.members.push({ pid, cpuTicks: ticks, totalTicks });
+      counters.members.push({ pid, cpuTicks });
       const io = readIo(pid);
       counters.readBytes += io.readBytes;
       counters.writeBytes += io.writeBytes;

@@ -124,9 +124,9 @@ export class HostSampler {
  * is not the run giving CPU back: never below zero, and never read as other processes' work.
  */
 export function ticksSince(before: GroupCounters, after: GroupCounters): number {
-  const last = new Map(before.members.map((m) => [m.pid, m.totalTicks]));
+  const last = new Map(before.members.map((m) => [m.pid, m.cpuTicks]));
   let ticks = 0;
-  for (const member of after.members) ticks += Math.max(0, member.totalTicks - (last.get(member.pid) ?? 0));
+  for (const member of after.members) ticks += Math.max(0, member.cpuTicks - (last.get(member.pid) ?? 0));
   return ticks;
 }
 

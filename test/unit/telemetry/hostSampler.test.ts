@@ -19,17 +19,16 @@ function handCounters() {
       [102, 200],
     ]),
     /** The run's processes with their counts (with waited-for children); by default one holding groupTicks. */
-    members: null as Array<{ pid: number; totalTicks: number }> | null,
+    members: null as Array<{ pid: number; cpuTicks: number }> | null,
   };
   const counters: HostCounters = {
     cpuTimes: () => structuredClone(state.cpu),
     group: () => ({
-      cpuTicks: state.groupTicks,
       rssMiB: 1536,
       threads: state.threads.size,
       readBytes: state.readBytes,
       writeBytes: state.writeBytes,
-      members: (state.members ?? [{ pid: 100, totalTicks: state.groupTicks }]).map((m) => ({ ...m, cpuTicks: m.totalTicks })),
+      members: state.members ?? [{ pid: 100, cpuTicks: state.groupTicks }],
     }),
     threadTicks: () => new Map(state.threads),
     memory: () => ({ usedMiB: 8000, totalMiB: 16000, swapUsedMiB: 12 }),
@@ -59,7 +58,7 @@ function handCounters() {
     state.selfTicks += 5;
   };
   /** Half a second of the machine 1.5 cores busy, the run's processes as `members` (all of that work theirs, or gone). */
-  const halfSecondWithMembers = (members: Array<{ pid: number; totalTicks: number }>) => {
+  const halfSecondWithMembers = (members: Array<{ pid: number; cpuTicks: number }>) => {
     state.cpu = {
       busy: state.cpu.busy.map((v, i) => v + [75, 40, 35][i]!),
       iowait: state.cpu.iowait,
@@ -121,11 +120,11 @@ describe('HostSampler', () => {
     const { host, samples, halfSecondWithMembers } = sampler(clock, clock.wallMs());
     // The shell that leads the run (500 ticks) and the trainer it started; then the shell ends, reaped by the engine.
     halfSecondWithMembers([
-      { pid: 100, totalTicks: 500 },
-      { pid: 101, totalTicks: 75 },
+      { pid: 100, cpuTicks: 500 },
+      { pid: 101, cpuTicks: 75 },
     ]);
     clock.advance(500);
-    halfSecondWithMembers([{ pid: 101, totalTicks: 150 }]);
+    halfSecondWithMembers([{ pid: 101, cpuTicks: 150 }]);
     clock.advance(500);
     // Then the trainer ends too, before the sampler is closed: a reading of no processes (it read 28.7 cores of others).
     halfSecondWithMembers([]);
