@@ -5,6 +5,7 @@ import { buildSeries } from './series.js';
 import { IMPORTED_LOG_READING, LIVE_READING, MetricsCollector } from '../metrics/collector.js';
 import type { MetricSample } from '../metrics/samples.js';
 import { summarizeStored } from '../metrics/summaryInput.js';
+import type { SummaryOptions } from '../metrics/summary.js';
 import { assessFairness } from '../telemetry/fairness.js';
 import { storedGpuSamples } from '../telemetry/summary.js';
 import type { Store } from '../store/store.js';
@@ -95,15 +96,11 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
 
   const previousTextCount = store.metrics.textCount(id);
   const units = stepUnits(run.unitsPerStep, workload, run.config);
-  // Steps the profiler ran over stay out of the timing, as they were when the run ended.
-  const span = store.profiles.ownSpan(id);
-  const startedAtMs = Date.parse(run.startedAt);
-  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   // The channel's samples stay; the text ones are the new parse's.
   const { summary: training, columns: samples } = summarizeStored(
     store.metrics,
     id,
-    { ...units, ...summaryChoices(run, workload), profiledSpan },
+    { ...units, ...summaryChoices(run, workload), ...storedSpans(store, run) },
     { parse: generation },
   );
   const summary: RunSummary = { ...run.summary, ...training };
@@ -119,6 +116,20 @@ export async function reparseRun(store: Store, id: number, now: Date, bytesFirst
 
   const facts = (count: number, s: RunSummary) => ({ samples: count, steps: s.steps, throughput: s.throughput.median, unit: s.throughput.unit });
   return { run: store.runs.get(id)!, before: facts(previousTextCount, run.summary), after: facts(parsedCount, summary) };
+}
+
+/**
+ * What the run's end knew of its time besides its samples, as it was then: the span a profiler ran over (those steps
+ * stay out of the timing) and when its knobs' own warm-up ended (torch.compile's first call: those steps are warm-up).
+ */
+function storedSpans(store: Store, run: Run): Pick<SummaryOptions, 'profiledSpan' | 'knobWarmupUntilTMs'> {
+  const span = store.profiles.ownSpan(run.id);
+  const startedAtMs = Date.parse(run.startedAt);
+  const knobWarmupUntilMs = run.knobs?.warmupUntilMs ?? null;
+  return {
+    profiledSpan: span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs },
+    knobWarmupUntilTMs: knobWarmupUntilMs === null ? null : knobWarmupUntilMs - startedAtMs,
+  };
 }
 
 /** Lines of stored output that hold a number, for a run that gave no metrics: what a regex could be written against. */
@@ -160,13 +171,10 @@ export async function resummarizeRun(store: Store, id: number, choices: { warmup
   await store.flush();
   const steps = choices.warmupSteps === null && choices.excludeSteps.length === 0 ? null : { ...choices, setBy: 'run' as const };
   const workload = run.workloadId === null ? null : store.workloads.get(run.workloadId);
-  const span = store.profiles.ownSpan(id);
-  const startedAtMs = Date.parse(run.startedAt);
-  const profiledSpan = span && { fromTMs: span.startedAtMs - startedAtMs, toTMs: span.endedAtMs - startedAtMs };
   const training = summarizeStored(store.metrics, id, {
     ...stepUnits(run.unitsPerStep, workload, run.config),
     ...summaryChoices({ steps }, workload),
-    profiledSpan,
+    ...storedSpans(store, run),
   }).summary;
   const clockLock =
     run.gpuSettings?.setBy === 'run' || run.gpuSettings?.setBy === 'sweep' ? ((run.gpuSettings.clockLock as { minMHz?: number } | null)?.minMHz ?? null) : null;

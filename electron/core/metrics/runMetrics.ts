@@ -72,13 +72,20 @@ export class RunMetrics {
   /**
    * How the run's training summary is to be made from its stored samples (the ingest task thread makes it:
    * IngestTasks.summarizeRun). `profiledSpan`: epoch ms a profiler was on; steps that overlap it are left out of the timing.
+   * `knobWarmupUntilMs`: epoch ms the knobs' own warm-up (torch.compile's first call) ended; steps under way before it are warm-up.
    */
-  summaryOptions(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null): SummaryOptions {
+  summaryOptions(profiledSpan: { startedAtMs: number; endedAtMs: number } | null = null, knobWarmupUntilMs: number | null = null): SummaryOptions {
     const span = profiledSpan && {
       fromTMs: profiledSpan.startedAtMs - this.options.startedAtMs,
       toTMs: profiledSpan.endedAtMs - this.options.startedAtMs,
     };
-    return { tokensPerStep: this.options.tokensPerStep, samplesPerStep: this.options.samplesPerStep, ...this.options.choices, profiledSpan: span };
+    return {
+      tokensPerStep: this.options.tokensPerStep,
+      samplesPerStep: this.options.samplesPerStep,
+      ...this.options.choices,
+      profiledSpan: span,
+      knobWarmupUntilTMs: knobWarmupUntilMs === null ? null : knobWarmupUntilMs - this.options.startedAtMs,
+    };
   }
 
   private readChannel(): void {

@@ -40,6 +40,8 @@ export interface TimedPoint {
   tMs: number;
   /** Milliseconds per step around this point; the quantity steady state is judged on. */
   stepTimeMs: number;
+  /** Where the clock measured the step time: when its span began (the line before it arrived). */
+  beganMs?: number;
 }
 
 /** What the output says about the steps: indexes of points that carry an eval, checkpoint or logging marker, and steps the user left out. */
@@ -48,6 +50,14 @@ export interface StepMarks {
   userSteps?: ReadonlySet<number>;
   /** Indexes of points the script itself marks as warm-up (nanoGPT's `mfu -100%`). */
   warmupHints?: ReadonlySet<number>;
+  /** When a knob's own warm-up (torch.compile's first call) ended, ms since the run started: see knobWarmupPoints. */
+  knobWarmupUntilTMs?: number | null;
+}
+
+/** Where the automatic rule looks for the start besides the step times: what the script and the knobs say. */
+export interface WarmupHints {
+  scriptMarked: ReadonlySet<number>;
+  knobWarmupUntilTMs: number | null;
 }
 
 export interface SteadySplit {
@@ -80,7 +90,8 @@ export function splitSteadyState(
   marks: StepMarks = {},
   decided?: { start: number; reason: string },
 ): SteadySplit {
-  const { start, reason } = decided ?? findStart(points, rule, marks.warmupHints ?? new Set());
+  const { start, reason } =
+    decided ?? findStart(points, rule, { scriptMarked: marks.warmupHints ?? new Set(), knobWarmupUntilTMs: marks.knobWarmupUntilTMs ?? null });
   const markedIndexes = marks.markedIndexes ?? new Set<number>();
   const userSteps = marks.userSteps ?? new Set<number>();
   const leftOut = new Map<number, 'marked' | 'user' | 'rule'>();
@@ -150,7 +161,7 @@ export function warmupSeconds(points: readonly TimedPoint[], start: number): num
 }
 
 /** Index of the first steady point by the rule, and why. */
-export function findStart(points: readonly TimedPoint[], rule: WarmupRule, hintedIndexes: ReadonlySet<number>): { start: number; reason: string } {
+export function findStart(points: readonly TimedPoint[], rule: WarmupRule, hints: WarmupHints): { start: number; reason: string } {
   if (points.length === 0) return { start: 0, reason: 'no timed steps' };
   switch (rule.kind) {
     case 'steps': {
@@ -165,11 +176,39 @@ export function findStart(points: readonly TimedPoint[], rule: WarmupRule, hinte
     case 'auto': {
       // The script's own word first: the points it marks as warm-up, from the first on.
       let hinted = 0;
-      while (hinted < points.length && hintedIndexes.has(hinted)) hinted++;
+      while (hinted < points.length && hints.scriptMarked.has(hinted)) hinted++;
       if (hinted > 0) return { start: hinted, reason: `the script marks ${stepsText(points, 0, hinted)} as warm-up (${WARMUP_HINT_TEXT})` };
-      return findWarmupEnd(points);
+      const found = findWarmupEnd(points);
+      if (hints.knobWarmupUntilTMs === null) return found;
+      // The knob's warm-up is warm-up whatever its steps' speed (a later stall may be slower): never throughput.
+      const compiled = knobWarmupPoints(points, hints.knobWarmupUntilTMs);
+      const ended = `${(hints.knobWarmupUntilTMs / 1000).toFixed(1)} s into the run`;
+      if (compiled === 0)
+        return points.length === 0 || found.start > 0
+          ? found
+          : {
+              start: 0,
+              reason: `none among the timed steps: torch.compile's first call (the compile knob) ended ${ended}, before step ${points[0]!.step}, the first timed step, began`,
+            };
+      if (found.start > compiled) return found;
+      return { start: compiled, reason: `${stepsText(points, 0, compiled)}: torch.compile's first call (the compile knob) ran until ${ended}` };
     }
   }
+}
+
+/**
+ * Leading points whose steps were under way before `untilTMs`: each point's time runs from the line before it (a
+ * printed time's, from its steps' time), so a knob's warm-up that ended before the first timed step began takes none.
+ */
+export function knobWarmupPoints(points: readonly TimedPoint[], untilTMs: number): number {
+  let count = 0;
+  while (count < points.length) {
+    const point = points[count]!;
+    const began = point.beganMs ?? (count > 0 ? points[count - 1]!.tMs : point.tMs - point.stepTimeMs * stepsCovered(points, 0));
+    if (began >= untilTMs) break;
+    count++;
+  }
+  return count;
 }
 
 /** What the hint samples are: nanoGPT prints `mfu -100.00%` until its MFU estimate starts. */

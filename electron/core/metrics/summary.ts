@@ -99,6 +99,8 @@ export interface SummaryOptions {
   profiledSpan?: { fromTMs: number; toTMs: number } | null;
   /** Steps the user says to leave out of the steady statistics. */
   excludeSteps?: readonly number[];
+  /** When the run's knobs' own warm-up (torch.compile's first call) ended, ms since the run started: steps under way before it are warm-up. */
+  knobWarmupUntilTMs?: number | null;
   /** The input holds a sample of a long run's steps (see summaryInput.ts), not every one. */
   sampling?: StepSampling | null;
 }
@@ -233,6 +235,7 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
       markedIndexes: markedIndexes(points, all),
       userSteps: new Set(options.excludeSteps ?? []),
       warmupHints: warmupHints(points, all, timingSource),
+      knobWarmupUntilTMs: options.knobWarmupUntilTMs ?? null,
     };
     const rule = options.warmup ?? DEFAULT_WARMUP_RULE;
     // What the steady statistics are made over: every point, or of a sampled run the grid's (an even 1 in `every`).
@@ -378,16 +381,17 @@ function sampledSplit(sampling: StepSampling, points: TimedPoint[], throughputs:
   for (let i = 0; i < points.length; i++) if (onGrid(sampling, points[i]!.step)) fullIndex.push(i);
   // The automatic rule looks at the head's every step, then the grid's (a slow stretch later on, the steady level).
   const searched = [...Array.from({ length: headCount }, (_, i) => i), ...fullIndex.filter((i) => i >= headCount)];
+  const hints = { scriptMarked: marks.warmupHints, knobWarmupUntilTMs: marks.knobWarmupUntilTMs };
   const found =
     rule.kind === 'auto'
       ? (({ start: at, reason }) => ({ start: at < searched.length ? searched[at]! : points.length, reason }))(
           findStart(
             searched.map((i) => points[i]!),
             rule,
-            marks.warmupHints,
+            hints,
           ),
         )
-      : findStart(points, rule, marks.warmupHints);
+      : findStart(points, rule, hints);
   let start = fullIndex.findIndex((i) => i >= found.start);
   if (start < 0) start = fullIndex.length;
   const markedOnGrid = new Set<number>();
@@ -669,6 +673,8 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     const printedMs = v('step_time_ms');
     const tokensThisStep = finite(v('tokens')) ? v('tokens')! : tokensPerStep;
     let grain = 0;
+    // When the step time's span began, where the clock measured it (a printed time's span is its steps' time).
+    let beganMs: number | undefined;
     if (finite(printedMs) && printedMs > 0) {
       stepTimeMs = printedMs;
       grain = printedGrain(printedMs);
@@ -686,6 +692,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
         const burstSteps = steps[last]! - steps[before]!;
         stepTimeMs = (times[i]! - times[before]!) / burstSteps;
         grain = clockGrain(stepTimeMs, times[before]!, times[i]!, burstSteps);
+        beganMs = times[before]!;
       }
     }
     if (stepTimeMs === null) continue;
@@ -706,7 +713,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
       rate = 1000 / stepTimeMs;
     }
     if (rate === null) continue;
-    points.push({ step: steps[i]!, tMs: times[i]!, stepTimeMs });
+    points.push(beganMs === undefined ? { step: steps[i]!, tMs: times[i]!, stepTimeMs } : { step: steps[i]!, tMs: times[i]!, stepTimeMs, beganMs });
     throughputs.push(rate);
     grains.push(grain);
     printed.push(finite(printedMs) && printedMs > 0);

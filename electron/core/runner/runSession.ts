@@ -409,10 +409,12 @@ export class RunSession {
     if (python) await storeClosing(() => runs.addFingerprint(this.id, python));
     await parsed;
     await environment.flushStore();
+    let knobWarmupUntilMs: number | null = null;
     if (this.knobs) {
       const knobs = readKnobResults(this.knobs.resultsFile, this.knobs.settings);
       fs.rmSync(this.knobs.resultsFile, { force: true });
       await storeClosing(() => runs.setKnobs(this.id, knobs));
+      knobWarmupUntilMs = knobs.warmupUntilMs;
     }
     const hostSamples = this.context.telemetry.hostSamples(this.id);
     const gpuSamples = storedGpuSamples(this.context.telemetry, this.id);
@@ -426,7 +428,7 @@ export class RunSession {
         }) ?? null)
       : null;
     // Off this thread: a long run's summary reads every sample it stored, and other runs are live meanwhile.
-    const training = await environment.summarizeStored(this.id, this.metrics.summaryOptions(profiled?.span ?? null), profiled !== null);
+    const training = await environment.summarizeStored(this.id, this.metrics.summaryOptions(profiled?.span ?? null, knobWarmupUntilMs), profiled !== null);
     if (profiled && this.profile) {
       const source = this.profile.sourceRunId === null ? undefined : runs.get(this.profile.sourceRunId);
       profiled.finish({
