@@ -2,8 +2,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cpuPercent, processTree, readCpuTimes, readGroupCounters, readMemory } from '../../electron/core/system/procfs.js';
-import { ticksSince } from '../../electron/core/telemetry/hostSampler.js';
+import { cpuPercent, processTree, readCpuTimes, readGroupCounters, readMemory, readOwnChildren } from '../../electron/core/system/procfs.js';
+import { readSelfTicks, ticksSince } from '../../electron/core/telemetry/hostSampler.js';
 import { tempCore } from '../helpers/tempCore.js';
 
 const harness = tempCore();
@@ -44,6 +44,33 @@ describe("the run's processes", () => {
   }, 30_000);
 });
 
+describe("the engine's own children", () => {
+  it('are read live, a helper apart from a process that leads a session of its own (a run), and counted once waited for', async () => {
+    const busy = 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done';
+    const selfBefore = readSelfTicks();
+    // A helper as the Python fingerprint's probe is run (about 0.3 s of CPU), and a process in a session of its own.
+    const helper = spawn('/bin/sh', ['-c', busy], { stdio: 'ignore' });
+    const session = spawn('/bin/sh', ['-c', 'sleep 5'], { stdio: 'ignore', detached: true });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const live = readOwnChildren();
+    expect(live.children).toEqual(
+      expect.arrayContaining([
+        { pid: helper.pid, cpuTicks: expect.any(Number), helper: true },
+        { pid: session.pid, cpuTicks: expect.any(Number), helper: false },
+      ]),
+    );
+    const helperLive = live.children.find((child) => child.pid === helper.pid)!.cpuTicks;
+    await new Promise((resolve) => helper.on('exit', resolve));
+    session.kill('SIGKILL');
+    await new Promise((resolve) => session.on('exit', resolve));
+    const ended = readOwnChildren();
+    expect(ended.children.map((child) => child.pid)).not.toContain(helper.pid);
+    // Its whole count, more than it had when read live, is now in the waited-for count.
+    expect(ended.waitedTicks - live.waitedTicks).toBeGreaterThan(Math.max(10, helperLive));
+    expect(readSelfTicks() - selfBefore).toBeLessThan(ended.waitedTicks - live.waitedTicks);
+  }, 30_000);
+});
+
 describe('sampling intervals', () => {
   it('are taken from the environment and refused when out of range', async () => {
     const fast = tempCore({ env: { ...process.env, TUNING_BENCH_HOST_INTERVAL_MS: '100' } });
@@ -74,9 +101,10 @@ describe('a run with host telemetry', () => {
 
 describe('a run beside a busy CPU', () => {
   it('says so: others used cores meanwhile, and the run is flagged host-busy', async () => {
-    // Two CPU hogs outside the run's tree (children of the test, not of the run), for longer than the run lasts.
+    // Two CPU hogs outside the run's tree, for longer than the run lasts: each in a session of its own, as processes
+    // Tuning Bench did not start are (a child of the engine in its own process group is its helper, its own work).
     const hog = `const e=Date.now()+6000;while(Date.now()<e){}`;
-    const hogs = [spawn(process.execPath, ['-e', hog], { stdio: 'ignore' }), spawn(process.execPath, ['-e', hog], { stdio: 'ignore' })];
+    const hogs = [0, 1].map(() => spawn(process.execPath, ['-e', hog], { stdio: 'ignore', detached: true }));
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const lines = Array.from({ length: 20 }, (_, i) => `sleep 0.1; echo "step ${i + 1}: loss 2.0, time 100.00ms"`).join('; ');

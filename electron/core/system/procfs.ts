@@ -119,6 +119,53 @@ export function readGroupCounters(root: number): GroupCounters {
   return counters;
 }
 
+/**
+ * The engine's own children and what it has waited for: each direct child with its CPU (with the children it waited
+ * for, in clock ticks) and whether it is a helper, in the engine's process group (the Python fingerprint's probe, git,
+ * nvidia-smi); a run's pty leads a session of its own.
+ */
+export interface OwnChildren {
+  children: Array<{ pid: number; cpuTicks: number; helper: boolean }>;
+  /** cutime + cstime of the engine's process: the children it has waited for, their whole count each. */
+  waitedTicks: number;
+}
+
+/** Fields of /proc/PID/stat after the name: state is index 0, ppid 1, pgrp 2, utime 11, stime 12, cutime 13, cstime 14. */
+function statFields(pid: number | 'self'): string[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+export function readOwnChildren(): OwnChildren {
+  const self = statFields('self');
+  const result: OwnChildren = { children: [], waitedTicks: Number(self[13]) + Number(self[14]) };
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync('/proc/self/task');
+  } catch {
+    return result;
+  }
+  for (const tid of tasks) {
+    let listed: string;
+    try {
+      listed = fs.readFileSync(`/proc/self/task/${tid}/children`, 'utf8');
+    } catch {
+      continue; // a kernel without the children file: helpers count once they end (waitedTicks)
+    }
+    for (const child of listed.split(' ')) {
+      if (!child.trim()) continue;
+      try {
+        const fields = statFields(Number(child));
+        const cpuTicks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+        result.children.push({ pid: Number(child), cpuTicks, helper: fields[2] === self[2] });
+      } catch {
+        // ended between the listing and the read
+      }
+    }
+  }
+  return result;
+}
+
 function readIo(pid: number): { readBytes: number; writeBytes: number } {
   try {
     const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');

@@ -1,7 +1,17 @@
 // Samples the host from /proc while a run runs: CPU (total, per core, iowait), memory, and the run's process group.
 import fs from 'node:fs';
 import type { HostSample } from '../store/records.js';
-import { cpuPercent, readCpuTimes, readGroupCounters, readMemory, type CpuTimes, type GroupCounters, type MemoryReading } from '../system/procfs.js';
+import {
+  cpuPercent,
+  readCpuTimes,
+  readGroupCounters,
+  readMemory,
+  readOwnChildren,
+  type CpuTimes,
+  type GroupCounters,
+  type MemoryReading,
+  type OwnChildren,
+} from '../system/procfs.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
 /** DESIGN: host telemetry every 500 ms by default. */
@@ -18,6 +28,8 @@ export interface HostCounters {
   memory(): MemoryReading;
   /** CPU ticks Tuning Bench's own process has used (its threads included): the engine's work is not contention. */
   selfTicks(): number;
+  /** Tuning Bench's own children: the helpers it runs beside a run (the Python fingerprint's `import torch`, git, nvidia-smi) are its work too. */
+  ownChildren(): OwnChildren;
 }
 
 export const procCounters: HostCounters = {
@@ -26,6 +38,7 @@ export const procCounters: HostCounters = {
   threadTicks: (group) => readThreadTicks(group),
   memory: () => readMemory(),
   selfTicks: () => readSelfTicks(),
+  ownChildren: () => readOwnChildren(),
 };
 
 /** Ticks of this process: utime + stime of /proc/self/stat. */
@@ -49,6 +62,7 @@ export class HostSampler {
   private lastGroup: GroupCounters;
   private lastThreads = new Map<number, number>();
   private lastSelf: number;
+  private lastChildren: OwnChildren;
   /** Monotonic: when the last counters were read (rates are per second of this). */
   private lastAt: number;
 
@@ -65,6 +79,7 @@ export class HostSampler {
     this.lastGroup = this.counters.group(pgid);
     this.lastThreads = this.counters.threadTicks(this.lastGroup);
     this.lastSelf = this.counters.selfTicks();
+    this.lastChildren = this.counters.ownChildren();
     this.lastAt = this.clock.monotonicMs();
     this.timer = this.clock.setInterval(() => this.sample(), intervalMs, { background: true });
   }
@@ -90,6 +105,7 @@ export class HostSampler {
     const percent = cpuPercent(this.lastCpu, cpu);
     const memory = this.counters.memory();
     const self = this.counters.selfTicks();
+    const children = this.counters.ownChildren();
     const tickPercent = (ticks: number) => (100 * ticks) / CLOCK_TICKS_PER_SECOND / seconds;
     const runTicks = ticksSince(this.lastGroup, group);
     let busiest = 0;
@@ -107,12 +123,13 @@ export class HostSampler {
       readBytesPerSec: Math.max(0, (group.readBytes - this.lastGroup.readBytes) / seconds),
       writeBytesPerSec: Math.max(0, (group.writeBytes - this.lastGroup.writeBytes) / seconds),
       busiestThreadCpu: Math.min(100, busiest),
-      otherCpuCores: otherCores(this.lastCpu, cpu, runTicks + (self - this.lastSelf), seconds),
+      otherCpuCores: otherCores(this.lastCpu, cpu, runTicks + (self - this.lastSelf) + helperTicks(this.lastChildren, children), seconds),
     });
     this.lastCpu = cpu;
     this.lastGroup = group;
     this.lastThreads = threads;
     this.lastSelf = self;
+    this.lastChildren = children;
     this.lastAt = now;
   }
 }
@@ -128,6 +145,23 @@ export function ticksSince(before: GroupCounters, after: GroupCounters): number 
   let ticks = 0;
   for (const member of after.members) ticks += Math.max(0, member.cpuTicks - (last.get(member.pid) ?? 0));
   return ticks;
+}
+
+/**
+ * Ticks of the engine's helpers between two readings: each live one's change (its whole count for one that started
+ * meanwhile), and what the ones that ended added to the engine's waited-for count beyond their last reading. The
+ * run's first process is the engine's child too (not a helper: its pty leads a session of its own), as is another
+ * run's: once reaped its whole count moves there, already counted as its run's, so what a child that left had at the
+ * last reading is taken off.
+ */
+export function helperTicks(before: OwnChildren, after: OwnChildren): number {
+  const last = new Map(before.children.map((child) => [child.pid, child.cpuTicks]));
+  const stayed = new Set(after.children.map((child) => child.pid));
+  let live = 0;
+  for (const child of after.children) if (child.helper) live += Math.max(0, child.cpuTicks - (last.get(child.pid) ?? 0));
+  let departed = 0;
+  for (const child of before.children) if (!stayed.has(child.pid)) departed += child.cpuTicks;
+  return live + Math.max(0, after.waitedTicks - before.waitedTicks - departed);
 }
 
 /**
