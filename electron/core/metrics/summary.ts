@@ -106,7 +106,7 @@ export interface SummaryOptions {
 }
 
 /** The values a step's timing is read from (timedPoints): the only ones kept per step. */
-const STEP_VALUE_NAMES = ['step_time_ms', 'tokens', 'tokens_per_sec', 'steps_per_sec', 'samples_per_sec', 'samples'];
+const STEP_VALUE_NAMES = ['step_time_ms', 'tokens', 'tokens_per_sec', 'steps_per_sec', 'samples_per_sec', 'samples', 'samples_seen'];
 
 const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
 
@@ -658,10 +658,12 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
   /** Each point's throughput's grain, relative (see timingResolution.ts). */
   const grains: number[] = [];
   const has = (name: string) => records.values.get(name)?.some(Number.isFinite) ?? false;
+  // A log that counts samples done where others count steps (pytorch/examples' MNIST): its step is a sample.
+  const stepsCountSamples = has('samples_seen');
   const unit: ThroughputUnit =
     has('tokens_per_sec') || has('tokens') || tokensPerStep !== null
       ? 'tokens/s'
-      : has('samples_per_sec') || has('samples') || samplesPerStep !== null
+      : has('samples_per_sec') || has('samples') || samplesPerStep !== null || stepsCountSamples
         ? 'samples/s'
         : 'steps/s';
 
@@ -708,6 +710,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
         rate = v('samples_per_sec')!;
         grain = printedGrain(rate);
       } else if (finite(v('samples'))) rate = (v('samples')! / stepTimeMs) * 1000;
+      else if (stepsCountSamples) rate = 1000 / stepTimeMs;
       else if (samplesPerStep !== null) rate = (samplesPerStep / stepTimeMs) * 1000;
     } else {
       rate = 1000 / stepTimeMs;

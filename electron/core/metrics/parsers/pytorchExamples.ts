@@ -23,11 +23,16 @@ const NAMES: Readonly<Record<string, MeterName>> = {
 };
 
 /**
- * MNIST counts samples, not batches, in its brackets, so its lines carry no step (the samples
- * seen go into `samples_seen`). ImageNet's step is `epoch × N + i` (epochs from 0).
+ * MNIST counts samples, not batches, in its brackets (`batch_idx * len(data)`; the batch size is nowhere in its
+ * output), so its step counts samples done since training began, on through the epochs, as a tqdm bar counting
+ * images does (the summary's throughput is then samples/s). ImageNet's step is `epoch × N + i` (epochs from 0).
  */
 export function createPytorchExamplesParser(): LineParser {
   let epoch: number | null = null;
+  /** MNIST: the samples of the epochs before the current one (from the first epoch seen), the current one and its size. */
+  let samplesBefore = 0;
+  let mnistEpoch: number | null = null;
+  let mnistEpochSamples = 0;
   return {
     name: 'pytorch-examples',
     matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* '),
@@ -42,7 +47,12 @@ export function createPytorchExamplesParser(): LineParser {
         };
         const loss = parseNumber(mnist[5] ?? '');
         if (loss !== null) values.loss = loss;
-        return { step: null, kind: 'train', values };
+        const lineEpoch = values.epoch!;
+        // Each epoch's samples (its line's total) go before the next one's: a run resumed at epoch 5 counts from there.
+        if (mnistEpoch !== null && lineEpoch > mnistEpoch) samplesBefore += mnistEpochSamples * (lineEpoch - mnistEpoch);
+        mnistEpoch = lineEpoch;
+        mnistEpochSamples = values.samples_total!;
+        return { step: samplesBefore + values.samples_seen!, kind: 'train', values };
       }
       const mnistTest = MNIST_TEST.exec(line);
       if (mnistTest !== null) {
