@@ -318,3 +318,52 @@ describe("autocast's look at the script's own autocast", () => {
     expect(result.stdout.trim()).toBe('True False');
   });
 });
+
+/**
+ * The compile knob compiles the script's model, not every module called at the top: pytorch/examples' MNIST calls
+ * torchvision's Normalize (an nn.Module without parameters) in its Dataset before it calls its Net, and the knob
+ * compiled that transform and never the model. A stand-in torch.compile records what it is given (torch 1.13 here
+ * has none).
+ */
+const COMPILED_MODULES_SCRIPT = `
+import sys, types
+import torch
+from tuning_bench_knobs.forward import ForwardKnobs
+
+compiled = []
+def stand_in_compile(module, *args, **kwargs):
+    compiled.append(type(module).__name__)
+    return module
+
+class Recorder(object):
+    def __init__(self):
+        self.records = []
+    def record(self, knob, status, **fields):
+        self.records.append((status, fields.get("reason") or fields.get("what")))
+
+class Normalize(torch.nn.Module):
+    def forward(self, x):
+        return (x - 0.1307) / 0.3081
+
+recorder = Recorder()
+knobs = ForwardKnobs(types.SimpleNamespace(compile=stand_in_compile, __version__="2.9.0"), {"compile": "on"}, recorder, None)
+knobs._watch_script_compile()
+x = torch.ones(2, 4)
+for module in (Normalize(), torch.nn.Linear(4, 2), Normalize()):
+    knobs.compile_around(module, lambda args, kwargs, module=module: module.forward(*args, **kwargs), (x,), {}, sys._getframe())
+print(compiled)
+print(recorder.records[0][0], recorder.records[0][1])
+`;
+
+describe.skipIf(skipTorchTests('knobsPython.test.ts'))('the compile knob', () => {
+  it('compiles the model, and leaves a module without parameters (a transform) alone, saying so', () => {
+    const result = spawnSync(TORCH_PYTHON, ['-c', COMPILED_MODULES_SCRIPT], {
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: HELPER_DIR },
+      encoding: 'utf8',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const [compiled, first] = result.stdout.trim().split('\n');
+    expect(compiled).toBe("['Linear']");
+    expect(first).toBe('skipped Normalize has no parameters (a transform or a function, not a model): left uncompiled');
+  });
+});

@@ -49,6 +49,9 @@ class ForwardKnobs(object):
         return proceed(args, kwargs)
 
     def _convert(self, module, args, caller):
+        if not _has_parameters(module):
+            self.recorder.record("channelsLast", "skipped", reason=_NOT_A_MODEL % (_name(module), "left as it is"), frame=caller)
+            return False
         if not any(_is_4d(self.torch, a) for a in args):
             self.recorder.record("channelsLast", "skipped", reason="%s is called without a 4-D input (channels-last is for images: N, C, H, W)" % _name(module), frame=caller)
             return False
@@ -147,6 +150,12 @@ class ForwardKnobs(object):
             self.compiled[module] = None
             self.recorder.record("compile", "skipped", reason="the script compiles its model itself: left alone", frame=caller)
             return proceed(args, kwargs)
+        # A transform called before the model (torchvision's Normalize in a Dataset) is a module too: compiling it
+        # would measure the transform, and leave the model uncompiled.
+        if not _has_parameters(module):
+            self.compiled[module] = None
+            self.recorder.record("compile", "skipped", reason=_NOT_A_MODEL % (_name(module), "left uncompiled"), frame=caller)
+            return proceed(args, kwargs)
         started_wall = time.time()
         started = time.perf_counter()
         try:
@@ -169,6 +178,15 @@ class ForwardKnobs(object):
 
 def _name(module):
     return type(module).__name__
+
+
+_NOT_A_MODEL = "%s has no parameters (a transform or a function, not a model): %s"
+
+
+def _has_parameters(module):
+    for _ in module.parameters():
+        return True
+    return False
 
 
 def _is_4d(torch, value):
