@@ -135,7 +135,7 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(text).toMatch(/^baseline +[\d.]+ +1\.00x +baseline +1 /mu);
     expect(text).toContain('+tf32=on: skipped: the knob was skipped: no CUDA device here');
     expect(text).toContain('+compile=on: skipped: torch 1.');
-    expect(text).toContain('nothing kept: none of the knobs tried made this script faster here');
+    expect(text).toContain('nothing kept: no knob was measured here (each step was skipped or failed: see why above)');
   });
 
   it('keeps two knobs where both help, measures them together against the baseline, and patches both places', (context) => {
@@ -210,4 +210,29 @@ describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune from the CLI', () => {
     expect(threads.status).toBe(2);
     expect(threads.stderr).toContain('the threads step needs a count: --threads N');
   });
+});
+
+/** A script whose lines hold a loss and nothing else: no step, no time (the parsers find no throughput in it). */
+const UNTIMED_SCRIPT = [
+  'import time, torch',
+  'data = torch.utils.data.TensorDataset(torch.randn(256, 8), torch.randn(256, 1))',
+  'loader = torch.utils.data.DataLoader(data, batch_size=16)',
+  'model = torch.nn.Linear(8, 1)',
+  'opt = torch.optim.SGD(model.parameters(), lr=0.01)',
+  'for x, y in loader:',
+  '    loss = torch.nn.functional.mse_loss(model(x), y)',
+  '    opt.zero_grad(); loss.backward(); opt.step()',
+  '    time.sleep(0.02)',
+  '    print("loss %.4f" % loss.item(), flush=True)',
+].join('\n');
+
+describe.skipIf(skipTorchTests('tuneCli.test.ts'))('tune on a script whose output gives no throughput', () => {
+  it('says that nothing could be measured, not that the knobs made it no faster, and names no unit', () => {
+    fs.writeFileSync(path.join(dir, 'untimed.py'), UNTIMED_SCRIPT);
+    const tuned = runCli(['--db', db, 'tune', '--no-wait-idle', '--only', 'workers', '--', TORCH_PYTHON, 'untimed.py'], { cwd: dir, timeoutMs: 180_000 });
+    expect(tuned.status, tuned.stderr).toBe(0);
+    expect(tuned.stdout).toMatch(/^CONFIG +THROUGHPUT +SPEEDUP /mu);
+    expect(tuned.stdout).toContain('nothing kept: no run gave a throughput (its output holds no step or timing Tuning Bench reads');
+    expect(tuned.stdout).not.toContain('none of the knobs tried made this script faster');
+  }, 200_000);
 });

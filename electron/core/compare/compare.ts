@@ -124,6 +124,8 @@ function differingWork(runs: readonly Run[]): Array<{ name: string; values: stri
 function commonUnit(runs: readonly Run[]): { unit: Unit | null; workDiffers: Array<{ name: string; values: string[] }> } {
   const rates = runs.map((run) => ratesOf(run));
   const workDiffers = differingWork(runs);
+  // No run measured a throughput: no unit is shared (every unit would be, of none).
+  if (runs.length === 0) return { unit: null, workDiffers };
   for (const unit of UNITS) {
     if (!rates.every((r) => r[unit] !== null)) continue;
     if (unit === 'steps/s' && (workDiffers.length > 0 || runs.some((r) => r.summary.throughput.unit !== 'steps/s'))) return { unit: null, workDiffers };

@@ -665,7 +665,17 @@ export class TuneLadder {
     const vary = keptRungs.map(({ rung }) => ({ name: `${KNOB_PREFIX}${rung.knob}`, values: [KNOB_OFF, rung.value] }));
     if (result.batch) vary.push({ name: result.batch.variable, values: [String(result.batch.from), String(result.batch.to)] });
     if (vary.length === 0) {
-      result.notes.push('nothing kept: none of the knobs tried made this script faster here');
+      // What "nothing kept" means depends on what was measured: a knob rejected on its runs' throughput says something
+      // of the knob; one never tried, or tried on runs that gave no throughput, says nothing.
+      const rejected = result.steps.filter((s) => s.status === 'rejected');
+      const measuredNothing = result.steps.every((s) => s.throughput.median === null);
+      result.notes.push(
+        rejected.length === 0
+          ? 'nothing kept: no knob was measured here (each step was skipped or failed: see why above)'
+          : measuredNothing
+            ? "nothing kept: no run gave a throughput (its output holds no step or timing Tuning Bench reads: a run's page, or `tuning-bench show ID`, says what it found), so no knob could be shown faster or slower"
+            : 'nothing kept: none of the knobs tried made this script faster here',
+      );
       return;
     }
     if (vary.length === 1) {

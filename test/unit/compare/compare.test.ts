@@ -155,6 +155,19 @@ describe('compareRuns', () => {
     expect(result.rows.find((r) => r.best)!.name).toBe('batch=8');
   });
 
+  it('names no unit where no run measured a throughput (the log gave no timing): none to pick among', () => {
+    nextId = 200;
+    const untimed = (config: Record<string, string>) => {
+      const run = fakeRun(config, 1000, 2);
+      return { ...run, summary: { ...run.summary, throughput: { ...run.summary.throughput, median: null, unit: null } } };
+    };
+    const result = compareRuns([untimed({ batch: '8', workers: '0' }), untimed({ batch: '8', workers: '4' })], { groupBy: 'config', gate: GATE, now: NOW });
+    expect(result.rows.map((row) => [row.throughput.median, row.throughput.unit])).toEqual([
+      [null, null],
+      [null, null],
+    ]);
+  });
+
   it('takes another baseline when asked', () => {
     const result = compareRuns(seedMatrix(), { groupBy: 'config', gate: GATE, now: NOW, baselineRunId: 3 }, NAMES);
     expect(result.rows[2]!.isBaseline).toBe(true);
