@@ -1,4 +1,5 @@
-// pytorch/examples formats: MNIST's `Train Epoch: 1 [400/2022 (20%)]\tLoss: 0.0000236` and ImageNet's `Epoch: [0][ 10/5005]\tTime ... Loss ... Acc@1 ...`.
+// pytorch/examples formats: MNIST's `Train Epoch: 1 [400/2022 (20%)]\tLoss: 0.0000236`, ImageNet's `Epoch: [0][ 10/5005]\tTime ... Loss ... Acc@1 ...`
+// and word_language_model's `| epoch   1 |   200/ 2928 batches | lr 20.00 | ms/batch 5.62 | loss 8.19 | ppl 3613.91`.
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
 import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
@@ -10,6 +11,35 @@ const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(
 const IMAGENET_TRAIN = /^\s*Epoch: \[(\d+)\]\[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
 const IMAGENET_TEST = /^\s*Test: \[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
 const IMAGENET_SUMMARY = /^\s*\* (?:Acc|Prec)@1 ([\d.]+) (?:Acc|Prec)@5 ([\d.]+)/;
+/**
+ * word_language_model's (and PyTorch's nn.Transformer tutorial's) interval line, `| epoch   1 |   200/ 2928 batches |
+ * lr 5.00 | ms/batch  5.62 | loss  8.19 | ppl  3613.91`, the mean time per batch over the interval.
+ */
+const WORD_LM_TRAIN = /^\s*\|\s*epoch\s+(\d+)\s*\|\s*(\d+)\s*\/\s*(\d+) batches\s*\|(.*)$/;
+/** Its `| end of epoch   1 | time:  8.64s | valid loss  5.62 | valid ppl   277.24` and `| End of training | test loss ...`. */
+const WORD_LM_END = /^\s*\|\s*(?:end of epoch\s+(\d+)|End of training)\s*\|(.*)$/;
+/** A field between its pipes: a name of words (`ms/batch`, `valid loss`, `time:`), then the value, maybe with `s`. */
+const WORD_LM_FIELD = /^\s*([A-Za-z][\w/ ]*?):?\s+(-?[\d.]+(?:e[-+]?\d+)?|nan|inf)(s?)\s*$/;
+const WORD_LM_NAMES: Readonly<Record<string, string>> = {
+  lr: 'lr',
+  'ms/batch': 'step_time_ms',
+  loss: 'loss',
+  ppl: 'ppl',
+  time: 'epoch_time_s',
+  'valid loss': 'eval_loss',
+  'valid ppl': 'eval_ppl',
+  'test loss': 'eval_loss',
+  'test ppl': 'eval_ppl',
+};
+
+function wordLmFields(text: string, values: Record<string, number>): void {
+  for (const field of text.split('|')) {
+    const match = WORD_LM_FIELD.exec(field);
+    const name = match === null ? undefined : WORD_LM_NAMES[match[1]!];
+    const value = match === null ? null : parseNumber(match[2]!);
+    if (name !== undefined && value !== null) values[name] = value;
+  }
+}
 
 /** ImageNet's meters: seconds for Time and Data, top-k accuracy in percent (`Prec@k` in older versions). */
 const NAMES: Readonly<Record<string, MeterName>> = {
@@ -35,8 +65,26 @@ export function createPytorchExamplesParser(): LineParser {
   let mnistEpochSamples = 0;
   return {
     name: 'pytorch-examples',
-    matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* '),
+    matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* ', '|'),
+    // Its state (the epoch, MNIST's samples before) changes only on lines it makes a record of: fairseq's `| epoch`
+    // lines, asked here first, keep their line templates.
+    keepsStateOnNull: true,
     parse(line) {
+      const wordLm = WORD_LM_TRAIN.exec(line);
+      if (wordLm !== null) {
+        const lineEpoch = Number(wordLm[1]);
+        const batch = Number(wordLm[2]);
+        const batches = Number(wordLm[3]);
+        const values: Record<string, number> = { epoch: lineEpoch, batch, batches };
+        wordLmFields(wordLm[4]!, values);
+        return { step: (lineEpoch - 1) * batches + batch, kind: 'train', values };
+      }
+      const wordLmEnd = WORD_LM_END.exec(line);
+      if (wordLmEnd !== null) {
+        const values: Record<string, number> = wordLmEnd[1] === undefined ? {} : { epoch: Number(wordLmEnd[1]) };
+        wordLmFields(wordLmEnd[2]!, values);
+        return Object.keys(values).some((name) => name.startsWith('eval_')) ? { step: null, kind: 'eval', values } : null;
+      }
       const mnist = MNIST_TRAIN.exec(line);
       if (mnist !== null) {
         const values: Record<string, number> = {
