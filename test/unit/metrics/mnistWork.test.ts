@@ -2,6 +2,7 @@
 // lines' step is the samples done since training began, so a live run has a throughput (samples/s) to compare.
 import { describe, expect, it } from 'vitest';
 import { createPytorchExamplesParser } from '../../../electron/core/metrics/parsers/pytorchExamples.js';
+import { parseLogText } from '../../../electron/core/metrics/parsers/parseLogText.js';
 import { summarizeMetrics } from '../../../electron/core/metrics/summary.js';
 import type { MetricSample } from '../../../electron/core/metrics/samples.js';
 
@@ -46,5 +47,39 @@ describe("pytorch/examples' MNIST lines", () => {
     expect(summary.throughput.unit).toBe('samples/s');
     expect(summary.throughput.median).toBeCloseTo(640, 6);
     expect(summary.steps).toBe(11760);
+  });
+});
+
+/** PyTorch's Quickstart tutorial (FashionMNIST), as it prints: `loss: {loss:>7f}  [{current:>5d}/{size:>5d}]`, samples done. */
+const QUICKSTART = `Using cpu device
+Epoch 1
+-------------------------------
+loss: 2.302345  [   64/60000]
+loss: 2.291478  [ 6464/60000]
+loss: 2.151447  [57664/60000]
+Test Error: 
+ Accuracy: 45.2%, Avg loss: 2.151412 
+
+Epoch 2
+-------------------------------
+loss: 2.160340  [   64/60000]
+loss: 2.152098  [ 6464/60000]
+Test Error: 
+ Accuracy: 55.1%, Avg loss: 1.884601 
+
+Done!
+`;
+
+describe("PyTorch's Quickstart tutorial", () => {
+  it('counts its steps in samples on through the epochs, and reads the test pass as evaluation, not training', () => {
+    const parsed = parseLogText(QUICKSTART);
+    const train = parsed.records.filter((r) => r.kind === 'train');
+    expect(train.map((r) => r.step)).toEqual([64, 6464, 57664, 60064, 66464]);
+    expect(train[1]!.values).toEqual({ loss: 2.291478, samples_seen: 6464, samples_total: 60000 });
+    expect(parsed.records.filter((r) => r.kind === 'eval').map((r) => r.values)).toEqual([
+      { eval_accuracy: 0.452, eval_loss: 2.151412 },
+      { eval_accuracy: 0.551, eval_loss: 1.884601 },
+    ]);
+    expect(train.every((r) => r.values.avg_loss === undefined)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 // pytorch/examples formats: MNIST's `Train Epoch: 1 [400/2022 (20%)]\tLoss: 0.0000236`, ImageNet's `Epoch: [0][ 10/5005]\tTime ... Loss ... Acc@1 ...`
-// and word_language_model's `| epoch   1 |   200/ 2928 batches | lr 20.00 | ms/batch 5.62 | loss 8.19 | ppl 3613.91`.
+// word_language_model's `| epoch   1 |   200/ 2928 batches | lr 20.00 | ms/batch 5.62 | loss 8.19 | ppl 3613.91`, and
+// PyTorch's Quickstart tutorial's `loss: 2.302345  [   64/60000]`.
 import { parseNumber } from '../text/numbers.js';
 import type { LineParser } from './types.js';
 import { addMeterValues, readMeterFields, type MeterName } from './meterFields.js';
@@ -11,6 +12,10 @@ const MNIST_TEST = /^\s*Test set: Average loss: (\S+), Accuracy: (\d+)\/(\d+) \(
 const IMAGENET_TRAIN = /^\s*Epoch: \[(\d+)\]\[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
 const IMAGENET_TEST = /^\s*Test: \[\s*(\d+)\/(\d+)\]\s+(Time .*)$/;
 const IMAGENET_SUMMARY = /^\s*\* (?:Acc|Prec)@1 ([\d.]+) (?:Acc|Prec)@5 ([\d.]+)/;
+/** PyTorch's Quickstart tutorial: `loss: 2.302345  [   64/60000]`, the samples done in the epoch and its size. */
+const QUICKSTART_TRAIN = /^\s*loss: (\S+)\s+\[\s*(\d+)\/\s*(\d+)\]\s*$/;
+/** Its test pass, on the line after `Test Error:`: ` Accuracy: 45.2%, Avg loss: 2.151412`. */
+const QUICKSTART_TEST = /^\s*Accuracy: ([\d.]+)%, Avg loss: (\S+)\s*$/;
 /**
  * word_language_model's (and PyTorch's nn.Transformer tutorial's) interval line, `| epoch   1 |   200/ 2928 batches |
  * lr 5.00 | ms/batch  5.62 | loss  8.19 | ppl  3613.91`, the mean time per batch over the interval.
@@ -63,13 +68,37 @@ export function createPytorchExamplesParser(): LineParser {
   let samplesBefore = 0;
   let mnistEpoch: number | null = null;
   let mnistEpochSamples = 0;
+  /** The Quickstart's samples done and epoch size at its last line. */
+  let quickstartSeen = 0;
+  let quickstartTotal = 0;
   return {
     name: 'pytorch-examples',
-    matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* ', '|'),
+    matches: (line) => beginsWith(line, 'Train Epoch', 'Test', 'Epoch: [', '* ', '|', 'loss: ', 'Accuracy: '),
     // Its state (the epoch, MNIST's samples before) changes only on lines it makes a record of: fairseq's `| epoch`
     // lines, asked here first, keep their line templates.
     keepsStateOnNull: true,
     parse(line) {
+      const quickstart = QUICKSTART_TRAIN.exec(line);
+      if (quickstart !== null) {
+        const loss = parseNumber(quickstart[1]!);
+        const seen = Number(quickstart[2]);
+        const total = Number(quickstart[3]);
+        // An epoch's lines count up from its first batch; a count lower than the last starts the next epoch.
+        if (seen < quickstartSeen) samplesBefore += quickstartTotal;
+        quickstartSeen = seen;
+        quickstartTotal = total;
+        const values: Record<string, number> = loss === null ? {} : { loss };
+        values.samples_seen = seen;
+        values.samples_total = total;
+        return { step: samplesBefore + seen, kind: 'train', values };
+      }
+      const quickstartTest = QUICKSTART_TEST.exec(line);
+      if (quickstartTest !== null) {
+        const values: Record<string, number> = { eval_accuracy: Number(quickstartTest[1]) / 100 };
+        const loss = parseNumber(quickstartTest[2]!);
+        if (loss !== null) values.eval_loss = loss;
+        return { step: null, kind: 'eval', values };
+      }
       const wordLm = WORD_LM_TRAIN.exec(line);
       if (wordLm !== null) {
         const lineEpoch = Number(wordLm[1]);
