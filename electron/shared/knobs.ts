@@ -209,7 +209,7 @@ export const runKnobs = z.object({
   torch: z.string().nullable().default(null),
   cuda: z.boolean().nullable().default(null),
   knobs: z.array(z.object({ name: z.string(), value: z.string(), state: knobState, outcomes: z.array(knobOutcome) })),
-  /** The knobs' own warm-up (torch.compile's first call), epoch ms: steps before it ended are warm-up. */
+  /** The knobs' own warm-up (the first torch.compile to finish its first call), epoch ms: steps under way before it ended are warm-up. */
   warmupUntilMs: z.number().nullable().default(null),
   notes: z.array(z.string()).default([]),
 });

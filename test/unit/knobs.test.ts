@@ -70,6 +70,8 @@ describe('the results file read back', () => {
         line({ knob: 'autocast', status: 'unused', reason: 'the script called no torch.nn.Module', pid: 3 }) +
         line({ knob: 'autocast', status: 'applied', what: 'forward under autocast', file: '/home/me/train.py', line: 88 }) +
         line({ knob: 'compile', status: 'applied', what: 'compiled', file: '/home/me/train.py', line: 88, warmupUntil: 1700000000.5 }) +
+        // The model loaded again for a test pass at the end, compiled on its first call: no warm-up of the training's.
+        line({ knob: 'compile', status: 'applied', what: 'compiled again', file: '/home/me/train.py', line: 120, warmupUntil: 1700000060.25 }) +
         // A line a kill cut short is not read.
         '{"knob": "tf32", "status": "appl',
     );
