@@ -8,6 +8,8 @@ import type { MetricSample } from './samples.js';
 import type { SummaryOptions } from './summary.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 
+/** The value a log that counts samples done gives each line (see parsers/pytorchExamples.ts). */
+const SAMPLES_SEEN = 'samples_seen';
 /** How often the channel file is read: the same pace as the store's batches. */
 const CHANNEL_POLL_MS = 250;
 
@@ -41,6 +43,10 @@ export class RunMetrics {
   private readonly timer: Timer;
   private readonly clock: Clock;
   private limitReached = false;
+  /** Steps logged so far (train and progress lines with a step), the last one's number, and whether its steps count samples. */
+  private loggedSteps = 0;
+  private lastStep: number | null = null;
+  private countsSamples = false;
 
   constructor(
     private readonly options: RunMetricsOptions,
@@ -100,10 +106,20 @@ export class RunMetrics {
     if (this.events.hasSubscribers) this.events.emit('runs.onMetrics', { runId: this.options.runId, points: samples.map(toPoint) });
     const limit = this.options.maxSteps;
     if (limit === null || this.limitReached) return;
-    const reached = samples.find((s) => s.step !== null && s.step >= limit && (s.kind === 'train' || s.kind === 'progress'));
-    if (reached) {
-      this.limitReached = true;
-      this.options.onStepLimit(reached.step!);
+    // A log that counts samples done where others count steps (pytorch/examples' MNIST, the Quickstart tutorial) has
+    // no step count to stop at: its run stops at its Nth logged step instead (its step 640 is its second line).
+    this.countsSamples ||= samples.some((s) => s.name === SAMPLES_SEEN && s.kind === 'train');
+    for (const sample of samples) {
+      if (sample.step === null || (sample.kind !== 'train' && sample.kind !== 'progress')) continue;
+      if (sample.step !== this.lastStep) {
+        this.lastStep = sample.step;
+        this.loggedSteps++;
+      }
+      if ((this.countsSamples ? this.loggedSteps : sample.step) >= limit) {
+        this.limitReached = true;
+        this.options.onStepLimit(sample.step);
+        return;
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../electron/core/clock.js';
 import { EventHub } from '../../../electron/core/events.js';
 import { RunMetrics } from '../../../electron/core/metrics/runMetrics.js';
+import type { MetricStore } from '../../../electron/core/store/metricStore.js';
 import { tempCore, type TempCore } from '../../helpers/tempCore.js';
 
 let harness: TempCore | null = null;
@@ -42,5 +43,43 @@ describe('RunMetrics on a manual clock', () => {
     expect(limits).toEqual([20]);
     metrics.finish();
     expect(fs.existsSync(channelFile)).toBe(false);
+  });
+});
+
+describe('the step limit', () => {
+  it('counts logged steps where the log counts samples done (pytorch/examples MNIST): its step numbers are samples', () => {
+    const limits: number[] = [];
+    const metrics = new RunMetrics(
+      {
+        runId: 1,
+        startedAtMs: 0,
+        channelFile: '/nonexistent/channel.jsonl',
+        maxSteps: 3,
+        tokensPerStep: null,
+        samplesPerStep: null,
+        onStepLimit: (step) => limits.push(step),
+        clock: new ManualClock(new Date('2026-03-01T12:00:00Z')),
+      },
+      { append: () => undefined } as unknown as MetricStore,
+      new EventHub(),
+    );
+    // `Train Epoch: 1 [640/6000 (11%)]`: step 640 is the second line, not step 640 of 3.
+    const line = (step: number) =>
+      ['epoch', 'samples_seen', 'samples_total', 'loss'].map((name) => ({
+        step,
+        tMs: step,
+        name,
+        value: name === 'samples_seen' ? step : 1,
+        source: 'text' as const,
+        kind: 'train' as const,
+      }));
+    metrics.acceptParsed(line(0));
+    metrics.acceptParsed(line(640));
+    expect(limits).toEqual([]);
+    metrics.acceptParsed(line(1280));
+    expect(limits).toEqual([1280]);
+    metrics.acceptParsed(line(1920));
+    expect(limits).toEqual([1280]);
+    metrics.close();
   });
 });
