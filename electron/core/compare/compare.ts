@@ -217,6 +217,9 @@ interface Compared {
   value: number;
   base: number;
   delta: number;
+  /** Each run's value on either side (the medians above are of these): their spread is the noise the gate allows for. */
+  runValues?: readonly number[];
+  baseRunValues?: readonly number[];
 }
 
 /** The measure of work two groups' losses are matched on: tokens, samples, or steps where a step's work is the same. */
@@ -257,7 +260,10 @@ function reach(group: Group, curve: (r: Run) => ReadonlyArray<readonly [number, 
 }
 
 /** Train loss of a row and the baseline at the largest work both reached: each pair on its own, so other rows change nothing. */
-function matchedTrainLoss(group: Group, base: Group): { at: number; by: 'tokens' | 'samples' | 'step'; own: number; base: number } | { why: string } | null {
+function matchedTrainLoss(
+  group: Group,
+  base: Group,
+): { at: number; by: 'tokens' | 'samples' | 'step'; own: number; base: number; ownRuns: number[]; baseRuns: number[] } | { why: string } | null {
   const measure = workMeasure(group, base);
   if (measure.by === null) return { why: measure.why };
   const curve = (r: Run) => r.summary.lossCurve;
@@ -265,16 +271,18 @@ function matchedTrainLoss(group: Group, base: Group): { at: number; by: 'tokens'
   const b = reach(base, curve, measure.perStep);
   if (a === null || b === null) return null;
   const at = Math.min(a, b);
-  const lossOf = (g: Group) =>
-    medianOf(
+  const lossesOf = (g: Group) =>
+    nums(
       g.runs.map((r) => {
         const scale = measure.perStep(r);
         return scale === null ? null : lossAt(r.summary.lossCurve, scale, at);
       }),
     );
-  const own = lossOf(group);
-  const baseLoss = lossOf(base);
-  return own === null || baseLoss === null ? null : { at, by: measure.by, own, base: baseLoss };
+  const ownRuns = lossesOf(group);
+  const baseRuns = lossesOf(base);
+  const own = medianOf(ownRuns);
+  const baseLoss = medianOf(baseRuns);
+  return own === null || baseLoss === null ? null : { at, by: measure.by, own, base: baseLoss, ownRuns, baseRuns };
 }
 
 /** Evals count as "at comparable work" within this share of each other's work (an eval every N steps rarely lands exactly). */
@@ -323,26 +331,38 @@ function matchedEvalLoss(group: Group, base: Group): { compared: Compared } | { 
       const best = byRun.get(p.run);
       if (!best || Math.abs(p.work - at) < Math.abs(best.work - at)) byRun.set(p.run, p);
     }
-    return medianOf([...byRun.values()].map((p) => p.loss));
+    return [...byRun.values()].map((p) => p.loss);
   };
-  const value = near(own);
-  const baseValue = near(other);
+  const runValues = near(own);
+  const baseRunValues = near(other);
+  const value = medianOf(runValues);
+  const baseValue = medianOf(baseRunValues);
   if (value === null || baseValue === null) return null;
-  return { compared: { metric: 'eval_loss', at: atText(measure.by, at), value, base: baseValue, delta: value - baseValue } };
+  return { compared: { metric: 'eval_loss', at: atText(measure.by, at), value, base: baseValue, delta: value - baseValue, runValues, baseRunValues } };
 }
 
 function comparedValue(group: Group, base: Group, gate: QualityGate): { compared: Compared | null; note: string | null } {
-  const pick = (g: Group, name: string) => medianOf(g.runs.map((r) => (name === 'loss' ? r.summary.finalLoss : r.summary.finalMetrics[name])));
+  const pick = (g: Group, name: string) => nums(g.runs.map((r) => (name === 'loss' ? r.summary.finalLoss : r.summary.finalMetrics[name])));
   const named = (metric: string): Compared | null => {
-    const value = pick(group, metric);
-    const baseValue = pick(base, metric);
-    return value === null || baseValue === null ? null : { metric, at: 'final', value, base: baseValue, delta: value - baseValue };
+    const runValues = pick(group, metric);
+    const baseRunValues = pick(base, metric);
+    const value = medianOf(runValues);
+    const baseValue = medianOf(baseRunValues);
+    return value === null || baseValue === null ? null : { metric, at: 'final', value, base: baseValue, delta: value - baseValue, runValues, baseRunValues };
   };
   const train = matchedTrainLoss(group, base);
   const trainCompared = (): Compared | null =>
     train === null || 'why' in train
       ? null
-      : { metric: 'loss', at: atText(train.by, train.at), value: train.own, base: train.base, delta: train.own - train.base };
+      : {
+          metric: 'loss',
+          at: atText(train.by, train.at),
+          value: train.own,
+          base: train.base,
+          delta: train.own - train.base,
+          runValues: train.ownRuns,
+          baseRunValues: train.baseRuns,
+        };
   const unfair = (result: { why: string } | { compared: Compared } | unknown): string | null =>
     typeof result === 'object' && result !== null && 'why' in result ? (result as { why: string }).why : null;
   if (gate.metric === 'auto' || gate.metric === 'eval_loss') {
@@ -378,17 +398,60 @@ export function describeGate(gate: QualityGate): string {
   return `${metric} ${within} (${gate.direction} is better)`;
 }
 
-function judge(compared: Compared | null, note: string | null, nan: boolean, gate: QualityGate): { gate: ComparisonRow['gate']; reason: string } {
+/** The gate's one-sided level: a row fails only where its loss is worse beyond the allowance at this confidence. */
+const GATE_CONFIDENCE = 0.95;
+
+/**
+ * How much worse than the allowance a row's loss may look by chance: a one-sided GATE_CONFIDENCE bound on the
+ * difference of the sides' means from their runs' spread (Welch; a side of one run takes the other's spread), or
+ * null where no side has two runs to show a spread. Runs that repeat exactly (a seeded script) have none: 0.
+ */
+function chanceMargin(compared: Compared): { margin: number; mean: number } | null {
+  const own = compared.runValues ?? [];
+  const other = compared.baseRunValues ?? [];
+  if (own.length === 0 || other.length === 0 || (own.length < 2 && other.length < 2)) return null;
+  const meanOf = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+  const varianceOf = (values: readonly number[]) => {
+    const m = meanOf(values);
+    return values.reduce((sum, v) => sum + (v - m) ** 2, 0) / (values.length - 1);
+  };
+  const mean = meanOf(own) - meanOf(other);
+  let se: number;
+  let df: number;
+  if (own.length >= 2 && other.length >= 2) {
+    const a = varianceOf(own) / own.length;
+    const b = varianceOf(other) / other.length;
+    se = Math.sqrt(a + b);
+    df = a + b === 0 ? own.length + other.length - 2 : (a + b) ** 2 / (a ** 2 / (own.length - 1) + b ** 2 / (other.length - 1));
+  } else {
+    const spread = own.length >= 2 ? own : other;
+    se = Math.sqrt(varianceOf(spread) * (1 / own.length + 1 / other.length));
+    df = spread.length - 1;
+  }
+  return { margin: se === 0 ? 0 : studentTQuantile(GATE_CONFIDENCE, df) * se, mean };
+}
+
+export function judgeQuality(compared: Compared | null, note: string | null, nan: boolean, gate: QualityGate): { gate: ComparisonRow['gate']; reason: string } {
   if (!gate.enabled) return { gate: 'n/a', reason: 'gate off' };
   if (nan) return { gate: 'fail', reason: 'the loss became NaN or infinite' };
   if (compared === null) return { gate: 'n/a', reason: note ?? `no ${gate.metric === 'auto' ? 'loss' : gate.metric} on both sides to compare` };
-  const worse = gate.direction === 'lower' ? compared.delta : -compared.delta;
+  const sign = (value: number) => (gate.direction === 'lower' ? value : -value);
   const limits = [gate.absolute, gate.relative === null ? null : gate.relative * Math.abs(compared.base)].filter((v): v is number => v !== null);
   const allowed = limits.length === 0 ? 0 : Math.min(...limits);
+  const tolerance = Number.EPSILON * Math.abs(compared.base);
+  // Runs that differ from run to run (an unseeded script) fail only where the loss is worse beyond what chance explains.
+  const chance = chanceMargin(compared);
+  const fails = chance === null || chance.margin === 0 ? sign(compared.delta) > allowed + tolerance : sign(chance.mean) - chance.margin > allowed + tolerance;
   const where = compared.at === null ? '' : ` at ${compared.at}`;
-  const text = `${compared.metric.replace(/_/gu, ' ')}${where} ${formatSigned(compared.delta)} against the baseline (${compared.value.toPrecision(4)} vs ${compared.base.toPrecision(4)}; allowed ${gate.direction === 'lower' ? '+' : '−'}${allowed.toPrecision(3)})`;
-  const reason = note === null ? text : `${text}; ${note}`;
-  return { gate: worse <= allowed + Number.EPSILON * Math.abs(compared.base) ? 'pass' : 'fail', reason };
+  const spread = chance === null || chance.margin === 0 ? '' : ` and the runs' own spread, ±${chance.margin.toPrecision(3)} at ${GATE_CONFIDENCE * 100} %`;
+  const text = `${compared.metric.replace(/_/gu, ' ')}${where} ${formatSigned(compared.delta)} against the baseline (${compared.value.toPrecision(4)} vs ${compared.base.toPrecision(4)}; allowed ${gate.direction === 'lower' ? '+' : '−'}${allowed.toPrecision(3)}${spread})`;
+  // A pass where chance alone moves the loss by more than the allowance says little: said so, with what would say more.
+  const blurred =
+    !fails && chance !== null && chance.margin > allowed
+      ? `; the ${compared.metric.replace(/_/gu, ' ')} differs from run to run by more than the allowance, so a change that small cannot be told from chance here (seed the script, or add repeats)`
+      : '';
+  const reason = note === null ? `${text}${blurred}` : `${text}${blurred}; ${note}`;
+  return { gate: fails ? 'fail' : 'pass', reason };
 }
 
 function formatSigned(value: number): string {
@@ -553,7 +616,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const nan = group.runs.some((r) => r.summary.nanDetected === true || r.exitClass === 'nan_loss');
     const gated = isBaseline ? { compared: null, note: null } : comparedValue(group, baselineGroup, options.gate);
     const compared = gated.compared;
-    const judged = isBaseline ? { gate: 'n/a' as const, reason: 'the baseline' } : judge(compared, gated.note, nan, options.gate);
+    const judged = isBaseline ? { gate: 'n/a' as const, reason: 'the baseline' } : judgeQuality(compared, gated.note, nan, options.gate);
     const matched = isBaseline ? null : matchedTrainLoss(group, baselineGroup);
     const power = meanOf(counted.map((r) => r.summary.gpu?.powerMeanW));
     const differences = new Set<string>();
@@ -594,7 +657,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       n,
       partial: partialRuns.length > 0,
       notes,
-      compared,
+      // The row says what was compared; each run's value stays with the gate that weighed their spread.
+      compared: compared === null ? null : { metric: compared.metric, at: compared.at, value: compared.value, base: compared.base, delta: compared.delta },
       stepTimeMs: medianOf(counted.map((r) => r.summary.stepTimeMs.median)),
       vramPeakMiB: nums(counted.map((r) => r.summary.gpu?.vramPeakMiB)).reduce<number | null>((m, v) => (m === null || v > m ? v : m), null),
       utilMean: meanOf(counted.map((r) => r.summary.gpu?.utilMean)),
