@@ -174,6 +174,41 @@ export function decideStep(input: {
   return { status: 'rejected', kept: false, reason: `${why}${input.verdictReason ? `: ${input.verdictReason}` : ''}` };
 }
 
+/**
+ * A step's gate over every run of its rounds, as its speed verdict is: one round alone judges a run or two a side
+ * against the allowance, without the runs' spread (see compare's judgeQuality), so a round of one run a side failed a
+ * knob whose loss differed by chance. The rounds' rows, one failure failing the step (poolGate), stand where the
+ * pooled comparison cannot be made.
+ */
+export function gateOverRounds(
+  compare: TuneDeps['compare'],
+  measured: {
+    sweepIds: readonly number[];
+    baseRunIds: readonly number[];
+    candidateRunIds: readonly number[];
+    rows: readonly Pick<ComparisonRow, 'gate' | 'gateReason'>[];
+  },
+  request: Pick<TuneRequest, 'gate' | 'minEffect'>,
+): { gate: 'pass' | 'fail' | 'n/a'; reason: string } {
+  const [baseRunId] = measured.baseRunIds;
+  const [candidateRunId] = measured.candidateRunIds;
+  if (measured.sweepIds.length < 2 || baseRunId === undefined || candidateRunId === undefined) return poolGate(measured.rows);
+  try {
+    const pooled = compare({
+      sweepIds: [...measured.sweepIds],
+      runIds: [],
+      baselineRunId: baseRunId,
+      groupBy: 'config',
+      gate: request.gate,
+      minEffect: request.minEffect,
+    });
+    const row = pooled.rows.find((r) => r.runIds.includes(candidateRunId));
+    return row === undefined ? poolGate(measured.rows) : { gate: row.gate, reason: row.gateReason };
+  } catch {
+    return poolGate(measured.rows);
+  }
+}
+
 /** The gate over the candidate's rows of several sweeps: one failure fails it. */
 export function poolGate(rows: readonly Pick<ComparisonRow, 'gate' | 'gateReason'>[]): { gate: 'pass' | 'fail' | 'n/a'; reason: string } {
   const failed = rows.find((r) => r.gate === 'fail');
@@ -493,10 +528,22 @@ export class TuneLadder {
       return out;
     };
 
+    const stepGate = (m: Measured | null) =>
+      m === null
+        ? poolGate([])
+        : gateOverRounds(
+            (compareRequest) => this.deps.compare(compareRequest),
+            { sweepIds: m.sweepIds, baseRunIds: m.base.runIds, candidateRunIds: m.candidate.runIds, rows: m.candidate.rows },
+            request,
+          );
+    const stepGateOf = (m: Measured) => {
+      const gate = stepGate(m);
+      return { gate: gate.gate, gateReason: gate.reason };
+    };
     const stepRow = (name: string, knobs: KnobSettings, m: Measured | null, extra: Partial<TuneStep>): TuneStep => {
       const rows = m?.candidate.rows ?? [];
       const last = rows.at(-1);
-      const gate = poolGate(rows);
+      const gate = stepGate(m);
       const candidateSpeeds = countedSpeeds(m?.candidate.speeds ?? []);
       const throughput = rowThroughput(
         candidateSpeeds.map((s) => s.throughput),
@@ -613,8 +660,7 @@ export class TuneLadder {
       const decided = decideStep({
         verdict: m.verdict.verdict,
         verdictReason: m.verdict.reason,
-        ...poolGate(m.candidate.rows),
-        gateReason: poolGate(m.candidate.rows).reason,
+        ...stepGateOf(m),
         knobState: knob.state,
         knobReason: knob.reason,
         candidateStatus: m.candidate.configStatus,
