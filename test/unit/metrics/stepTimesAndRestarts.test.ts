@@ -135,6 +135,22 @@ describe('a step counter that restarts each epoch is counted on (issue 28, item 
       ).toBe(true);
   });
 
+  it("pytorch/examples' DCGAN as it prints: two losses named for their networks, and the discriminator's outputs", () => {
+    // torch 2.15 on the CPU, FakeData, batch 16: 63 batches an epoch, each line about 1.2 s after the one before.
+    const lines = [0, 1].flatMap((epoch) =>
+      Array.from(
+        { length: 63 },
+        (_, i) => `[${epoch}/2][${i}/63] Loss_D: ${(1.4 - i * 0.01).toFixed(4)} Loss_G: ${(1.3 + i * 0.02).toFixed(4)} D(x): 0.6235 D(G(z)): 0.5770 / 0.2960`,
+      ),
+    );
+    const samples = collectLive(lines.map((line, i) => [line, 3000 + i * 1200] as const));
+    expect(distinctSteps(samples, 'loss_d')).toBe(126);
+    expect(samples.filter((s) => s.name === 'loss_g').at(-1)).toMatchObject({ value: 2.54 });
+    const summary = summarizeMetrics(samples);
+    expect(summary.steps).toBe(125);
+    expect(summary.stepTimeMs.median).toBe(1200);
+  });
+
   it("the workload's own regex, with an epoch group, is counted on the same way", () => {
     const lines = [1, 2].flatMap((epoch) => Array.from({ length: 10 }, (_, i) => `ep=${epoch} it=${i + 1} L=${(2 - i * 0.01).toFixed(2)}`));
     const samples = collectImported(lines.map((line) => `${line}\n`).join(''), IMPORTED_LOG_READING, 'ep=(?<epoch>\\d+) it=(?<step>\\d+) L=(?<loss>[\\d.]+)');

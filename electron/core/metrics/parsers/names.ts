@@ -238,5 +238,7 @@ const MEASURED: ReadonlySet<string> = new Set([
 /** True for a name that a training loop measures: the canonical ones, and any `*_loss` / `*_acc*`. */
 export function isMeasuredName(name: string): boolean {
   if (MEASURED.has(name)) return true;
+  // `loss_d`, `loss_g` (a GAN's two networks, pytorch/examples' DCGAN), `loss_ce`: losses too; a loss scale is not.
+  if (name.startsWith('loss_') && name !== 'loss_scale') return true;
   return name.endsWith('_loss') || name.endsWith('_acc') || name.endsWith('_accuracy') || name.endsWith('_ppl');
 }
