@@ -235,6 +235,9 @@ describe('generic key/value lines', () => {
     ['step 100 | loss 2.31 | lr 3.0e-04 | 120.5 ms', { step: 100, kind: 'train', values: { loss: 2.31, lr: 3e-4, step_time_ms: 120.5 } }],
     ['iter: 5/100, time: 24.8 ms, mfu: 35.2%', { step: 5, kind: 'train', values: { total_steps: 100, step_time_ms: 24.8, mfu_percent: 35.2 } }],
     ['epoch=2 batch=10 seen=640', { step: null, kind: 'train', values: { epoch: 2, batch: 10, seen: 640 } }],
+    // pytorch/examples' VAE: its test pass is evaluation, as a validation loss is.
+    ['====> Test set loss: 339.0139', { step: null, kind: 'eval', values: { eval_loss: 339.0139 } }],
+    ['Epoch 3: test_loss=0.412 test_acc=0.881', { step: null, kind: 'eval', values: { epoch: 3, eval_loss: 0.412, eval_accuracy: 0.881 } }],
   ])('%s', (line, expected) => {
     expect(run(createGenericParser(), [line])[0]).toEqual(expected);
   });

@@ -75,6 +75,9 @@ const ALIASES: Readonly<Record<string, string>> = {
   val_loss: 'eval_loss',
   valid_loss: 'eval_loss',
   validation_loss: 'eval_loss',
+  // A test pass is evaluation too (pytorch/examples' VAE: `====> Test set loss: 339.0139`).
+  test_loss: 'eval_loss',
+  test_set_loss: 'eval_loss',
   acc: 'accuracy',
   train_acc: 'accuracy',
   train_accuracy: 'accuracy',
@@ -83,6 +86,8 @@ const ALIASES: Readonly<Record<string, string>> = {
   valid_acc: 'eval_accuracy',
   valid_accuracy: 'eval_accuracy',
   validation_accuracy: 'eval_accuracy',
+  test_acc: 'eval_accuracy',
+  test_accuracy: 'eval_accuracy',
   eval_acc: 'eval_accuracy',
   tok_per_sec: 'tokens_per_sec',
   toks_per_sec: 'tokens_per_sec',
