@@ -190,12 +190,12 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await page.getByTestId('group-by-config').click();
   await expect(table.locator('tbody tr')).toHaveCount(5);
 
-  // A gate of zero: any rise of the loss fails, and says by how much in the badge's title.
+  // A gate of zero: the badge's title says the allowance, and the runs' own spread it weighs where repeats differ.
   await page.getByTestId('gate-absolute').fill('0');
   await page.getByTestId('gate-relative').fill('0');
   await page.getByTestId('gate-relative').press('Enter');
   await expect(page).toHaveURL(/abs=0&rel=0/u);
-  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveAttribute('title', /allowed \+0(\.0+)?\)/u);
+  await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveAttribute('title', /allowed \+0(\.0+)?(\)| and the runs' own spread, ±)/u);
   // A reload keeps the whole comparison: sweeps, baseline and gate.
   await page.reload();
   await expect(page.getByTestId('compare-row-3').getByTestId('row-verdict')).toHaveText('baseline');
