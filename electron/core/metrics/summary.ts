@@ -359,7 +359,8 @@ export function summarizeMetrics(input: SummaryInput, options: SummaryOptions = 
     outliers: outlierReasons,
     metricsSource,
     tokensPerStep,
-    samplesPerStep: options.samplesPerStep ?? null,
+    // Where the log's steps count samples, a step holds one: losses are matched on samples whatever the batch.
+    samplesPerStep: timed.stepsCountSamples ? 1 : (options.samplesPerStep ?? null),
     lossCurve: lossCurve(all, curveLosses),
     evalCurve: lossCurve(all, evalLosses),
     finalMetrics: lastValues,
@@ -647,7 +648,7 @@ function timePoints(records: StepColumns, tokensPerStep: number | null, samplesP
     grains.push(printedGrain(rate));
     printed.push(false);
   }
-  return { points, throughputs, grains, unit: timed.unit, printed, stepTimesKnown: false };
+  return { points, throughputs, grains, unit: timed.unit, printed, stepTimesKnown: false, stepsCountSamples: timed.stepsCountSamples };
 }
 
 function timedPoints(records: StepColumns, tokensPerStep: number | null, samplesPerStep: number | null) {
@@ -721,7 +722,7 @@ function timedPoints(records: StepColumns, tokensPerStep: number | null, samples
     grains.push(grain);
     printed.push(finite(printedMs) && printedMs > 0);
   }
-  return { points, throughputs, grains, unit, printed };
+  return { points, throughputs, grains, unit, printed, stepsCountSamples };
 }
 
 /**

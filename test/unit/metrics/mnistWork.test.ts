@@ -47,6 +47,10 @@ describe("pytorch/examples' MNIST lines", () => {
     expect(summary.throughput.unit).toBe('samples/s');
     expect(summary.throughput.median).toBeCloseTo(640, 6);
     expect(summary.steps).toBe(11760);
+    // A step holds one sample whatever the batch given with the run: losses are matched on samples.
+    const given = summarizeMetrics(samples, { samplesPerStep: 64 });
+    expect(given.samplesPerStep).toBe(1);
+    expect(given.throughput.median).toBeCloseTo(640, 6);
   });
 });
 
