@@ -13,18 +13,20 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** nanoGPT's lines with their own step times: step 1 compiles for 1.2 s, step 20 waits 2 s (a checkpoint, slower still). */
+/**
+ * nanoGPT's lines with their own step times: step 1 compiles for 1.2 s, step 20 took 2 s (a checkpoint, slower still).
+ * The times printed are the script's, as nanoGPT's are, and fixed here: a loaded machine changes none of them.
+ */
 const SCRIPT = `
 import json, os, time
-started = time.time()
 knobs = json.loads(os.environ["TUNING_BENCH_KNOBS"])
 for step in range(1, 41):
-    begun = time.time()
-    time.sleep(1.2 if step == 1 else 2.0 if step == 20 else 0.03)
+    time.sleep(1.2 if step == 1 else 0.03)
     if step == 1:
         with open(knobs["out"], "a") as out:
             out.write(json.dumps({"knob": "compile", "status": "applied", "what": "compiled", "file": __file__, "line": 7, "warmupUntil": time.time()}) + "\\n")
-    print("iter %d: loss %.4f, time %.2fms" % (step, 3 - step / 40, (time.time() - begun) * 1000), flush=True)
+    printed_ms = 1200.0 if step == 1 else 2000.0 if step == 20 else 30.0 + step % 3
+    print("iter %d: loss %.4f, time %.2fms" % (step, 3 - step / 40, printed_ms), flush=True)
 `;
 
 describe("the compile knob's warm-up in a run's summary", () => {
