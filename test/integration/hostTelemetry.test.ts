@@ -46,9 +46,10 @@ describe("the run's processes", () => {
 
 describe("the engine's own children", () => {
   it('are read live, a helper apart from a process that leads a session of its own (a run), and counted once waited for', async () => {
-    const busy = 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done';
+    // Then a second's sleep, so it is surely alive when read, however fast this machine runs the loop.
+    const busy = 'i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done; sleep 1';
     const selfBefore = readSelfTicks();
-    // A helper as the Python fingerprint's probe is run (about 0.3 s of CPU), and a process in a session of its own.
+    // A helper as the Python fingerprint's probe is run (about half a second of CPU), and a process in a session of its own.
     const helper = spawn('/bin/sh', ['-c', busy], { stdio: 'ignore' });
     const session = spawn('/bin/sh', ['-c', 'sleep 5'], { stdio: 'ignore', detached: true });
     await new Promise((resolve) => setTimeout(resolve, 150));
