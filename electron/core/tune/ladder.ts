@@ -528,14 +528,21 @@ export class TuneLadder {
       return out;
     };
 
-    const stepGate = (m: Measured | null) =>
-      m === null
-        ? poolGate([])
-        : gateOverRounds(
-            (compareRequest) => this.deps.compare(compareRequest),
-            { sweepIds: m.sweepIds, baseRunIds: m.base.runIds, candidateRunIds: m.candidate.runIds, rows: m.candidate.rows },
-            request,
-          );
+    // A step's pooled gate is a comparison of all its runs: made once, read by its decision and by its row.
+    const gates = new WeakMap<Measured, { gate: 'pass' | 'fail' | 'n/a'; reason: string }>();
+    const stepGate = (m: Measured | null) => {
+      if (m === null) return poolGate([]);
+      let gate = gates.get(m);
+      if (gate === undefined) {
+        gate = gateOverRounds(
+          (compareRequest) => this.deps.compare(compareRequest),
+          { sweepIds: m.sweepIds, baseRunIds: m.base.runIds, candidateRunIds: m.candidate.runIds, rows: m.candidate.rows },
+          request,
+        );
+        gates.set(m, gate);
+      }
+      return gate;
+    };
     const stepGateOf = (m: Measured) => {
       const gate = stepGate(m);
       return { gate: gate.gate, gateReason: gate.reason };
