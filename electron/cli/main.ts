@@ -299,6 +299,11 @@ export function buildProgram(): Command {
     if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
     return number;
   };
+  const seconds = (flag: string) => (value: string) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${flag} is a number of seconds, e.g. 5 (0 for none)`);
+    return number;
+  };
 
   const sweep = program
     .command('sweep')
@@ -369,6 +374,11 @@ export function buildProgram(): Command {
     .option('--tokens-per-step <expr>', "tokens in one step, from the placeholders: '{batch}*{seq_len}'")
     .option('--max-steps <n>', 'stop each run after this many steps (default 30 unless --timeout)', positiveInt('--max-steps', 'steps', '30'))
     .option('--steps <n>', 'the same as --max-steps', positiveInt('--steps', 'steps', '30'))
+    .option(
+      '--min-seconds <s>',
+      'with the step limit, each run goes on until its steps span this long, so fast steps are measured past their warm-up (default 5; 0: the limit alone)',
+      seconds('--min-seconds'),
+    )
     .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout', 'seconds', '60'))
     .option('--repeats <n>', "runs per side in a step's first round (default 2)", positiveInt('--repeats', 'runs', '2'))
     .option('--max-repeats <n>', 'the most runs per side a step takes while its verdict is undecided (default 4)', positiveInt('--max-repeats', 'runs', '4'))

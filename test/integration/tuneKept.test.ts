@@ -126,6 +126,30 @@ describe('a tune kept by the engine', () => {
     expect(baseline.throughput.median).toBeGreaterThan(0);
   }, 240_000);
 
+  it('measures fast steps past their step limit until they span the stretch asked (30 steps of a 300 steps/s bar are 0.1 s)', async () => {
+    const { core, dir } = open();
+    // A bar that never ends on its own, 3 ms a step, as Lightning's quick-start draws on a CPU.
+    fs.writeFileSync(
+      path.join(dir, 'fast.py'),
+      ['import time', 'step = 0', 'while True:', '    step += 1', '    time.sleep(0.003)', '    print(f"step {step} loss 1.0", flush=True)'].join('\n'),
+    );
+    const api = contractClient(core);
+    const fast = { ...request(dir), command: { ...request(dir).command, template: ['/usr/bin/python3', 'fast.py'] } };
+    const started = await api['tune.start']({ request: { ...fast, steps: ['workers'], minStepSeconds: 1.5 } });
+    const ended = await core.tunes.waitForEnd(started.id);
+    const runIds = ended.result.steps.flatMap((s) => s.runIds);
+    expect(runIds.length).toBeGreaterThanOrEqual(2);
+    for (const id of runIds) {
+      const run = await api['runs.get']({ id });
+      expect(run.exitReason).toMatch(
+        /^stopped at step \d+, the run's step limit \(its steps were fast: it went on past the count until they spanned 1\.5 s\)$/u,
+      );
+      const steps = (await api['runs.metrics']({ id })).filter((p) => p.name === 'loss');
+      expect(steps.length).toBeGreaterThan(100);
+      expect(steps.at(-1)!.tMs - steps[0]!.tMs).toBeGreaterThanOrEqual(1500);
+    }
+  }, 120_000);
+
   it('refuses a tune of a run that is not there, and a resume of one that is not', async () => {
     const { core, dir } = open();
     const api = contractClient(core);

@@ -23,6 +23,7 @@ export interface TuneCommandOptions {
   samplesPerStep?: string;
   tokensPerStep?: string;
   maxSteps?: number;
+  minSeconds?: number;
   timeout?: number;
   repeats?: number;
   maxRepeats?: number;
@@ -170,6 +171,7 @@ export async function tuneCommand(core: Core, options: TuneCommandOptions): Prom
     ...(options.samplesPerStep === undefined ? {} : { samplesPerStep: options.samplesPerStep }),
     ...(options.tokensPerStep === undefined ? {} : { tokensPerStep: options.tokensPerStep }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.minSeconds === undefined ? {} : { minStepSeconds: options.minSeconds }),
     ...(options.timeout === undefined ? {} : { timeoutSeconds: options.timeout }),
     ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
     ...(options.maxRepeats === undefined ? {} : { maxRepeats: options.maxRepeats }),

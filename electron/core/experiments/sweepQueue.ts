@@ -82,6 +82,7 @@ export interface SweepStartRun {
     workload: Workload;
     values: Record<string, string>;
     maxSteps?: number | undefined;
+    minStepSeconds?: number | undefined;
     timeoutSeconds?: number | undefined;
     sweep: RunPlacement;
     inForce?: GpuSettingsRecord | null;
@@ -126,6 +127,7 @@ const FAILURE_TAIL_BYTES = 16 * 1024;
 /** How long a run of the sweep may go, and what it waits for before it starts. */
 interface SweepRunLimits {
   maxSteps?: number | undefined;
+  minStepSeconds?: number | undefined;
   timeoutSeconds?: number | undefined;
   waitForIdle: boolean;
   maxWaitSeconds: number;
@@ -663,6 +665,7 @@ export class SweepQueue {
       workload,
       values,
       maxSteps: limits.maxSteps,
+      minStepSeconds: limits.minStepSeconds,
       timeoutSeconds: limits.timeoutSeconds,
       sweep: { sweepId: id, ...position, replacesRunId: this.interruptedAt(id, position)?.id ?? null },
       inForce: lease?.record ?? null,

@@ -11,7 +11,7 @@ export type StopCause =
   /** Asked with a reason by a face that was itself told to stop (the CLI's terminal closed, SIGTERM). */
   | { kind: 'signal'; reason: string }
   /** The run's own step limit: how such a run is meant to end. */
-  | { kind: 'step-limit'; step: number }
+  | { kind: 'step-limit'; step: number; minStepSeconds?: number | null }
   | { kind: 'time-limit' }
   /** The engine itself was closing (the app quit, the server stopped). */
   | { kind: 'app-closing' };
@@ -143,7 +143,14 @@ function stoppedVerdict(cause: StopCause): ExitVerdict {
   switch (cause.kind) {
     case 'step-limit':
       // Stopping at the planned step is how such a run is meant to end: good data, not a failure.
-      return { status: 'stopped', exitClass: 'ok', reason: `stopped at step ${cause.step}, the run's step limit` };
+      return {
+        status: 'stopped',
+        exitClass: 'ok',
+        reason:
+          cause.minStepSeconds == null
+            ? `stopped at step ${cause.step}, the run's step limit`
+            : `stopped at step ${cause.step}, the run's step limit (its steps were fast: it went on past the count until they spanned ${cause.minStepSeconds} s)`,
+      };
     case 'time-limit':
       return { status: 'timed_out', exitClass: 'timeout', reason: 'stopped by Tuning Bench at the time limit' };
     case 'user':

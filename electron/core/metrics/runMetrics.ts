@@ -18,11 +18,17 @@ export interface RunMetricsOptions {
   startedAtMs: number;
   channelFile: string;
   maxSteps: number | null;
+  /**
+   * With `maxSteps`: the run goes on past its step limit until its logged steps span at least this long, from the first
+   * (fast steps: 30 of a Lightning bar at 300 steps/s are a tenth of a second, all of it warm-up). Null: the limit alone.
+   */
+  minStepSeconds?: number | null;
   tokensPerStep: number | null;
   samplesPerStep: number | null;
   /** Warm-up and left-out steps set by hand (for the run, its sweep or its workload), or the automatic rules. */
   choices?: Pick<SummaryOptions, 'warmup' | 'warmupSetBy' | 'excludeSteps'>;
-  onStepLimit: (step: number) => void;
+  /** `minStepSeconds`: the stretch the run went on for past its step count (null: it stopped at the count). */
+  onStepLimit: (step: number, minStepSeconds: number | null) => void;
   /** `startedAtMs` is on its wall reading, as are the channel's own stamps; it also paces the reads. */
   clock?: Clock;
 }
@@ -47,6 +53,10 @@ export class RunMetrics {
   private loggedSteps = 0;
   private lastStep: number | null = null;
   private countsSamples = false;
+  /** When the first logged step came (ms into the run): the measured stretch counts from it, not from the imports before. */
+  private firstStepTMs: number | null = null;
+  /** The step count was reached before the stretch was: the run went on for the stretch. */
+  private heldByStretch = false;
 
   constructor(
     private readonly options: RunMetricsOptions,
@@ -115,11 +125,20 @@ export class RunMetrics {
         this.lastStep = sample.step;
         this.loggedSteps++;
       }
-      if ((this.countsSamples ? this.loggedSteps : sample.step) >= limit) {
-        this.limitReached = true;
-        this.options.onStepLimit(sample.step);
-        return;
+      this.firstStepTMs ??= sample.tMs;
+      if ((this.countsSamples ? this.loggedSteps : sample.step) < limit) continue;
+      if (!this.spansShortestStretch(sample.tMs)) {
+        this.heldByStretch = true;
+        continue;
       }
+      this.limitReached = true;
+      this.options.onStepLimit(sample.step, this.heldByStretch ? (this.options.minStepSeconds ?? null) : null);
+      return;
     }
+  }
+
+  private spansShortestStretch(tMs: number): boolean {
+    const seconds = this.options.minStepSeconds ?? null;
+    return seconds === null || this.firstStepTMs === null || tMs - this.firstStepTMs >= seconds * 1000;
   }
 }

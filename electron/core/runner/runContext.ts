@@ -58,6 +58,8 @@ export interface StartRequest {
   timeoutSeconds?: number | undefined;
   /** Stop the run once its metrics reach this step; it ends `stopped`, exit class `ok`. */
   maxSteps?: number | undefined;
+  /** With maxSteps: the run goes on past it until its logged steps span this long (RunMetricsOptions.minStepSeconds). */
+  minStepSeconds?: number | undefined;
   /** The GPU settings in force when it starts, recorded with the run. */
   gpuSettingsInForce?: Record<string, unknown> | null | undefined;
   /** The run's own GPU changes, put back as soon as it ends. */

@@ -175,9 +175,10 @@ export class RunSession {
         startedAtMs: this.startedAtMs,
         channelFile: launch.channelFile,
         maxSteps: request.maxSteps ?? null,
+        minStepSeconds: request.minStepSeconds ?? null,
         ...stepUnits(request.unitsPerStep ?? null, request.workload, launch.config),
         choices: summaryChoices(record, request.workload),
-        onStepLimit: (step) => this.stopAtStepLimit(step),
+        onStepLimit: (step, minStepSeconds) => this.stopAtStepLimit(step, minStepSeconds),
         clock: environment.clock,
       },
       context.metricStore,
@@ -270,9 +271,9 @@ export class RunSession {
     return this.finished;
   }
 
-  private stopAtStepLimit(step: number): void {
+  private stopAtStepLimit(step: number, minStepSeconds: number | null): void {
     if (!this.live) return;
-    this.stop({ kind: 'step-limit', step });
+    this.stop({ kind: 'step-limit', step, minStepSeconds });
   }
 
   private startGpuSampler(): NvidiaSmiSampler | null {

@@ -7,7 +7,7 @@ import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type Kno
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../compare/verdict.js';
 import { measuredByWorkOverTime, rowThroughput } from '../compare/compare.js';
 import { suggestChanges, type KeptKnob } from './suggest.js';
-import { DEFAULT_TUNE_MAX_STEPS } from '../../shared/api/tune.js';
+import { DEFAULT_TUNE_MAX_STEPS, DEFAULT_TUNE_MIN_STEP_SECONDS } from '../../shared/api/tune.js';
 
 /** What the ladder needs of the engine (createCore gives the sweep queue, compare and the run store). */
 export interface TuneDeps {
@@ -343,6 +343,7 @@ export class TuneLadder {
   async run(request: TuneRequest, say: (line: string) => void = () => undefined, options: LadderRunOptions = {}): Promise<TuneResult> {
     const rungs = ladderRungs(request);
     const maxSteps = request.maxSteps ?? (request.timeoutSeconds === undefined ? DEFAULT_TUNE_MAX_STEPS : undefined);
+    const minStepSeconds = maxSteps === undefined ? undefined : (request.minStepSeconds ?? DEFAULT_TUNE_MIN_STEP_SECONDS);
     const result = options.resumeFrom ? decidedPart(options.resumeFrom) : emptyResult(request);
     result.confidence = tuneConfidence(request);
     const kept: KnobSettings = {};
@@ -408,6 +409,7 @@ export class TuneLadder {
           plan: 'ladder',
           repeats,
           ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(minStepSeconds === undefined || minStepSeconds === 0 ? {} : { minStepSeconds }),
           ...(request.timeoutSeconds === undefined ? {} : { timeoutSeconds: request.timeoutSeconds }),
           minEffect: request.minEffect,
           waitForIdle: request.waitForIdle,

@@ -414,6 +414,8 @@ export const runMethods = {
         timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
         /** Stop the run once its metrics report this step; it ends `stopped` with exit class `ok`. */
         maxSteps: z.number().int().positive().optional(),
+        /** With maxSteps: go on past it until the logged steps span this long, from the first (fast steps are a moment's worth). */
+        minStepSeconds: z.number().min(0).max(MAX_RUN_SECONDS).optional(),
         /** GPU settings for this run only: journaled, applied before it starts, restored after it ends. */
         gpuSettings: gpuRunSettingsInput.optional(),
         /** Lock even though other processes use the GPU (the person was shown them and agreed). */

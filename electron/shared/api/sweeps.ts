@@ -52,6 +52,8 @@ export const sweepRequest = z.object({
   pinSeed: z.boolean().default(false),
   /** Each run stops after this many steps, or after this long (ends `timed_out`). */
   maxSteps: z.number().int().positive().optional(),
+  /** With maxSteps: each run goes on past its step limit until its logged steps span this long (fast steps are a moment's worth). */
+  minStepSeconds: z.number().min(0).max(MAX_RUN_SECONDS).optional(),
   timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
   /**
    * What one step holds, as an expression over the sweep's variables (`{batch}`, `{batch}*{seq_len}`): throughput

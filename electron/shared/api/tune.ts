@@ -17,6 +17,13 @@ export const DEFAULT_TUNE_STEPS: readonly (typeof TUNE_STEPS)[number][] = ['work
 /** Short runs by default: 30 steps hold a warm-up and a steady stretch of a small script (the steady-state finder needs about 10). */
 export const DEFAULT_TUNE_MAX_STEPS = 30;
 
+/**
+ * ...and, where steps are fast, at least this long of them: 30 steps of Lightning's quick-start at 300 steps/s are a
+ * tenth of a second, all of it warm-up (its first 167 steps, 0.9 s, were slower), and a run's throughput would be its
+ * warm-up's. Counted from the first logged step, so imports and a compile before it do not use it up.
+ */
+export const DEFAULT_TUNE_MIN_STEP_SECONDS = 5;
+
 export const tuneRequest = z
   .object({
     command: typedCommand,
@@ -36,6 +43,8 @@ export const tuneRequest = z
     samplesPerStep: z.string().trim().min(1).max(500).optional(),
     /** Each run stops after this many steps (default DEFAULT_TUNE_MAX_STEPS unless timeoutSeconds is given), or after this long. */
     maxSteps: z.number().int().positive().optional(),
+    /** With the step limit: each run goes on past it until its logged steps span this long (default DEFAULT_TUNE_MIN_STEP_SECONDS; 0: the limit alone). */
+    minStepSeconds: z.number().min(0).max(MAX_RUN_SECONDS).optional(),
     timeoutSeconds: z.number().positive().max(MAX_RUN_SECONDS).optional(),
     /** Runs per side in a step's first round; more are added, a round at a time, while the verdict is undecided. */
     repeats: z.number().int().min(2).max(20).default(2),

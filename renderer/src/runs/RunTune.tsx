@@ -1,7 +1,7 @@
 // Tune on a run's page: the knobs' ladder on the run's command as it is (tune.start), followed step by step and found again after a reload, then the table, the total and the change that makes each kept knob permanent.
 import { useEffect, useState } from 'react';
 import type { Run, TuneRecord } from '../../../electron/shared/api.js';
-import { IMPORTED_COMMAND } from '../../../electron/shared/api.js';
+import { DEFAULT_TUNE_MIN_STEP_SECONDS, IMPORTED_COMMAND } from '../../../electron/shared/api.js';
 import { confidenceText } from '../../../electron/shared/confidenceText.js';
 import { useBridge } from '../bridge/context.js';
 import { downloadText } from '../shared/downloadText.js';
@@ -88,6 +88,7 @@ export function RunTune({ run }: { run: Run }) {
         <label>
           Steps per run{' '}
           <input
+            title={`and, where steps are fast, on until they span ${DEFAULT_TUNE_MIN_STEP_SECONDS} s, so a run measures more than its warm-up`}
             data-testid="tune-steps"
             className="mono"
             size={5}

@@ -83,3 +83,48 @@ describe('the step limit', () => {
     metrics.close();
   });
 });
+
+describe('the step limit with a shortest measured stretch', () => {
+  const progressStep = (step: number, tMs: number) => [{ step, tMs, name: 'progress_step', value: step, source: 'text' as const, kind: 'progress' as const }];
+  const limited = (minStepSeconds: number | null, limits: number[]) =>
+    new RunMetrics(
+      {
+        runId: 1,
+        startedAtMs: 0,
+        channelFile: '/nonexistent/channel.jsonl',
+        maxSteps: 30,
+        minStepSeconds,
+        tokensPerStep: null,
+        samplesPerStep: null,
+        onStepLimit: (step) => limits.push(step),
+        clock: new ManualClock(new Date('2026-03-01T12:00:00Z')),
+      },
+      { append: () => undefined } as unknown as MetricStore,
+      new EventHub(),
+    );
+
+  it('goes on past its step limit while its steps span less than the shortest stretch (a Lightning bar at 300 steps/s: 30 steps are 0.1 s, all warm-up)', () => {
+    const limits: number[] = [];
+    const metrics = limited(8, limits);
+    // The first step comes after 4 s of imports: the stretch counts from it, not from the run's start.
+    for (let step = 1; step <= 4000 && limits.length === 0; step++) metrics.acceptParsed(progressStep(step, 4000 + 3 * (step - 1)));
+    expect(limits).toEqual([2668]);
+    metrics.close();
+  });
+
+  it('stops at the step limit where its steps already span the stretch (nanoGPT on a CPU: a step a second)', () => {
+    const limits: number[] = [];
+    const metrics = limited(8, limits);
+    for (let step = 1; step <= 40; step++) metrics.acceptParsed(progressStep(step, 4000 + 1000 * (step - 1)));
+    expect(limits).toEqual([30]);
+    metrics.close();
+  });
+
+  it('stops at the step limit itself without a stretch', () => {
+    const limits: number[] = [];
+    const metrics = limited(null, limits);
+    for (let step = 1; step <= 40; step++) metrics.acceptParsed(progressStep(step, 4000 + 3 * (step - 1)));
+    expect(limits).toEqual([30]);
+    metrics.close();
+  });
+});
