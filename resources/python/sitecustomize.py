@@ -12,6 +12,8 @@ one line on stderr, as Python does for a broken sitecustomize.
 FEATURES = (
     ("TUNING_BENCH_PROFILE", "tuning_bench_profiler", "profile"),
     ("TUNING_BENCH_KNOBS", "tuning_bench_knobs", "knobs"),
+    # Every run has a channel: a Lightning script's logged numbers reach it (its terminal may show no loss).
+    ("TUNING_BENCH_METRICS", "tuning_bench_lightning", "Lightning's numbers"),
 )
 
 
