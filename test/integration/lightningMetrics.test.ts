@@ -69,7 +69,9 @@ for batch in range(120):
     connector.update_train_step_metrics()
     print("Epoch 0: %d/120 [v_num=3]" % (batch + 1), flush=True)
     if batch == 119:
-        connector.log_metrics({"val_loss": Tensor(0.75), "val_acc": Tensor(0.5), "train_loss_epoch": Tensor(1.4)})
+        # on_step=True in validation_step: each validation batch's value, then the pass's mean.
+        connector.log_metrics({"valid_loss_step": Tensor(0.9)})
+        connector.log_metrics({"valid_loss_epoch": Tensor(0.75), "val_acc": Tensor(0.5), "train_loss_epoch": Tensor(1.4)})
     trainer.fit_loop.epoch_loop._batches_that_stepped += 1
 `;
 

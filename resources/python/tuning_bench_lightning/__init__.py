@@ -36,12 +36,14 @@ def _warn_once(error):
 
 
 def _key(name):
-    """Lightning's metric name as the channel's: `train/loss_step` -> `loss`, `val_acc` -> (eval) `accuracy`."""
+    """Lightning's metric name as the channel's: `train/loss_step` -> `loss`, `val_acc` and `valid_loss_epoch` -> (eval) `accuracy`, `loss`."""
     key = str(name).strip().lower()
     for separator in ("/", ".", "-", " "):
         key = key.replace(separator, "_")
-    if key.endswith("_step"):
-        key = key[: -len("_step")]
+    for suffix in ("_step", "_epoch"):
+        if key.endswith(suffix):
+            key = key[: -len(suffix)]
+            break
     for prefix in ("train_",) + EVAL_PREFIXES:
         if key.startswith(prefix):
             key = key[len(prefix) :]
@@ -103,7 +105,9 @@ class StepRecorder:
         if self.in_step:
             self.logged.update(values)
             return
-        evaluation = {_key(name): value for name, value in values.items() if _is_eval(name)}
+        # A validation batch's own value (`valid_loss_step`, from on_step=True) is not the pass's: its mean
+        # (`valid_loss_epoch`) comes at the end of the pass.
+        evaluation = {_key(name): value for name, value in values.items() if _is_eval(name) and not str(name).lower().endswith("_step")}
         if evaluation:
             # After the last step written: Lightning validates before it counts that step as done.
             step = self.last_step if self.last_step is not None else _current_step(connector.trainer)
