@@ -105,9 +105,9 @@ export function formatRunDetails(run: Run): string {
   }
   if (summary.finalLoss !== null) {
     const fell = summary.lossFell === null ? '' : summary.lossFell ? ', falling' : ', NOT falling';
-    lines.push(`  loss      final ${summary.finalLoss}, best ${summary.bestLoss ?? '-'}${fell}`);
+    lines.push(`  loss      final ${lossText(summary.finalLoss)}, best ${summary.bestLoss === null ? '-' : lossText(summary.bestLoss)}${fell}`);
   }
-  if (summary.evalLoss !== null) lines.push(`  eval loss ${summary.evalLoss}`);
+  if (summary.evalLoss !== null) lines.push(`  eval loss ${lossText(summary.evalLoss)}`);
   for (const note of summary.notes) lines.push(`  note      ${note}`);
   if (summary.nanDetected) lines.push('  NaN/Inf   seen in the loss');
   const gpuSettings = describeGpuSettings(run.gpuSettings);
@@ -230,4 +230,12 @@ export function describeGpuSettings(settings: Run['gpuSettings']): string | null
         ? `set for this ${String(settings.setBy)}; NOT restored: ${((settings.restoreErrors as string[] | undefined) ?? []).join('; ')}`
         : `set for this ${String(settings.setBy)}${settings.restored === true ? ', restored after' : ''}`;
   return `${parts.join(', ')} (${how})`;
+}
+
+/**
+ * A loss as a log prints one: a value the script gave as a float32's `.item()` (the structured channel, Lightning's
+ * logged values) has 17 digits, 0.3620281517505646; seven significant ones keep every value a log line prints.
+ */
+function lossText(value: number): string {
+  return Number.isFinite(value) ? String(Number(value.toPrecision(7))) : String(value);
 }
