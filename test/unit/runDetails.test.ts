@@ -2,26 +2,11 @@
 // Lightning script's logged values) is printed as a log would print it, not with its 17 digits.
 import { describe, expect, it } from 'vitest';
 import { formatRunDetails } from '../../electron/cli/format.js';
-import { run as runSchema } from '../../electron/shared/api.js';
+import { recordedRun } from '../helpers/runRecord.js';
 
 function lightningRun(finalLoss: number, bestLoss: number, evalLoss: number) {
-  return runSchema.parse({
-    id: 71,
-    workloadId: null,
-    workloadName: null,
-    status: 'succeeded',
-    exitCode: 0,
-    signal: null,
-    exitClass: 'ok',
-    exitReason: null,
-    startedAt: '2026-11-29T22:59:59.548Z',
-    endedAt: '2026-11-29T23:00:11.948Z',
+  return recordedRun(71, {
     command: ['python', 'backbone_image_classifier.py', '--trainer.max_epochs=1'],
-    cwd: '/tmp',
-    config: {},
-    env: {},
-    pid: null,
-    outputBytes: 671_446,
     summary: {
       steps: 1719,
       throughput: { median: 206, iqr: 65.2, unit: 'steps/s', blocks: [] },
@@ -34,8 +19,6 @@ function lightningRun(finalLoss: number, bestLoss: number, evalLoss: number) {
       gpu: null,
       host: null,
     },
-    gpuSettings: null,
-    fingerprint: {},
   });
 }
 

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../electron/core/compare/compare.js';
 import { gateOverRounds } from '../../electron/core/tune/ladder.js';
-import { qualityGate, run as runSchema, type Run } from '../../electron/shared/api.js';
+import { qualityGate, type Run } from '../../electron/shared/api.js';
+import { recordedRun } from '../helpers/runRecord.js';
 
 const GATE = qualityGate.parse({});
 const NOW = new Date('2026-11-29T12:00:00.000Z');
@@ -11,24 +12,9 @@ let nextId = 1;
 
 /** A run of a round (sweep) of a step: config 0 the side it is measured against, 1 the knob; its final loss `loss`. */
 function roundRun(sweepId: number, configIndex: number, repeat: number, loss: number): Run {
-  const id = nextId++;
-  return runSchema.parse({
-    id,
-    workloadId: null,
-    workloadName: null,
-    status: 'succeeded',
-    exitCode: 0,
-    signal: null,
-    exitClass: 'ok',
-    exitReason: null,
-    startedAt: new Date(Date.UTC(2026, 10, 29, 10, 0, id)).toISOString(),
-    endedAt: new Date(Date.UTC(2026, 10, 29, 10, 1, id)).toISOString(),
+  return recordedRun(nextId++, {
     command: ['python', 'quickstart.py'],
-    cwd: '/tmp',
     config: { 'knob.autocast': configIndex === 0 ? 'off' : 'bf16' },
-    env: {},
-    pid: null,
-    outputBytes: 0,
     summary: {
       steps: 200,
       throughput: { median: 12_000, iqr: 100, unit: 'samples/s', blocks: [] },
@@ -42,8 +28,6 @@ function roundRun(sweepId: number, configIndex: number, repeat: number, loss: nu
         [200, loss],
       ],
     },
-    gpuSettings: null,
-    fingerprint: {},
     sweepId,
     configIndex,
     repeatIndex: repeat,
