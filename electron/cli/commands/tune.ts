@@ -110,7 +110,7 @@ export function formatTuneResult(result: TuneResult): string {
     );
   }
   lines.push(
-    `Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.`,
+    `Each step: a sweep of the best so far against it plus one knob, runs interleaved; speedup = ratio of geometric means with a ${confidenceText(result.confidence)} t-interval over runs (the 5 % shared between the looks a step may take as it adds rounds; RUNS: candidate+against); kept only when faster and within the quality gate.${result.lossAt === null ? '' : ` LOSS: train loss at ${result.lossAt}, the most work every row's runs reached (runs of fast steps stop after a stretch of time, at unequal work).`}`,
   );
   const keptList = [...Object.entries(result.kept), ...(result.batch ? [[result.batch.variable, String(result.batch.to)]] : [])]
     .map(([k, v]) => `${k}=${v}`)

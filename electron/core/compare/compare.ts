@@ -285,6 +285,33 @@ function matchedTrainLoss(
   return own === null || baseLoss === null ? null : { at, by: measure.by, own, base: baseLoss, ownRuns, baseRuns };
 }
 
+/**
+ * Each group's train loss at the largest work every group reached (each group's furthest run, then the smallest of
+ * those): one column a reader can compare down where runs stopped at unequal work (a tune's runs of fast steps stop
+ * after a stretch of time, so a faster config has gone further and its final loss is lower for that alone). A group
+ * without a loss curve neither limits the work nor gets a loss; null where fewer than two groups have one, or where
+ * the work of a step differs and is not known.
+ */
+export function lossesAtCommonWork(groups: ReadonlyArray<readonly Run[]>): { at: string; losses: Array<number | null> } | null {
+  const curve = (r: Run) => r.summary.lossCurve;
+  const withCurves = groups.filter((runs) => runs.some((r) => curve(r).length > 0));
+  if (withCurves.length < 2) return null;
+  const measure = workMeasure({ key: 'all', runs: withCurves.flat() }, { key: 'none', runs: [] });
+  if (measure.by === null) return null;
+  const reaches = nums(withCurves.map((runs) => reach({ key: '', runs: [...runs] }, curve, measure.perStep)));
+  if (reaches.length < 2) return null;
+  const at = Math.min(...reaches);
+  const losses = groups.map((runs) =>
+    medianOf(
+      runs.map((r) => {
+        const scale = measure.perStep(r);
+        return scale === null ? null : lossAt(curve(r), scale, at);
+      }),
+    ),
+  );
+  return { at: atText(measure.by, at), losses };
+}
+
 /** Evals count as "at comparable work" within this share of each other's work (an eval every N steps rarely lands exactly). */
 const COMPARABLE_WORK = 0.05;
 

@@ -30,6 +30,8 @@ interface Report {
   reasons: Array<{ name: string; text: Paragraph }>;
   permanent: { changes: Paragraph[]; patch: string | null; apply: Paragraph } | null;
   method: string;
+  /** Where the loss column is read (TuneResult.lossAt). */
+  lossAt: string | null;
   notes: string[];
   error: string | null;
 }
@@ -61,7 +63,7 @@ function runsCell(step: TuneStep): string {
 }
 
 /** The ladder's columns; `split` (HTML) puts intervals and units on a second, smaller line. */
-function stepColumns(unit: string | null, split: boolean, confidence: string): Array<Column<TuneStep>> {
+function stepColumns(unit: string | null, split: boolean, confidence: string, lossAt: string | null): Array<Column<TuneStep>> {
   const throughput = (step: TuneStep) => {
     const value = figure(step.throughput.median);
     return value !== '' && step.throughput.unit !== null && step.throughput.unit !== unit ? `${value} ${step.throughput.unit}` : value;
@@ -81,7 +83,7 @@ function stepColumns(unit: string | null, split: boolean, confidence: string): A
     { title: 'Verdict', cell: verdictCell },
     { title: 'Runs', subtitle: 'candidate+against', cell: runsCell, numeric: true },
     { title: 'Step time', cell: (step) => msText(step.stepTimeMs), numeric: true },
-    { title: 'Final loss', cell: (step) => figure(step.finalLoss), numeric: true },
+    { title: lossAt === null ? 'Final loss' : `Loss at ${lossAt}`, cell: (step) => figure(step.finalLoss), numeric: true },
     { title: 'Peak VRAM', cell: (step) => (step.vramPeakMiB === null ? '' : `${figure(step.vramPeakMiB)} MiB`), numeric: true },
     { title: 'Gate', cell: (step) => (step.status === 'baseline' || step.status === 'skipped' ? '' : step.gate) },
     { title: 'Kept', cell: (step) => (step.status === 'baseline' ? '' : step.kept ? 'yes' : 'no') },
@@ -169,12 +171,15 @@ function permanent(result: TuneResult): Report['permanent'] {
   return { changes: result.suggestions.map((s) => [s.text]), patch, apply };
 }
 
-const method = (confidence: number) =>
+const method = (confidence: number, lossAt: string | null) =>
   'Each step is a sweep of the best so far (the baseline, then the knobs kept before it) against it plus one knob, their runs interleaved. ' +
   "Throughput: the geometric mean of the runs' steady-state medians (or of their steady steps' work over their time, where steps come unevenly or their timing is too coarse to place a median step), with a 95 % t-interval over runs. " +
   `Speedup: the ratio of geometric means against what the step was measured against, with a ${confidenceText(confidence)} t-interval over runs (Runs: candidate+against)${confidence > CONFIDENCE ? ': a step looks at its runs again as it adds rounds while undecided, so the 5 % is shared between its looks, and a knob is called faster when it is not at most 5 % of the time' : ''}. ` +
   'A knob is kept only when it is faster (the interval above 1) and within the quality gate, so each step builds on what helped. ' +
   "The total is the kept combination measured against the baseline side by side; the steps' speedups are never multiplied. " +
+  (lossAt === null
+    ? ''
+    : `Loss: the median over a row's runs of its train loss at ${lossAt}, the most work every row's runs reached (read off their loss curves): runs of fast steps stop after a stretch of time, so their final losses are at unequal work. `) +
   `Figures to ${SIGNIFICANT_FIGURES} significant figures, speedups to ${SPEEDUP_FIGURES}.`;
 
 function buildReport(result: TuneResult, options: TuneReportOptions): Report {
@@ -193,7 +198,8 @@ function buildReport(result: TuneResult, options: TuneReportOptions): Report {
     steps: result.steps,
     reasons: result.steps.map((step) => ({ name: step.name, text: stepReason(step) })),
     permanent: permanent(result),
-    method: method(result.confidence),
+    method: method(result.confidence, result.lossAt),
+    lossAt: result.lossAt,
     notes: result.notes,
     error: result.error,
   };
@@ -231,7 +237,7 @@ function toMarkdown(report: Report): string {
   if (report.alert) lines.push(`**${markdownInline(report.alert)}**`, '');
   lines.push(...report.facts.map((f) => `${markdownInline(f)}  `), '', '## Answer', '');
   for (const p of report.answer) lines.push(markdownInline(p), '');
-  const columns = columnsWithData(stepColumns(report.unit, false, report.confidence), report.steps);
+  const columns = columnsWithData(stepColumns(report.unit, false, report.confidence, report.lossAt), report.steps);
   lines.push(
     '## Steps',
     '',
@@ -268,7 +274,7 @@ pre.patch{background:#f6f8fa;border:1px solid #d0d7de;padding:.6rem .8rem;overfl
 
 function toHtml(report: Report): string {
   const rowClass = (step: TuneStep) => (step.kept ? 'best' : step.gate === 'fail' ? 'fail' : '');
-  const table = htmlTable(stepColumns(report.unit, true, report.confidence), report.steps, rowClass, 'tune-table');
+  const table = htmlTable(stepColumns(report.unit, true, report.confidence, report.lossAt), report.steps, rowClass, 'tune-table');
   const parts = [
     htmlPageStart(report.title, TUNE_STYLE),
     `<h1>${escapeHtml(report.title)}</h1>`,

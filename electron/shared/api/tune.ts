@@ -91,6 +91,7 @@ export const tuneStep = z.object({
   speedup: z.object({ ratio: z.number().nullable(), ci95: interval, verdict: z.string(), reason: z.string().nullable() }),
   n: z.object({ candidate: z.number().int(), against: z.number().int() }),
   stepTimeMs: z.number().nullable(),
+  /** Its runs' median train loss at the tune's `lossAt` (the work every step's runs reached); their final loss where that is null. */
   finalLoss: z.number().nullable(),
   /** Peak GPU memory of its runs (null without a GPU). */
   vramPeakMiB: z.number().nullable(),
@@ -133,6 +134,12 @@ export const tuneResult = z.object({
    * while undecided), so a knob is called faster when it is not at most 5 % of the time.
    */
   confidence: z.number().gt(0).lt(1).default(0.95),
+  /**
+   * Where the steps' losses are read: the largest work every step's runs reached (`step 146`, `9,344 samples`), as runs
+   * of fast steps stop after a stretch of time at unequal work; null where they are final losses (no common work, or a
+   * tune kept before this was said).
+   */
+  lossAt: z.string().nullable().default(null),
   /** Machine facts the ladder went by (torch version, CUDA). */
   machine: z.object({ torch: z.string().nullable(), cuda: z.boolean().nullable() }),
   notes: z.array(z.string()),

@@ -186,7 +186,13 @@ function TuneAnswer({ tune }: { tune: TuneRecord }) {
             <th>Verdict</th>
             <th>Runs</th>
             <th>Step ms</th>
-            <th>Loss</th>
+            {result.lossAt === null ? (
+              <th>Final loss</th>
+            ) : (
+              <th title="the most work every row's runs reached: runs of fast steps stop after a stretch of time, so their final losses are at unequal work">
+                Loss at {result.lossAt}
+              </th>
+            )}
             <th>VRAM MiB</th>
             <th>Gate</th>
             <th>Kept</th>

@@ -145,6 +145,7 @@ function realistic(): TuneResult {
     patch: PATCH,
     patchDir: '/home/ana/mlp',
     confidence: 1 - 0.05 / 3,
+    lossAt: 'step 40',
     machine: { torch: '1.13.1+cpu', cuda: false },
     notes: [
       'skipped: +tf32=on (no CUDA device here: tf32 acts on NVIDIA GPUs only); +cudnnBenchmark=on (no CUDA device here: cudnnBenchmark acts on NVIDIA GPUs only); +compile=on (torch 1.13.1+cpu has no torch.compile (2.0 and newer))',
