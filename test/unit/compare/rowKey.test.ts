@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { rowKey, rowDistinctions } from '../../../electron/core/compare/rowKey.js';
 import { compareRuns } from '../../../electron/core/compare/compare.js';
-import { qualityGate, run as runSchema, type Run } from '../../../electron/shared/api.js';
+import { qualityGate, type Run } from '../../../electron/shared/api.js';
+import { recordedRun } from '../../helpers/runRecord.js';
 
 const GATE = qualityGate.parse({});
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -21,23 +22,11 @@ function fakeRun(
 ): Run {
   const id = nextId++;
   const tps = over.tps ?? 1000;
-  return runSchema.parse({
-    id,
-    workloadId: null,
-    workloadName: null,
-    status: 'succeeded',
-    exitCode: 0,
-    signal: null,
-    exitClass: 'ok',
-    exitReason: null,
+  return recordedRun(id, {
     startedAt: new Date(Date.UTC(2026, 10, 21, 10, 0, id)).toISOString(),
     endedAt: new Date(Date.UTC(2026, 10, 21, 10, 1, id)).toISOString(),
     command: over.command ?? ['python', 'train.py'],
     cwd: over.cwd ?? '/home/me/a',
-    config: {},
-    env: {},
-    pid: null,
-    outputBytes: 0,
     git:
       over.commit === null
         ? null
@@ -59,7 +48,6 @@ function fakeRun(
       gpu: null,
       host: null,
     },
-    gpuSettings: null,
     sweepId: over.sweep?.[0] ?? null,
     configIndex: over.sweep?.[1] ?? null,
     repeatIndex: over.sweep ? 0 : null,

@@ -2,30 +2,17 @@
 // work over their time (its median step would say 10× its pace), so once one is compared, every run is measured so.
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../../electron/core/compare/compare.js';
-import { qualityGate, run as runSchema, type Run } from '../../../electron/shared/api.js';
+import { qualityGate, type Run } from '../../../electron/shared/api.js';
+import { recordedRun } from '../../helpers/runRecord.js';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 let nextId = 1;
 
 function run(config: Record<string, string>, medianStep: number, overall: number, uneven: boolean, resolution: number | null = null): Run {
-  const id = nextId++;
-  return runSchema.parse({
-    id,
-    workloadId: null,
-    workloadName: null,
-    status: 'succeeded',
-    exitCode: 0,
-    signal: null,
-    exitClass: 'ok',
-    exitReason: null,
+  return recordedRun(nextId++, {
     startedAt: NOW.toISOString(),
     endedAt: NOW.toISOString(),
-    command: ['python', 'train.py'],
-    cwd: '/tmp',
     config,
-    env: {},
-    pid: null,
-    outputBytes: 0,
     summary: {
       steps: 400,
       throughput: {
@@ -44,7 +31,6 @@ function run(config: Record<string, string>, medianStep: number, overall: number
       host: null,
       lossCurve: [],
     },
-    gpuSettings: null,
   });
 }
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compareRuns, type CompareOptions } from '../../../electron/core/compare/compare.js';
 import { EXPORTERS } from '../../../electron/core/export/exporters.js';
 import { speedupWithInterval } from '../../../electron/core/export/format.js';
-import { qualityGate, run as runSchema, type Run } from '../../../electron/shared/api.js';
+import { qualityGate, type Run } from '../../../electron/shared/api.js';
+import { recordedRun } from '../../helpers/runRecord.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const options = (extra: Partial<CompareOptions> = {}): CompareOptions => ({ groupBy: 'config', gate: qualityGate.parse({}), now: NOW, ...extra });
@@ -26,23 +27,10 @@ interface Spec {
 let nextId = 1;
 function fakeRun(spec: Spec): Run {
   const id = nextId++;
-  return runSchema.parse({
-    id,
-    workloadId: null,
-    workloadName: null,
-    status: 'succeeded',
-    exitCode: 0,
-    signal: null,
-    exitClass: 'ok',
-    exitReason: null,
+  return recordedRun(id, {
     startedAt: new Date(Date.UTC(2026, 10, 21, 10, 0, id)).toISOString(),
     endedAt: new Date(Date.UTC(2026, 10, 21, 10, 1, id)).toISOString(),
-    command: ['python', 'train.py'],
-    cwd: '/tmp',
     config: spec.config,
-    env: {},
-    pid: null,
-    outputBytes: 0,
     summary: {
       steps: 100,
       throughput: { median: spec.throughput, iqr: null, unit: spec.unit ?? 'steps/s' },
@@ -58,7 +46,6 @@ function fakeRun(spec: Spec): Run {
       evalCurve: spec.evalCurve ?? [],
       fairness: spec.fairness ?? null,
     },
-    gpuSettings: null,
     sweepId: spec.configIndex === undefined ? null : 1,
     configIndex: spec.configIndex ?? null,
     repeatIndex: spec.repeat ?? null,
