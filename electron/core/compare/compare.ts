@@ -289,17 +289,19 @@ function matchedTrainLoss(
  * Each group's train loss at the largest work every group reached (each group's furthest run, then the smallest of
  * those): one column a reader can compare down where runs stopped at unequal work (a tune's runs of fast steps stop
  * after a stretch of time, so a faster config has gone further and its final loss is lower for that alone). A group
- * without a loss curve neither limits the work nor gets a loss; null where fewer than two groups have one, or where
- * the work of a step differs and is not known.
+ * without a loss curve neither limits the work nor gets a loss. Where fewer than two groups have a curve, or the work
+ * of a step differs and is not known, `at` is null and the losses are the groups' final ones (each the median of its
+ * runs', as a comparison row's).
  */
-export function lossesAtCommonWork(groups: ReadonlyArray<readonly Run[]>): { at: string; losses: Array<number | null> } | null {
+export function lossesAtCommonWork(groups: ReadonlyArray<readonly Run[]>): { at: string | null; losses: Array<number | null> } {
+  const finalLosses = { at: null, losses: groups.map((runs) => medianOf(runs.map((r) => r.summary.finalLoss))) };
   const curve = (r: Run) => r.summary.lossCurve;
   const withCurves = groups.filter((runs) => runs.some((r) => curve(r).length > 0));
-  if (withCurves.length < 2) return null;
+  if (withCurves.length < 2) return finalLosses;
   const measure = workMeasure({ key: 'all', runs: withCurves.flat() }, { key: 'none', runs: [] });
-  if (measure.by === null) return null;
+  if (measure.by === null) return finalLosses;
   const reaches = nums(withCurves.map((runs) => reach({ key: '', runs: [...runs] }, curve, measure.perStep)));
-  if (reaches.length < 2) return null;
+  if (reaches.length < 2) return finalLosses;
   const at = Math.min(...reaches);
   const losses = groups.map((runs) =>
     medianOf(

@@ -336,27 +336,26 @@ export class TuneLadder {
   constructor(private readonly deps: TuneDeps) {}
 
   /**
+   * Each step's loss read at the work every step's runs reached, so the table's loss column compares down: a tune's
+   * runs of fast steps stop after a stretch of time, so a faster config goes further and its final loss is lower for
+   * that alone (the backbone example's baseline read 1.51 at step 146 beside 0.44 at step 766). Where there is no
+   * common work to read them at, their runs' final losses (the median, as a comparison row's).
+   */
+  private placeLossesAtCommonWork(result: TuneResult): void {
+    const measured = result.steps.filter((step) => step.runIds.length > 0);
+    const read = lossesAtCommonWork(measured.map((step) => step.runIds.map((id) => this.deps.getRun(id))));
+    result.lossAt = read.at;
+    measured.forEach((step, i) => {
+      step.finalLoss = read.losses[i] ?? null;
+    });
+  }
+
+  /**
    * Runs the ladder; `say` gets a line of progress for a person at each step (the CLI prints them on stderr).
    * `resumeFrom`: a tune that stopped part way: its decided steps stand, with the knobs they kept, and the ladder goes
    * on from the first step it did not decide. `signal`: once aborted, no further sweep starts. `onProgress`: the
    * result so far, after each step (kept by the engine, so a reloaded page or a resume finds it).
    */
-  /**
-   * Each step's loss read at the work every step's runs reached, so the table's loss column compares down: a tune's
-   * runs of fast steps stop after a stretch of time, so a faster config goes further and its final loss is lower for
-   * that alone (the backbone example's baseline read 1.51 at step 146 beside 0.44 at step 766). The final losses stay
-   * where there is no common work to read them at.
-   */
-  private placeLossesAtCommonWork(result: TuneResult): void {
-    const measured = result.steps.filter((step) => step.runIds.length > 0);
-    const common = lossesAtCommonWork(measured.map((step) => step.runIds.map((id) => this.deps.getRun(id))));
-    result.lossAt = common?.at ?? null;
-    if (common === null) return;
-    measured.forEach((step, i) => {
-      step.finalLoss = common.losses[i] ?? null;
-    });
-  }
-
   async run(request: TuneRequest, say: (line: string) => void = () => undefined, options: LadderRunOptions = {}): Promise<TuneResult> {
     const rungs = ladderRungs(request);
     const maxSteps = request.maxSteps ?? (request.timeoutSeconds === undefined ? DEFAULT_TUNE_MAX_STEPS : undefined);

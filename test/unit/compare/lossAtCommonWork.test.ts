@@ -53,7 +53,7 @@ describe('losses at the work every row reached', () => {
     expect(common?.losses[1]).toBeCloseTo(1.428, 10);
   });
 
-  it('a row without a loss neither limits the work nor gets one; a single row with a loss has nothing to compare with', () => {
+  it('a row without a loss neither limits the work nor gets one; a single row with a loss keeps its final one', () => {
     const withLoss = [
       runWithCurve([
         [10, 2],
@@ -69,10 +69,10 @@ describe('losses at the work every row reached', () => {
     const common = lossesAtCommonWork([withLoss, [], [runWithCurve([])], longer]);
     // 2 + (0.5 - 2) * 20/50 = 1.4.
     expect(common).toEqual({ at: 'step 30', losses: [1, null, null, 1.4] });
-    expect(lossesAtCommonWork([withLoss, [runWithCurve([])]])).toBeNull();
+    expect(lossesAtCommonWork([withLoss, [runWithCurve([])]])).toEqual({ at: null, losses: [1, null] });
   });
 
-  it('reads batches of another size at equal samples, and none where the work of a step is not known', () => {
+  it('reads batches of another size at equal samples; final losses where the work of a step is not known', () => {
     const small = [
       runWithCurve(
         [
@@ -95,6 +95,6 @@ describe('losses at the work every row reached', () => {
     ];
     expect(lossesAtCommonWork([small, large])).toEqual({ at: '6,400 samples', losses: [2 - 100 / 300, 1.5] });
     const unknown = [runWithCurve([[100, 1]], { batch: '64' })];
-    expect(lossesAtCommonWork([[runWithCurve([[100, 1]], { batch: '32' })], unknown])).toBeNull();
+    expect(lossesAtCommonWork([[runWithCurve([[100, 1.2]], { batch: '32' })], unknown])).toEqual({ at: null, losses: [1.2, 1] });
   });
 });
