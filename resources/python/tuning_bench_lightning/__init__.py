@@ -98,7 +98,7 @@ class StepRecorder:
         names = list(metrics)
         # Without a logger Lightning makes no numbers of them; with one it has just called .item() on each (the GPU
         # has waited for them already), so doing it again costs a copy of a few bytes, once every log_every_n_steps.
-        if not getattr(connector.trainer, "loggers", None):
+        if not getattr(connector.trainer, "loggers", None) or not getattr(connector.trainer, "is_global_zero", True):
             return
         values = {name: _logged_number(metrics.get(name)) for name in names}
         values = {name: value for name, value in values.items() if value is not None}
