@@ -46,13 +46,13 @@ class _LoggerConnector:
 `;
 
 /** A trainer's loop as Lightning runs it: the bar's numbers at each batch's end, the connector after, validation at the epoch's end, the count last. */
-const SCRIPT = (loggers: string, bar: string) => `
+const SCRIPT = (loggers: string, bar: string, globalZero = true) => `
 import time
 from pytorch_lightning.trainer.connectors.logger_connector.logger_connector import _LoggerConnector, Tensor
 
 class Loop: pass
 class Trainer:
-    is_global_zero = True
+    is_global_zero = ${globalZero ? 'True' : 'False'}
     loggers = ${loggers}
     def __init__(self):
         self.fit_loop = Loop()
@@ -131,5 +131,11 @@ describe("a Lightning script's logged numbers", () => {
     expect(losses).toHaveLength(120);
     expect(losses.at(-1)).toMatchObject({ step: 120, value: 2.0 - 119 / 100 });
     expect(channel.some((p) => p.kind === 'eval')).toBe(false);
+  }, 60_000);
+
+  it('come from rank 0 alone: under DDP every rank runs the same loop and calls the connector', async () => {
+    const { ran, channel } = await run(SCRIPT('[[]]', '{"v_num": 3, "train_loss_step": trainer.loss}', false));
+    expect(ran.status).toBe('succeeded');
+    expect(channel).toEqual([]);
   }, 60_000);
 });
