@@ -46,23 +46,29 @@ describe('RunMetrics on a manual clock', () => {
   });
 });
 
+/** A live run's metrics with a step limit and no channel to read: what the parser hands them is all they see. */
+function limitedRun(maxSteps: number, minStepSeconds: number | null, limits: number[]): RunMetrics {
+  return new RunMetrics(
+    {
+      runId: 1,
+      startedAtMs: 0,
+      channelFile: '/nonexistent/channel.jsonl',
+      maxSteps,
+      minStepSeconds,
+      tokensPerStep: null,
+      samplesPerStep: null,
+      onStepLimit: (step) => limits.push(step),
+      clock: new ManualClock(new Date('2026-03-01T12:00:00Z')),
+    },
+    { append: () => undefined } as unknown as MetricStore,
+    new EventHub(),
+  );
+}
+
 describe('the step limit', () => {
   it('counts logged steps where the log counts samples done (pytorch/examples MNIST): its step numbers are samples', () => {
     const limits: number[] = [];
-    const metrics = new RunMetrics(
-      {
-        runId: 1,
-        startedAtMs: 0,
-        channelFile: '/nonexistent/channel.jsonl',
-        maxSteps: 3,
-        tokensPerStep: null,
-        samplesPerStep: null,
-        onStepLimit: (step) => limits.push(step),
-        clock: new ManualClock(new Date('2026-03-01T12:00:00Z')),
-      },
-      { append: () => undefined } as unknown as MetricStore,
-      new EventHub(),
-    );
+    const metrics = limitedRun(3, null, limits);
     // `Train Epoch: 1 [640/6000 (11%)]`: step 640 is the second line, not step 640 of 3.
     const line = (step: number) =>
       ['epoch', 'samples_seen', 'samples_total', 'loss'].map((name) => ({
@@ -86,26 +92,10 @@ describe('the step limit', () => {
 
 describe('the step limit with a shortest measured stretch', () => {
   const progressStep = (step: number, tMs: number) => [{ step, tMs, name: 'progress_step', value: step, source: 'text' as const, kind: 'progress' as const }];
-  const limited = (minStepSeconds: number | null, limits: number[]) =>
-    new RunMetrics(
-      {
-        runId: 1,
-        startedAtMs: 0,
-        channelFile: '/nonexistent/channel.jsonl',
-        maxSteps: 30,
-        minStepSeconds,
-        tokensPerStep: null,
-        samplesPerStep: null,
-        onStepLimit: (step) => limits.push(step),
-        clock: new ManualClock(new Date('2026-03-01T12:00:00Z')),
-      },
-      { append: () => undefined } as unknown as MetricStore,
-      new EventHub(),
-    );
 
   it('goes on past its step limit while its steps span less than the shortest stretch (a Lightning bar at 300 steps/s: 30 steps are 0.1 s, all warm-up)', () => {
     const limits: number[] = [];
-    const metrics = limited(8, limits);
+    const metrics = limitedRun(30, 8, limits);
     // The first step comes after 4 s of imports: the stretch counts from it, not from the run's start.
     for (let step = 1; step <= 4000 && limits.length === 0; step++) metrics.acceptParsed(progressStep(step, 4000 + 3 * (step - 1)));
     expect(limits).toEqual([2668]);
@@ -114,7 +104,7 @@ describe('the step limit with a shortest measured stretch', () => {
 
   it('stops at the step limit where its steps already span the stretch (nanoGPT on a CPU: a step a second)', () => {
     const limits: number[] = [];
-    const metrics = limited(8, limits);
+    const metrics = limitedRun(30, 8, limits);
     for (let step = 1; step <= 40; step++) metrics.acceptParsed(progressStep(step, 4000 + 1000 * (step - 1)));
     expect(limits).toEqual([30]);
     metrics.close();
@@ -122,7 +112,7 @@ describe('the step limit with a shortest measured stretch', () => {
 
   it('stops at the step limit itself without a stretch', () => {
     const limits: number[] = [];
-    const metrics = limited(null, limits);
+    const metrics = limitedRun(30, null, limits);
     for (let step = 1; step <= 40; step++) metrics.acceptParsed(progressStep(step, 4000 + 3 * (step - 1)));
     expect(limits).toEqual([30]);
     metrics.close();
