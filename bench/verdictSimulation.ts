@@ -2,10 +2,10 @@
 // noise, repeats and drift, run through the sweep's own schedule and the comparison's own verdict; seeded, so every
 // run of it gives the same table (test/unit/compare/calibration.test.ts asserts on it, bench/statistics.ts prints it).
 import { seededRandom } from '../electron/core/compare/random.js';
-import { compareSpeeds, DEFAULT_MIN_EFFECT, type RunSpeed, type SpeedVerdictLabel } from '../electron/core/compare/verdict.js';
+import { APART_SHIFT_ALLOWANCE, compareSpeeds, DEFAULT_MIN_EFFECT, type RunSpeed, type SpeedVerdictLabel } from '../electron/core/compare/verdict.js';
 import { interleavedSchedule } from '../electron/core/experiments/plan.js';
 
-export type Drift = 'none' | 'linear' | 'rounds';
+export type Drift = 'none' | 'linear' | 'rounds' | 'apart';
 
 export interface Scenario {
   /** Standard deviation of a run's level around its config's (log scale: 0.02 is about 2 %). */
@@ -15,7 +15,9 @@ export interface Scenario {
   repeats: number;
   /**
    * `linear`: the machine slows by LINEAR_DRIFT over the sweep, run by run (heat, a job starting); `rounds`: each
-   * round of the interleaved schedule shares an offset of sd ROUND_DRIFT_SD (load that comes and goes between rounds).
+   * round of the interleaved schedule shares an offset of sd ROUND_DRIFT_SD (load that comes and goes between rounds);
+   * `apart`: not interleaved: the baseline's runs in one session, then the candidate's in another, each session's
+   * level off by sd SESSION_SD (two sweeps run hours or days apart).
    */
   drift: Drift;
   /** The candidate's true speedup: 1 for A/A. */
@@ -39,11 +41,15 @@ export const MEDIAN_SD_FACTOR = Math.sqrt(Math.PI / 2 / STEPS_PER_RUN);
 export const LINEAR_DRIFT = 0.05;
 /** The `rounds` drift: 2 % between rounds. */
 export const ROUND_DRIFT_SD = 0.02;
+/** The `apart` drift: 3 % between sessions. */
+export const SESSION_SD = 0.03;
+/** Runs start a minute apart in the simulated schedule (only their order matters to the verdict). */
+const SLOT_MS = 60_000;
 
 export const RUN_SDS = [0.01, 0.02, 0.05] as const;
 export const STEP_SDS = [0.01, 0.05] as const;
 export const REPEATS = [2, 3, 5, 10] as const;
-export const DRIFTS: readonly Drift[] = ['none', 'linear', 'rounds'];
+export const DRIFTS: readonly Drift[] = ['none', 'linear', 'rounds', 'apart'];
 
 export function gaussian(next: () => number): () => number {
   let spare: number | null = null;
@@ -61,28 +67,42 @@ export function gaussian(next: () => number): () => number {
   };
 }
 
-/** One simulated sweep of two configs (the baseline first): each run's steady median and its round. */
+/**
+ * One simulated sweep of two configs (the baseline first): each run's steady median, its round and when it started.
+ * Runs `apart` are two sessions, one per side, so they have no rounds to pair.
+ */
 export function simulateSweep(scenario: Scenario, normal: () => number): { baseline: RunSpeed[]; candidate: RunSpeed[] } {
-  const schedule = interleavedSchedule(2, scenario.repeats);
+  const apart = scenario.drift === 'apart';
+  const schedule = apart
+    ? [0, 1].flatMap((configIndex) => Array.from({ length: scenario.repeats }, (_, repeatIndex) => ({ configIndex, repeatIndex })))
+    : interleavedSchedule(2, scenario.repeats);
   const roundOffsets = Array.from({ length: scenario.repeats }, () => (scenario.drift === 'rounds' ? ROUND_DRIFT_SD * normal() : 0));
+  const sessionOffsets = [0, 1].map(() => (apart ? SESSION_SD * normal() : 0));
   const baseline: RunSpeed[] = [];
   const candidate: RunSpeed[] = [];
   schedule.forEach((place, slot) => {
-    const drift = scenario.drift === 'linear' ? Math.log(1 - (LINEAR_DRIFT * slot) / Math.max(1, schedule.length - 1)) : roundOffsets[place.repeatIndex]!;
+    const drift =
+      scenario.drift === 'linear'
+        ? Math.log(1 - (LINEAR_DRIFT * slot) / Math.max(1, schedule.length - 1))
+        : apart
+          ? sessionOffsets[place.configIndex]!
+          : roundOffsets[place.repeatIndex]!;
     const level = (place.configIndex === 1 ? Math.log(scenario.effect) : 0) + scenario.runSd * normal() + drift;
     const steadyMedian = 1000 * Math.exp(level + MEDIAN_SD_FACTOR * scenario.stepSd * normal());
-    (place.configIndex === 0 ? baseline : candidate).push({ throughput: steadyMedian, round: place.repeatIndex });
+    (place.configIndex === 0 ? baseline : candidate).push({ throughput: steadyMedian, round: apart ? null : place.repeatIndex, startedAtMs: slot * SLOT_MS });
   });
   return { baseline, candidate };
 }
 
 /** `trials` sweeps of a scenario, each judged by the comparison's verdict; seeded by `seed`. */
-export function runScenario(scenario: Scenario, trials: number, seed: number, minEffect = DEFAULT_MIN_EFFECT): Outcome {
+export function runScenario(scenario: Scenario, trials: number, seed: number, minEffect = DEFAULT_MIN_EFFECT, withTimes = true): Outcome {
   const normal = gaussian(seededRandom(seed));
   const counts: Record<SpeedVerdictLabel, number> = { faster: 0, slower: 0, same: 0, inconclusive: 0, 'repeat to decide': 0 };
+  // Without the times, the verdict takes the runs as interleaved: what it did before it looked at them.
+  const untimed = (runs: RunSpeed[]) => (withTimes ? runs : runs.map(({ startedAtMs: _, ...rest }) => rest));
   for (let trial = 0; trial < trials; trial++) {
     const { baseline, candidate } = simulateSweep(scenario, normal);
-    counts[compareSpeeds(candidate, baseline, { minEffect }).verdict]++;
+    counts[compareSpeeds(untimed(candidate), untimed(baseline), { minEffect }).verdict]++;
   }
   return { trials, counts };
 }
@@ -107,12 +127,18 @@ export const AA_TRIALS = 2000;
 export const POWER_TRIALS = 500;
 /** The effects whose power the table reports: a 5 % and a 10 % speedup. */
 export const EFFECTS = [1.05, 1.1] as const;
+/** The effect whose power is reported for runs apart in time: one that clears the allowance for a session's shift. */
+export const APART_EFFECT = 1.2;
 /** Step noise of the power cells (it barely matters: a hundred steps' median averages it away). */
 export const POWER_STEP_SD = 0.02;
 
 export interface CalibrationTable {
   aa: Array<{ scenario: Scenario; trials: number; falseRate: number; sameRate: number }>;
   power: Array<{ scenario: Scenario; trials: number; power: number; falseSame: number }>;
+  /** The `apart` A/A cells judged as though their runs had interleaved (no start times): what the allowance prevents. */
+  apartUntimed: Array<{ scenario: Scenario; trials: number; falseRate: number }>;
+  /** How often a true APART_EFFECT is called faster when its runs ran apart. */
+  apartPower: Array<{ scenario: Scenario; trials: number; power: number }>;
   /** Both tables as Markdown, as docs/statistics.md holds them. */
   markdown: string;
 }
@@ -143,6 +169,17 @@ export function calibrationTable(): CalibrationTable {
       }
     }
   }
+  const apartUntimed: CalibrationTable['apartUntimed'] = aa
+    .filter((c) => c.scenario.drift === 'apart')
+    .map(({ scenario }) => ({
+      scenario,
+      trials: AA_TRIALS,
+      falseRate: falseVerdictRate(runScenario(scenario, AA_TRIALS, scenarioSeed(scenario), DEFAULT_MIN_EFFECT, false)),
+    }));
+  const apartPower: CalibrationTable['apartPower'] = REPEATS.map((repeats) => {
+    const scenario: Scenario = { runSd: 0.02, stepSd: POWER_STEP_SD, repeats, drift: 'apart', effect: APART_EFFECT };
+    return { scenario, trials: POWER_TRIALS, power: runScenario(scenario, POWER_TRIALS, scenarioSeed(scenario)).counts.faster / POWER_TRIALS };
+  });
   const aaLines = [
     `| drift | run sd | step sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`,
     `| --- | ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`,
@@ -160,6 +197,16 @@ export function calibrationTable(): CalibrationTable {
   const total = aa.reduce((n, c) => n + c.trials, 0);
   const falses = aa.reduce((n, c) => n + c.falseRate * c.trials, 0);
   aaLines.push('', `All ${aa.length} A/A cells together: ${pct(falses / total)} false faster/slower verdicts in ${total.toLocaleString('en-US')} sweeps.`);
+  const untimedRates = apartUntimed.map((c) => c.falseRate);
+  aaLines.push(
+    '',
+    `The \`apart\` rows (each side's runs in a session of its own, each session's level off by sd ${SESSION_SD * 100} %) judged as though ` +
+      `their runs had interleaved, without the ±${APART_SHIFT_ALLOWANCE * 100} % allowed for a shift between sessions: ` +
+      `${pct(untimedRates.reduce((a, b) => a + b, 0) / untimedRates.length)} false faster/slower verdicts, up to ${pct(Math.max(...untimedRates))} in one cell.`,
+    '',
+    `Runs apart, a true +${Math.round((APART_EFFECT - 1) * 100)} % change (run sd 2 %, step sd ${POWER_STEP_SD * 100} %) is called faster in ` +
+      `${apartPower.map((c) => `${pct(c.power)} at n = ${c.scenario.repeats}`).join(', ')}.`,
+  );
   const powerLines = [`| effect | run sd | ${REPEATS.map((n) => `n = ${n}`).join(' | ')} |`, `| ---: | ---: | ${REPEATS.map(() => '---:').join(' | ')} |`];
   for (const effect of EFFECTS) {
     for (const runSd of RUN_SDS) {
@@ -168,7 +215,7 @@ export function calibrationTable(): CalibrationTable {
     }
   }
   const markdown = [
-    `False faster/slower verdicts in A/A sweeps (${AA_TRIALS.toLocaleString('en-US')} sweeps a cell; two configs, n runs each, interleaved):`,
+    `False faster/slower verdicts in A/A sweeps (${AA_TRIALS.toLocaleString('en-US')} sweeps a cell; two configs, n runs each, interleaved but for the \`apart\` rows):`,
     '',
     ...aaLines,
     '',
@@ -176,5 +223,5 @@ export function calibrationTable(): CalibrationTable {
     '',
     ...powerLines,
   ].join('\n');
-  return { aa, power, markdown };
+  return { aa, power, apartUntimed, apartPower, markdown };
 }

@@ -87,6 +87,15 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   for (const row of [1, 3, 4]) {
     await expect(page.getByTestId(`compare-row-${row}`).getByTestId('row-verdict')).toHaveText(/^(faster|slower|same ±2 %|inconclusive)$/u);
   }
+  // The second sweep ran after the first: its rows are not interleaved with the baseline's runs, and say so; its
+  // batch=16 row (1.09x, as in sweep 1) is told only beyond ±10 %, its workers=4 row (about 1.7x) clears it.
+  await expect(page.getByTestId('compare-row-1').getByTestId('row-apart')).toHaveCount(0);
+  for (const row of [3, 4]) await expect(page.getByTestId(`compare-row-${row}`).getByTestId('row-apart')).toContainText('ran apart');
+  await expect(page.getByTestId('compare-row-3').getByTestId('row-verdict')).toHaveText('inconclusive');
+  await expect(page.getByTestId('compare-row-3').getByTestId('row-apart')).toHaveText('ran apart: one sweep decides');
+  await expect(page.getByTestId('compare-row-3').getByTestId('row-apart')).toHaveAttribute('title', /ran apart in time .* run both in one sweep/u);
+  await expect(page.getByTestId('compare-row-4').getByTestId('row-verdict')).toHaveText('faster');
+  await expect(page.getByTestId('compare-row-4').getByTestId('row-apart')).toHaveText('ran apart; beyond ±10 %');
   // The baseline is what the others are gated against, not gated itself; the gate is stated.
   await expect(page.getByTestId('compare-row-0').getByTestId('row-gate')).toHaveText('n/a');
   await expect(page.getByTestId('compare-gate-text')).toContainText('within +0.05 of the baseline');
@@ -180,8 +189,13 @@ test('two sweeps compared: verdicts, baseline, grouping and gate in the URL, cha
   await page.getByTestId('baseline-select').selectOption(String(secondBaseline));
   await expect(page).toHaveURL(new RegExp(`baseline=${secondBaseline}`, 'u'));
   await expect(page.getByTestId('compare-row-3').getByTestId('row-verdict')).toHaveText('baseline');
-  await expect(page.getByTestId('compare-row-0').getByTestId('row-verdict')).toHaveText('slower');
-  await expect(page.getByTestId('compare-row-0').getByTestId('row-speedup')).toHaveClass(/verdict-text-slower/u);
+  // Sweep 1's baseline is about 0.92x of it, but ran in the sweep before: within the ±10 % allowed for that, so
+  // undecided; sweep 2's workers=4 ran beside it, so its 1.55x is told as measured.
+  await expect(page.getByTestId('compare-row-0').getByTestId('row-verdict')).toHaveText('inconclusive');
+  await expect(page.getByTestId('compare-row-0').getByTestId('row-apart')).toHaveText('ran apart: one sweep decides');
+  await expect(page.getByTestId('compare-row-4').getByTestId('row-verdict')).toHaveText('faster');
+  await expect(page.getByTestId('compare-row-4').getByTestId('row-speedup')).toHaveClass(/verdict-text-faster/u);
+  await expect(page.getByTestId('compare-row-4').getByTestId('row-apart')).toHaveCount(0);
 
   // A row per run: every repeat on its own.
   await page.getByTestId('group-by-run').click();

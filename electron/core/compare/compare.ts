@@ -2,8 +2,9 @@
 // rests on the variance between runs (verdict.ts), measured per unit of work wherever rows differ in it, a quality
 // gate on loss at equal work, and flags where settings, environments or the machine's fairness differ.
 import type { Comparison, ComparisonRow, QualityGate, Run } from '../../shared/api.js';
+import { IMPORTED_COMMAND } from '../../shared/api/runs.js';
 import { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
-import { compareSpeeds, CONFIDENCE } from './verdict.js';
+import { compareSpeeds, CONFIDENCE, ranApart } from './verdict.js';
 import { studentTQuantile } from './studentT.js';
 import { commandText, rowDistinctions, rowKey } from './rowKey.js';
 import { applyMachineRule, machineNote, mayBeBest } from './machines.js';
@@ -568,6 +569,12 @@ function sameForAll(values: ReadonlyArray<number | null>): number | null {
   return values.every((v) => v === first) ? first : null;
 }
 
+/** When a run started, for telling runs that interleaved from runs apart in time; null for an imported log (its import time says nothing). */
+function startOf(run: Run): number | null {
+  const at = Date.parse(run.startedAt);
+  return run.command[0] === IMPORTED_COMMAND || Number.isNaN(at) ? null : at;
+}
+
 /** The machine, from the baseline's first run's fingerprint. */
 function machineOf(run: Run | undefined): Comparison['machine'] {
   const fingerprint = run?.fingerprint ?? {};
@@ -615,7 +622,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
     const evidence = (list: readonly Run[]) =>
       list.flatMap((r) => {
         const rate = rateIn(r);
-        return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: resolutionOf(r) }];
+        return rate === null ? [] : [{ throughput: rate, round: oneSweep ? r.repeatIndex : null, resolution: resolutionOf(r), startedAtMs: startOf(r) }];
       });
     let speedup: ComparisonRow['speedup'] = {
       ratio: null,
@@ -624,6 +631,7 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       reason: null,
       method: null,
       moreRepeats: null,
+      repeatsCannotDecide: false,
     };
     if (isBaseline) {
       if (throughput.median !== null) speedup = { ...speedup, ratio: 1 };
@@ -639,7 +647,15 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
         new Set([...counted, ...baseRuns].map((r) => r.summary.throughput.unit)).size > 1 ||
         [...counted, ...baseRuns].some((r) => r.summary.throughput.unit !== unit);
       const reason = converted ? `${verdict.reason}; per ${WORK_NAME[unit!].replace(/s$/u, '')}, through the work per step` : verdict.reason;
-      speedup = { ratio: verdict.ratio, ci95: verdict.ci95, verdict: verdict.verdict, reason, method: verdict.method, moreRepeats: verdict.moreRepeats };
+      speedup = {
+        ratio: verdict.ratio,
+        ci95: verdict.ci95,
+        verdict: verdict.verdict,
+        reason,
+        method: verdict.method,
+        moreRepeats: verdict.moreRepeats,
+        repeatsCannotDecide: verdict.repeatsCannotDecide ?? false,
+      };
     }
     const finalLoss = medianOf(group.runs.map((r) => r.summary.finalLoss));
     const nan = group.runs.some((r) => r.summary.nanDetected === true || r.exitClass === 'nan_loss');
@@ -668,6 +684,8 @@ export function compareRuns(runs: readonly Run[], options: CompareOptions, sweep
       isBaseline,
       throughput: { median: throughput.median, ci95: throughput.ci95, unit: unit ?? counted[0]?.summary.throughput.unit ?? null },
       speedup,
+      // Only where the verdict rested on an interval: one run a side has a plainer reason to stay undecided.
+      ranApart: speedup.ci95 === null ? null : ranApart(evidence(counted), evidence(baseRuns)),
       runs: group.runs.map((r, i) => ({
         id: r.id,
         identicalTo: copyOf(r, group.runs.slice(0, i)),

@@ -3,6 +3,7 @@
 // steady medians (a ratio of geometric means), or a paired t-interval where interleaved repeats pair up.
 // docs/statistics.md has the method, and the simulation that shows its false-verdict rate.
 import { CONFIDENCE, confidenceText } from '../../shared/confidenceText.js';
+import { APART_SHIFT_ALLOWANCE } from '../../shared/api/compare.js';
 import { studentTQuantile } from './studentT.js';
 
 /** One run's evidence: its steady throughput and, for runs of one interleaved sweep, its round (repeat index). */
@@ -15,6 +16,12 @@ export interface RunSpeed {
    * arrival times of 63 ms steps); 0 for timing finer than any change worth telling; null where not known.
    */
   resolution?: number | null;
+  /**
+   * When it started (ms since the epoch), to tell whether the two sides' runs interleaved in time; null where that is
+   * not known (an imported log: it ran whenever it ran). Left out (the tune's sweeps, whose runs interleave by
+   * design), nothing is checked.
+   */
+  startedAtMs?: number | null;
 }
 
 export type SpeedVerdictLabel = 'faster' | 'slower' | 'same' | 'inconclusive' | 'repeat to decide';
@@ -48,7 +55,7 @@ export interface VerdictOptions {
   confidence?: number;
 }
 
-export { DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
+export { APART_SHIFT_ALLOWANCE, DEFAULT_MIN_EFFECT } from '../../shared/api/compare.js';
 export { CONFIDENCE };
 /**
  * The paired interval is considered only from this many pairs. With fewer it has at most 3 degrees of freedom
@@ -169,6 +176,22 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
   const rests = interval.resolutionBound
     ? `${runsText}, widened to the step timing's resolution, ±${percent(resolution)}`
     : `${runsText}, ${confidenceText(confidence)} t-interval`;
+  const apart = ranApart(a, b);
+  if (apart !== null) {
+    const bound = 1 + APART_SHIFT_ALLOWANCE;
+    const allowance = `±${percent(APART_SHIFT_ALLOWANCE)}`;
+    if (low > bound)
+      return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 and clears the ${allowance} allowed for ${apart} (${rests})` };
+    if (high < 1 / bound)
+      return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 and clears the ${allowance} allowed for ${apart} (${rests})` };
+    return {
+      ...base,
+      verdict: 'inconclusive',
+      moreRepeats: null,
+      repeatsCannotDecide: true,
+      reason: `cannot tell: ${apart}, so a shift of the machine between them is not in the interval, and only a change beyond ${allowance} can be told this way (the interval ${rangeText(low, high)} does not clear it); more runs apart cannot decide: run both in one sweep, their runs interleaved (${rests})`,
+    };
+  }
   if (low > 1) return { ...base, verdict: 'faster', moreRepeats: null, reason: `the interval lies above 1 (${rests})` };
   if (high < 1) return { ...base, verdict: 'slower', moreRepeats: null, reason: `the interval lies below 1 (${rests})` };
   const delta = options.minEffect;
@@ -196,6 +219,36 @@ export function compareSpeeds(candidate: readonly RunSpeed[], baseline: readonly
     moreRepeats: more,
     reason: `cannot tell: ${width}, which holds both 1 and changes beyond ±${percent(delta)}; ${decide} (${rests})`,
   };
+}
+
+/**
+ * Why the two sides cannot be taken as run side by side, or null when their runs interleave in time (or their times
+ * were not given). Apart: every run of one side started before any run of the other, or a run's start is not known.
+ */
+export function ranApart(a: readonly RunSpeed[], b: readonly RunSpeed[]): string | null {
+  const all = [...a, ...b];
+  if (all.every((r) => r.startedAtMs === undefined)) return null;
+  if (all.some((r) => r.startedAtMs === null || r.startedAtMs === undefined)) return 'when some of these runs ran is not known (an imported log)';
+  const span = (runs: readonly RunSpeed[]) => {
+    const times = runs.map((r) => r.startedAtMs as number);
+    return { first: Math.min(...times), last: Math.max(...times) };
+  };
+  const own = span(a);
+  const base = span(b);
+  if (own.first <= base.last && base.first <= own.last) return null;
+  return `these runs and the baseline's ran apart in time (${clockSpan(base)} the baseline's, ${clockSpan(own)} these), not interleaved`;
+}
+
+/** A span of start times as a person reads it: `2026-11-21 10:00:05-10:12:40 UTC`, the date once where both ends share it. */
+function clockSpan(span: { first: number; last: number }): string {
+  const [fromDate, fromTime] = new Date(span.first).toISOString().slice(0, 19).split('T') as [string, string];
+  const [toDate, toTime] = new Date(span.last).toISOString().slice(0, 19).split('T') as [string, string];
+  if (span.first === span.last) return `${fromDate} ${fromTime} UTC`;
+  return fromDate === toDate ? `${fromDate} ${fromTime}-${toTime} UTC` : `${fromDate} ${fromTime} to ${toDate} ${toTime} UTC`;
+}
+
+function rangeText(low: number, high: number): string {
+  return `${Number(low.toPrecision(3))}-${Number(high.toPrecision(3))}`;
 }
 
 /** The coarsest resolution among a side's runs (each may be off by as much, and all the same way). */

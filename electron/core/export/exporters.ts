@@ -2,6 +2,7 @@
 // and a self-contained HTML report with its charts.
 import { stringify } from 'csv-stringify/sync';
 import type { Comparison, ComparisonRow, ExportFormat, Run, RunSeries } from '../../shared/api.js';
+import { APART_SHIFT_ALLOWANCE } from '../../shared/api/compare.js';
 import {
   columnTitle,
   comparedText,
@@ -60,6 +61,7 @@ export function methodNote(comparison: Comparison): string {
     "Throughput: the geometric mean of the runs' steady-state medians (warm-up and left-out steps excluded), per token or per sample wherever a step's work is known, with a 95 % t-interval over runs. " +
     'Speedup: the ratio of geometric means against the baseline, with a 95 % t-interval over runs (Welch; paired round by round for interleaved repeats where that is tighter). ' +
     `Verdict: faster or slower when the interval excludes 1; same when it lies inside 1 ± ${delta} %; inconclusive otherwise, with about how many more runs per side would decide; repeat to decide with one run on a side; no speedup where a step's work differs and is not known. ` +
+    `Rows whose runs ran apart in time from the baseline's (not interleaved: other sweeps, other days, imported logs) are faster or slower only beyond ±${APART_SHIFT_ALLOWANCE * 100} %, a shift the machine may make between sessions, and never same. ` +
     "Step time: the median over the row's runs of each run's steady-state median step time. Final loss: the median over the row's runs of each run's last train loss. " +
     `n: runs in the row. Figures to ${SIGNIFICANT_FIGURES} significant figures, speedups to ${SPEEDUP_FIGURES}.`
   );

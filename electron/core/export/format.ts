@@ -66,6 +66,7 @@ export function speedupWithInterval(row: ComparisonRow): string {
 export function verdictText(row: ComparisonRow, minEffect: number): string {
   const { verdict, moreRepeats } = row.speedup;
   if (verdict === 'same') return `same (within ±${Number((minEffect * 100).toPrecision(3))} %)`;
+  if (verdict === 'inconclusive' && row.speedup.repeatsCannotDecide) return 'inconclusive (more runs like these cannot decide)';
   if (verdict === 'inconclusive')
     return moreRepeats === null
       ? 'inconclusive (many more runs needed)'

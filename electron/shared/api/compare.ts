@@ -27,6 +27,14 @@ export const minEffect = z.number().gt(0).max(0.5);
 
 /** DESIGN: a change smaller than 2 % is no change worth a person's time. */
 export const DEFAULT_MIN_EFFECT = 0.02;
+/**
+ * Runs of the two sides that ran apart in time (every run of one side before every run of the other: two sweeps,
+ * yesterday against today) share no conditions: the machine's level may have moved between them (heat, clocks, a
+ * driver, other load) by an amount their spread within each side does not show. Their speed verdict is then told
+ * only beyond this shift: a shift of sd 3 % between two sessions stays inside it 98 % of the time (the simulation's
+ * `apart` rows in docs/statistics.md hold the false-verdict rate it gives, and the rate without it).
+ */
+export const APART_SHIFT_ALLOWANCE = 0.1;
 
 export const comparisonRow = z.object({
   key: z.string(),
@@ -52,7 +60,17 @@ export const comparisonRow = z.object({
     method: z.enum(['welch', 'paired']).nullable().default(null),
     /** For an inconclusive verdict: about how many more runs per side would decide (null: many more, or not inconclusive). */
     moreRepeats: z.number().int().nullable().default(null),
+    /**
+     * Inconclusive in a way more runs like these cannot settle (see `reason`): runs apart in time, step timing too
+     * coarse for the change, or copies of one log.
+     */
+    repeatsCannotDecide: z.boolean().default(false),
   }),
+  /**
+   * Why the row's runs cannot be taken as run side by side with the baseline's (they ran apart in time, or when is not
+   * known), so its verdict is told only beyond APART_SHIFT_ALLOWANCE; null where they interleaved.
+   */
+  ranApart: z.string().nullable().default(null),
   /** Each run of the row: what it adds to the figures, so they can be checked against its log. */
   runs: z
     .array(

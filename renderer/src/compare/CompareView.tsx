@@ -3,6 +3,7 @@
 // here live in the URL; under the table the engine's notes, then the runs' charts; Export renders it as a file.
 import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import type { Comparison, ComparisonRow, MethodInput } from '../../../electron/shared/api.js';
+import { APART_SHIFT_ALLOWANCE } from '../../../electron/shared/api/compare.js';
 import { useBridge } from '../bridge/context.js';
 import {
   columnTitle,
@@ -328,10 +329,21 @@ function CompareTable({ comparison }: { comparison: Comparison }) {
                       ⚠
                     </span>
                   )}
-                  {row.speedup.reason && EXPLAINED.has(row.speedup.verdict) && (
-                    <span className="row-reason" data-testid="row-reason">
-                      {row.speedup.reason}
+                  {row.ranApart !== null ? (
+                    // Ran apart from the baseline's runs in time: the whole reason (both sides' times, the interval) is
+                    // the title; under the badge, in two short lines, what it means.
+                    <span className="row-reason" data-testid="row-apart" title={row.speedup.reason ?? row.ranApart}>
+                      {row.speedup.verdict === 'faster' || row.speedup.verdict === 'slower'
+                        ? `ran apart; beyond ±${APART_SHIFT_ALLOWANCE * 100} %`
+                        : 'ran apart: one sweep decides'}
                     </span>
+                  ) : (
+                    row.speedup.reason &&
+                    EXPLAINED.has(row.speedup.verdict) && (
+                      <span className="row-reason" data-testid="row-reason">
+                        {row.speedup.reason}
+                      </span>
+                    )
                   )}
                   {row.notes.map((note) => (
                     <span key={note} className="row-reason" data-testid="row-note">

@@ -10,15 +10,18 @@ import {
   gaussian,
   MEDIAN_SD_FACTOR,
   POWER_TRIALS,
+  REPEATS,
+  RUN_SDS,
   runScenario,
   scenarioSeed,
   simulateSweep,
+  STEP_SDS,
   STEPS_PER_RUN,
   type Scenario,
 } from '../../../bench/verdictSimulation.js';
 import { compareRuns } from '../../../electron/core/compare/compare.js';
 import { seededRandom } from '../../../electron/core/compare/random.js';
-import { compareSpeeds } from '../../../electron/core/compare/verdict.js';
+import { compareSpeeds, type RunSpeed } from '../../../electron/core/compare/verdict.js';
 import { qualityGate, run as runSchema, type Run } from '../../../electron/shared/api.js';
 import { REPO_ROOT } from '../../helpers/tempCore.js';
 
@@ -47,6 +50,18 @@ describe('calibration: A/A sweeps through the comparison’s verdict', () => {
     for (const cell of table.power) expect(cell.falseSame, JSON.stringify(cell.scenario)).toBeLessThanOrEqual(0.05 + simulationError(POWER_TRIALS));
   });
 
+  it('keeps runs apart in time (two sessions, sd 3 % between them) under 5 %, where judging them as interleaved would not', () => {
+    const apart = table.aa.filter((c) => c.scenario.drift === 'apart');
+    expect(apart).toHaveLength(RUN_SDS.length * STEP_SDS.length * REPEATS.length);
+    for (const cell of apart) expect(cell.falseRate, JSON.stringify(cell.scenario)).toBeLessThanOrEqual(0.05);
+    const untimed = table.apartUntimed.map((c) => c.falseRate);
+    expect(untimed.reduce((a, b) => a + b, 0) / untimed.length).toBeGreaterThan(0.2);
+  });
+
+  it('still finds a change beyond the allowance across sessions: +20 % at 5 repeats, 2 % run-to-run noise', () => {
+    expect(table.apartPower.find((c) => c.scenario.repeats === 5)!.power).toBeGreaterThanOrEqual(0.8);
+  });
+
   it('is the table docs/statistics.md shows', () => {
     const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/statistics.md'), 'utf8');
     expect(doc).toContain(table.markdown);
@@ -66,16 +81,19 @@ describe('the simulation stands for the real thing', () => {
     expect(sd / MEDIAN_SD_FACTOR).toBeLessThan(1.07);
   });
 
-  it('gives the verdicts compareRuns gives for the same runs: the simulation goes through the comparison’s own code', () => {
-    const scenario: Scenario = { runSd: 0.02, stepSd: 0.02, repeats: 5, drift: 'rounds', effect: 1.03 };
+  it.each<Scenario>([
+    { runSd: 0.02, stepSd: 0.02, repeats: 5, drift: 'rounds', effect: 1.03 },
+    { runSd: 0.02, stepSd: 0.02, repeats: 3, drift: 'apart', effect: 1.08 },
+  ])('gives the verdicts compareRuns gives for the same runs: the simulation goes through the comparison’s own code (%o)', (scenario) => {
     const normal = gaussian(seededRandom(scenarioSeed(scenario)));
     const gate = qualityGate.parse({ enabled: false });
+    const seen = new Set<string>();
     for (let trial = 0; trial < 100; trial++) {
       const { baseline, candidate } = simulateSweep(scenario, normal);
       let id = 0;
       const asRun =
         (config: string, configIndex: number) =>
-        (speed: { throughput: number; round?: number | null }): Run =>
+        (speed: RunSpeed): Run =>
           runSchema.parse({
             id: ++id,
             workloadId: null,
@@ -85,8 +103,8 @@ describe('the simulation stands for the real thing', () => {
             signal: null,
             exitClass: 'ok',
             exitReason: null,
-            startedAt: '2026-11-21T10:00:00.000Z',
-            endedAt: '2026-11-21T10:01:00.000Z',
+            startedAt: new Date(Date.UTC(2026, 10, 21, 10) + speed.startedAtMs!).toISOString(),
+            endedAt: new Date(Date.UTC(2026, 10, 21, 10) + speed.startedAtMs! + 50_000).toISOString(),
             command: ['python', 'train.py'],
             cwd: '/tmp',
             config: { change: config },
@@ -112,7 +130,10 @@ describe('the simulation stands for the real thing', () => {
       const direct = compareSpeeds(candidate, baseline, { minEffect: 0.02 });
       expect(row.speedup.verdict).toBe(direct.verdict);
       expect(row.speedup.ratio).toBeCloseTo(direct.ratio!, 12);
+      seen.add(direct.verdict);
     }
+    // Both ways of ending are exercised, so agreement is not agreement on one answer.
+    expect(seen.size).toBeGreaterThan(1);
   });
 
   it('is seeded: the same scenario gives the same counts', () => {
