@@ -222,6 +222,14 @@ export function buildProgram(): Command {
 
   const globals = (command: Command): GlobalOptions => ({ ...command.optsWithGlobals<GlobalOptions>(), records: recordsSomething(commandWords(command)) });
 
+  const seconds = (flag: string) => (value: string) => {
+    const number = Number(value);
+    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${flag} is a number of seconds, e.g. 5 (0 for none)`);
+    return number;
+  };
+  const minSecondsHelp = (each: string) =>
+    `with --max-steps, ${each} goes on past the count until its steps span this long, so fast steps are measured past their warm-up (default: the count alone)`;
+
   const run = program
     .command('run')
     .description('run a command (or a workload) in a pseudo-terminal and record it')
@@ -235,6 +243,7 @@ export function buildProgram(): Command {
       return seconds;
     })
     .option('--max-steps <n>', 'stop the run once its metrics reach this step', wholeNumberOption({ flag: '--max-steps', counts: 'steps', example: '500' }))
+    .option('--min-seconds <s>', minSecondsHelp('the run'), seconds('--min-seconds'))
     .option('--tokens-per-step <n>', 'tokens in one step, so throughput is given in tokens/s', parsePerStep('--tokens-per-step'))
     .option('--samples-per-step <n>', 'samples in one step (the batch size), so throughput is given in samples/s', parsePerStep('--samples-per-step'))
     .option('--warmup-steps <n>', 'warm-up steps set by hand (auto: the automatic rule)')
@@ -264,6 +273,7 @@ export function buildProgram(): Command {
         knob: string[];
         timeout?: number;
         maxSteps?: number;
+        minSeconds?: number;
         tokensPerStep?: number;
         samplesPerStep?: number;
       } & ProfileFlags &
@@ -299,11 +309,6 @@ export function buildProgram(): Command {
     if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${what} is a number, e.g. 0.05`);
     return number;
   };
-  const seconds = (flag: string) => (value: string) => {
-    const number = Number(value);
-    if (!/^\d+(\.\d+)?$/u.test(value) || !Number.isFinite(number)) throw new InvalidArgumentError(`${flag} is a number of seconds, e.g. 5 (0 for none)`);
-    return number;
-  };
 
   const sweep = program
     .command('sweep')
@@ -324,6 +329,7 @@ export function buildProgram(): Command {
     )
     .option('--repeats <n>', 'runs per config, interleaved A B C A B C', positiveInt('--repeats', 'runs per config', '3'), 3)
     .option('--max-steps <n>', 'stop each run after this many steps', positiveInt('--max-steps', 'steps', '500'))
+    .option('--min-seconds <s>', minSecondsHelp('each run'), seconds('--min-seconds'))
     .option('--timeout <seconds>', 'stop each run after this many seconds', positiveInt('--timeout', 'seconds', '600'))
     .option(
       '--tokens-per-step <expr>',

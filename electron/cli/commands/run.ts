@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   set: string[];
   timeout?: number;
   maxSteps?: number;
+  /** With maxSteps: go on past the count until the logged steps span this long. */
+  minSeconds?: number;
   tokensPerStep?: number;
   samplesPerStep?: number;
   warmupSteps?: string;
@@ -107,6 +109,9 @@ export async function runCommand(core: Core, options: RunCommandOptions): Promis
 }
 
 async function recordRun(core: Core, options: RunCommandOptions, stops: StopSignals): Promise<void> {
+  if (options.minSeconds !== undefined && options.maxSteps === undefined) {
+    throw new UsageError('--min-seconds stretches a step limit: give --max-steps N with it (e.g. --max-steps 30 --min-seconds 5)');
+  }
   const assigned = parseAssignments(options.set);
   const knobs = parseKnobs(options.knob ?? [], assigned);
   const values = Object.fromEntries(Object.entries(assigned).filter(([name]) => knobOfVariable(name) === null));
@@ -137,6 +142,7 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
         values,
         timeoutSeconds: options.timeout,
         maxSteps: options.maxSteps,
+        minStepSeconds: options.minSeconds,
         unitsPerStep,
         steps,
         profile: options.profile,
@@ -158,6 +164,7 @@ async function recordRun(core: Core, options: RunCommandOptions, stops: StopSign
         ...(typed === null ? { workload: null, values: {}, adHoc } : { workload: adHocWorkload(typed), values }),
         timeoutSeconds: options.timeout,
         maxSteps: options.maxSteps,
+        minStepSeconds: options.minSeconds,
         unitsPerStep,
         steps,
         profile: options.profile,

@@ -20,6 +20,8 @@ export interface SweepCommandOptions extends GpuCliOptions {
   plan: string;
   repeats: number;
   maxSteps?: number;
+  /** With maxSteps: each run goes on past the count until its logged steps span this long. */
+  minSeconds?: number;
   timeout?: number;
   waitIdle: boolean;
   maxWait: number;
@@ -210,6 +212,9 @@ async function startAndFollowSweep(core: Core, options: SweepCommandOptions, sto
     sweep = await contractClient(core)['sweeps.control']({ id: options.resume, action: 'resume' });
   } else {
     if (options.vary.length === 0) throw new UsageError('a sweep needs at least one --vary VAR=V1,V2');
+    if (options.minSeconds !== undefined && options.maxSteps === undefined) {
+      throw new UsageError('--min-seconds stretches a step limit: give --max-steps N with it (e.g. --max-steps 30 --min-seconds 5)');
+    }
     if (options.tokensPerStep !== undefined && options.samplesPerStep !== undefined)
       throw new UsageError('give --tokens-per-step or --samples-per-step, not both');
     const typed = options.commandArgs ?? [];
@@ -227,6 +232,7 @@ async function startAndFollowSweep(core: Core, options: SweepCommandOptions, sto
       plan: options.plan,
       repeats: options.repeats,
       maxSteps: options.maxSteps,
+      ...(options.minSeconds === undefined ? {} : { minStepSeconds: options.minSeconds }),
       timeoutSeconds: options.timeout,
       waitForIdle: options.waitIdle,
       maxWaitSeconds: options.maxWait,
