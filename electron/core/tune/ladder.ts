@@ -3,7 +3,7 @@
 // verdict is undecided; a knob is kept only when faster and within the gate, so each step builds on what helped.
 import type { Comparison, ComparisonRow, Run, Sweep, TuneRequest, TuneResult, TuneStep, TuneStepName, TuneSuggestion } from '../../shared/api.js';
 import { templateVariables } from '../../shared/variables.js';
-import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
+import { knobsAsConfig, KNOB_OFF, KNOBS, KNOB_PREFIX, outcomeSite, type KnobOutcome, type KnobSettings } from '../../shared/knobs.js';
 import { compareSpeeds, CONFIDENCE, type RunSpeed } from '../compare/verdict.js';
 import { lossesAtCommonWork, measuredByWorkOverTime, rowThroughput } from '../compare/compare.js';
 import { suggestChanges, type KeptKnob } from './suggest.js';
@@ -857,14 +857,31 @@ class KnobWatch {
   }
 }
 
-/** What a knob did over a step's candidate runs: applied in any run wins; else the first run's state and reason. */
-function knobRecord(runs: readonly Run[], name: string): { state: string | null; reason: string | null; text: string | null } {
+/**
+ * What a knob did over a step's candidate runs (applied in any run wins; else the first run's state and reason), and
+ * the line the table shows for it: every place it acted, `applied at main.py:28 (...), main.py:29 (...)`.
+ */
+export function knobRecord(runs: readonly Run[], name: string): { state: string | null; reason: string | null; text: string | null } {
   const entries = runs.flatMap((run) => run.knobs?.knobs.filter((k) => k.name === name) ?? []);
   if (entries.length === 0) return { state: null, reason: null, text: null };
   const applied = entries.find((e) => e.state === 'applied');
   const chosen = applied ?? entries[0]!;
   const outcome: KnobOutcome | undefined = chosen.outcomes.find((o) => o.status === chosen.state) ?? chosen.outcomes[0];
-  const site = outcome?.file ? ` at ${outcome.file.split('/').at(-1)}${outcome.line === null ? '' : `:${outcome.line}`}` : '';
+  // Every place it acted (an encoder's and a decoder's forward), each once however many runs recorded it.
+  const places = new Map<string, string>();
+  for (const o of entries.flatMap((e) => (e.state === chosen.state ? e.outcomes : [])).filter((o) => o.status === chosen.state)) {
+    const site = outcomeSite(o);
+    if (site === null) continue;
+    const detail = o.what ?? o.reason ?? null;
+    if (!places.has(site)) places.set(site, `${site}${detail ? ` (${detail})` : ''}`);
+  }
+  const shown = [...places.values()].slice(0, MAX_PLACES_NAMED);
+  const more = places.size - shown.length;
+  const where = shown.length > 0 ? ` at ${shown.join(', ')}${more > 0 ? ` and ${more} more place${more === 1 ? '' : 's'}` : ''}` : '';
   const detail = outcome?.what ?? outcome?.reason ?? null;
-  return { state: chosen.state, reason: outcome?.reason ?? null, text: `${chosen.state}${site}${detail ? ` (${detail})` : ''}` };
+  const text = where !== '' ? `${chosen.state}${where}` : `${chosen.state}${detail ? ` (${detail})` : ''}`;
+  return { state: chosen.state, reason: outcome?.reason ?? null, text };
 }
+
+/** Places a knob's line in the table names before "and N more" (its runs' records keep every one). */
+const MAX_PLACES_NAMED = 3;
