@@ -1,4 +1,5 @@
-// Hugging Face Trainer: its logged dicts (`{'loss': 0.61, 'learning_rate': 7e-05, 'epoch': 0.01}`) and `***** X metrics *****` blocks.
+// Hugging Face Trainer: its logged dicts (`{'loss': 0.61, 'learning_rate': 7e-05, 'epoch': 0.01}`; transformers 5 quotes each value,
+// `{'loss': '0.61', ...}`) and `***** X metrics *****` blocks.
 import { parseClockSeconds, parseNumber } from '../text/numbers.js';
 import type { LineParser, MetricRecord, MetricRecordKind } from './types.js';
 import { canonicalName, isMeasuredName } from './names.js';
@@ -29,7 +30,10 @@ const BLOCK_LINE = /^\s+([A-Za-z_][\w/.()-]*)\s+=\s+(\S.*?)\s*$/;
 /** How many lines a pretty-printed dict may span before it is taken for something else. */
 const MAX_DICT_LINES = 64;
 
-function dictValue(raw: string): number | null {
+function dictValue(quoted: string): number | null {
+  // transformers 5 logs every value as a string (`'loss': '6.153'`), 4.x as a number: a quoted number is a number
+  // (a quoted word, `'loss': 'mse'` of a settings dict, is still none).
+  const raw = /^(['"])(.*)\1$/u.exec(quoted)?.[2]?.trim() ?? quoted;
   // numpy 2 and torch print `np.float64(0.35)` / `tensor(0.35, device='cuda:0')`: the number is inside.
   const open = raw.lastIndexOf('(');
   const inner = open === -1 ? raw : raw.slice(open + 1).replace(')', '');
