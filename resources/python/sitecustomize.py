@@ -14,6 +14,8 @@ FEATURES = (
     ("TUNING_BENCH_KNOBS", "tuning_bench_knobs", "knobs"),
     # Every run has a channel: a Lightning script's logged numbers reach it (its terminal may show no loss).
     ("TUNING_BENCH_METRICS", "tuning_bench_lightning", "Lightning's numbers"),
+    # ... and a Hugging Face Trainer's loss at every step (it prints one every logging_steps, 500 by default).
+    ("TUNING_BENCH_METRICS", "tuning_bench_transformers", "the Trainer's losses"),
 )
 
 
