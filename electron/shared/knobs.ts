@@ -193,6 +193,11 @@ export const knobOutcome = z.object({
   /** The script's call it applied at (absolute path, 1-based line); null where it applies to the whole process. */
   file: z.string().nullable(),
   line: z.number().int().nullable(),
+  /**
+   * The package whose code the script's line called to get here (`transformers` where a Trainer made the loader or
+   * called the model): the change that keeps the knob is then in that package's settings. Null: the script's own call.
+   */
+  via: z.string().nullable().default(null),
 });
 
 /**

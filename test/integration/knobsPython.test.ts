@@ -18,9 +18,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 let resultsCount = 0;
 
 /** Runs a script (a file's argv, or code for `-c`) with these knobs; the folded results as the engine reads them. */
-function runWithKnobs(script: { file: string; args?: string[] } | { code: string }, knobs: Record<string, unknown> | null) {
+function runWithKnobs(script: { file: string; args?: string[] } | { code: string }, knobs: Record<string, unknown> | null, libraries: string[] = []) {
   const out = path.join(dir, `knobs-${++resultsCount}.jsonl`);
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: HELPER_DIR };
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: [HELPER_DIR, ...libraries].join(path.delimiter) };
   delete env.TUNING_BENCH_METRICS;
   if (knobs) env.TUNING_BENCH_KNOBS = JSON.stringify({ knobs, out });
   const args = 'code' in script ? ['-c', script.code] : [script.file, ...(script.args ?? [])];
@@ -365,5 +365,53 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('the compile knob', () =>
     const [compiled, first] = result.stdout.trim().split('\n');
     expect(compiled).toBe("['Linear']");
     expect(first).toBe('skipped Normalize has no parameters (a transform or a function, not a model): left uncompiled');
+  });
+});
+
+describe.skipIf(skipTorchTests('knobsPython.test.ts'))('knobs a library applied for the script', () => {
+  beforeAll(assertTorch);
+
+  it('name the library that made the call (a Trainer making the loader and calling the model), at the script’s line', () => {
+    // A stand-in of a Trainer, installed as a library is (in a site-packages folder): it makes the loader and calls
+    // the model itself, as transformers' Trainer does inside train().
+    const sitePackages = path.join(dir, 'lib', 'site-packages');
+    fs.mkdirSync(path.join(sitePackages, 'transformers'), { recursive: true });
+    fs.writeFileSync(path.join(sitePackages, 'transformers', '__init__.py'), '');
+    fs.writeFileSync(
+      path.join(sitePackages, 'transformers', 'trainer.py'),
+      [
+        'import torch',
+        'class Trainer:',
+        '    def __init__(self, model, dataset):',
+        '        self.model, self.dataset = model, dataset',
+        '    def train(self):',
+        '        for x in torch.utils.data.DataLoader(self.dataset, batch_size=4, num_workers=0):',
+        '            self.model(x).sum().backward()',
+        '',
+      ].join('\n'),
+    );
+    const file = path.join(dir, 'trainer_script.py');
+    fs.writeFileSync(
+      file,
+      [
+        'import torch',
+        'from transformers.trainer import Trainer',
+        'data = torch.randn(16, 8)',
+        'model = torch.nn.Linear(8, 1)',
+        'own = torch.utils.data.DataLoader(data, batch_size=4)',
+        'Trainer(model, data).train()',
+        '',
+      ].join('\n'),
+    );
+    const { result, knobs } = runWithKnobs({ file }, { workers: 2, autocast: 'bf16' }, [sitePackages]);
+    expect(result.status, result.stderr).toBe(0);
+    const where = (name: string) => knob(knobs, name).outcomes.map((o) => [o.status, o.line, o.via]);
+    expect(where('workers')).toEqual(
+      expect.arrayContaining([
+        ['applied', lineOf(file, 'DataLoader(data'), null],
+        ['applied', lineOf(file, '.train()'), 'transformers'],
+      ]),
+    );
+    expect(where('autocast')).toEqual([['applied', lineOf(file, '.train()'), 'transformers']]);
   });
 });

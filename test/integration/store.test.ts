@@ -141,7 +141,7 @@ describe("a run's knobs", () => {
           name: 'workers',
           value: '4',
           state: 'applied' as const,
-          outcomes: [{ status: 'applied' as const, what: 'num_workers=4 (was 0)', reason: null, file: '/w/train.py', line: 52 }],
+          outcomes: [{ status: 'applied' as const, what: 'num_workers=4 (was 0)', reason: null, file: '/w/train.py', line: 52, via: null }],
         },
         { name: 'autocast', value: 'off', state: 'unused' as const, outcomes: [] },
       ],

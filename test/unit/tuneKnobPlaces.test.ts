@@ -5,7 +5,7 @@ import { knobRecord } from '../../electron/core/tune/ladder.js';
 import type { KnobOutcome } from '../../electron/shared/knobs.js';
 import { recordedRun } from '../helpers/runRecord.js';
 
-const applied = (line: number, what: string): KnobOutcome => ({ status: 'applied', what, reason: null, file: '/home/me/lt/main.py', line });
+const applied = (line: number, what: string): KnobOutcome => ({ status: 'applied', what, reason: null, file: '/home/me/lt/main.py', line, via: null });
 
 function runWith(id: number, outcomes: KnobOutcome[]) {
   return recordedRun(id, {
@@ -50,7 +50,7 @@ describe('the knob line of a tune row', () => {
 
   it('keeps one place as it was, and a place-less knob with its detail', () => {
     expect(knobRecord([runWith(1, [applied(52, 'num_workers=4 (was 0)')])], 'autocast').text).toBe('applied at main.py:52 (num_workers=4 (was 0))');
-    const global = { status: 'applied' as const, what: 'torch.set_num_threads(2)', reason: null, file: null, line: null };
+    const global = { status: 'applied' as const, what: 'torch.set_num_threads(2)', reason: null, file: null, line: null, via: null };
     expect(knobRecord([runWith(1, [global])], 'autocast').text).toBe('applied (torch.set_num_threads(2))');
   });
 });

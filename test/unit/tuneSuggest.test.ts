@@ -10,7 +10,14 @@ import type { KnobOutcome } from '../../electron/shared/knobs.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-tune-suggest-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const applied = (file: string, line: number, what: string | null = null): KnobOutcome => ({ status: 'applied', what, reason: null, file, line });
+const applied = (file: string, line: number, what: string | null = null, via: string | null = null): KnobOutcome => ({
+  status: 'applied',
+  what,
+  reason: null,
+  file,
+  line,
+  via,
+});
 
 /** Writes `text` as `name` in a fresh folder, and a reader of files. */
 function script(name: string, text: string): { file: string; cwd: string; read: (file: string) => string | null } {
@@ -263,5 +270,75 @@ describe('suggestChanges', () => {
       ],
     ]);
     expect(patch).toBeNull();
+  });
+});
+
+describe("a Hugging Face Trainer's knobs: kept by its TrainingArguments, not at the line that calls train()", () => {
+  // The knobs applied inside the Trainer (its loader, its model's forward); the script's line is `trainer.train()`.
+  const TRAINER_SCRIPT = [
+    'from transformers import Trainer, TrainingArguments',
+    'args = TrainingArguments(',
+    '    output_dir="out",',
+    '    per_device_train_batch_size=8,',
+    '    dataloader_num_workers=0,',
+    ')',
+    'trainer = Trainer(model=model, args=args, train_dataset=ds)',
+    'trainer.train()',
+    '',
+  ].join('\n');
+  const viaTrainer = (file: string): KeptKnob[] => [
+    { name: 'workers', value: '4', outcomes: [applied(file, 8, 'num_workers=4 (was 0)', 'transformers')] },
+    { name: 'persistentWorkers', value: 'on', outcomes: [applied(file, 8, 'persistent_workers=True', 'transformers')] },
+    {
+      name: 'autocast',
+      value: 'bf16',
+      outcomes: [applied(file, 8, "GPT2LMHeadModel's forward under torch.autocast('cuda', dtype=torch.bfloat16)", 'transformers')],
+    },
+  ];
+
+  it('sets them in the script’s one TrainingArguments( call, as a diff that applies', () => {
+    const { file, cwd, read } = script('train.py', TRAINER_SCRIPT);
+    const { suggestions, patch } = suggestChanges(viaTrainer(file), cwd, read);
+    expect(suggestions).toHaveLength(1);
+    expect(suggestions[0]!.knobs).toEqual(['workers=4', 'persistentWorkers=on', 'autocast=bf16']);
+    expect(suggestions[0]!.text).toBe(
+      'train.py:2: TrainingArguments(..., dataloader_num_workers=4, dataloader_persistent_workers=True, bf16=True) (the Trainer called at train.py:8 makes the DataLoader and calls the model)',
+    );
+    const after = applyPatch(cwd, patch!, file);
+    // The value the script wrote out (dataloader_num_workers=0) is replaced, not given twice.
+    expect(after).toContain('    dataloader_num_workers=4,\n');
+    expect(after).not.toContain('dataloader_num_workers=0');
+    expect(after).toContain('    dataloader_persistent_workers=True,\n    bf16=True,\n)');
+    expect(after).toContain('trainer.train()\n');
+  });
+
+  it('gives command-line flags where the script reads its TrainingArguments with HfArgumentParser (the examples’ run_clm.py)', () => {
+    const { file, cwd, read } = script(
+      'run_clm.py',
+      [
+        'parser = HfArgumentParser((ModelArguments, DataTrainingArguments, TrainingArguments))',
+        'trainer = Trainer(model=model, args=training_args)',
+        'train_result = trainer.train()',
+        '',
+      ].join('\n'),
+    );
+    const kept = viaTrainer(file).map((k) => ({ ...k, outcomes: k.outcomes.map((o) => ({ ...o, line: 3 })) }));
+    const { suggestions, patch } = suggestChanges(kept, cwd, read);
+    expect(suggestions.map((s) => s.text)).toEqual([
+      'run_clm.py:3: run it with --dataloader_num_workers 4 --dataloader_persistent_workers True --bf16 True (its TrainingArguments come from the command line; the Trainer called at run_clm.py:3 makes the DataLoader and calls the model)',
+    ]);
+    expect(patch).toBeNull();
+  });
+
+  it('keeps a loader the script makes itself at its own line, beside the Trainer’s arguments', () => {
+    const { file, cwd, read } = script('train.py', `${TRAINER_SCRIPT}eval_loader = DataLoader(eval_ds, batch_size=64)\n`);
+    const kept: KeptKnob[] = [
+      { name: 'workers', value: '4', outcomes: [applied(file, 8, 'num_workers=4 (was 0)', 'transformers'), applied(file, 9, 'num_workers=4 (was 0)')] },
+    ];
+    const texts = suggestChanges(kept, cwd, read).suggestions.map((s) => s.text);
+    expect(texts).toEqual([
+      'train.py:2: TrainingArguments(..., dataloader_num_workers=4) (the Trainer called at train.py:8 makes the DataLoader and calls the model)',
+      'train.py:9: DataLoader(..., num_workers=4)',
+    ]);
   });
 });

@@ -95,7 +95,7 @@ export function readKnobResults(file: string, knobs: KnobSettings): RunKnobs {
     if (seen.has(key)) continue;
     seen.add(key);
     const list = byKnob.get(knob) ?? [];
-    list.push({ status: rest.status, what: rest.what, reason: rest.reason, file: rest.file, line: rest.line });
+    list.push({ status: rest.status, what: rest.what, reason: rest.reason, file: rest.file, line: rest.line, via: rest.via });
     byKnob.set(knob, list);
   }
   for (const knob of result.knobs) {

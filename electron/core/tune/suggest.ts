@@ -293,6 +293,21 @@ const LOADER_ARGUMENTS: Record<string, (value: string) => [string, string]> = {
   prefetch: (value) => ['prefetch_factor', value],
 };
 
+/**
+ * Where a Hugging Face Trainer made the call (its loader, its model's forward, its import of torch), the knob is kept
+ * by one of its TrainingArguments, not by an edit at the script's line (which is the Trainer's `train()`).
+ */
+const TRAINING_ARGUMENTS: Record<string, (value: string) => [string, string]> = {
+  workers: (value) => ['dataloader_num_workers', value],
+  persistentWorkers: () => ['dataloader_persistent_workers', 'True'],
+  pinMemory: () => ['dataloader_pin_memory', 'True'],
+  prefetch: (value) => ['dataloader_prefetch_factor', value],
+  autocast: (value) => [value === 'bf16' ? 'bf16' : 'fp16', 'True'],
+  compile: () => ['torch_compile', 'True'],
+  tf32: () => ['tf32', 'True'],
+};
+const TRAINER_PACKAGE = 'transformers';
+
 /** Applied places, each once (a loader made at one line in many epochs or workers is one place). */
 function appliedSites(knob: KeptKnob): Array<{ file: string | null; line: number | null; what: string | null }> {
   const seen = new Set<string>();
@@ -312,10 +327,11 @@ function appliedSites(knob: KeptKnob): Array<{ file: string | null; line: number
  * of them as one patch with the directory it applies in. `readFile` returns a file's text or null (not readable).
  */
 export function suggestChanges(
-  kept: readonly KeptKnob[],
+  keptKnobs: readonly KeptKnob[],
   cwd: string,
   readFile: (file: string) => string | null,
 ): { suggestions: TuneSuggestion[]; patch: string | null; patchDir: string | null } {
+  let kept = keptKnobs;
   const files = new Map<string, { lines: string[]; noNewlineAtEnd: boolean } | null>();
   const fileLines = (file: string) => {
     if (!files.has(file)) {
@@ -325,6 +341,19 @@ export function suggestChanges(
     return files.get(file)!;
   };
   const changes: Change[] = [];
+  // What a Trainer did for the script is kept in its TrainingArguments; the rest at the script's own lines.
+  const byTrainer = (o: KnobOutcome) => o.status === 'applied' && o.via === TRAINER_PACKAGE && o.file !== null;
+  const trainerKnobs = kept
+    .filter((k) => k.name in TRAINING_ARGUMENTS)
+    .map((k) => ({ ...k, outcomes: k.outcomes.filter(byTrainer) }))
+    .filter((k) => k.outcomes.length > 0);
+  if (trainerKnobs.length > 0) changes.push(trainingArgumentsChange(trainerKnobs, fileLines));
+  // A knob the Trainer applied everywhere is kept by those arguments alone; one applied at the script's lines too, there as well.
+  kept = kept.flatMap((k) => {
+    if (!(k.name in TRAINING_ARGUMENTS) || !k.outcomes.some(byTrainer)) return [k];
+    const own = { ...k, outcomes: k.outcomes.filter((o) => !byTrainer(o)) };
+    return appliedSites(own).length > 0 ? [own] : [];
+  });
   const byName = new Map(kept.map((k) => [k.name, k]));
 
   // Loader knobs: one change per DataLoader call, with every kept loader argument that applied there.
@@ -452,6 +481,51 @@ export function suggestChanges(
     patches.push(unifiedDiff(relative(file), lines.lines, edits, lines.noNewlineAtEnd));
   }
   return { suggestions, patch: patches.length === 0 ? null : patches.join(''), patchDir: patches.length === 0 ? null : patchDir };
+}
+
+/**
+ * The TrainingArguments that keep what a Hugging Face Trainer's knobs did: set in the script's one
+ * `TrainingArguments(` call where it has one; as command-line flags where the script reads its arguments with
+ * HfArgumentParser (the examples' run_*.py); in words otherwise.
+ */
+function trainingArgumentsChange(knobs: readonly KeptKnob[], fileLines: (file: string) => { lines: string[]; noNewlineAtEnd: boolean } | null): Change {
+  const args = knobs.map((k) => TRAINING_ARGUMENTS[k.name]!(k.value));
+  const named = knobs.map((k) => `${k.name}=${k.value}`);
+  const site = knobs[0]!.outcomes[0]!;
+  const file = site.file!;
+  const lines = fileLines(file);
+  const why = `the Trainer called at ${path.basename(file)}${site.line === null ? '' : `:${site.line}`} makes the DataLoader and calls the model`;
+  const calls = (lines?.lines ?? []).flatMap((text, i) =>
+    /\bTrainingArguments\s*\(/u.test(text.slice(0, text.indexOf('#') < 0 ? undefined : text.indexOf('#'))) ? [i] : [],
+  );
+  if (lines && calls.length === 1) {
+    const found = editCallArguments(lines.lines, calls[0]!, 'TrainingArguments', args);
+    if (found)
+      return {
+        knobs: named,
+        file,
+        line: calls[0]! + 1,
+        text: `${found.call.replace(/\(.*\)$/su, `(..., ${args.map(([n, v]) => `${n}=${v}`).join(', ')})`)} (${why})`,
+        edit: found.edit,
+      };
+  }
+  if (lines && calls.length === 0 && lines.lines.some((text) => /\bHfArgumentParser\b/u.test(text))) {
+    const flags = args.map(([n, v]) => `--${n} ${v}`).join(' ');
+    return { knobs: named, file, line: site.line, text: `run it with ${flags} (its TrainingArguments come from the command line; ${why})`, edit: null };
+  }
+  const where =
+    lines === null
+      ? 'the file could not be read'
+      : calls.length === 0
+        ? 'no TrainingArguments( call in this file'
+        : `${calls.length} TrainingArguments( calls in this file`;
+  return {
+    knobs: named,
+    file,
+    line: site.line,
+    text: `TrainingArguments(..., ${args.map(([n, v]) => `${n}=${v}`).join(', ')}) (${why}; ${where}: set them where its arguments are made)`,
+    edit: null,
+  };
 }
 
 /**

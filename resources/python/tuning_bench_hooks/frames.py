@@ -92,3 +92,23 @@ def call_site(frame):
             return path, frame.f_lineno
         frame = frame.f_back
     return None
+
+
+def made_by(frame):
+    """The package whose code the script called to get here (``transformers`` for a loader its Trainer made), or None.
+
+    The library frame next to the script's own, outward from `frame`; None where the script called torch itself (or
+    Tuning Bench's hooks stand between), or no frame is the script's.
+    """
+    inner = None
+    while frame is not None:
+        if is_script_file(frame.f_code.co_filename):
+            break
+        inner = frame
+        frame = frame.f_back
+    if frame is None or inner is None:
+        return None
+    package = str(inner.f_globals.get("__name__") or "").split(".")[0]
+    if not package or package == "torch" or package.startswith("tuning_bench"):
+        return None
+    return package

@@ -67,8 +67,9 @@ def patch_dataloader(torch, knobs, recorder, cuda):
         except Exception:
             return original_init(loader, *args, **kwargs)  # arguments torch will refuse in the script's own words
         site = frames.call_site(caller)
+        via = frames.made_by(caller)
         if not changes:
-            _record(recorder, outcomes, site)
+            _record(recorder, outcomes, site, via)
             return original_init(loader, *args, **kwargs)
         bound.arguments.update(changes)
         try:
@@ -76,11 +77,11 @@ def patch_dataloader(torch, knobs, recorder, cuda):
         except Exception as error:
             for knob, status, what, reason in outcomes:
                 if status == "applied":
-                    recorder.record(knob, "failed", reason="DataLoader refused %s (%s: %s); made as the script wrote it" % (what, type(error).__name__, error), site=site)
+                    recorder.record(knob, "failed", reason="DataLoader refused %s (%s: %s); made as the script wrote it" % (what, type(error).__name__, error), site=site, via=via)
                 else:
-                    recorder.record(knob, status, what, reason, site=site)
+                    recorder.record(knob, status, what, reason, site=site, via=via)
             return original_init(loader, *args, **kwargs)
-        _record(recorder, outcomes, site)
+        _record(recorder, outcomes, site, via)
         changed[loader] = (site, [knob for knob, status, _, _ in outcomes if status == "applied"])
         return None
 
@@ -108,6 +109,6 @@ def patch_dataloader(torch, knobs, recorder, cuda):
     loader_class._get_iterator = _get_iterator
 
 
-def _record(recorder, outcomes, site):
+def _record(recorder, outcomes, site, via):
     for knob, status, what, reason in outcomes:
-        recorder.record(knob, status, what, reason, site=site)
+        recorder.record(knob, status, what, reason, site=site, via=via)

@@ -42,6 +42,8 @@ class Recorder(object):
         """One outcome: ``applied``, ``skipped`` (with why), ``overridden`` (the script set it itself later), ``failed`` (what raised), ``unused``."""
         if site is None and frame is not None:
             site = frames.call_site(frame)
+            # The library that made the call at that line (a Trainer's own loop): the change to make is then in its settings.
+            extra.setdefault("via", frames.made_by(frame))
         key = (knob, status, site, reason if status != "applied" else what)
         with self.lock:
             if key in self.seen or len(self.seen) >= MAX_RECORDS:
