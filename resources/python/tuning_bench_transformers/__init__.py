@@ -11,7 +11,6 @@ comes that much later; a CPU loss is read at once). Rank 0 alone writes. Nothing
 is one line on stderr.
 """
 
-import collections
 import sys
 import time
 
@@ -71,6 +70,9 @@ class StepRecorder:
     """What one Trainer process says on the channel: a line per optimizer step (in order), and eval lines."""
 
     def __init__(self, channel):
+        # Imported here, once the script has imported the Trainer: not at every Python start-up.
+        import collections
+
         self.channel = channel
         self.step_loss = None
         self.last_step_end = None
