@@ -13,7 +13,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** A training loop that never ends on its own: a step every 20 ms, as long as it is let run. */
 const LOOP = path.join(dir, 'loop.js');
-fs.writeFileSync(LOOP, "let step = 0;\nsetInterval(() => {\n  step += 1;\n  console.log('step ' + step + ': loss ' + (2 / Math.sqrt(step)).toFixed(4));\n}, 20);\n");
+fs.writeFileSync(
+  LOOP,
+  "let step = 0;\nsetInterval(() => {\n  step += 1;\n  console.log('step ' + step + ': loss ' + (2 / Math.sqrt(step)).toFixed(4));\n}, 20);\n",
+);
 const FAST_STEPS = ['node', LOOP];
 
 function cli(args: string[]) {
