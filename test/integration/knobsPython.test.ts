@@ -385,7 +385,8 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('knobs a library applied 
         '    def __init__(self, model, dataset):',
         '        self.model, self.dataset = model, dataset',
         '    def train(self):',
-        '        for x in torch.utils.data.DataLoader(self.dataset, batch_size=4, num_workers=0):',
+        // As the Trainer does: its own settings passed explicitly, num_workers=0 and persistent_workers=False among them.
+        '        for x in torch.utils.data.DataLoader(self.dataset, batch_size=4, num_workers=0, persistent_workers=False):',
         '            self.model(x).sum().backward()',
         '',
       ].join('\n'),
@@ -403,7 +404,7 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('knobs a library applied 
         '',
       ].join('\n'),
     );
-    const { result, knobs } = runWithKnobs({ file }, { workers: 2, autocast: 'bf16' }, [sitePackages]);
+    const { result, knobs } = runWithKnobs({ file }, { workers: 2, persistentWorkers: true, autocast: 'bf16' }, [sitePackages]);
     expect(result.status, result.stderr).toBe(0);
     const where = (name: string) => knob(knobs, name).outcomes.map((o) => [o.status, o.line, o.via]);
     expect(where('workers')).toEqual(
@@ -413,5 +414,10 @@ describe.skipIf(skipTorchTests('knobsPython.test.ts'))('knobs a library applied 
       ]),
     );
     expect(where('autocast')).toEqual([['applied', lineOf(file, '.train()'), 'transformers']]);
+    // The Trainer's explicit setting is its own, and said to be: not the script's.
+    expect(knob(knobs, 'persistentWorkers').outcomes.find((o) => o.via === 'transformers')).toMatchObject({
+      status: 'skipped',
+      reason: 'transformers sets persistent_workers=False itself: left alone',
+    });
   });
 });

@@ -490,6 +490,7 @@ export function suggestChanges(
  */
 function trainingArgumentsChange(knobs: readonly KeptKnob[], fileLines: (file: string) => { lines: string[]; noNewlineAtEnd: boolean } | null): Change {
   const args = knobs.map((k) => TRAINING_ARGUMENTS[k.name]!(k.value));
+  const assigned = args.map(([n, v]) => `${n}=${v}`).join(', ');
   const named = knobs.map((k) => `${k.name}=${k.value}`);
   const site = knobs[0]!.outcomes[0]!;
   const file = site.file!;
@@ -505,7 +506,7 @@ function trainingArgumentsChange(knobs: readonly KeptKnob[], fileLines: (file: s
         knobs: named,
         file,
         line: calls[0]! + 1,
-        text: `${found.call.replace(/\(.*\)$/su, `(..., ${args.map(([n, v]) => `${n}=${v}`).join(', ')})`)} (${why})`,
+        text: `${found.call.replace(/\(.*\)$/su, `(..., ${assigned})`)} (${why})`,
         edit: found.edit,
       };
   }
@@ -523,7 +524,7 @@ function trainingArgumentsChange(knobs: readonly KeptKnob[], fileLines: (file: s
     knobs: named,
     file,
     line: site.line,
-    text: `TrainingArguments(..., ${args.map(([n, v]) => `${n}=${v}`).join(', ')}) (${why}; ${where}: set them where its arguments are made)`,
+    text: `TrainingArguments(..., ${assigned}) (${why}; ${where}: set them where its arguments are made)`,
     edit: null,
   };
 }

@@ -12,15 +12,18 @@ from tuning_bench_hooks import frames
 LOADER_KNOBS = ("workers", "pinMemory", "persistentWorkers", "prefetch")
 
 
-def decide(arguments, knobs, is_iterable, cuda):
-    """(changes to the arguments, outcomes) for one DataLoader; `arguments` holds only what the script passed."""
+def decide(arguments, knobs, is_iterable, cuda, who="the script"):
+    """(changes to the arguments, outcomes) for one DataLoader; `arguments` holds only what its maker passed.
+
+    `who` made the call: the script, or the library it called (a Trainer passes its own settings, as explicitly).
+    """
     changes = {}
     outcomes = []
     user_workers = arguments.get("num_workers", 0) or 0
     if "workers" in knobs:
         count = int(knobs["workers"])
         if user_workers:
-            outcomes.append(("workers", "skipped", None, "the script sets num_workers=%r itself: left alone" % user_workers))
+            outcomes.append(("workers", "skipped", None, "%s sets num_workers=%r itself: left alone" % (who, user_workers)))
         elif is_iterable:
             outcomes.append(("workers", "skipped", None, "an IterableDataset: each worker would yield all of it unless the dataset "
                                                          "splits itself by get_worker_info(), so it is left alone"))
@@ -30,7 +33,7 @@ def decide(arguments, knobs, is_iterable, cuda):
     workers = changes.get("num_workers", user_workers)
     if "pinMemory" in knobs:
         if "pin_memory" in arguments:
-            outcomes.append(("pinMemory", "skipped", None, "the script sets pin_memory=%r itself: left alone" % (arguments["pin_memory"],)))
+            outcomes.append(("pinMemory", "skipped", None, "%s sets pin_memory=%r itself: left alone" % (who, arguments["pin_memory"])))
         elif not cuda:
             outcomes.append(("pinMemory", "skipped", None, "no CUDA device here: pinned memory only speeds copies to a GPU"))
         else:
@@ -40,7 +43,7 @@ def decide(arguments, knobs, is_iterable, cuda):
         if knob not in knobs:
             continue
         if arguments.get(argument) is not None:
-            outcomes.append((knob, "skipped", None, "the script sets %s=%r itself: left alone" % (argument, arguments[argument])))
+            outcomes.append((knob, "skipped", None, "%s sets %s=%r itself: left alone" % (who, argument, arguments[argument])))
         elif not workers:
             outcomes.append((knob, "skipped", None, "the DataLoader has no workers (num_workers=0): %s needs some" % argument))
         else:
@@ -62,12 +65,12 @@ def patch_dataloader(torch, knobs, recorder, cuda):
     def __init__(loader, *args, **kwargs):
         caller = sys._getframe(1)
         try:
+            via = frames.made_by(caller)
             bound = signature.bind(loader, *args, **kwargs)
-            changes, outcomes = decide(bound.arguments, knobs, isinstance(bound.arguments.get("dataset"), iterable_class), cuda())
+            changes, outcomes = decide(bound.arguments, knobs, isinstance(bound.arguments.get("dataset"), iterable_class), cuda(), via or "the script")
         except Exception:
             return original_init(loader, *args, **kwargs)  # arguments torch will refuse in the script's own words
         site = frames.call_site(caller)
-        via = frames.made_by(caller)
         if not changes:
             _record(recorder, outcomes, site, via)
             return original_init(loader, *args, **kwargs)
