@@ -85,7 +85,9 @@ test('an exported report fits 1,440 px, drops empty columns, charts throughput w
   // The runs ran one after the other, batch 8's before batch 16's: not interleaved, so batch 16's 1.09x is within the
   // shift a machine may make between them, undecided, and the baseline stays the best.
   expect(markdown).toMatch(/^\| batch=8 \(baseline\) ★ \| 8 \| [\d,]+ \| 12\.\d\d ms \| \d\.\d{3} \| /mu);
-  expect(markdown).toMatch(/^\| batch=16 \| 16 \| .* \| 1\.09x \(1\.09-1\.09\) \| inconclusive \(more runs like these cannot decide\) \| .*ran apart in time/mu);
+  expect(markdown).toMatch(
+    /^\| batch=16 \| 16 \| .* \| 1\.09x \(1\.09-1\.09\) \| inconclusive \(more runs like these cannot decide\) \| .*ran apart in time/mu,
+  );
 
   await page.getByTestId('export-menu').locator('summary').click();
   const [htmlDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-html').click()]);
