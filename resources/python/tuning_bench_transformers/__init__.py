@@ -195,46 +195,20 @@ def patch(module, recorder):
     return True
 
 
-class TrainerImportWatcher:
-    """A finder on sys.meta_path that lets the real finder load ``transformers.trainer``, then wraps its Trainer.
+_recorder = None
 
-    Nothing is imported until the script imports the Trainer (importlib.util would cost every Python run at start-up
-    about 5 ms), and the recorder, with the channel, is made then.
-    """
 
-    def __init__(self):
-        self.recorder = None
-        self.busy = False
+def _loaded(module):
+    # The recorder, with the channel, is made once the library is there: not at every Python start-up.
+    global _recorder
+    if _recorder is None:
+        import tuning_bench
 
-    def find_spec(self, name, path=None, target=None):
-        if name != TARGET or self.busy:
-            return None
-        import importlib.util
-
-        if self.recorder is None:
-            import tuning_bench
-
-            self.recorder = StepRecorder(tuning_bench)
-        self.busy = True
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            self.busy = False
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original_exec = spec.loader.exec_module
-        recorder = self.recorder
-
-        def exec_module(module):
-            original_exec(module)
-            try:
-                patch(module, recorder)
-            except Exception as error:
-                _warn_once(error)
-
-        spec.loader.exec_module = exec_module
-        return spec
+        _recorder = StepRecorder(tuning_bench)
+    patch(module, _recorder)
 
 
 def install():
-    sys.meta_path.insert(0, TrainerImportWatcher())
+    from tuning_bench_hooks import module_import
+
+    module_import.when_imported((TARGET,), _loaded, _warn_once)
