@@ -9,8 +9,9 @@ lines. It reads only what Lightning has already made into Python numbers (the ba
 adds no wait on the GPU. Rank 0 alone writes. Nothing here can stop the script: a failure is one line on stderr.
 """
 
-import sys
 import time
+
+from tuning_bench_hooks import module_import
 
 # The module that holds the logger connector, in the two package names Lightning has shipped under.
 TARGETS = (
@@ -24,15 +25,7 @@ EVAL_PREFIXES = ("validation_", "valid_", "val_", "test_")
 NOT_METRICS = frozenset(["v_num", "epoch", "step"])
 ALIASES = {"acc": "accuracy", "learning_rate": "lr"}
 
-_warned = False
-
-
-def _warn_once(error):
-    global _warned
-    if _warned:
-        return
-    _warned = True
-    sys.stderr.write("tuning_bench: Lightning's numbers are not reaching Tuning Bench (%s: %s); training goes on\n" % (type(error).__name__, error))
+_warn_once = module_import.warn_once("tuning_bench: Lightning's numbers are not reaching Tuning Bench (%s: %s); training goes on\n")
 
 
 def _key(name):
@@ -189,20 +182,11 @@ def patch(module, recorder):
     return class_name
 
 
-_recorder = None
+def _new_recorder():
+    import tuning_bench
 
-
-def _loaded(module):
-    # The recorder, with the channel, is made once the library is there: not at every Python start-up.
-    global _recorder
-    if _recorder is None:
-        import tuning_bench
-
-        _recorder = StepRecorder(tuning_bench)
-    patch(module, _recorder)
+    return StepRecorder(tuning_bench)
 
 
 def install():
-    from tuning_bench_hooks import module_import
-
-    module_import.when_imported(TARGETS, _loaded, _warn_once)
+    module_import.when_imported(TARGETS, _new_recorder, patch, _warn_once)

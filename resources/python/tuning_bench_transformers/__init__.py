@@ -11,20 +11,13 @@ comes that much later; a CPU loss is read at once). Rank 0 alone writes. Nothing
 is one line on stderr.
 """
 
-import sys
 import time
+
+from tuning_bench_hooks import module_import
 
 TARGET = "transformers.trainer"
 
-_warned = False
-
-
-def _warn_once(error):
-    global _warned
-    if _warned:
-        return
-    _warned = True
-    sys.stderr.write("tuning_bench: the Trainer's losses are not reaching Tuning Bench (%s: %s); training goes on\n" % (type(error).__name__, error))
+_warn_once = module_import.warn_once("tuning_bench: the Trainer's losses are not reaching Tuning Bench (%s: %s); training goes on\n")
 
 
 def _scalar(value):
@@ -195,20 +188,11 @@ def patch(module, recorder):
     return True
 
 
-_recorder = None
+def _new_recorder():
+    import tuning_bench
 
-
-def _loaded(module):
-    # The recorder, with the channel, is made once the library is there: not at every Python start-up.
-    global _recorder
-    if _recorder is None:
-        import tuning_bench
-
-        _recorder = StepRecorder(tuning_bench)
-    patch(module, _recorder)
+    return StepRecorder(tuning_bench)
 
 
 def install():
-    from tuning_bench_hooks import module_import
-
-    module_import.when_imported((TARGET,), _loaded, _warn_once)
+    module_import.when_imported((TARGET,), _new_recorder, patch, _warn_once)
